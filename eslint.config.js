@@ -1,0 +1,32 @@
+// One lint configuration for every workspace.
+import js from "@eslint/js";
+import tseslint from "typescript-eslint";
+
+export default tseslint.config(
+  { ignores: ["**/node_modules/**", "**/dist/**", "bench/results/**", "charts/**", "k8s/**", "**/drizzle/**"] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    files: ["**/*.ts"],
+    rules: {
+      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
+      "@typescript-eslint/consistent-type-imports": "error",
+      // Configuration is parsed once, in each process's config.ts (STYLE.md practice 3).
+      "no-restricted-properties": [
+        "error",
+        { object: "process", property: "env", message: "Read the environment only in a config.ts; pass the parsed config in." },
+      ],
+      "no-console": "error",
+    },
+  },
+  {
+    // The only modules that read the environment: each process's config.ts and the local tools.
+    files: ["**/config.ts", "tools/**/*.ts"],
+    rules: { "no-restricted-properties": "off" },
+  },
+  {
+    // Programs that talk to a person on a terminal, and tests.
+    files: ["tools/**/*.ts", "**/cli/**/*.ts", "**/*.test.ts", "test/**/*.ts", "**/test/**/*.ts"],
+    rules: { "no-console": "off" },
+  },
+);

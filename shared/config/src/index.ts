@@ -1,0 +1,71 @@
+import { readFileSync } from "node:fs";
+import { z } from "zod";
+
+export { z };
+
+/** Raised at startup when the environment does not parse; lists every bad or missing key. */
+export class ConfigError extends Error {
+  readonly issues: ReadonlyArray<{ key: string; problem: string }>;
+  constructor(issues: ReadonlyArray<{ key: string; problem: string }>) {
+    super(`invalid configuration:\n${issues.map((i) => `  - ${i.key}: ${i.problem}`).join("\n")}`);
+    this.name = "ConfigError";
+    this.issues = issues;
+  }
+}
+
+type DeepReadonly<T> = T extends (infer U)[]
+  ? ReadonlyArray<DeepReadonly<U>>
+  : T extends object
+    ? { readonly [K in keyof T]: DeepReadonly<T[K]> }
+    : T;
+
+function deepFreeze<T>(value: T): DeepReadonly<T> {
+  if (value !== null && typeof value === "object" && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value as DeepReadonly<T>;
+}
+
+/**
+ * Parses an environment (a plain string map) with a zod object schema whose keys are the
+ * variable names, and returns a deeply frozen result. Every problem is collected before failing,
+ * so one start-up attempt names every bad key.
+ */
+export function parseEnv<S extends z.ZodObject>(schema: S, env: Record<string, string | undefined>): DeepReadonly<z.output<S>> {
+  const result = schema.safeParse(env);
+  if (!result.success) {
+    const issues = result.error.issues.map((issue) => ({
+      key: issue.path.map(String).join(".") || "(environment)",
+      problem: issue.code === "invalid_type" && env[String(issue.path[0])] === undefined ? "is required but not set" : issue.message,
+    }));
+    throw new ConfigError(issues);
+  }
+  return deepFreeze(result.data);
+}
+
+/** Environment-variable field helpers: the environment only holds strings. */
+export const env = {
+  string: (fallback?: string) => (fallback === undefined ? z.string().min(1) : z.string().min(1).default(fallback)),
+  port: (fallback: number) =>
+    z.coerce.number().int().min(0).max(65_535).default(fallback),
+  int: (fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER) => z.coerce.number().int().min(min).max(max).default(fallback),
+  bool: (fallback: boolean) =>
+    z
+      .enum(["true", "false"], { message: "must be true or false" })
+      .default(fallback ? "true" : "false")
+      .transform((v) => v === "true"),
+  url: (fallback?: string) => (fallback === undefined ? z.url() : z.url().default(fallback)),
+  list: (fallback: string) =>
+    z
+      .string()
+      .default(fallback)
+      .transform((v) => v.split(",").map((s) => s.trim()).filter(Boolean)),
+  logLevel: () => z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  environment: () => z.enum(["production", "sandbox"]).default("sandbox"),
+};
+
+const rootPackage = JSON.parse(readFileSync(new URL("../../../package.json", import.meta.url), "utf8")) as { version: string };
+
+/** The installation's semantic version (spec 9.2): health `version`, version `build`, OpenAPI `info.version`. */
+export const installationVersion: string = rootPackage.version;

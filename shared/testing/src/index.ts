@@ -1,0 +1,1 @@
+export { testEnv } from "./config.ts";
