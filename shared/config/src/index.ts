@@ -69,3 +69,42 @@ const rootPackage = JSON.parse(readFileSync(new URL("../../../package.json", imp
 
 /** The installation's semantic version (spec 9.2): health `version`, version `build`, OpenAPI `info.version`. */
 export const installationVersion: string = rootPackage.version;
+
+/** Keys every service process reads. Defaults suit one machine (`npm start`); the chart sets them all. */
+export function serviceEnvShape(defaults: { port: number; internalPort: number }) {
+  return {
+    PORT: env.port(defaults.port),
+    INTERNAL_PORT: env.port(defaults.internalPort),
+    LOG_LEVEL: env.logLevel(),
+    ENVIRONMENT: env.environment(),
+    PUBLIC_BASE_URL: env.url("http://localhost:8080"),
+  };
+}
+
+/** Token verification against auth's published keys. */
+export const tokenEnvShape = {
+  AUTH_JWKS_URL: env.url("http://127.0.0.1:8081/.well-known/jwks.json"),
+  TOKEN_ISSUER: env.string("http://localhost:8080"),
+  TOKEN_AUDIENCE: env.string("integration-service"),
+};
+
+/** The service's own PostgreSQL store. */
+export const pgEnvShape = {
+  DATABASE_URL: env.url("postgres://postgres@127.0.0.1:5432/integration"),
+  MIGRATE_ON_START: env.bool(false),
+  DATABASE_POOL_MAX: env.int(10, 1, 200),
+};
+
+/** The legacy primary database, read-only. */
+export const legacyEnvShape = {
+  LEGACY_DATABASE_URL: env.url("mysql://root@127.0.0.1:3306/legacy_sandbox"),
+  LEGACY_CONNECT_TIMEOUT_MS: env.int(2_000, 100, 60_000),
+  LEGACY_QUERY_TIMEOUT_MS: env.int(5_000, 100, 120_000),
+  LEGACY_POOL_MAX: env.int(10, 1, 200),
+};
+
+/** NATS JetStream. */
+export const natsEnvShape = {
+  NATS_SERVERS: env.list("nats://127.0.0.1:4222"),
+  NATS_NAMESPACE: z.string().regex(/^[a-z][a-z0-9]{0,15}$/, { message: "must be 1-16 lower-case letters or digits, starting with a letter" }).default("svc"),
+};

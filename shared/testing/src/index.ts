@@ -1,1 +1,6 @@
 export { testEnv } from "./config.ts";
+export { silentLogger, startApp, fetchJson, type StartedApp, type JsonResponse } from "./http.ts";
+export { createTestIssuer, TEST_AUDIENCE, TEST_ISSUER, type TestIssuer, type MintOptions } from "./tokens.ts";
+export { TcpProxy, unusedPort } from "./tcp-proxy.ts";
+export { createTempPgDatabase, createTempMysqlDatabase, type TempDatabase } from "./databases.ts";
+export { platformContract } from "./platform-contract.ts";

@@ -1,0 +1,62 @@
+import { randomUUID } from "node:crypto";
+import { request, type IncomingMessage, type RequestListener, type ServerResponse } from "node:http";
+import type { Logger } from "@svc/logging";
+import { matchRoute, type Route } from "./route-table.ts";
+
+export interface GatewayOptions {
+  routes: ReadonlyArray<Route>;
+  /** service name → base URL of that service. */
+  upstreams: Readonly<Record<string, string>>;
+  logger: Logger;
+  upstreamTimeoutMs?: number;
+}
+
+const HOP_BY_HOP = new Set(["connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "te", "trailer", "transfer-encoding", "upgrade"]);
+
+function sendError(res: ServerResponse, status: number, code: string, message: string, requestId: string): void {
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  res.writeHead(status, { "content-type": "application/json; charset=utf-8", "x-request-id": requestId });
+  res.end(JSON.stringify({ success: false, error: { code, message }, meta: { request_id: requestId, api_version: "v1" } }));
+}
+
+function forwardHeaders(req: IncomingMessage, requestId: string): Record<string, string | string[]> {
+  const headers: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value !== undefined && !HOP_BY_HOP.has(name)) headers[name] = value;
+  }
+  headers["x-request-id"] = requestId;
+  headers["x-forwarded-for"] = req.socket.remoteAddress ?? "";
+  headers["x-forwarded-proto"] = "http";
+  if (req.headers.host) headers["x-forwarded-host"] = req.headers.host;
+  return headers;
+}
+
+/**
+ * The local stand-in for the Ingress: routes by the shared route table and streams requests and
+ * responses through unchanged. A service that is down is 503 in the error envelope, as the
+ * Ingress answers when a Service has no ready endpoints.
+ */
+export function createGateway(options: GatewayOptions): RequestListener {
+  return (req, res) => {
+    const requestId = randomUUID();
+    const path = (req.url ?? "/").split("?")[0] ?? "/";
+    const route = matchRoute(options.routes, path);
+    const base = route && options.upstreams[route.service];
+    if (!route || !base) return sendError(res, 404, "NOT_FOUND", "no such endpoint", requestId);
+    const target = new URL(req.url ?? "/", base);
+    const upstream = request(target, { method: req.method, headers: forwardHeaders(req, requestId), timeout: options.upstreamTimeoutMs ?? 30_000 }, (answer) => {
+      const headers = Object.fromEntries(Object.entries(answer.headers).filter(([name]) => !HOP_BY_HOP.has(name)));
+      res.writeHead(answer.statusCode ?? 502, headers);
+      answer.pipe(res);
+    });
+    upstream.on("timeout", () => upstream.destroy(new Error("upstream timeout")));
+    upstream.on("error", (err) => {
+      options.logger.warn({ err, service: route.service, request_id: requestId }, "upstream unavailable");
+      sendError(res, 503, "SERVICE_UNAVAILABLE", `the ${route.service} service is unavailable; retry later`, requestId);
+    });
+    req.pipe(upstream);
+  };
+}

@@ -1,0 +1,74 @@
+import express from "express";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { fetchJson, silentLogger, startApp, unusedPort, type StartedApp } from "@svc/testing";
+import { createGateway } from "../src/proxy.ts";
+import { loadRoutes, matchRoute } from "../src/route-table.ts";
+
+describe("route table", () => {
+  const routes = loadRoutes();
+  it.each([
+    ["/v1/practices", "practices"],
+    ["/v1/practices/abc%2Fdef", "practices"],
+    ["/v1/meta/vacancies", "vacancies"],
+    ["/v1/applications", "identity"],
+    ["/v1/webhooks/x/test", "webhooks"],
+    ["/oauth/token", "auth"],
+    ["/health", "auth"],
+  ])("routes %s to %s", (path, service) => {
+    expect(matchRoute(routes, path)?.service).toBe(service);
+  });
+
+  it("matches at segment boundaries only", () => {
+    expect(matchRoute(routes, "/v1/practicesx")).toBeUndefined();
+    expect(matchRoute(routes, "/v2/practices")).toBeUndefined();
+  });
+});
+
+describe("gateway", () => {
+  let upstream: StartedApp;
+  let gateway: StartedApp;
+  beforeAll(async () => {
+    const app = express();
+    app.use(express.text({ type: "*/*" }));
+    app.all("/{*rest}", (req, res) => {
+      res.set("x-upstream", "vacancies").json({ method: req.method, url: req.url, body: req.body, requestId: req.get("x-request-id"), auth: req.get("authorization") });
+    });
+    upstream = await startApp(app);
+    const deadPort = await unusedPort();
+    gateway = await startApp(
+      createGateway({
+        routes: loadRoutes(),
+        upstreams: { vacancies: upstream.baseUrl, practices: `http://127.0.0.1:${deadPort}` },
+        logger: silentLogger(),
+      }),
+    );
+  });
+  afterAll(async () => {
+    await gateway.close();
+    await upstream.close();
+  });
+
+  it("forwards method, path, query, headers and body, and streams the answer back", async () => {
+    const res = await fetchJson<Record<string, string>>(`${gateway.baseUrl}/v1/vacancies/abc?page=2`, {
+      method: "POST",
+      headers: { authorization: "Bearer t", "content-type": "text/plain" },
+      body: "hello",
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("x-upstream")).toBe("vacancies");
+    expect(res.body).toMatchObject({ method: "POST", url: "/v1/vacancies/abc?page=2", body: "hello", auth: "Bearer t" });
+    expect(res.body.requestId).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it("answers an unrouted path with 404 in the error envelope", async () => {
+    const res = await fetchJson<{ error: { code: string } }>(`${gateway.baseUrl}/v2/anything`);
+    expect(res.status).toBe(404);
+    expect(res.body.error.code).toBe("NOT_FOUND");
+  });
+
+  it("answers 503 in the error envelope when the service is down", async () => {
+    const res = await fetchJson<{ error: { code: string } }>(`${gateway.baseUrl}/v1/practices`);
+    expect(res.status).toBe(503);
+    expect(res.body.error.code).toBe("SERVICE_UNAVAILABLE");
+  });
+});

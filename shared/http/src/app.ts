@@ -1,0 +1,92 @@
+import { randomUUID } from "node:crypto";
+import express, { type Express, type RequestHandler, type Router } from "express";
+import type { Logger } from "@svc/logging";
+import { API_VERSION, sendData } from "./envelope.ts";
+import { errorHandler, notFoundHandler } from "./error-handler.ts";
+
+export interface PlatformInfo {
+  /** Service name reported by /health. */
+  service: string;
+  /** The installation's semantic version (spec 9.2). */
+  version: string;
+  environment: "production" | "sandbox";
+}
+
+export interface HttpAppOptions {
+  platform: PlatformInfo;
+  logger: Logger;
+  /** The service's own routes, mounted after the public platform routes. */
+  routes: Router | RequestHandler;
+  /** Largest accepted JSON body; larger ones are 413. */
+  bodyLimitBytes?: number;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
+
+/** Per-request UUID (spec 2.1 meta.request_id); a UUID-shaped X-Request-Id from the gateway is kept. */
+function requestId(): RequestHandler {
+  return (req, res, next) => {
+    const incoming = req.get("x-request-id");
+    const id = incoming && UUID.test(incoming) ? incoming.toLowerCase() : randomUUID();
+    res.locals.requestId = id;
+    res.set("X-Request-Id", id);
+    next();
+  };
+}
+
+/** One line per request: id, client, route, status, duration. Never headers, bodies or tokens. */
+function requestLog(logger: Logger): RequestHandler {
+  return (req, res, next) => {
+    const started = process.hrtime.bigint();
+    res.on("finish", () => {
+      const route = req.route ? `${req.baseUrl}${String(req.route.path)}` : undefined;
+      logger.info(
+        {
+          request_id: res.locals.requestId,
+          client_id: res.locals.auth?.clientId,
+          method: req.method,
+          route,
+          status: res.statusCode,
+          duration_ms: Number(process.hrtime.bigint() - started) / 1e6,
+        },
+        "request",
+      );
+    });
+    next();
+  };
+}
+
+/** Public platform endpoints (spec 4.1), also under their unversioned aliases (spec 9.5). */
+function platformRoutes(platform: PlatformInfo): Router {
+  const router = express.Router();
+  const health: RequestHandler = (_req, res) => {
+    res.json({ service: platform.service, status: "ok", version: platform.version });
+  };
+  const version: RequestHandler = (_req, res) => {
+    // `php` keeps its name for compatibility and carries the runtime's version (ARCHITECTURE).
+    sendData(res, { api_version: API_VERSION, build: platform.version, php: process.version, environment: platform.environment });
+  };
+  router.get(["/health", "/v1/health"], health);
+  router.get(["/version", "/v1/version"], version);
+  return router;
+}
+
+/** Builds (never listens) the express app every service shares: ids, logging, platform routes, errors. */
+export function createHttpApp(options: HttpAppOptions): Express {
+  const app = express();
+  app.disable("x-powered-by");
+  app.set("etag", false);
+  app.set("query parser", "simple");
+  app.use(requestId());
+  app.use(requestLog(options.logger));
+  app.use((_req, res, next) => {
+    res.set("X-Content-Type-Options", "nosniff");
+    next();
+  });
+  app.use(express.json({ limit: options.bodyLimitBytes ?? 256 * 1024, strict: true }));
+  app.use(platformRoutes(options.platform));
+  app.use(options.routes);
+  app.use(notFoundHandler());
+  app.use(errorHandler(options.logger));
+  return app;
+}

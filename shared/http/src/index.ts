@@ -1,0 +1,10 @@
+export * from "./errors.ts";
+export * from "./envelope.ts";
+export * from "./query.ts";
+export { createHttpApp, type HttpAppOptions, type PlatformInfo } from "./app.ts";
+export { errorHandler, notFoundHandler } from "./error-handler.ts";
+export { listen, type RunningServer } from "./server.ts";
+export { Shutdown } from "./shutdown.ts";
+export { internalEndpoints, type ReadinessCheck, type InternalEndpointsOptions } from "./internal.ts";
+export { requireJson } from "./body.ts";
+export { serve, closeInternalLast, exitOnStartupError, type ServeOptions, type Serving } from "./serve.ts";

@@ -1,0 +1,62 @@
+import type { Logger } from "@svc/logging";
+
+type Task = { name: string; run: () => Promise<void> };
+
+/**
+ * Graceful shutdown on SIGTERM/SIGINT: runs the registered steps in order (stop accepting, drain
+ * in-flight requests and messages, close pools), each bounded, then exits. A second signal exits
+ * at once.
+ */
+export class Shutdown {
+  readonly #tasks: Task[] = [];
+  readonly #logger: Logger;
+  readonly #stepTimeoutMs: number;
+  #running: Promise<void> | undefined;
+
+  constructor(logger: Logger, stepTimeoutMs = 15_000) {
+    this.#logger = logger;
+    this.#stepTimeoutMs = stepTimeoutMs;
+  }
+
+  /** Adds a step; steps run in the order they were added. */
+  add(name: string, run: () => Promise<void>): this {
+    this.#tasks.push({ name, run });
+    return this;
+  }
+
+  run(reason: string): Promise<void> {
+    this.#running ??= this.#runAll(reason);
+    return this.#running;
+  }
+
+  async #runAll(reason: string): Promise<void> {
+    this.#logger.info({ reason }, "shutting down");
+    for (const task of this.#tasks) {
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<"timeout">((resolve) => {
+        timer = setTimeout(() => resolve("timeout"), this.#stepTimeoutMs);
+      });
+      try {
+        const outcome = await Promise.race([task.run().then(() => "done" as const), timeout]);
+        if (outcome === "timeout") this.#logger.warn({ step: task.name }, "shutdown step timed out");
+      } catch (err) {
+        this.#logger.error({ err, step: task.name }, "shutdown step failed");
+      } finally {
+        clearTimeout(timer);
+      }
+    }
+    this.#logger.info("shutdown complete");
+  }
+
+  /** Wires the process signals; the process exits once every step has run. */
+  installSignalHandlers(exit: (code: number) => void = (code) => process.exit(code)): void {
+    let signalled = false;
+    const onSignal = (signal: NodeJS.Signals) => {
+      if (signalled) exit(1);
+      signalled = true;
+      void this.run(signal).then(() => exit(0));
+    };
+    process.on("SIGTERM", onSignal);
+    process.on("SIGINT", onSignal);
+  }
+}
