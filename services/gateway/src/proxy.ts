@@ -54,7 +54,7 @@ export function createGateway(options: GatewayOptions): RequestListener {
     });
     upstream.on("timeout", () => upstream.destroy(new Error("upstream timeout")));
     upstream.on("error", (err) => {
-      options.logger.warn({ err, service: route.service, request_id: requestId }, "upstream unavailable");
+      options.logger.warn({ error: err.message, service: route.service, request_id: requestId }, "upstream unavailable");
       sendError(res, 503, "SERVICE_UNAVAILABLE", `the ${route.service} service is unavailable; retry later`, requestId);
     });
     req.pipe(upstream);

@@ -1,0 +1,46 @@
+/**
+ * The local stack's settings. Defaults are this machine's services at their standard addresses;
+ * each can be overridden by the variable of the same name.
+ */
+export interface LocalStackConfig {
+  pgUrl: string;
+  mysqlUrl: string;
+  natsUrl: string;
+  legacyDatabase: string;
+  baseUrl: string;
+  rawLogs: boolean;
+  childEnv: NodeJS.ProcessEnv;
+}
+
+export function localStackConfig(env: NodeJS.ProcessEnv = process.env): LocalStackConfig {
+  const pgUrl = env.PG_URL ?? "postgres://postgres@127.0.0.1:5432/integration";
+  const mysqlUrl = env.MYSQL_URL ?? "mysql://root@127.0.0.1:3306";
+  const natsUrl = env.NATS_URL ?? "nats://127.0.0.1:4222";
+  const legacyDatabase = env.LEGACY_DATABASE ?? "legacy_sandbox";
+  const baseUrl = env.PUBLIC_BASE_URL ?? "http://localhost:8080";
+  const legacyUrl = new URL(mysqlUrl);
+  legacyUrl.pathname = `/${legacyDatabase}`;
+  return {
+    pgUrl,
+    mysqlUrl,
+    natsUrl,
+    legacyDatabase,
+    baseUrl,
+    rawLogs: env.RAW_LOGS === "true",
+    childEnv: {
+      PATH: env.PATH,
+      HOME: env.HOME,
+      LOG_LEVEL: env.LOG_LEVEL ?? "info",
+      ENVIRONMENT: env.ENVIRONMENT ?? "sandbox",
+      PUBLIC_BASE_URL: baseUrl,
+      TOKEN_ISSUER: baseUrl,
+      AUTH_JWKS_URL: "http://127.0.0.1:8081/.well-known/jwks.json",
+      DATABASE_URL: pgUrl,
+      MIGRATE_ON_START: "true",
+      LEGACY_DATABASE_URL: legacyUrl.toString(),
+      NATS_SERVERS: natsUrl,
+      NATS_NAMESPACE: env.NATS_NAMESPACE ?? "svc",
+      ...Object.fromEntries(Object.entries(env).filter(([k]) => k.startsWith("OTEL_"))),
+    },
+  };
+}
