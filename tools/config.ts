@@ -9,6 +9,8 @@ export interface LocalStackConfig {
   legacyDatabase: string;
   baseUrl: string;
   rawLogs: boolean;
+  /** Added to every local port (STACK_PORT_OFFSET); 0 gives the standard ports. */
+  portOffset: number;
   childEnv: NodeJS.ProcessEnv;
 }
 
@@ -17,7 +19,9 @@ export function localStackConfig(env: NodeJS.ProcessEnv = process.env): LocalSta
   const mysqlUrl = env.MYSQL_URL ?? "mysql://root@127.0.0.1:3306";
   const natsUrl = env.NATS_URL ?? "nats://127.0.0.1:4222";
   const legacyDatabase = env.LEGACY_DATABASE ?? "legacy_sandbox";
-  const baseUrl = env.PUBLIC_BASE_URL ?? "http://localhost:8080";
+  const portOffset = Number(env.STACK_PORT_OFFSET ?? "0");
+  if (!Number.isInteger(portOffset) || portOffset < 0 || portOffset > 50_000) throw new Error("STACK_PORT_OFFSET must be a whole number from 0 to 50000");
+  const baseUrl = env.PUBLIC_BASE_URL ?? `http://localhost:${8080 + portOffset}`;
   const legacyUrl = new URL(mysqlUrl);
   legacyUrl.pathname = `/${legacyDatabase}`;
   return {
@@ -27,6 +31,7 @@ export function localStackConfig(env: NodeJS.ProcessEnv = process.env): LocalSta
     legacyDatabase,
     baseUrl,
     rawLogs: env.RAW_LOGS === "true",
+    portOffset,
     childEnv: {
       PATH: env.PATH,
       HOME: env.HOME,
@@ -34,7 +39,7 @@ export function localStackConfig(env: NodeJS.ProcessEnv = process.env): LocalSta
       ENVIRONMENT: env.ENVIRONMENT ?? "sandbox",
       PUBLIC_BASE_URL: baseUrl,
       TOKEN_ISSUER: baseUrl,
-      AUTH_JWKS_URL: "http://127.0.0.1:8081/.well-known/jwks.json",
+      AUTH_JWKS_URL: `http://127.0.0.1:${8081 + portOffset}/.well-known/jwks.json`,
       DATABASE_URL: pgUrl,
       MIGRATE_ON_START: "true",
       LEGACY_DATABASE_URL: legacyUrl.toString(),

@@ -11,7 +11,7 @@ export interface StackProcess {
   internalPort: number | null;
 }
 
-export const STACK: ReadonlyArray<StackProcess> = [
+const BASE: ReadonlyArray<StackProcess> = [
   { name: "auth", cwd: "services/auth", entry: "src/main.ts", port: 8081, internalPort: 9481 },
   { name: "practices", cwd: "services/practices", entry: "src/main.ts", port: 8082, internalPort: 9482 },
   { name: "vacancies", cwd: "services/vacancies", entry: "src/main.ts", port: 8083, internalPort: 9483 },
@@ -20,3 +20,19 @@ export const STACK: ReadonlyArray<StackProcess> = [
   { name: "webhooks-dispatcher", cwd: "services/webhooks", entry: "src/dispatcher-main.ts", port: null, internalPort: 9486 },
   { name: "gateway", cwd: "services/gateway", entry: "src/main.ts", port: 8080, internalPort: null },
 ];
+
+/** The stack with every port shifted by `offset` (so a second stack, e.g. a test's, can run beside yours). */
+export function stackWithOffset(offset: number): StackProcess[] {
+  const shift = (port: number | null) => (port === null ? null : port + offset);
+  return BASE.map((p) => ({ ...p, port: shift(p.port), internalPort: shift(p.internalPort) }));
+}
+
+export const STACK: ReadonlyArray<StackProcess> = stackWithOffset(0);
+
+/** The gateway's upstream map for a stack. */
+export function upstreamsOf(stack: ReadonlyArray<StackProcess>): string {
+  return stack
+    .filter((p) => p.port !== null && p.name !== "gateway" && !p.name.endsWith("-dispatcher"))
+    .map((p) => `${p.name}=http://127.0.0.1:${p.port}`)
+    .join(",");
+}

@@ -2,7 +2,7 @@
 // service as its own process behind a local gateway that routes like the Ingress.
 import { parseArgs } from "node:util";
 import { fileURLToPath } from "node:url";
-import { STACK } from "./stack.ts";
+import { stackWithOffset, upstreamsOf } from "./stack.ts";
 import { dependencies, ensurePgDatabase, preflight } from "./preflight.ts";
 import { Supervisor } from "./supervisor.ts";
 import { localStackConfig } from "./config.ts";
@@ -11,6 +11,7 @@ import { prepareSandbox, prepareDemoClient } from "./sandbox.ts";
 const root = fileURLToPath(new URL("..", import.meta.url));
 const { values } = parseArgs({ options: { watch: { type: "boolean", default: false } } });
 const config = localStackConfig();
+const stack = stackWithOffset(config.portOffset);
 
 const problems = await preflight(dependencies({ pg: config.pgUrl, mysql: config.mysqlUrl, nats: config.natsUrl }));
 if (problems.length > 0) {
@@ -23,7 +24,7 @@ await prepareSandbox(config);
 let shuttingDown = false;
 const supervisor = new Supervisor({
   root,
-  env: config.childEnv,
+  env: { ...config.childEnv, GATEWAY_UPSTREAMS: upstreamsOf(stack) },
   watch: values.watch,
   onLine: (name, line) => process.stdout.write(config.rawLogs ? `${line}\n` : `${name.padEnd(20)} ${line}\n`),
   onGiveUp: (name) => {
@@ -41,8 +42,8 @@ async function stop(code: number) {
 process.on("SIGINT", () => void stop(0));
 process.on("SIGTERM", () => void stop(0));
 
-for (const proc of STACK) supervisor.start(proc);
-for (const proc of STACK) {
+for (const proc of stack) supervisor.start(proc);
+for (const proc of stack) {
   await waitForHealth(proc.internalPort === null ? `http://127.0.0.1:${proc.port}/health` : `http://127.0.0.1:${proc.internalPort}/livez`, 60_000);
 }
 const demo = await prepareDemoClient(config);

@@ -1,0 +1,56 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { once } from "node:events";
+import { fileURLToPath } from "node:url";
+import { afterAll, describe, expect, it } from "vitest";
+import { fetchJson, unusedPort } from "@svc/testing";
+
+const root = fileURLToPath(new URL("../..", import.meta.url));
+
+function launch(env: Record<string, string>): { child: ChildProcess; output: () => string } {
+  let output = "";
+  const child = spawn(process.execPath, ["tools/start.ts"], { cwd: root, env: { ...process.env, RAW_LOGS: "true", ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  child.stdout?.on("data", (d: Buffer) => (output += d.toString()));
+  child.stderr?.on("data", (d: Buffer) => (output += d.toString()));
+  return { child, output: () => output };
+}
+
+describe("npm start (tools/start.ts)", () => {
+  it("exits naming an unreachable dependency, its address and how to start it", async () => {
+    const port = await unusedPort();
+    const { child, output } = launch({ PG_URL: `postgres://postgres@127.0.0.1:${port}/integration` });
+    const [code] = (await once(child, "exit")) as [number];
+    expect(code).toBe(1);
+    expect(output()).toContain(`PostgreSQL is not reachable at 127.0.0.1:${port}`);
+    expect(output()).toContain("pg_ctlcluster");
+    expect(output()).not.toContain("MySQL/MariaDB is not reachable");
+  });
+
+  describe("the whole system", () => {
+    const offset = 20_000;
+    let stack: ReturnType<typeof launch> | undefined;
+    afterAll(async () => {
+      if (stack?.child.exitCode === null) {
+        stack.child.kill("SIGTERM");
+        await once(stack.child, "exit");
+      }
+    });
+
+    it("brings every process up behind the gateway and stops them gracefully", { timeout: 120_000 }, async () => {
+      stack = launch({ STACK_PORT_OFFSET: String(offset) });
+      const base = `http://127.0.0.1:${8080 + offset}`;
+      const deadline = Date.now() + 90_000;
+      while (!stack.output().includes("Integration service is up") && Date.now() < deadline && stack.child.exitCode === null) {
+        await new Promise((r) => setTimeout(r, 250));
+      }
+      expect(stack.output()).toContain(`Integration service is up: http://localhost:${8080 + offset}`);
+      expect((await fetchJson(`${base}/v1/health`)).body).toMatchObject({ status: "ok" });
+      for (const internal of [9481, 9482, 9483, 9484, 9485, 9486]) {
+        expect((await fetchJson(`http://127.0.0.1:${internal + offset}/livez`)).status).toBe(200);
+      }
+      stack.child.kill("SIGTERM");
+      const [code] = (await once(stack.child, "exit")) as [number];
+      expect(code).toBe(0);
+      expect(stack.output()).toContain("shutdown complete");
+    });
+  });
+});
