@@ -1,0 +1,3 @@
+export { EVENT_CATALOGUE, EVENT_TYPES, eventTypesFor, isEventType, selfLink, type EventType, type EntityType } from "./catalogue.ts";
+export { buildEvent, isoWithOffset, EVENT_VERSION, type EventPayload, type NewEvent } from "./event.ts";
+export { outboxTable, enqueueEvents, type OutboxTable, type PgExecutor } from "./outbox.ts";
