@@ -1,0 +1,132 @@
+{{/*
+The environment contract of every process; each service's config.ts reads exactly these.
+Called with (dict "root" $ "name" "auth" "traits" $traits).
+*/}}
+
+{{/* Where auth's signing-key Secret is mounted (SIGNING_KEYS_DIR). */}}
+{{- define "integration-service.signingKeysDir" -}}/var/run/secrets/integration-service/signing-keys{{- end -}}
+
+{{- define "integration-service.env" -}}
+{{- $root := .root -}}
+{{- $v := $root.Values -}}
+- name: PORT
+  value: {{ include "integration-service.httpPort" . | quote }}
+- name: INTERNAL_PORT
+  value: {{ include "integration-service.internalPort" . | quote }}
+- name: LOG_LEVEL
+  value: {{ $v.logLevel | quote }}
+- name: ENVIRONMENT
+  value: {{ $v.environment | quote }}
+- name: PUBLIC_BASE_URL
+  value: {{ $v.publicBaseUrl | quote }}
+- name: NATS_SERVERS
+  value: {{ join "," $v.nats.servers | quote }}
+- name: NATS_NAMESPACE
+  value: {{ $v.nats.namespace | quote }}
+- name: AUTH_JWKS_URL
+  value: {{ printf "http://%s:%s/.well-known/jwks.json" (include "integration-service.componentName" (dict "root" $root "name" "auth")) (include "integration-service.httpPort" .) | quote }}
+- name: TOKEN_ISSUER
+  value: {{ default $v.publicBaseUrl $v.token.issuer | quote }}
+- name: TOKEN_AUDIENCE
+  value: {{ default $v.publicBaseUrl $v.token.audience | quote }}
+- name: DATABASE_URL
+  valueFrom:
+    secretKeyRef:
+      {{- include "integration-service.secretKeyRef" (dict "root" $root "section" $v.postgresql "inline" $v.postgresql.url "key" "postgresql-url") | nindent 6 }}
+- name: MIGRATE_ON_START
+  value: {{ $v.migrateOnStart | toString | quote }}
+{{- if .traits.legacyDatabase }}
+- name: LEGACY_DATABASE_URL
+  valueFrom:
+    secretKeyRef:
+      {{- include "integration-service.secretKeyRef" (dict "root" $root "section" $v.mysql "inline" $v.mysql.url "key" "mysql-url") | nindent 6 }}
+{{- end }}
+{{- if .traits.signingKeys }}
+- name: SIGNING_KEYS_DIR
+  value: {{ include "integration-service.signingKeysDir" . | quote }}
+{{- end }}
+{{- if .traits.pepper }}
+- name: IDENTITY_PEPPER
+  valueFrom:
+    secretKeyRef:
+      {{- include "integration-service.secretKeyRef" (dict "root" $root "section" $v.identityPepper "inline" $v.identityPepper.value "key" "identity-pepper") | nindent 6 }}
+{{- end }}
+{{- if .traits.operator }}
+- name: DISPATCHER_LEADER_ELECTION
+  value: lease
+- name: POD_NAME
+  valueFrom:
+    fieldRef:
+      fieldPath: metadata.name
+- name: POD_NAMESPACE
+  valueFrom:
+    fieldRef:
+      fieldPath: metadata.namespace
+{{- end }}
+{{ include "integration-service.otelEnv" . }}
+{{- with $v.extraEnv }}
+{{ toYaml . }}
+{{- end }}
+{{- end -}}
+
+{{/* The standard OpenTelemetry SDK variables. */}}
+{{- define "integration-service.otelEnv" -}}
+{{- $v := .root.Values -}}
+- name: OTEL_SERVICE_NAME
+  value: {{ .name | quote }}
+{{- if $v.otel.enabled }}
+- name: OTEL_EXPORTER_OTLP_ENDPOINT
+  value: {{ $v.otel.endpoint | quote }}
+- name: OTEL_EXPORTER_OTLP_PROTOCOL
+  value: {{ $v.otel.protocol | quote }}
+- name: OTEL_TRACES_EXPORTER
+  value: otlp
+{{- /* Metrics are scraped from /metrics and logs go to stdout; only traces are pushed. */}}
+- name: OTEL_METRICS_EXPORTER
+  value: none
+- name: OTEL_LOGS_EXPORTER
+  value: none
+- name: OTEL_TRACES_SAMPLER
+  value: {{ $v.otel.sampler | quote }}
+- name: OTEL_TRACES_SAMPLER_ARG
+  value: {{ $v.otel.samplerArg | quote }}
+- name: OTEL_RESOURCE_ATTRIBUTES
+  value: {{ include "integration-service.otelResourceAttributes" . | quote }}
+{{- else }}
+- name: OTEL_SDK_DISABLED
+  value: "true"
+{{- end }}
+{{- end -}}
+
+{{- define "integration-service.otelResourceAttributes" -}}
+{{- $v := .root.Values -}}
+{{- $attrs := list "service.namespace=integration-service" (printf "service.version=%s" .root.Chart.AppVersion) (printf "deployment.environment.name=%s" $v.environment) (printf "k8s.namespace.name=%s" .root.Release.Namespace) -}}
+{{- range $key, $value := $v.otel.resourceAttributes -}}
+{{- $attrs = append $attrs (printf "%s=%s" $key $value) -}}
+{{- end -}}
+{{- join "," $attrs -}}
+{{- end -}}
+
+{{/* Environment of a Job: (dict "root" $ "postgresql" true "mysql" false); each Job gets only the
+database it works on. */}}
+{{- define "integration-service.jobEnv" -}}
+{{- $v := .root.Values -}}
+- name: LOG_LEVEL
+  value: {{ $v.logLevel | quote }}
+- name: ENVIRONMENT
+  value: {{ $v.environment | quote }}
+{{- if .postgresql }}
+- name: DATABASE_URL
+  valueFrom:
+    secretKeyRef:
+      {{- include "integration-service.secretKeyRef" (dict "root" .root "section" $v.postgresql "inline" $v.postgresql.url "key" "postgresql-url") | nindent 6 }}
+{{- end }}
+{{- if .mysql }}
+- name: LEGACY_DATABASE_URL
+  valueFrom:
+    secretKeyRef:
+      {{- include "integration-service.secretKeyRef" (dict "root" .root "section" $v.mysql "inline" $v.mysql.url "key" "mysql-url") | nindent 6 }}
+{{- end }}
+- name: OTEL_SDK_DISABLED
+  value: "true"
+{{- end -}}

@@ -1,0 +1,24 @@
+// Applies every service's migrations to its own schema: the Kubernetes migrations Job runs this
+// (a Helm pre-install/pre-upgrade hook), so pods never migrate in production.
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { createPgPool, runMigrations } from "@svc/db";
+
+const SCHEMAS = ["auth", "practices", "vacancies", "identity", "webhooks"] as const;
+
+const url = process.env.DATABASE_URL;
+if (!url) {
+  console.error("DATABASE_URL is required");
+  process.exit(1);
+}
+for (const schema of SCHEMAS) {
+  const folder = fileURLToPath(new URL(`../services/${schema}/drizzle`, import.meta.url));
+  if (!existsSync(folder)) continue;
+  const pool = createPgPool({ url, schema, applicationName: "migrate", max: 1, statementTimeoutMs: 300_000 });
+  try {
+    await runMigrations(pool, { schema, migrationsFolder: folder });
+    console.log(`migrated schema ${schema}`);
+  } finally {
+    await pool.end();
+  }
+}
