@@ -1,3 +1,4 @@
+import { ensureSandbox } from "@svc/legacy";
 import type { LocalStackConfig } from "./config.ts";
 
 /**
@@ -5,9 +6,7 @@ import type { LocalStackConfig } from "./config.ts";
  * (shared/legacy; never over an existing non-sandbox database).
  */
 export async function prepareSandbox(config: LocalStackConfig): Promise<void> {
-  const legacy = (await import("@svc/legacy").catch(() => ({}))) as { ensureSandbox?: (o: Record<string, unknown>) => Promise<unknown> };
-  if (!legacy.ensureSandbox) return;
-  await legacy.ensureSandbox({ url: config.mysqlUrl, database: config.legacyDatabase, log: (line: string) => console.log(`sandbox: ${line}`) });
+  await ensureSandbox({ url: config.mysqlUrl, database: config.legacyDatabase, log: (line: string) => console.log(`sandbox: ${line}`) });
 }
 
 /** Creates (once) a local demo client with every scope and returns how to use it. */
