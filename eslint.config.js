@@ -20,13 +20,14 @@ export default tseslint.config(
     },
   },
   {
-    // The only modules that read the environment: each process's config.ts and the local tools.
-    files: ["**/config.ts", "tools/**/*.ts"],
+    // The only modules that read the environment: each process's config.ts, the local tools, and
+    // tests and benchmarks that start processes with a given environment.
+    files: ["**/config.ts", "tools/**/*.ts", "test/**/*.ts", "**/test/**/*.ts", "**/bench/**/*.ts"],
     rules: { "no-restricted-properties": "off" },
   },
   {
     // Programs that talk to a person on a terminal, and tests.
-    files: ["tools/**/*.ts", "**/cli/**/*.ts", "**/*.test.ts", "test/**/*.ts", "**/test/**/*.ts"],
+    files: ["tools/**/*.ts", "**/cli/**/*.ts", "**/*.test.ts", "test/**/*.ts", "**/test/**/*.ts", "**/bench/**/*.ts"],
     rules: { "no-console": "off" },
   },
 );
