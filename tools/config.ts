@@ -49,3 +49,10 @@ export function localStackConfig(env: NodeJS.ProcessEnv = process.env): LocalSta
     },
   };
 }
+
+/** The migrations Job's one setting. */
+export function migrateConfig(env: NodeJS.ProcessEnv = process.env): { databaseUrl: string } {
+  const databaseUrl = env.DATABASE_URL;
+  if (!databaseUrl) throw new Error("DATABASE_URL is required");
+  return { databaseUrl };
+}

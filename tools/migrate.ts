@@ -3,14 +3,11 @@
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { createPgPool, runMigrations } from "@svc/db";
+import { migrateConfig } from "./config.ts";
 
 const SCHEMAS = ["auth", "practices", "vacancies", "identity", "webhooks"] as const;
 
-const url = process.env.DATABASE_URL;
-if (!url) {
-  console.error("DATABASE_URL is required");
-  process.exit(1);
-}
+const url = migrateConfig().databaseUrl;
 for (const schema of SCHEMAS) {
   const folder = fileURLToPath(new URL(`../services/${schema}/drizzle`, import.meta.url));
   if (!existsSync(folder)) continue;
