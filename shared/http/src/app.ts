@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import express, { type Express, type RequestHandler, type Router } from "express";
+import type { Meter } from "@opentelemetry/api";
 import type { Logger } from "@svc/logging";
 import { API_VERSION, sendData } from "./envelope.ts";
 import { errorHandler, notFoundHandler } from "./error-handler.ts";
@@ -19,6 +20,8 @@ export interface HttpAppOptions {
   routes: Router | RequestHandler;
   /** Largest accepted JSON body; larger ones are 413. */
   bodyLimitBytes?: number;
+  /** Records request duration by route and status (OpenTelemetry semantic conventions). */
+  meter?: Meter;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
@@ -34,12 +37,22 @@ function requestId(): RequestHandler {
   };
 }
 
-/** One line per request: id, client, route, status, duration. Never headers, bodies or tokens. */
-function requestLog(logger: Logger): RequestHandler {
+/**
+ * One log line and one duration measurement per request: id, client, route, status, duration.
+ * Never headers, bodies or tokens. The route is the matched pattern, so ids do not explode metrics.
+ */
+function requestLog(logger: Logger, meter: Meter | undefined): RequestHandler {
+  const duration = meter?.createHistogram("http.server.request.duration", {
+    unit: "s",
+    description: "Duration of HTTP server requests",
+    advice: { explicitBucketBoundaries: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10] },
+  });
   return (req, res, next) => {
     const started = process.hrtime.bigint();
     res.on("finish", () => {
       const route = req.route ? `${req.baseUrl}${String(req.route.path)}` : undefined;
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      duration?.record(seconds, { "http.request.method": req.method, "http.route": route ?? "unmatched", "http.response.status_code": res.statusCode });
       logger.info(
         {
           request_id: res.locals.requestId,
@@ -47,7 +60,7 @@ function requestLog(logger: Logger): RequestHandler {
           method: req.method,
           route,
           status: res.statusCode,
-          duration_ms: Number(process.hrtime.bigint() - started) / 1e6,
+          duration_ms: seconds * 1000,
         },
         "request",
       );
@@ -78,7 +91,7 @@ export function createHttpApp(options: HttpAppOptions): Express {
   app.set("etag", false);
   app.set("query parser", "simple");
   app.use(requestId());
-  app.use(requestLog(options.logger));
+  app.use(requestLog(options.logger, options.meter));
   app.use((_req, res, next) => {
     res.set("X-Content-Type-Options", "nosniff");
     next();

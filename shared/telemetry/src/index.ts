@@ -70,3 +70,5 @@ export function startTelemetry(options: TelemetryOptions): NodeSDK | undefined {
   sdk.start();
   return sdk;
 }
+
+export { createMetrics, type Metrics, type MetricsOptions } from "./metrics.ts";

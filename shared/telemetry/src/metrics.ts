@@ -1,0 +1,44 @@
+import type { RequestListener } from "node:http";
+import type { Meter } from "@opentelemetry/api";
+import { MeterProvider, PeriodicExportingMetricReader, type IMetricReader } from "@opentelemetry/sdk-metrics";
+import { PrometheusExporter } from "@opentelemetry/exporter-prometheus";
+import { OTLPMetricExporter } from "@opentelemetry/exporter-metrics-otlp-http";
+import { resourceFromAttributes } from "@opentelemetry/resources";
+
+export interface MetricsOptions {
+  serviceName: string;
+  serviceVersion: string;
+  environment: string;
+  /** Also push by OTLP (when the OTEL_* variables configure an exporter). */
+  otlp: boolean;
+}
+
+export interface Metrics {
+  meter: Meter;
+  /** Prometheus text exposition, served on the internal port at /metrics. */
+  handler: RequestListener;
+  shutdown(): Promise<void>;
+}
+
+/**
+ * One MeterProvider per process, passed to whatever records metrics (never a global): always
+ * scrapeable on the internal port, and pushed by OTLP when configured.
+ */
+export function createMetrics(options: MetricsOptions): Metrics {
+  const prometheus = new PrometheusExporter({ preventServerStart: true });
+  const readers: IMetricReader[] = [prometheus];
+  if (options.otlp) readers.push(new PeriodicExportingMetricReader({ exporter: new OTLPMetricExporter(), exportIntervalMillis: 15_000 }));
+  const provider = new MeterProvider({
+    resource: resourceFromAttributes({
+      "service.name": options.serviceName,
+      "service.version": options.serviceVersion,
+      "deployment.environment.name": options.environment,
+    }),
+    readers,
+  });
+  return {
+    meter: provider.getMeter(options.serviceName, options.serviceVersion),
+    handler: (req, res) => prometheus.getMetricsRequestHandler(req, res),
+    shutdown: () => provider.shutdown(),
+  };
+}
