@@ -1,0 +1,100 @@
+import type { KubeConfig } from "@kubernetes/client-node";
+import { describeError } from "./api-errors.ts";
+import { ListWatch } from "./list-watch.ts";
+import type { ResourceKind } from "./list-watch.ts";
+import type { Logger } from "./logger.ts";
+import { WorkQueue } from "./work-queue.ts";
+
+export type ReconcileRequest = { key: string; namespace: string; name: string };
+
+/**
+ * Brings one object to its desired state. Level-based: it reads the object itself (the event
+ * that queued the key only says "look again"), must be idempotent, and throws to be retried.
+ */
+export type Reconcile = (request: ReconcileRequest, signal: AbortSignal) => Promise<void>;
+
+export type ReconcileLoopOptions = {
+  name: string;
+  kubeConfig: KubeConfig;
+  resource: ResourceKind;
+  logger: Logger;
+  reconcile: Reconcile;
+  /** Keys reconciled at once (a key never runs twice at once); default 2. */
+  workers?: number;
+  /** Every key is queued again this often, catching drift nothing announces; default 5 min. */
+  resyncMs?: number;
+  retryMinMs?: number;
+  retryMaxMs?: number;
+  watchBackoffMinMs?: number;
+  watchBackoffMaxMs?: number;
+  watchTimeoutSeconds?: number;
+};
+
+/**
+ * A minimal controller: list-watch feeds a de-duplicating work queue, workers reconcile keys,
+ * failures retry per key with backoff, and a periodic resync queues everything again. Run it
+ * inside a LeaderElector's task so only one replica reconciles.
+ */
+export class ReconcileLoop {
+  readonly #o: ReconcileLoopOptions & { workers: number; resyncMs: number };
+  readonly #queue: WorkQueue;
+  readonly #source: ListWatch;
+
+  constructor(options: ReconcileLoopOptions) {
+    this.#o = { workers: 2, resyncMs: 300_000, ...options };
+    this.#queue = new WorkQueue({ retryMinMs: options.retryMinMs ?? 500, retryMaxMs: options.retryMaxMs ?? 60_000 });
+    this.#source = new ListWatch({
+      kubeConfig: options.kubeConfig,
+      resource: options.resource,
+      logger: options.logger,
+      onObject: (_type, object) => this.#queue.add(`${object.metadata?.namespace ?? ""}/${object.metadata?.name ?? ""}`),
+      ...(options.watchBackoffMinMs !== undefined && { backoffMinMs: options.watchBackoffMinMs }),
+      ...(options.watchBackoffMaxMs !== undefined && { backoffMaxMs: options.watchBackoffMaxMs }),
+      ...(options.watchTimeoutSeconds !== undefined && { watchTimeoutSeconds: options.watchTimeoutSeconds }),
+    });
+  }
+
+  /** Queues a key from outside (another watch, a webhook); "namespace/name". */
+  enqueue(key: string): void {
+    this.#queue.add(key);
+  }
+
+  /** Runs until `signal` aborts; in-flight reconciles see the same signal and are awaited. */
+  async run(signal: AbortSignal): Promise<void> {
+    const resync = setInterval(() => {
+      for (const key of this.#source.keys()) this.#queue.add(key);
+    }, this.#o.resyncMs);
+    const close = () => this.#queue.close();
+    signal.addEventListener("abort", close, { once: true });
+    if (signal.aborted) close();
+    this.#o.logger.info({ controller: this.#o.name, resource: this.#o.resource.plural, namespace: this.#o.resource.namespace }, "controller started");
+    try {
+      const workers = Array.from({ length: this.#o.workers }, () => this.#work(signal));
+      await Promise.all([this.#source.run(signal), ...workers]);
+    } finally {
+      clearInterval(resync);
+      signal.removeEventListener("abort", close);
+      this.#o.logger.info({ controller: this.#o.name }, "controller stopped");
+    }
+  }
+
+  async #work(signal: AbortSignal): Promise<void> {
+    for (;;) {
+      const key = await this.#queue.get();
+      if (key === undefined) return;
+      const slash = key.indexOf("/");
+      const request = { key, namespace: key.slice(0, slash), name: key.slice(slash + 1) };
+      try {
+        await this.#o.reconcile(request, signal);
+        this.#queue.forget(key);
+      } catch (err) {
+        if (!signal.aborted) {
+          const retryInMs = this.#queue.retry(key);
+          this.#o.logger.warn({ controller: this.#o.name, key, err: describeError(err), retryInMs }, "reconcile failed; will retry");
+        }
+      } finally {
+        this.#queue.done(key);
+      }
+    }
+  }
+}
