@@ -45,6 +45,7 @@ export function localStackConfig(env: NodeJS.ProcessEnv = process.env): LocalSta
       LEGACY_DATABASE_URL: legacyUrl.toString(),
       NATS_SERVERS: natsUrl,
       NATS_NAMESPACE: env.NATS_NAMESPACE ?? "svc",
+      IDENTITY_PEPPER: env.IDENTITY_PEPPER ?? "local-development-pepper-not-a-secret-0123456789",
       ...Object.fromEntries(Object.entries(env).filter(([k]) => k.startsWith("OTEL_"))),
     },
   };

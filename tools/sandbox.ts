@@ -10,6 +10,21 @@ export async function prepareSandbox(config: LocalStackConfig): Promise<void> {
 }
 
 /** Creates (once) a local demo client with every scope and returns how to use it. */
-export async function prepareDemoClient(_config: LocalStackConfig): Promise<string | undefined> {
-  return undefined;
+export async function prepareDemoClient(config: LocalStackConfig): Promise<string | undefined> {
+  // Imported here so the launcher loads the auth service's code only once the stack is up.
+  const { ensureDemoClient } = await import("../services/auth/src/clients/demo-client.ts");
+  const environment = config.childEnv.ENVIRONMENT === "production" ? "production" : "sandbox";
+  let demo: Awaited<ReturnType<typeof ensureDemoClient>>;
+  try {
+    demo = await ensureDemoClient({ databaseUrl: config.pgUrl, file: new URL("../.local/demo-client.json", import.meta.url), environment });
+  } catch (err) {
+    // The stack is up; a missing demo client must not take it down.
+    return `Demo client could not be prepared (${(err as Error).message}); create one with: npm run clients -- create --name demo --all-scopes`;
+  }
+  return [
+    `Demo client (every sandbox scope${demo.created ? ", just created" : ""}; kept in .local/demo-client.json):`,
+    `  client_id:     ${demo.clientId}`,
+    `  client_secret: ${demo.clientSecret}`,
+    `  curl -s -u '${demo.clientId}:${demo.clientSecret}' -d grant_type=client_credentials ${config.baseUrl}/oauth/token`,
+  ].join("\n");
 }

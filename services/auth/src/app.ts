@@ -1,22 +1,75 @@
+import type { IncomingMessage, RequestListener } from "node:http";
 import express from "express";
+import { scopesFor, type ClientRevocation } from "@svc/auth";
 import { createHttpApp } from "@svc/http";
 import type { Logger } from "@svc/logging";
 import type pg from "pg";
+import { PgClientStore } from "./clients/pg-client-store.ts";
 import { SERVICE_NAME, SERVICE_VERSION, type Config } from "./config.ts";
+import type { SigningKeys } from "./keys/signing-keys.ts";
+import { jwksRoutes } from "./routes/jwks-route.ts";
+import { tokenRoutes } from "./routes/token-route.ts";
+import { Argon2Gate } from "./token/argon2-gate.ts";
+import { ClientAuthenticator } from "./token/client-authenticator.ts";
+import { ProofCache } from "./token/proof-cache.ts";
+import { RateLimiter } from "./token/rate-limiter.ts";
+import { TokenService } from "./token/token-service.ts";
 
 /** Everything the OAuth 2.0 token service needs, built by main.ts (or a test) and passed in. */
 export interface AppDeps {
   config: Config;
   logger: Logger;
   pool: pg.Pool;
+  keys: SigningKeys;
+  /** argon2id hash of a random secret (createDummyHash), for unknown client ids. */
+  dummyHash: string;
+  /** Revocations seen on the bucket: a revoked client's remembered proofs are dropped at once. */
+  revocations?: { onRevocation(listener: (revocation: ClientRevocation) => void): void };
 }
 
-/** Builds the OAuth 2.0 token service's express app; never listens (main.ts and the tests do). */
-export function createApp(deps: AppDeps): express.Express {
+function createTokenService(deps: AppDeps, environmentScopes: ReadonlySet<string>): TokenService {
+  const { config } = deps;
+  const proofs = new ProofCache({ ttlMs: config.TOKEN_PROOF_TTL_MS });
+  deps.revocations?.onRevocation((revocation) => proofs.forgetClient(revocation.clientId));
+  const authenticator = new ClientAuthenticator({
+    store: new PgClientStore(deps.pool),
+    proofs,
+    gate: new Argon2Gate({ maxConcurrent: config.ARGON2_MAX_CONCURRENT, maxQueue: config.ARGON2_MAX_QUEUE }),
+    perIp: new RateLimiter({ burst: config.TOKEN_RATE_IP_BURST, perMinute: config.TOKEN_RATE_IP_PER_MINUTE }),
+    perClient: new RateLimiter({ burst: config.TOKEN_RATE_CLIENT_BURST, perMinute: config.TOKEN_RATE_CLIENT_PER_MINUTE }),
+    dummyHash: deps.dummyHash,
+  });
+  return new TokenService({ authenticator, keys: deps.keys, environmentScopes, issuer: config.TOKEN_ISSUER, audience: config.TOKEN_AUDIENCE });
+}
+
+/**
+ * shared/http parses JSON bodies app-wide, before any route, and answers its parse errors in the
+ * /v1 envelope; express skips nested routers while an error is pending, so the token route could
+ * not answer them in RFC 6749 form. The token endpoint takes form bodies only: a request to it
+ * with another content type loses that header here, passes the JSON parser untouched, and the
+ * token route answers invalid_request itself (request id, log line and no-store included).
+ */
+function keepTokenRequestsFromJsonParser(req: IncomingMessage): void {
+  if ((req.url ?? "").split("?")[0] !== "/oauth/token") return;
+  const type = req.headers["content-type"] ?? "";
+  if (!/^application\/x-www-form-urlencoded\s*(;|$)/i.test(type)) delete req.headers["content-type"];
+}
+
+/** Builds the OAuth 2.0 token service's app; never listens (main.ts and the tests do). */
+export function createApp(deps: AppDeps): RequestListener {
+  const environmentScopes = new Set<string>(scopesFor(deps.config.ENVIRONMENT));
   const routes = express.Router();
-  return createHttpApp({
+  routes.use(tokenRoutes({ service: createTokenService(deps, environmentScopes), environmentScopes, logger: deps.logger }));
+  routes.use(jwksRoutes(deps.keys));
+  const app = createHttpApp({
     platform: { service: SERVICE_NAME, version: SERVICE_VERSION, environment: deps.config.ENVIRONMENT },
     logger: deps.logger,
     routes,
   });
+  // The per-IP limit needs the caller's address, which the ingress (or local gateway) forwards.
+  app.set("trust proxy", deps.config.TRUST_PROXY_HOPS);
+  return (req, res) => {
+    keepTokenRequestsFromJsonParser(req);
+    app(req, res);
+  };
 }

@@ -1,15 +1,46 @@
-import { installationVersion, parseEnv, pgEnvShape, serviceEnvShape, tokenEnvShape, z } from "@svc/config";
+import { env, installationVersion, natsEnvShape, parseEnv, pgEnvShape, serviceEnvShape, tokenEnvShape, z } from "@svc/config";
 import { telemetryEnvShape } from "@svc/telemetry";
+import { assertTimeZone } from "@svc/time";
 
 /** The only module of this service that reads the environment (STYLE.md practice 3). */
 export const SERVICE_NAME = "identity";
 export const SERVICE_VERSION = installationVersion;
 
+const MIN_PEPPER_BYTES = 32;
+
+function isTimeZone(zone: string): boolean {
+  try {
+    assertTimeZone(zone);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const identityShape = {
+  /**
+   * Secret key of the lookup hashes (HMAC-SHA256 of normalised e-mail addresses and phone numbers).
+   * Required in every environment: a deployed sandbox also receives what clients type. Changing it
+   * makes every stored lookup hash unmatchable (new applications then create new candidates).
+   */
+  IDENTITY_PEPPER: z.string().refine((v) => Buffer.byteLength(v, "utf8") >= MIN_PEPPER_BYTES, {
+    message: `must be at least ${MIN_PEPPER_BYTES} bytes (e.g. \`openssl rand -base64 48\`)`,
+  }),
+  /** A `created_since` date (YYYY-MM-DD) means midnight in this zone. */
+  TIME_ZONE: z.string().default("Europe/Brussels").refine(isTimeZone, { message: "must be an IANA time zone such as Europe/Brussels" }),
+  /** How long POST /v1/applications waits for the vacancies service before answering 503. */
+  VACANCY_LOOKUP_TIMEOUT_MS: env.int(2_000, 50, 30_000),
+  /** How long an Idempotency-Key and its stored response are kept (ARCHITECTURE: at least 24 h). */
+  IDEMPOTENCY_KEY_TTL_HOURS: env.int(24, 24, 24 * 30),
+};
+
 const shape = z.object({
   ...serviceEnvShape({ port: 8084, internalPort: 9484 }),
   ...tokenEnvShape,
   ...pgEnvShape,
+  ...natsEnvShape,
   ...telemetryEnvShape,
+  ...identityShape,
 });
 
 export type Config = ReturnType<typeof loadConfig>;

@@ -1,10 +1,16 @@
 import { createLogger } from "@svc/logging";
 import { closeInternalLast, exitOnStartupError, serve, Shutdown, type ReadinessCheck } from "@svc/http";
-import { createTokenVerifier, remoteKeys } from "@svc/auth";
+import { createCachedTokenVerifier, remoteKeys, startRevocationFeed } from "@svc/auth";
 import { createPgPool, runMigrations } from "@svc/db";
+import { connectNats, drainNats, names } from "@svc/messaging";
 import { loadConfig, SERVICE_NAME, type Config } from "./config.ts";
 import { createApp } from "./app.ts";
 import { MIGRATIONS_FOLDER } from "./db/migrations.ts";
+import { PgIdempotencyStore } from "./idempotency/pg-idempotency-store.ts";
+import { startIdempotencyPruner } from "./idempotency/pruner.ts";
+import { identityDb } from "./store/db.ts";
+import { idempotencyKeys } from "./db/schema.ts";
+import { NatsVacancyDirectory } from "./vacancies/nats-vacancy-directory.ts";
 
 // Composition root: config → logger → dependencies → app → listen → graceful shutdown.
 let config: Config;
@@ -15,12 +21,25 @@ try {
 }
 const logger = createLogger({ service: SERVICE_NAME, level: config.LOG_LEVEL });
 const shutdown = new Shutdown(logger);
-const verify = createTokenVerifier({ keys: remoteKeys(config.AUTH_JWKS_URL), issuer: config.TOKEN_ISSUER, audience: config.TOKEN_AUDIENCE });
+// Revocations (auth's KV bucket): a revoked client's tokens are refused within seconds (shared/auth).
+const revocations = startRevocationFeed({ config, name: SERVICE_NAME, logger });
+const verify = createCachedTokenVerifier({ keys: remoteKeys(config.AUTH_JWKS_URL), issuer: config.TOKEN_ISSUER, audience: config.TOKEN_AUDIENCE, revocation: revocations.view });
 const pool = createPgPool({ url: config.DATABASE_URL, schema: SERVICE_NAME, applicationName: SERVICE_NAME, max: config.DATABASE_POOL_MAX });
 if (config.MIGRATE_ON_START) await runMigrations(pool, { schema: SERVICE_NAME, migrationsFolder: MIGRATIONS_FOLDER });
-const readiness: ReadinessCheck[] = [{ name: "database", check: async () => void (await pool.query("SELECT 1")) }];
+const nc = await connectNats({ servers: [...config.NATS_SERVERS], name: SERVICE_NAME, logger });
+const vacancies = new NatsVacancyDirectory({ nc, subject: names(config.NATS_NAMESPACE).rpc.vacancyExists, timeoutMs: config.VACANCY_LOOKUP_TIMEOUT_MS });
+const now = () => new Date();
+const readiness: ReadinessCheck[] = [
+  { name: "database", check: async () => void (await pool.query("SELECT 1")) },
+  { name: "nats", check: () => nc.flush() },
+];
+readiness.push(revocations.readiness); // only until the revocation list first loads; later NATS outages do not fail it
 
-const serving = await serve({ logger, shutdown, app: createApp({ config, logger, verify, pool }), port: config.PORT, internalPort: config.INTERNAL_PORT, readiness });
+const serving = await serve({ logger, shutdown, app: createApp({ config, logger, verify, pool, vacancies, now }), port: config.PORT, internalPort: config.INTERNAL_PORT, readiness });
+const pruner = startIdempotencyPruner({ store: new PgIdempotencyStore(identityDb(pool), idempotencyKeys), now, logger });
+shutdown.add("idempotency pruner", () => pruner.stop());
+shutdown.add("nats", () => drainNats(nc));
+shutdown.add("revocation feed", () => revocations.stop());
 shutdown.add("database", () => pool.end());
 closeInternalLast(shutdown, serving);
 shutdown.installSignalHandlers();

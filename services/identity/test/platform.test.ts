@@ -1,25 +1,12 @@
 import { afterAll, beforeAll } from "vitest";
-import { createTokenVerifier } from "@svc/auth";
-import { createPgPool } from "@svc/db";
-import { createTempPgDatabase, createTestIssuer, platformContract, silentLogger, startApp, type StartedApp, type TempDatabase, TEST_AUDIENCE, TEST_ISSUER } from "@svc/testing";
-import { createApp } from "../src/app.ts";
-import { loadConfig } from "../src/config.ts";
+import { platformContract, type StartedApp } from "@svc/testing";
+import { startHarness, type Harness } from "./harness.ts";
 
-let app: StartedApp;
-let database: TempDatabase;
-let pool: ReturnType<typeof createPgPool>;
-const config = loadConfig({ ENVIRONMENT: "sandbox" });
+let harness: Harness;
 
 beforeAll(async () => {
-  database = await createTempPgDatabase();
-  const issuer = await createTestIssuer();
-  pool = createPgPool({ url: database.url, schema: "identity", applicationName: "test" });
-  app = await startApp(createApp({ config, logger: silentLogger(), verify: createTokenVerifier({ keys: issuer.keys, issuer: TEST_ISSUER, audience: TEST_AUDIENCE }), pool }));
+  harness = await startHarness();
 });
-afterAll(async () => {
-  await app.close();
-  await pool.end();
-  await database.drop();
-});
+afterAll(() => harness.close());
 
-platformContract("identity", () => app);
+platformContract("identity", () => ({ baseUrl: harness.baseUrl, port: Number(new URL(harness.baseUrl).port), close: () => harness.close() }) satisfies StartedApp);

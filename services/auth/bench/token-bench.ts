@@ -1,0 +1,151 @@
+// `npm run bench -w @services/auth`: the token endpoint's throughput (first-time argon2 requests and
+// repeats served from the proof cache), the shared verifier's cost per API request, and /v1
+// latency while the token endpoint is flooded; each beside a baseline measured in the same run.
+// Auth and a stand-in /v1 service run as their own processes (bench-server.ts); this process only
+// generates load. Needs the local PostgreSQL and NATS (TEST_PG_URL, TEST_NATS_URL).
+import { spawn, type ChildProcess } from "node:child_process";
+import { once } from "node:events";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { createLocalJWKSet, type JSONWebKeySet } from "jose";
+import { createCachedTokenVerifier, createTokenVerifier, startRevocationFeed } from "@svc/auth";
+import { createPgPool, runMigrations } from "@svc/db";
+import { connectNats, drainNats, jetstreamManager } from "@svc/messaging";
+import { createTempPgDatabase, silentLogger, testEnv } from "@svc/testing";
+import { ClientManager } from "../src/clients/client-manager.ts";
+import { PgClientStore } from "../src/clients/pg-client-store.ts";
+import { MIGRATIONS_FOLDER } from "../src/db/migrations.ts";
+import { generateSigningJwk } from "../src/keys/local-keys.ts";
+import { batch, latencies, percentile, sampleUntil, throughput, type Shot } from "./load.ts";
+
+const ISSUER = "http://localhost:8080";
+const NAMESPACE = `bench${Date.now().toString(36).slice(-6)}`;
+const FIRST_TIME_CLIENTS = 120;
+const CONNECTIONS = 16;
+const out = (line = "") => process.stdout.write(`${line}\n`);
+const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${id}:${secret}`).toString("base64")}`;
+const tokenShot = (id: string, secret: string, extra: Record<string, string> = {}): Shot => ({
+  path: "/oauth/token",
+  method: "POST",
+  headers: { authorization: basic(id, secret), "content-type": "application/x-www-form-urlencoded", ...extra },
+  body: "grant_type=client_credentials",
+});
+
+async function startChild(role: "auth" | "resource", env: Record<string, string>, children: ChildProcess[]): Promise<string> {
+  const child = spawn(process.execPath, [new URL("./bench-server.ts", import.meta.url).pathname, role], { env, stdio: ["ignore", "pipe", "inherit"] });
+  children.push(child);
+  const [line] = (await once(createInterface({ input: child.stdout as NodeJS.ReadableStream }), "line")) as [string];
+  return `http://127.0.0.1:${(JSON.parse(line) as { port: number }).port}`;
+}
+
+async function prepare(databaseUrl: string, keysDir: string) {
+  const pool = createPgPool({ url: databaseUrl, schema: "auth", applicationName: "bench" });
+  await runMigrations(pool, { schema: "auth", migrationsFolder: MIGRATIONS_FOLDER });
+  const jwk = await generateSigningJwk();
+  await writeFile(join(keysDir, `${String(jwk.kid)}.active.jwk.json`), JSON.stringify(jwk));
+  const manager = new ClientManager({ store: new PgClientStore(pool), environment: "sandbox", publish: async () => {} });
+  const make = async (name: string) => {
+    const { client, secret } = await manager.create({ name, scopes: ["vacancies:read", "practices:read"] });
+    return { id: client.id, secret };
+  };
+  const main = await make("bench repeat");
+  const fresh: Array<{ id: string; secret: string }> = [];
+  for (let i = 0; i < FIRST_TIME_CLIENTS; i += 4) fresh.push(...(await Promise.all([0, 1, 2, 3].map((j) => make(`bench first ${i + j}`)))));
+  await pool.end();
+  return { main, fresh };
+}
+
+async function measureTokens(auth: string, clients: Awaited<ReturnType<typeof prepare>>) {
+  await batch(auth, Array.from({ length: 300 }, () => tokenShot(clients.main.id, clients.main.secret)), 8); // warm-up, and the proof
+  const health = await throughput(auth, () => ({ path: "/health" }), { connections: CONNECTIONS, durationMs: 4_000 });
+  const repeat = await throughput(auth, () => tokenShot(clients.main.id, clients.main.secret), { connections: CONNECTIONS, durationMs: 4_000 });
+  const first = await batch(auth, clients.fresh.map((c) => tokenShot(c.id, c.secret)), CONNECTIONS);
+  return { health, repeat, first };
+}
+
+async function measureVerification(auth: string, resource: string, token: string) {
+  const jwks = (await (await fetch(`${auth}/.well-known/jwks.json`)).json()) as JSONWebKeySet;
+  const feed = startRevocationFeed({ config: { NATS_SERVERS: [testEnv.TEST_NATS_URL], NATS_NAMESPACE: NAMESPACE, REVOCATION_MAX_STALENESS_MS: 60_000 }, name: "bench", logger: silentLogger() });
+  await feed.loaded;
+  const options = { keys: createLocalJWKSet(jwks), issuer: ISSUER, audience: "integration-service", revocation: feed.view };
+  const full = createTokenVerifier(options);
+  const cached = createCachedTokenVerifier(options);
+  const noop = async (_header: string) => undefined;
+  const timed = async (fn: (header: string) => Promise<unknown>, n: number) => {
+    const runs: number[] = [];
+    for (let i = 0; i < n; i++) {
+      const started = process.hrtime.bigint();
+      await fn(`Bearer ${token}`);
+      runs.push(Number(process.hrtime.bigint() - started) / 1_000);
+    }
+    return runs;
+  };
+  await timed(full, 500);
+  await timed(cached, 500);
+  const inProcess = {
+    full: percentile(await timed(full, 3_000), 50),
+    cached: percentile(await timed(cached, 5_000), 50),
+    noop: percentile(await timed(noop, 5_000), 50),
+  };
+  await feed.stop();
+  const [open = [], guarded = []] = await latencies(resource, [() => ({ path: "/v1/open" }), () => ({ path: "/v1/guarded", headers: { authorization: `Bearer ${token}` } })], 2_000);
+  return { inProcess, http: { open: percentile(open, 50), guarded: percentile(guarded, 50), guardedP99: percentile(guarded, 99) } };
+}
+
+async function measureFlood(auth: string, resource: string, token: string) {
+  const guarded = () => ({ path: "/v1/guarded", headers: { authorization: `Bearer ${token}` } });
+  const idleUntil = Date.now() + 3_000;
+  const idle = await sampleUntil(resource, guarded, () => Date.now() > idleUntil);
+  let flooding = true;
+  // Distinct client ids and caller addresses: no per-IP or per-client limit stops it, so every request reaches the argon2 gate.
+  const flood = throughput(auth, (i) => tokenShot(`cl_flood${i}`, "guess", { "x-forwarded-for": `198.51.${(i >> 8) & 255}.${i & 255}` }), { connections: 64, durationMs: 6_000 }).finally(() => (flooding = false));
+  await new Promise((r) => setTimeout(r, 500));
+  const [during, authHealth] = await Promise.all([sampleUntil(resource, guarded, () => !flooding), sampleUntil(auth, () => ({ path: "/health" }), () => !flooding)]);
+  return { idle, during, authHealth, flood: await flood };
+}
+
+function ratio(a: number, b: number): string {
+  return `${(a / b).toFixed(2)}x`;
+}
+
+function report(t: Awaited<ReturnType<typeof measureTokens>>, v: Awaited<ReturnType<typeof measureVerification>>, f: Awaited<ReturnType<typeof measureFlood>>): void {
+  const ms = (us: number) => `${(us / 1000).toFixed(2)} ms`;
+  out(`\nauth token endpoint (1 auth process, ${CONNECTIONS} connections; load average at start ${loadavg()[0]?.toFixed(2)})`);
+  out(`  repeat requests (proof cache)   ${t.repeat.perSecond.toFixed(0).padStart(7)} tokens/s   baseline GET /health ${t.health.perSecond.toFixed(0)} req/s   ratio ${ratio(t.repeat.perSecond, t.health.perSecond)}   statuses ${JSON.stringify(t.repeat.statuses)}`);
+  out(`  first-time requests (argon2id)  ${t.first.perSecond.toFixed(0).padStart(7)} tokens/s   baseline repeat path ${t.repeat.perSecond.toFixed(0)} tokens/s   ratio ${ratio(t.first.perSecond, t.repeat.perSecond)}   statuses ${JSON.stringify(t.first.statuses)}`);
+  out("verification per API request (shared verifier + revocation view)");
+  out(`  in process, token seen before (cached), median ${v.inProcess.cached.toFixed(1).padStart(6)} µs   baseline no-op handler ${v.inProcess.noop.toFixed(1)} µs   overhead ${(v.inProcess.cached - v.inProcess.noop).toFixed(1)} µs`);
+  out(`  in process, full ES256 verification, median    ${v.inProcess.full.toFixed(1).padStart(6)} µs   (a token's first request in a process; ratio to cached ${ratio(v.inProcess.full, v.inProcess.cached)})`);
+  out(`  over HTTP (cached verifier), median             ${v.http.guarded.toFixed(0).padStart(6)} µs   baseline unguarded /v1 ${v.http.open.toFixed(0)} µs   overhead ${(v.http.guarded - v.http.open).toFixed(0)} µs   ratio ${ratio(v.http.guarded, v.http.open)}`);
+  out(`/v1 latency while the token endpoint is flooded (64 connections, ${f.flood.perSecond.toFixed(0)} req/s, statuses ${JSON.stringify(f.flood.statuses)})`);
+  out(`  flooded: median ${ms(percentile(f.during, 50))}, p99 ${ms(percentile(f.during, 99))}   baseline idle: median ${ms(percentile(f.idle, 50))}, p99 ${ms(percentile(f.idle, 99))}   ratio ${ratio(percentile(f.during, 50), percentile(f.idle, 50))} (median)`);
+  out(`  auth's own GET /health while flooded: median ${ms(percentile(f.authHealth, 50))}, p99 ${ms(percentile(f.authHealth, 99))}`);
+  const overhead = v.inProcess.cached - v.inProcess.noop;
+  out(`targets: repeat path >= 1000 tokens/s: ${t.repeat.perSecond >= 1000 ? "met" : "NOT met"}; verification overhead < 100 µs median: ${overhead < 100 ? "met" : "NOT met"}`);
+}
+
+const children: ChildProcess[] = [];
+const database = await createTempPgDatabase("bench");
+const keysDir = await mkdtemp(join(tmpdir(), "bench-keys-"));
+try {
+  const clients = await prepare(database.url, keysDir);
+  const common = { ENVIRONMENT: "sandbox", LOG_LEVEL: "silent", NATS_SERVERS: testEnv.TEST_NATS_URL, NATS_NAMESPACE: NAMESPACE, TOKEN_ISSUER: ISSUER };
+  const limits = { TOKEN_RATE_IP_BURST: "100000", TOKEN_RATE_IP_PER_MINUTE: "6000000", TOKEN_RATE_CLIENT_BURST: "100000", TOKEN_RATE_CLIENT_PER_MINUTE: "6000000" };
+  const auth = await startChild("auth", { ...common, ...limits, DATABASE_URL: database.url, SIGNING_KEYS_DIR: keysDir }, children);
+  const resource = await startChild("resource", { ...common, AUTH_JWKS_URL: `${auth}/.well-known/jwks.json` }, children);
+  const first = tokenShot(clients.main.id, clients.main.secret);
+  const token = String(((await (await fetch(`${auth}${first.path}`, { method: "POST", headers: first.headers ?? {}, body: first.body ?? "" })).json()) as { access_token: string }).access_token);
+  const tokens = await measureTokens(auth, clients);
+  const verification = await measureVerification(auth, resource, token);
+  const flood = await measureFlood(auth, resource, token);
+  report(tokens, verification, flood);
+} finally {
+  for (const child of children) child.kill("SIGTERM");
+  const nc = await connectNats({ servers: testEnv.TEST_NATS_URL, name: "bench-cleanup", logger: silentLogger() });
+  await (await jetstreamManager(nc)).streams.delete(`KV_${NAMESPACE}_revocations`).catch(() => false);
+  await drainNats(nc);
+  await database.drop();
+  await rm(keysDir, { recursive: true, force: true });
+}

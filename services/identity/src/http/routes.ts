@@ -1,0 +1,102 @@
+import express, { type RequestHandler } from "express";
+import { requireScope, type Scope, type TokenVerifier } from "@svc/auth";
+import { MethodNotAllowedError, NotFoundError, requireJson, sendData, sendPage, UnsupportedMediaTypeError, ValidationError } from "@svc/http";
+import type { ApplicationOutcome, ApplicationRequest } from "../domain/create-application.ts";
+import type { IdentityQueries, Page, Submission } from "../domain/model.ts";
+import { parseApplicationBody } from "./application-body.ts";
+import { applicationFilterOf, candidateFilterOf, recruitmentCaseFilterOf } from "./list-queries.ts";
+import { applicationCreateResponse, applicationResource, candidateResource, recruitmentCaseResource, submissionResource } from "./representations.ts";
+import { uuidParam } from "./validation.ts";
+
+export interface RouteDeps {
+  environment: "production" | "sandbox";
+  verify: TokenVerifier;
+  queries: IdentityQueries;
+  createApplication: (request: ApplicationRequest) => Promise<ApplicationOutcome>;
+  submitApplication: (applicationUuid: string) => Promise<{ submission: Submission; created: boolean }>;
+  /** Idempotency-Key handling for POST /v1/applications (src/idempotency). */
+  idempotency: RequestHandler;
+  timeZone: string;
+}
+
+const notAllowed =
+  (...allowed: string[]): RequestHandler =>
+  (_req, _res, next) =>
+    next(new MethodNotAllowedError(allowed));
+
+function page<T>(res: express.Response, result: Page<T>, request: { page: number; perPage: number }, map: (item: T) => unknown): void {
+  sendPage(res, result.items.map(map), { page: request.page, perPage: request.perPage, total: result.total });
+}
+
+/** A submission takes no body: none, or an empty JSON object. */
+const requireNoBody: RequestHandler = (req, _res, next) => {
+  const announced = (req.get("content-length") ?? "0") !== "0" || req.get("transfer-encoding") !== undefined;
+  if (announced && !req.is("application/json")) return next(new UnsupportedMediaTypeError("application/json (or no body at all)"));
+  const body: unknown = req.body;
+  const empty = body === undefined || (typeof body === "object" && body !== null && !Array.isArray(body) && Object.keys(body).length === 0);
+  next(empty ? undefined : new ValidationError([{ field: "body", message: "must be empty: this endpoint takes no fields" }]));
+};
+
+/** The handler table: each parses its input, calls one domain function and wraps the result. */
+function handlers(deps: RouteDeps) {
+  return {
+    listCandidates: async (req, res) => {
+      const filter = candidateFilterOf(req.query, deps.timeZone);
+      page(res, await deps.queries.listCandidates(filter), filter, candidateResource);
+    },
+    getCandidate: async (req, res) => {
+      const candidate = await deps.queries.getCandidate(uuidParam(req.params.candidate_uuid, "candidate_uuid"));
+      if (!candidate) throw new NotFoundError("no candidate with this uuid");
+      sendData(res, candidateResource(candidate));
+    },
+    listApplications: async (req, res) => {
+      const filter = applicationFilterOf(req.query, deps.timeZone);
+      page(res, await deps.queries.listApplications(filter), filter, applicationResource);
+    },
+    getApplication: async (req, res) => {
+      const application = await deps.queries.getApplication(uuidParam(req.params.application_uuid, "application_uuid"));
+      if (!application) throw new NotFoundError("no application with this uuid");
+      sendData(res, applicationResource(application));
+    },
+    createApplication: async (req, res) => {
+      const outcome = await deps.createApplication(parseApplicationBody(req.body));
+      sendData(res, applicationCreateResponse(outcome), { status: outcome.applicationCreated ? 201 : 200 });
+    },
+    submitApplication: async (req, res) => {
+      const { submission, created } = await deps.submitApplication(uuidParam(req.params.application_uuid, "application_uuid"));
+      sendData(res, submissionResource(submission), { status: created ? 201 : 200 });
+    },
+    listRecruitmentCases: async (req, res) => {
+      const filter = recruitmentCaseFilterOf(req.query, deps.timeZone);
+      page(res, await deps.queries.listRecruitmentCases(filter), filter, recruitmentCaseResource);
+    },
+    getRecruitmentCase: async (req, res) => {
+      const found = await deps.queries.getRecruitmentCase(uuidParam(req.params.recruitment_case_uuid, "recruitment_case_uuid"));
+      if (!found) throw new NotFoundError("no recruitment case with this uuid");
+      sendData(res, recruitmentCaseResource(found));
+    },
+  } satisfies Record<string, RequestHandler>;
+}
+
+/** Every identity route with its scope (spec 4.9, 4.10, 4.12, 5). The submission route exists in production only. */
+export function identityRoutes(deps: RouteDeps): express.Router {
+  const router = express.Router();
+  const scope = (s: Scope) => requireScope(deps.verify, s);
+  const h = handlers(deps);
+  router.route("/v1/candidates").get(scope("candidates:read"), h.listCandidates).all(notAllowed("GET"));
+  router.route("/v1/candidates/:candidate_uuid").get(scope("candidates:read"), h.getCandidate).all(notAllowed("GET"));
+  router
+    .route("/v1/applications")
+    .get(scope("applications:read"), h.listApplications)
+    .post(scope("applications:write"), requireJson(), deps.idempotency, h.createApplication)
+    .all(notAllowed("GET", "POST"));
+  router.route("/v1/applications/:application_uuid").get(scope("applications:read"), h.getApplication).all(notAllowed("GET"));
+  if (deps.environment === "production") {
+    // Spec 5: in the sandbox applications:write covers creating applications only; the route does not exist there.
+    router.route("/v1/applications/:application_uuid/submission").post(scope("applications:write"), requireNoBody, h.submitApplication).all(notAllowed("POST"));
+  }
+  router.route("/v1/recruitment-cases").get(scope("recruitment-cases:read"), h.listRecruitmentCases).all(notAllowed("GET"));
+  router.route("/v1/recruitment-cases/:recruitment_case_uuid").get(scope("recruitment-cases:read"), h.getRecruitmentCase).all(notAllowed("GET"));
+  return router;
+}
+

@@ -1,0 +1,101 @@
+import type { RequestHandler, Response } from "express";
+import { DomainError, ValidationError } from "@svc/http";
+import type { Logger } from "@svc/logging";
+import type { IdempotencyRecordId, IdempotencyStore, Reservation } from "./idempotency-store.ts";
+import { hashKey, isValidIdempotencyKey, requestFingerprint } from "./request-fingerprint.ts";
+
+export const IDEMPOTENCY_KEY_HEADER = "Idempotency-Key";
+export const REPLAYED_HEADER = "Idempotent-Replayed";
+
+/** A request with the same key is still running after we waited for it (README "Errors"). */
+export class IdempotentRequestInProgressError extends DomainError {
+  constructor() {
+    super(409, "IDEMPOTENT_REQUEST_IN_PROGRESS", "a request with this Idempotency-Key is still being processed; retry shortly", { headers: { "Retry-After": "1" } });
+  }
+}
+
+export interface IdempotencyOptions {
+  store: IdempotencyStore;
+  /** The key space of a request: keys are per client (the verified token's client id). */
+  clientOf: (res: Response) => string;
+  /** How long a key and its response are kept (at least 24 h). */
+  ttlMs: number;
+  now: () => Date;
+  logger: Logger;
+  /** How long a request waits for a concurrent one with the same key before answering 409. */
+  waitMs?: number;
+  /** How long a running request holds its key before a retry of the same request may take over (a crashed process). */
+  leaseMs?: number;
+}
+
+const keyReused = () => new ValidationError([{ field: IDEMPOTENCY_KEY_HEADER, message: "was already used with a different request; use a new key" }]);
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Idempotency-Key support (ARCHITECTURE "Where the spec is silent") for a JSON POST route, placed
+ * after the scope guard and before the handler:
+ *
+ * - no header: the request runs as usual; a header that is not 1–255 printable ASCII: 422.
+ * - first use: the key is taken (one row per client and key), the handler runs, and a 2xx response
+ *   is stored with the key for `ttlMs`; any other outcome (422, 503, 500…) releases the key, so
+ *   the client can fix the request and use the same key again.
+ * - same key, same request: the stored status and body are replayed with `Idempotent-Replayed: true`;
+ *   while the first is still running the retry waits for it (never a second execution).
+ * - same key, another request: 422 VALIDATION_ERROR naming the Idempotency-Key header.
+ */
+export function idempotency(options: IdempotencyOptions): RequestHandler {
+  return async (req, res, next) => {
+    const key = req.get(IDEMPOTENCY_KEY_HEADER);
+    if (key === undefined) return next();
+    if (!isValidIdempotencyKey(key)) throw new ValidationError([{ field: IDEMPOTENCY_KEY_HEADER, message: "must be 1 to 255 printable ASCII characters" }]);
+    const id: IdempotencyRecordId = { clientId: options.clientOf(res), keyHash: hashKey(key) };
+    const turn = await waitForTurn(options, id, requestFingerprint(req.method, `${req.baseUrl}${req.path}`, req.body));
+    if (turn.kind === "completed") {
+      res.status(turn.response.status).set(REPLAYED_HEADER, "true").type("application/json").send(turn.response.body);
+      return;
+    }
+    settleWithResponse(res, options, id);
+    next();
+  };
+}
+
+async function waitForTurn(options: IdempotencyOptions, id: IdempotencyRecordId, requestHash: Buffer): Promise<Exclude<Reservation, { kind: "in_progress" }>> {
+  const deadline = Date.now() + (options.waitMs ?? 10_000);
+  for (let pause = 10; ; pause = Math.min(pause * 2, 200)) {
+    const now = options.now();
+    const turn = await options.store.reserve({
+      ...id,
+      requestHash,
+      now,
+      expiresAt: new Date(now.getTime() + options.ttlMs),
+      lockedUntil: new Date(now.getTime() + (options.leaseMs ?? 60_000)),
+    });
+    if (turn.kind === "reserved") return turn;
+    // A running request with another body may still fail and free the key, so only a stored one is final.
+    if (turn.kind === "completed") {
+      if (!turn.requestHash.equals(requestHash)) throw keyReused();
+      return turn;
+    }
+    if (Date.now() >= deadline) throw turn.requestHash.equals(requestHash) ? new IdempotentRequestInProgressError() : keyReused();
+    await sleep(pause);
+  }
+}
+
+/**
+ * Stores or releases the key when the response is ready, before it is sent: once a client has a
+ * response, a retry with the key finds it. Every response of these routes goes through res.json
+ * (sendData and the error middleware).
+ */
+function settleWithResponse(res: Response, options: IdempotencyOptions, id: IdempotencyRecordId): void {
+  const sendJson = res.json.bind(res);
+  res.json = ((body: unknown) => {
+    const status = res.statusCode;
+    const stored = status >= 200 && status < 300;
+    const settle = stored ? options.store.complete(id, { status, body: JSON.stringify(body) }) : options.store.release(id);
+    void settle
+      // The key then stays held until its lease ends; the response itself is still right.
+      .catch((err: unknown) => options.logger.warn({ error_name: (err as Error).name, status }, "idempotency record not updated"))
+      .finally(() => sendJson(body));
+    return res;
+  }) as Response["json"];
+}
