@@ -67,11 +67,13 @@ export async function runMigrations(pool: pg.Pool, options: { schema: string; mi
 
 const PG_CONNECTION_FAILURES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EHOSTUNREACH", "ENOTFOUND", "EPIPE", "57P01", "57P03", "53300", "08000", "08003", "08006", "08001", "08004"]);
 
+/** True for a failure to reach PostgreSQL, also when wrapped (drizzle puts the driver's error in `cause`). */
 export function isPgConnectionFailure(err: unknown): boolean {
-  const e = err as { code?: string; message?: string } | undefined;
-  if (!e) return false;
-  if (e.code && PG_CONNECTION_FAILURES.has(e.code)) return true;
-  return /timeout exceeded when trying to connect|Connection terminated|Query read timeout|connect ECONNREFUSED/i.test(e.message ?? "");
+  for (let e = err as { code?: string; message?: string; cause?: unknown } | undefined, depth = 0; e && depth < 4; e = e.cause as typeof e, depth++) {
+    if (e.code && PG_CONNECTION_FAILURES.has(e.code)) return true;
+    if (/timeout exceeded when trying to connect|Connection terminated|Query read timeout|connect ECONNREFUSED/i.test(e.message ?? "")) return true;
+  }
+  return false;
 }
 
 /** Runs an own-store operation; a database that cannot be reached becomes 503, not 500. */

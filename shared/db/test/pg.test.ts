@@ -72,3 +72,12 @@ describe("PostgreSQL own store", () => {
     }
   });
 });
+
+describe("isPgConnectionFailure", () => {
+  it("sees a connection failure wrapped by drizzle in `cause`", async () => {
+    const { isPgConnectionFailure } = await import("../src/index.ts");
+    const driverError = Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:1"), { code: "ECONNREFUSED" });
+    expect(isPgConnectionFailure(new Error("Failed query: select $1", { cause: driverError }))).toBe(true);
+    expect(isPgConnectionFailure(Object.assign(new Error("duplicate key"), { code: "23505" }))).toBe(false);
+  });
+});
