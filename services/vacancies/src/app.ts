@@ -1,26 +1,27 @@
-import express from "express";
+import type express from "express";
 import { createHttpApp } from "@svc/http";
 import type { Logger } from "@svc/logging";
 import type { TokenVerifier } from "@svc/auth";
-import type { LegacyDb } from "@svc/db";
-import type pg from "pg";
 import { SERVICE_NAME, SERVICE_VERSION, type Config } from "./config.ts";
+import { vacancyRoutes } from "./routes.ts";
+import type { VacancySource } from "./vacancy-source.ts";
 
 /** Everything the vacancies read API needs, built by main.ts (or a test) and passed in. */
 export interface AppDeps {
   config: Config;
   logger: Logger;
   verify: TokenVerifier;
-  legacy: LegacyDb;
-  pool: pg.Pool;
+  vacancies: VacancySource;
+  /** Milliseconds since the epoch; "today" for `published` is its date in config.TIME_ZONE. */
+  now: () => number;
 }
 
 /** Builds the vacancies read API's express app; never listens (main.ts and the tests do). */
 export function createApp(deps: AppDeps): express.Express {
-  const routes = express.Router();
+  const reader = { source: deps.vacancies, zone: deps.config.TIME_ZONE, now: deps.now };
   return createHttpApp({
     platform: { service: SERVICE_NAME, version: SERVICE_VERSION, environment: deps.config.ENVIRONMENT },
     logger: deps.logger,
-    routes,
+    routes: vacancyRoutes({ verify: deps.verify, reader }),
   });
 }

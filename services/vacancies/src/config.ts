@@ -1,16 +1,30 @@
-import { installationVersion, legacyEnvShape, parseEnv, pgEnvShape, serviceEnvShape, tokenEnvShape, z } from "@svc/config";
+import { installationVersion, legacyEnvShape, natsEnvShape, parseEnv, pgEnvShape, serviceEnvShape, tokenEnvShape, z } from "@svc/config";
 import { telemetryEnvShape } from "@svc/telemetry";
+import { assertTimeZone } from "@svc/time";
 
 /** The only module of this service that reads the environment (STYLE.md practice 3). */
 export const SERVICE_NAME = "vacancies";
 export const SERVICE_VERSION = installationVersion;
+
+function isTimeZone(zone: string): boolean {
+  try {
+    assertTimeZone(zone);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 const shape = z.object({
   ...serviceEnvShape({ port: 8083, internalPort: 9483 }),
   ...tokenEnvShape,
   ...pgEnvShape,
   ...legacyEnvShape,
+  ...natsEnvShape,
   ...telemetryEnvShape,
+  // The primary system's zone: its DATETIME columns hold wall-clock time there, and its calendar
+  // date is the "today" of `published` (spec 2.4), whatever zone the server or database runs in.
+  TIME_ZONE: z.string().default("Europe/Brussels").refine(isTimeZone, { message: "must be an IANA time zone such as Europe/Brussels" }),
 });
 
 export type Config = ReturnType<typeof loadConfig>;

@@ -1,28 +1,29 @@
-import { afterAll, beforeAll } from "vitest";
-import { createTokenVerifier } from "@svc/auth";
-import { createLegacyDb, createPgPool } from "@svc/db";
-import { createTempPgDatabase, createTestIssuer, platformContract, silentLogger, startApp, type StartedApp, type TempDatabase, TEST_AUDIENCE, TEST_ISSUER } from "@svc/testing";
-import { createApp } from "../src/app.ts";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { platformContract, type TempDatabase } from "@svc/testing";
 import { loadConfig } from "../src/config.ts";
+import { seededLegacyDatabase, startVacancies, type RunningVacancies } from "./support.ts";
 
-let app: StartedApp;
+let run: RunningVacancies;
 let database: TempDatabase;
-let pool: ReturnType<typeof createPgPool>;
-let legacy: ReturnType<typeof createLegacyDb>;
-const config = loadConfig({ ENVIRONMENT: "sandbox" });
 
 beforeAll(async () => {
-  database = await createTempPgDatabase();
-  const issuer = await createTestIssuer();
-  legacy = createLegacyDb({ url: config.LEGACY_DATABASE_URL });
-  pool = createPgPool({ url: database.url, schema: "vacancies", applicationName: "test" });
-  app = await startApp(createApp({ config, logger: silentLogger(), verify: createTokenVerifier({ keys: issuer.keys, issuer: TEST_ISSUER, audience: TEST_AUDIENCE }), legacy, pool }));
+  database = await seededLegacyDatabase(0);
+  run = await startVacancies({ legacyUrl: database.url });
 });
 afterAll(async () => {
-  await app.close();
-  await legacy.close();
-  await pool.end();
+  await run.close();
   await database.drop();
 });
 
-platformContract("vacancies", () => app);
+platformContract("vacancies", () => run.app);
+
+describe("vacancies configuration", () => {
+  it("judges publication in Europe/Brussels unless TIME_ZONE says otherwise", () => {
+    expect(loadConfig({}).TIME_ZONE).toBe("Europe/Brussels");
+    expect(loadConfig({ TIME_ZONE: "America/New_York" }).TIME_ZONE).toBe("America/New_York");
+  });
+
+  it("refuses to start with a TIME_ZONE the runtime does not know, naming the key", () => {
+    expect(() => loadConfig({ TIME_ZONE: "Europe/Gent" })).toThrow(/TIME_ZONE/);
+  });
+});

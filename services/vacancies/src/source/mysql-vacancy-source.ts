@@ -1,0 +1,193 @@
+/**
+ * Vacancies from the legacy primary database (MySQL/MariaDB, read-only). Every filter is a SQL
+ * predicate answered by an index of `tbl_vacature` (shared/legacy/README.md "Indexes ↔ API
+ * filters"); nothing is filtered or paged in memory. With to-vacancy.ts the only module that
+ * knows legacy table, column and index names.
+ *
+ * The rows are large (five MEDIUMTEXT columns), so reading one is the cost to avoid: a list finds
+ * its ids and its total on covering secondary indexes alone, and reads only the page's rows.
+ */
+import type { LegacyDb } from "@svc/db";
+import type { Vacancy } from "../vacancy-catalogue.ts";
+import type { AsOf, PageRequest, ReferenceLists, VacancyFilter, VacancyLink, VacancyPage, VacancySource } from "../vacancy-source.ts";
+import { zonedIso, type LocalToIso } from "./local-time.ts";
+import { statusCodeOf, toReferenceEntry, toVacancy, type ReferenceRow, type VacancyRow } from "./to-vacancy.ts";
+
+/** A statement and its positional parameters, in the order the `?` appear in the text. */
+export interface Statement {
+  sql: string;
+  params: unknown[];
+}
+
+// Spec 2.4 `published`: visible AND (no display date, or display date today or earlier). DATE
+// compared with a 'YYYY-MM-DD' parameter: the zone's today, never the database server's CURDATE().
+const PUBLISHED = "(v.zichtbaar = 1 AND (v.publicatiedatum IS NULL OR v.publicatiedatum <= ?))";
+// The negation written out, so the optimizer still sees ranges of idx_vac_gepubliceerd.
+const UNPUBLISHED = "(v.zichtbaar <> 1 OR v.publicatiedatum > ?)";
+
+const COLUMNS = `v.uuid, v.kop_publiek, v.naam_frontend, v.naam_intern, v.slug, v.teaser, v.taal,
+  v.praktijk_ref, v.praktijk_naam, v.praktijk_keuzelijst, v.provincie_code, prov.omschrijving AS provincie_omschrijving,
+  v.regio, v.functie_code, func.omschrijving AS functie_omschrijving, v.werktijd, v.contract_type,
+  v.inhoud_intro, v.inhoud_profiel, v.inhoud_taken, v.inhoud_aanbod, v.inhoud_contact, v.afbeelding,
+  v.status, v.zichtbaar, v.publicatiedatum, v.aangemaakt_op, v.gewijzigd_op, v.zoekt_verpleegkundige,
+  ${PUBLISHED} AS gepubliceerd`;
+
+// Both code columns are utf8mb4_bin like the lists' primary keys, so each join is one eq_ref lookup.
+const LABEL_JOINS = `LEFT JOIN tbl_provincie prov ON prov.provincie_code = v.provincie_code
+  LEFT JOIN tbl_functie func ON func.functie_code = v.functie_code`;
+
+/**
+ * The equality filters, each with its index `(verwijderd, column)`. InnoDB appends the primary key
+ * to a secondary index, so for a given id, filter value and `verwijderd = 0` that index holds at
+ * most one entry: checking a second filter is one lookup in a small index, not a row read.
+ */
+const EQUALITY_FILTERS = [
+  { key: "practice", index: "idx_vac_praktijk", term: (a: string) => `${a}.praktijk_ref = ?`, values: (f: VacancyFilter) => [f.practice] },
+  { key: "province", index: "idx_vac_provincie", term: (a: string) => `${a}.provincie_code = ?`, values: (f: VacancyFilter) => [f.province] },
+  { key: "position", index: "idx_vac_functie", term: (a: string) => `${a}.functie_code = ?`, values: (f: VacancyFilter) => [f.position] },
+  { key: "status", index: "idx_vac_status", term: (a: string) => `${a}.status = ?`, values: (f: VacancyFilter) => [f.status && statusCodeOf(f.status)] },
+  // `taal` is case-insensitive (`NL` = `nl`) but only exact nl/fr are a language: the first term
+  // seeks in the index, the BINARY one drops the odd spellings the mapper turns into null.
+  { key: "language", index: "idx_vac_taal", term: (a: string) => `${a}.taal = ? AND ${a}.taal = BINARY ?`, values: (f: VacancyFilter) => [f.language, f.language] },
+] as const;
+
+interface RangeFilter {
+  index: string;
+  term: string;
+  value: unknown;
+  /** How this index tells live rows from soft-deleted ones. */
+  live: string;
+}
+
+const LIVE = "v.verwijderd = 0";
+// idx_vac_gewijzigd holds no `verwijderd`: rather than read every matching row to check it, look
+// the id up among the few deleted ones, which idx_vac_status answers without a row read.
+const NOT_DELETED = "v.vacature_id NOT IN (SELECT d.vacature_id FROM tbl_vacature d WHERE d.verwijderd <> 0)";
+
+function rangeFiltersOf(filter: VacancyFilter, asOf: AsOf): RangeFilter[] {
+  // updated_since first: an incremental sync asks for a short recent window, usually far narrower
+  // than "published", so with both it should drive and published be checked on its few rows.
+  const ranges: RangeFilter[] = [];
+  if (filter.updatedSinceLocal !== undefined) ranges.push({ index: "idx_vac_gewijzigd", term: "v.gewijzigd_op >= ?", value: filter.updatedSinceLocal, live: NOT_DELETED });
+  if (filter.published !== undefined) ranges.push({ index: "idx_vac_gepubliceerd", term: filter.published ? PUBLISHED : UNPUBLISHED, value: asOf.today, live: LIVE });
+  return ranges;
+}
+
+/** Every legacy index the statements name; a test checks each exists in the legacy schema. */
+export const INDEXES_USED = [...EQUALITY_FILTERS.map((f) => f.index), "idx_vac_gepubliceerd", "idx_vac_gewijzigd", "idx_vac_status", "PRIMARY"];
+
+/** Unfiltered pages that end within this many rows walk the primary key (see selectionOf). */
+const EARLY_ROWS = 5_000;
+
+/**
+ * FROM and WHERE of the vacancies matching `filter`, soft-deleted ones excluded. One index drives:
+ * a practice (few vacancies each), else updated_since or published (a covering range), else the
+ * first equality filter (in primary-key order, no sort). Every other equality filter is an
+ * index-only join on the primary key; a second range filter is checked on the row.
+ *
+ * Without a filter nearly every row is live, so an early page is quickest walking the primary key
+ * and stopping after offset + limit rows; the optimizer would sort every live id instead, which
+ * costs as much for page 1 as for the last page (deep pages keep that plan).
+ */
+function selectionOf(filter: VacancyFilter, asOf: AsOf, page?: PageRequest): { from: string; where: string; params: unknown[] } {
+  const equalities: ReadonlyArray<(typeof EQUALITY_FILTERS)[number]> = EQUALITY_FILTERS.filter((f) => filter[f.key] !== undefined);
+  const ranges = rangeFiltersOf(filter, asOf);
+  const rangeDrives = ranges.length > 0 && equalities[0]?.key !== "practice";
+  const drivingRange = rangeDrives ? ranges[0] : undefined;
+  const checkedRanges = rangeDrives ? ranges.slice(1) : ranges;
+  const drivingEquality = rangeDrives ? undefined : equalities[0];
+  const joined = rangeDrives ? equalities : equalities.slice(1);
+  // Forced, or the optimizer may enter through a joined index and read `v` rows by primary key.
+  const index = drivingEquality?.index ?? (drivingRange && joined.length > 0 ? drivingRange.index : undefined);
+  const early = page !== undefined && equalities.length === 0 && ranges.length === 0 && page.offset + page.limit <= EARLY_ROWS;
+  const params: unknown[] = [];
+  let from = `tbl_vacature v${index ? ` FORCE INDEX (${index})` : early ? " FORCE INDEX (PRIMARY)" : ""}`;
+  joined.forEach((f, i) => {
+    from += `\n  JOIN tbl_vacature f${i} FORCE INDEX (${f.index}) ON f${i}.vacature_id = v.vacature_id AND f${i}.verwijderd = 0 AND ${f.term(`f${i}`)}`;
+    params.push(...f.values(filter));
+  });
+  const where = [drivingRange?.live ?? LIVE];
+  if (drivingEquality) {
+    where.push(drivingEquality.term("v"));
+    params.push(...drivingEquality.values(filter));
+  }
+  for (const range of drivingRange ? [drivingRange, ...checkedRanges] : checkedRanges) {
+    where.push(range.term);
+    params.push(range.value);
+  }
+  return { from, where: where.join(" AND "), params };
+}
+
+export function countStatement(filter: VacancyFilter, asOf: AsOf): Statement {
+  const s = selectionOf(filter, asOf);
+  return { sql: `SELECT COUNT(*) AS n FROM ${s.from}\nWHERE ${s.where}`, params: s.params };
+}
+
+/**
+ * One page ordered by the integer primary key, which never changes, so walking every page yields
+ * each vacancy once. The page's ids come first, from indexes only; then only those rows are read:
+ * a deep OFFSET skips index entries, not MEDIUMTEXT rows.
+ */
+export function pageStatement(filter: VacancyFilter, asOf: AsOf, page: PageRequest): Statement {
+  const s = selectionOf(filter, asOf, page);
+  return {
+    sql: `SELECT ${COLUMNS}
+FROM (SELECT v.vacature_id FROM ${s.from}
+  WHERE ${s.where} ORDER BY v.vacature_id LIMIT ? OFFSET ?) page
+JOIN tbl_vacature v ON v.vacature_id = page.vacature_id
+${LABEL_JOINS}
+ORDER BY v.vacature_id`,
+    params: [asOf.today, ...s.params, page.limit, page.offset],
+  };
+}
+
+export function singleStatement(uuid: string, asOf: AsOf): Statement {
+  return {
+    sql: `SELECT ${COLUMNS} FROM tbl_vacature v ${LABEL_JOINS} WHERE v.uuid = ? AND v.verwijderd = 0`,
+    params: [asOf.today, uuid],
+  };
+}
+
+export class MysqlVacancySource implements VacancySource {
+  readonly #db: LegacyDb;
+  readonly #toIso: LocalToIso;
+
+  /** `zone`: the zone the legacy DATETIME columns hold wall-clock time in. */
+  constructor(db: LegacyDb, zone: string) {
+    this.#db = db;
+    this.#toIso = zonedIso(zone);
+  }
+
+  async list(filter: VacancyFilter, asOf: AsOf, page: PageRequest): Promise<VacancyPage> {
+    const count = countStatement(filter, asOf);
+    const rows = pageStatement(filter, asOf, page);
+    const [counted, found] = await Promise.all([
+      this.#db.query<{ n: number | string }>(count.sql, count.params),
+      this.#db.query<VacancyRow>(rows.sql, rows.params),
+    ]);
+    return { total: Number(counted[0]?.n ?? 0), items: found.map((row) => toVacancy(row, this.#toIso)) };
+  }
+
+  async get(uuid: string, asOf: AsOf): Promise<Vacancy | null> {
+    const statement = singleStatement(uuid, asOf);
+    const [row] = await this.#db.query<VacancyRow>(statement.sql, statement.params);
+    return row ? toVacancy(row, this.#toIso) : null;
+  }
+
+  async link(uuid: string): Promise<VacancyLink | null> {
+    const [row] = await this.#db.query<{ praktijk_ref: string | null }>(
+      "SELECT praktijk_ref FROM tbl_vacature WHERE uuid = ? AND verwijderd = 0",
+      [uuid],
+    );
+    return row ? { practiceId: row.praktijk_ref } : null;
+  }
+
+  async referenceLists(): Promise<ReferenceLists> {
+    // Display order of the primary system; inactive entries stay, older vacancies refer to them.
+    const [positions, provinces] = await Promise.all([
+      this.#db.query<ReferenceRow>("SELECT functie_code AS code, omschrijving AS label, actief FROM tbl_functie ORDER BY volgorde, functie_code"),
+      this.#db.query<ReferenceRow>("SELECT provincie_code AS code, omschrijving AS label, actief FROM tbl_provincie ORDER BY volgorde, provincie_code"),
+    ]);
+    return { positions: positions.map(toReferenceEntry), provinces: provinces.map(toReferenceEntry) };
+  }
+}

@@ -1,0 +1,62 @@
+/**
+ * What the vacancy domain needs from wherever vacancies live, in canonical terms. The legacy
+ * MySQL implementation is source/mysql-vacancy-source.ts; nothing outside source/ sees a row.
+ */
+import type { AllowedOf, Vacancy } from "./vacancy-catalogue.ts";
+
+/** List filters of spec 4.3, already validated and resolved to source-comparable values. */
+export interface VacancyFilter {
+  language?: AllowedOf<"language">;
+  province?: string;
+  position?: string;
+  status?: AllowedOf<"status.value">;
+  published?: boolean;
+  practice?: string;
+  /** Wall-clock `YYYY-MM-DD HH:MM:SS` in the source's zone: updated at or after it. */
+  updatedSinceLocal?: string;
+}
+
+/** `today` is the calendar date (YYYY-MM-DD) in the service's zone that `published` is judged against. */
+export interface AsOf {
+  today: string;
+}
+
+export interface PageRequest {
+  offset: number;
+  limit: number;
+}
+
+export interface VacancyPage {
+  items: Vacancy[];
+  /** Every vacancy matching the filter, across all pages. */
+  total: number;
+}
+
+/** A reference-list entry (spec 2.4): `active` false means no longer selectable, kept for older vacancies. */
+export interface ReferenceEntry {
+  code: string;
+  label: string;
+  active: boolean;
+}
+
+export interface ReferenceLists {
+  positions: ReferenceEntry[];
+  provinces: ReferenceEntry[];
+}
+
+/** The practice link of a live (not soft-deleted) vacancy, or null when there is none. */
+export interface VacancyLink {
+  practiceId: string | null;
+}
+
+/**
+ * Read access to vacancies. Soft-deleted vacancies do not exist for any method. Every method
+ * throws SourceUnavailableError (503) when the source cannot be reached in time.
+ */
+export interface VacancySource {
+  /** One page in a stable order (the source's immutable row key), and the total. */
+  list(filter: VacancyFilter, asOf: AsOf, page: PageRequest): Promise<VacancyPage>;
+  get(uuid: string, asOf: AsOf): Promise<Vacancy | null>;
+  link(uuid: string): Promise<VacancyLink | null>;
+  referenceLists(): Promise<ReferenceLists>;
+}
