@@ -1,0 +1,62 @@
+import { EVENT_CATALOGUE } from "../catalogue.ts";
+import type { EntityType, EventType } from "../catalogue.ts";
+
+/** One record as the source sees it now; T is the service's canonical type. */
+export type ChangeRecord<T extends object = object> = {
+  /** The public identifier (`entity.id` in events). */
+  id: string;
+  /**
+   * The canonical form (the contract's fields only), or null when the record exists but is not
+   * live (soft-deleted), so an incremental pass can report a soft delete without a sweep.
+   */
+  canonical: T | null;
+  /**
+   * Calendar date (YYYY-MM-DD, in the detector's zone) from which the canonical form changes with
+   * no source write: a future display date, a period boundary. On that date the record is read
+   * again (`byIds`) and an `updated` event follows if its canonical form did change.
+   */
+  recheckOn?: string | null;
+  /** The source's modification time as stored (wall clock, `YYYY-MM-DD HH:MM:SS`); moves the cursor. */
+  modifiedLocal?: string | null;
+};
+
+/** What a pass tells the source: the mapper must derive calendar fields from `today`, not the clock. */
+export type PassContext = {
+  /** Today in the detector's zone, YYYY-MM-DD. */
+  today: string;
+  nowMs: number;
+  /** Aborted when the pass must stop (leadership lost, shutdown); long reads may honour it. */
+  signal: AbortSignal;
+};
+
+/**
+ * A read-only source of one entity type, implemented by the service that owns it (e.g. a
+ * `MysqlVacancyChangeSource` with the service's row → canonical mapper). Pages should be a few
+ * hundred to a few thousand records: each page is evaluated and committed in one transaction.
+ */
+export interface ChangeSource<T extends object = object> {
+  /** Stable name of this source; keys its cursor row (e.g. "vacancies"). */
+  readonly name: string;
+  readonly entityType: EntityType;
+  readonly events: { created: EventType; updated: EventType; deleted: EventType };
+  /**
+   * Records whose modification time is at or after `modifiedAfterLocal` (wall clock in the
+   * source's zone), soft-deleted ones included (canonical null), in pages. The detector already
+   * widened the bound by its overlap window.
+   */
+  changedSince(cursor: { modifiedAfterLocal: string }, ctx: PassContext): AsyncIterable<ChangeRecord<T>[]>;
+  /** Every live record, in pages (keyset order recommended): the full sweep. */
+  sweep(ctx: PassContext): AsyncIterable<ChangeRecord<T>[]>;
+  /** The live records among `ids`; an id not returned is treated as deleted. */
+  byIds(ids: string[], ctx: PassContext): Promise<ChangeRecord<T>[]>;
+}
+
+/** Fails fast on a source whose event types do not belong to its entity type (spec 6.2). */
+export function checkSource<T extends object>(source: ChangeSource<T>): ChangeSource<T> {
+  for (const type of Object.values(source.events)) {
+    if (EVENT_CATALOGUE[type] !== source.entityType) {
+      throw new RangeError(`event type ${type} does not belong to entity type ${source.entityType}`);
+    }
+  }
+  return source;
+}

@@ -1,0 +1,83 @@
+import { dateIn, localOfInstant } from "@svc/time";
+import { buildEvent } from "../event.ts";
+import type { ChangeSource, ChangeRecord, PassContext } from "./change-source.ts";
+import type { ChangeStore, Fence } from "./change-store.ts";
+import { observe } from "./plan.ts";
+import type { Change } from "./plan.ts";
+
+export type PassKind = "incremental" | "sweep" | "baseline";
+
+export type PassResult = {
+  kind: PassKind;
+  /** Records read from the source. */
+  examined: number;
+  created: number;
+  updated: number;
+  deleted: number;
+  durationMs: number;
+};
+
+export type PassDeps = {
+  store: ChangeStore;
+  source: ChangeSource;
+  now: () => number;
+  timeZone: string;
+  publicBaseUrl: string;
+  /** Most records per transaction. */
+  batchSize: number;
+  emitCreatedOnBaseline: boolean;
+  traceContext?: (() => Record<string, string> | undefined) | undefined;
+};
+
+/** The state of one pass: its clock reading, its counters, and how it applies a page. */
+export class DetectionPass {
+  readonly kind: PassKind;
+  readonly ctx: PassContext;
+  readonly startedAt: Date;
+  /** The detector's own wall clock in the source zone at the start of the pass. */
+  readonly localNow: string;
+  readonly #deps: PassDeps;
+  readonly #fence: Fence;
+  readonly #counts = { examined: 0, created: 0, updated: 0, deleted: 0 };
+  readonly #startedMono = performance.now();
+
+  constructor(kind: PassKind, deps: PassDeps, control: { signal: AbortSignal; fence: Fence }) {
+    const nowMs = deps.now();
+    this.kind = kind;
+    this.#deps = deps;
+    this.#fence = control.fence;
+    this.startedAt = new Date(nowMs);
+    this.localNow = localOfInstant(nowMs, deps.timeZone);
+    this.ctx = { today: dateIn(deps.timeZone, nowMs), nowMs, signal: control.signal };
+  }
+
+  /** Evaluates records in batches; each batch commits on its own (state + events together). */
+  async apply(records: ChangeRecord[]): Promise<void> {
+    const { store, batchSize, source, publicBaseUrl } = this.#deps;
+    this.#counts.examined += records.length;
+    for (let i = 0; i < records.length; i += batchSize) {
+      this.ctx.signal.throwIfAborted();
+      const occurredAt = new Date(this.#deps.now());
+      const events = await store.apply(observe(records.slice(i, i + batchSize)), {
+        baseline: this.kind === "baseline" && !this.#deps.emitCreatedOnBaseline,
+        seenAt: this.startedAt,
+        fence: this.#fence,
+        toEvent: (id: string, change: Change) => buildEvent({ type: source.events[change], entityId: id, publicBaseUrl, occurredAt }),
+        traceContext: this.#deps.traceContext?.(),
+      });
+      for (const e of events) this.#counts[e.change] += 1;
+    }
+  }
+
+  /** Reads `ids` again from the source; an id it no longer returns is a delete. */
+  async applyByIds(ids: string[]): Promise<void> {
+    const live = await this.#deps.source.byIds(ids, this.ctx);
+    const found = new Set(live.map((r) => r.id));
+    const gone = ids.filter((id) => !found.has(id)).map((id) => ({ id, canonical: null }));
+    await this.apply([...live, ...gone]);
+  }
+
+  result(): PassResult {
+    return { kind: this.kind, ...this.#counts, durationMs: Math.round(performance.now() - this.#startedMono) };
+  }
+}

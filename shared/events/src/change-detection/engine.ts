@@ -1,0 +1,145 @@
+import type pg from "pg";
+import type { Logger } from "@svc/messaging";
+import { assertTimeZone } from "@svc/time";
+import { checkedIdentifier } from "../pg-transaction.ts";
+import { checkSource } from "./change-source.ts";
+import type { ChangeSource } from "./change-source.ts";
+import { ChangeStore } from "./change-store.ts";
+import type { Fence, RecheckKey } from "./change-store.ts";
+import { DetectionPass } from "./detection-pass.ts";
+import type { PassDeps, PassKind, PassResult } from "./detection-pass.ts";
+import { earlierLocal, laterLocal, normalizeLocal, shiftLocal } from "./local-time.ts";
+
+export type ChangeDetectorOptions = {
+  pool: pg.Pool;
+  /** The service's own schema: change_state, change_cursor and outbox live there. */
+  schema: string;
+  source: ChangeSource;
+  logger: Logger;
+  /** For `links.self` in events. */
+  publicBaseUrl: string;
+  /** The zone of the source's wall-clock times and of "today" (e.g. Europe/Brussels). */
+  timeZone: string;
+  /** The clock; inject one in tests to move through calendar dates. Default Date.now. */
+  now?: () => number;
+  /** How far before the cursor each incremental pass reads again; default 2 min. */
+  overlapMs?: number;
+  /** Most records per transaction, and ids per byIds call; default 1000. */
+  batchSize?: number;
+  /** Emit `created` for every record found by the very first run; default false (baseline only). */
+  emitCreatedOnBaseline?: boolean;
+  /** Table name of this source's state (a second source in one schema needs its own); default change_state. */
+  stateTable?: string;
+  /** W3C trace context stored with the events (e.g. the pass's span), if any. */
+  traceContext?: () => Record<string, string> | undefined;
+};
+
+/** Who runs the pass: aborted when leadership is lost; the fence runs in every batch transaction. */
+export type PassControl = { signal?: AbortSignal; fence?: Fence };
+
+export type ChangeDetector = {
+  runIncremental(control?: PassControl): Promise<PassResult>;
+  runSweep(control?: PassControl): Promise<PassResult>;
+  /** True when no full sweep ran within `everyMs` (or none ever did). */
+  sweepDue(everyMs: number): Promise<boolean>;
+};
+
+/** The change detection engine for one source; scheduling and leadership are startDetector's. */
+export function createChangeDetector(options: ChangeDetectorOptions): ChangeDetector {
+  const deps = passDeps(options);
+  const overlapMs = options.overlapMs ?? 120_000;
+  const run = async (kind: PassKind, control: PassControl, body: (pass: DetectionPass) => Promise<void>): Promise<PassResult> => {
+    const pass = new DetectionPass(kind, deps, { signal: control.signal ?? new AbortController().signal, fence: control.fence ?? noFence });
+    await body(pass);
+    const result = pass.result();
+    if (result.created + result.updated + result.deleted > 0 || kind !== "incremental") {
+      options.logger.info({ source: deps.source.name, ...result }, "change detection pass done");
+    }
+    return result;
+  };
+
+  async function runSweep(control: PassControl = {}): Promise<PassResult> {
+    const cursor = await deps.store.readCursor();
+    return run(cursor ? "sweep" : "baseline", control, (pass) => sweep(pass, deps, cursor !== null));
+  }
+
+  async function runIncremental(control: PassControl = {}): Promise<PassResult> {
+    const cursor = await deps.store.readCursor();
+    // No baseline yet: the first run is a full sweep that records it.
+    if (!cursor) return runSweep(control);
+    return run("incremental", control, (pass) => incremental(pass, deps, cursor.modifiedAfterLocal, overlapMs));
+  }
+
+  async function sweepDue(everyMs: number): Promise<boolean> {
+    const cursor = await deps.store.readCursor();
+    return !cursor?.sweptAt || deps.now() - cursor.sweptAt.getTime() >= everyMs;
+  }
+
+  return { runIncremental, runSweep, sweepDue };
+}
+
+function passDeps(options: ChangeDetectorOptions): PassDeps {
+  const source = checkSource(options.source);
+  const store = new ChangeStore({
+    pool: options.pool, schema: checkedIdentifier(options.schema), stateTable: options.stateTable ?? "change_state", sourceName: source.name,
+  });
+  return {
+    store, source, now: options.now ?? Date.now, timeZone: assertTimeZone(options.timeZone), publicBaseUrl: options.publicBaseUrl,
+    batchSize: options.batchSize ?? 1_000, emitCreatedOnBaseline: options.emitCreatedOnBaseline ?? false, traceContext: options.traceContext,
+  };
+}
+
+const noFence: Fence = async () => {};
+
+/**
+ * Every live record is compared; a record the state shows live but the sweep did not yield is
+ * read again by id (it may have been created or moved while the sweep ran) and, if the source
+ * no longer returns it, reported deleted once. Catches hard and soft deletes and any change
+ * that did not touch the modification time (a joined row, a direct SQL fix).
+ */
+async function sweep(pass: DetectionPass, deps: PassDeps, baselineDone: boolean): Promise<void> {
+  const seen = new Set<string>();
+  for await (const page of deps.source.sweep(pass.ctx)) {
+    pass.ctx.signal.throwIfAborted();
+    for (const r of page) seen.add(r.id);
+    await pass.apply(page);
+  }
+  // Rows written during this sweep carry seen_at = its start, so they are not candidates.
+  const missing = (await deps.store.liveIdsSeenBefore(pass.startedAt)).filter((id) => !seen.has(id));
+  for (let i = 0; i < missing.length; i += deps.batchSize) await pass.applyByIds(missing.slice(i, i + deps.batchSize));
+  // Changes made while the baseline sweep ran carry later modification times: the first
+  // incremental pass starts from the sweep's start.
+  if (baselineDone) await deps.store.updateCursor({ sweptAt: pass.startedAt }, pass.startedAt);
+  else await deps.store.saveBaseline(pass.localNow, pass.startedAt);
+}
+
+/**
+ * Reads what changed since the cursor (minus the overlap: clock skew between writers, and
+ * transactions that commit after rows with later timestamps), then re-reads the records whose
+ * calendar date has come. The cursor becomes the newest modification time seen, but never later
+ * than the detector's own local time: a writer whose clock runs ahead cannot push it past rows
+ * still to come, and in the repeated autumn hour the cursor falls back with the wall clock.
+ */
+async function incremental(pass: DetectionPass, deps: PassDeps, cursor: string, overlapMs: number): Promise<void> {
+  let newest = cursor;
+  for await (const page of deps.source.changedSince({ modifiedAfterLocal: shiftLocal(cursor, -overlapMs) }, pass.ctx)) {
+    pass.ctx.signal.throwIfAborted();
+    await pass.apply(page);
+    for (const r of page) if (r.modifiedLocal) newest = laterLocal(newest, normalizeLocal(r.modifiedLocal));
+  }
+  await recheckDue(pass, deps);
+  const next = earlierLocal(newest, pass.localNow);
+  if (next !== cursor) await deps.store.updateCursor({ modifiedAfterLocal: next }, pass.startedAt);
+}
+
+/** Calendar-driven changes: records whose recheck date is today or earlier are read again. */
+async function recheckDue(pass: DetectionPass, deps: PassDeps): Promise<void> {
+  // Keyset, so a record whose source keeps a past recheck date is read once per pass.
+  for (let after: RecheckKey | null = null; ; ) {
+    pass.ctx.signal.throwIfAborted();
+    const due = await deps.store.dueForRecheck(pass.ctx.today, after, deps.batchSize);
+    if (due.length > 0) await pass.applyByIds(due.map((d) => d.id));
+    if (due.length < deps.batchSize) return;
+    after = due[due.length - 1] as RecheckKey;
+  }
+}

@@ -1,0 +1,101 @@
+import { backoffMs, serialQueue, sleep } from "../background.ts";
+import type { Fence } from "./change-store.ts";
+import type { PassResult } from "./detection-pass.ts";
+import { createChangeDetector } from "./engine.ts";
+import type { ChangeDetector, ChangeDetectorOptions } from "./engine.ts";
+import type { LeaderElector } from "./leader.ts";
+
+export type DetectorOptions = ChangeDetectorOptions & {
+  elector: LeaderElector;
+  /** Pause between passes while leader; default 5 s. */
+  incrementalEveryMs?: number;
+  /** A full sweep replaces the incremental pass when the last one (any leader's) is this old; default 15 min. */
+  sweepEveryMs?: number;
+  /** Ceiling of the retry backoff while a source or PostgreSQL is unavailable; default 30 s. */
+  maxBackoffMs?: number;
+};
+
+export type DetectorStats = { passes: number; failures: number; last: PassResult | null };
+
+export type RunningDetector = {
+  /** Stops after the batch in flight and hands leadership back. */
+  stop(): Promise<void>;
+  /** Runs an incremental pass now, after any pass in flight; null when this replica is not leader. */
+  runIncremental(): Promise<PassResult | null>;
+  runSweep(): Promise<PassResult | null>;
+  isLeader(): boolean;
+  stats(): DetectorStats;
+};
+
+/**
+ * Runs change detection for one source while this replica is leader: an incremental pass every
+ * `incrementalEveryMs`, a full sweep instead when one is due. Passes never overlap. The sweep
+ * schedule is kept in the cursor row, so a new leader does not sweep again at once.
+ */
+export function startDetector(options: DetectorOptions): RunningDetector {
+  const runner = new DetectorRunner(options);
+  const stopping = new AbortController();
+  const done = options.elector.run((signal, fence) => runner.lead(signal, fence), stopping.signal);
+  return {
+    stop: async () => {
+      stopping.abort();
+      await done;
+    },
+    runIncremental: () => runner.pass("runIncremental"),
+    runSweep: () => runner.pass("runSweep"),
+    isLeader: () => options.elector.isLeader(),
+    stats: () => ({ ...runner.stats }),
+  };
+}
+
+class DetectorRunner {
+  readonly stats: DetectorStats = { passes: 0, failures: 0, last: null };
+  readonly #engine: ChangeDetector;
+  readonly #o: DetectorOptions & { incrementalEveryMs: number; sweepEveryMs: number; maxBackoffMs: number };
+  readonly #queue = serialQueue();
+  #term: { signal: AbortSignal; fence: Fence } | null = null;
+
+  constructor(options: DetectorOptions) {
+    this.#engine = createChangeDetector(options);
+    this.#o = { incrementalEveryMs: 5_000, sweepEveryMs: 15 * 60_000, maxBackoffMs: 30_000, ...options };
+  }
+
+  /** One pass, after any pass in flight, as the current leader; null when not leading. */
+  pass(kind: "runIncremental" | "runSweep"): Promise<PassResult | null> {
+    return this.#queue(async () => {
+      const term = this.#term;
+      if (!term || term.signal.aborted) return null;
+      const result = await this.#engine[kind](term);
+      this.stats.passes += 1;
+      this.stats.last = result;
+      return result;
+    });
+  }
+
+  async lead(signal: AbortSignal, fence: Fence): Promise<void> {
+    this.#term = { signal, fence };
+    try {
+      await this.#schedule(signal);
+    } finally {
+      this.#term = null;
+    }
+  }
+
+  async #schedule(signal: AbortSignal): Promise<void> {
+    const { incrementalEveryMs, sweepEveryMs, maxBackoffMs, logger, source } = this.#o;
+    for (let failures = 0; !signal.aborted; ) {
+      try {
+        await this.pass((await this.#engine.sweepDue(sweepEveryMs)) ? "runSweep" : "runIncremental");
+        failures = 0;
+        await sleep(incrementalEveryMs, signal);
+      } catch (err) {
+        if (signal.aborted) return;
+        failures += 1;
+        this.stats.failures += 1;
+        const delayMs = backoffMs(failures, incrementalEveryMs, maxBackoffMs);
+        logger.warn({ err, source: source.name, failures, delayMs }, "change detection pass failed; retrying");
+        await sleep(delayMs, signal);
+      }
+    }
+  }
+}

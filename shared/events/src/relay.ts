@@ -1,0 +1,164 @@
+import type pg from "pg";
+import { ensureStream, eventsStreamConfig } from "@svc/messaging";
+import type { JetStreamClient, JetStreamManager, Logger, Names } from "@svc/messaging";
+import { backoffMs, sleep } from "./background.ts";
+import { pruneOutbox } from "./outbox-prune.ts";
+import { checkedIdentifier } from "./pg-transaction.ts";
+import { relayBatch } from "./relay-batch.ts";
+import type { BatchOptions } from "./relay-batch.ts";
+
+export type RelayOptions = {
+  pool: pg.Pool;
+  /** The emitting service's own schema, holding its `outbox` table. */
+  schema: string;
+  js: JetStreamClient;
+  jsm: JetStreamManager;
+  names: Names;
+  logger: Logger;
+  /** Rows claimed, published and marked per transaction; default 500. */
+  batchSize?: number;
+  /**
+   * Batches in flight at once in this process (each its own transaction and connection), so one
+   * batch's database work overlaps another's publishing; default 2.
+   */
+  concurrency?: number;
+  /** Pause between polls when the outbox is drained; default 200 ms (the added latency). */
+  pollMs?: number;
+  /** How long sent rows are kept for inspection and re-drive; default 7 days. */
+  retentionMs?: number;
+  /** How often old sent rows are pruned; default 60 s. */
+  pruneEveryMs?: number;
+  /** Rows deleted per prune statement; default 1000. */
+  pruneBatchSize?: number;
+  /** Wait for one PubAck; default 5 s. */
+  publishTimeoutMs?: number;
+  /** Ceiling of the retry backoff while NATS or PostgreSQL is unavailable; default 10 s. */
+  maxBackoffMs?: number;
+  /** false: no background loop, only runOnce()/prune() (tests, one-shot tools); default true. */
+  autoStart?: boolean;
+  /** Test seam: see BatchOptions.afterPublish. */
+  afterPublish?: BatchOptions["afterPublish"];
+};
+
+export type RelayStats = { published: number; duplicates: number; failures: number; pruned: number };
+
+export type Relay = {
+  /** Stops the loop after the batch in flight (its publishes are bounded by publishTimeoutMs). */
+  stop(): Promise<void>;
+  /** Publishes every pending row now; resolves with the number marked sent, rejects on failure. */
+  runOnce(): Promise<number>;
+  /** Deletes sent rows older than the retention now; resolves with the number deleted. */
+  prune(): Promise<number>;
+  stats(): RelayStats;
+};
+
+const DEFAULTS = {
+  batchSize: 500,
+  concurrency: 2,
+  pollMs: 200,
+  retentionMs: 7 * 86_400_000,
+  pruneEveryMs: 60_000,
+  pruneBatchSize: 1_000,
+  publishTimeoutMs: 5_000,
+  maxBackoffMs: 10_000,
+  autoStart: true,
+};
+
+type Settings = typeof DEFAULTS & RelayOptions;
+
+/**
+ * The outbox relay of one service schema (ARCHITECTURE "Events and webhooks"): pending outbox
+ * rows → the events stream, `Nats-Msg-Id` = event_uuid. Any number of replicas may run it.
+ * Failures (NATS or PostgreSQL unreachable) leave rows pending and are retried with backoff;
+ * the caller owns the pool and the NATS connection, which reconnect on their own.
+ */
+export function startRelay(options: RelayOptions): Relay {
+  const relay = new OutboxRelay({ ...DEFAULTS, ...options, schema: checkedIdentifier(options.schema) });
+  const done = relay.settings.autoStart ? relay.loop() : Promise.resolve();
+  return {
+    runOnce: () => relay.runOnce(),
+    prune: () => relay.prune(),
+    stats: () => ({ ...relay.stats }),
+    stop: async () => {
+      relay.stopping.abort();
+      await done;
+    },
+  };
+}
+
+class OutboxRelay {
+  readonly settings: Settings;
+  readonly stopping = new AbortController();
+  readonly stats: RelayStats = { published: 0, duplicates: 0, failures: 0, pruned: 0 };
+  #streamReady = false;
+  #prunedAt = 0;
+  readonly #reported = new Set<string>();
+
+  constructor(settings: Settings) {
+    this.settings = settings;
+  }
+
+  async runOnce(): Promise<number> {
+    // Created idempotently by whichever replica comes first; checked again after any failure,
+    // in case the stream was deleted or the server lost its store.
+    if (!this.#streamReady) await ensureStream(this.settings.jsm, eventsStreamConfig(this.settings.names));
+    this.#streamReady = true;
+    const drains = await Promise.allSettled(Array.from({ length: this.settings.concurrency }, () => this.#drain()));
+    const failed = drains.find((d) => d.status === "rejected");
+    if (failed) {
+      this.#streamReady = false;
+      throw failed.reason;
+    }
+    return drains.reduce((sum, d) => sum + (d.status === "fulfilled" ? d.value : 0), 0);
+  }
+
+  /** Claims batches until one comes back short (the outbox is drained) or stop() was called. */
+  async #drain(): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const outcome = await relayBatch(this.settings);
+      total += outcome.sent;
+      this.stats.published += outcome.sent;
+      this.stats.duplicates += outcome.duplicates;
+      this.#reportUnpublishable(outcome.unpublishable);
+      if (outcome.error !== undefined) throw outcome.error;
+      if (outcome.claimed < this.settings.batchSize || this.stopping.signal.aborted) return total;
+    }
+  }
+
+  /** Once per row and process: the row is claimed again on every poll. */
+  #reportUnpublishable(eventUuids: string[]): void {
+    const fresh = eventUuids.filter((id) => !this.#reported.has(id));
+    for (const id of fresh) this.#reported.add(id);
+    if (fresh.length > 0) {
+      this.settings.logger.error({ schema: this.settings.schema, eventUuids: fresh }, "outbox rows with an invalid event type cannot be published; fix or delete them");
+    }
+  }
+
+  async prune(): Promise<number> {
+    const { pool, schema, retentionMs, pruneBatchSize } = this.settings;
+    this.#prunedAt = Date.now();
+    const deleted = await pruneOutbox(pool, schema, retentionMs, pruneBatchSize);
+    this.stats.pruned += deleted;
+    return deleted;
+  }
+
+  async loop(): Promise<void> {
+    const { pollMs, pruneEveryMs, maxBackoffMs, logger, schema } = this.settings;
+    let failures = 0;
+    while (!this.stopping.signal.aborted) {
+      try {
+        await this.runOnce();
+        if (Date.now() - this.#prunedAt >= pruneEveryMs) await this.prune();
+        failures = 0;
+        await sleep(pollMs, this.stopping.signal);
+      } catch (err) {
+        failures += 1;
+        this.stats.failures += 1;
+        const delayMs = backoffMs(failures, pollMs, maxBackoffMs);
+        logger.warn({ err, schema, failures, delayMs }, "outbox relay failed; rows stay pending, retrying");
+        await sleep(delayMs, this.stopping.signal);
+      }
+    }
+  }
+}

@@ -1,0 +1,88 @@
+import { randomBytes } from "node:crypto";
+import { createConnection } from "mysql2/promise";
+import type { Connection } from "mysql2/promise";
+import type { LegacyDb } from "@svc/db";
+import type { ChangeRecord, ChangeSource, PassContext } from "../../src/index.ts";
+
+/**
+ * A change source over a MariaDB vacancy table joined to a practice table, shaped like the
+ * legacy one: wall-clock `modified` (may be NULL), a soft-delete flag, a display date that makes
+ * `published` change with the calendar. Reads through the read-only legacy pool.
+ */
+type TestVacancy = { uuid: string; title: string | null; practice: { name: string | null }; visible: boolean; published: boolean; display_date: string | null };
+
+type Row = {
+  id: string; title: string | null; visible: number; display_date: string | null; deleted: number;
+  modified: string | null; practice_name: string | null;
+};
+
+export class TestVacancySource implements ChangeSource<TestVacancy> {
+  readonly name: string;
+  readonly entityType = "vacancy" as const;
+  readonly events = { created: "vacancy.created", updated: "vacancy.updated", deleted: "vacancy.deleted" } as const;
+  readonly #db: LegacyDb;
+  readonly #select: string;
+  readonly #pageSize: number;
+
+  constructor(db: LegacyDb, tables: { vacancy: string; practice: string }, options: { pageSize?: number; name?: string } = {}) {
+    this.#db = db;
+    this.#pageSize = options.pageSize ?? 500;
+    this.name = options.name ?? "vacancies";
+    this.#select = `SELECT v.id, v.title, v.visible, v.display_date, v.deleted, v.modified, p.name AS practice_name
+      FROM ${tables.vacancy} v LEFT JOIN ${tables.practice} p ON p.id = v.practice_id`;
+  }
+
+  async *changedSince(cursor: { modifiedAfterLocal: string }, ctx: PassContext): AsyncIterable<ChangeRecord<TestVacancy>[]> {
+    // Keyset over (modified, id): stable pages while rows keep changing.
+    let rows = await this.#db.query<Row>(`${this.#select} WHERE v.modified >= ? ORDER BY v.modified, v.id LIMIT ?`, [cursor.modifiedAfterLocal, this.#pageSize]);
+    while (rows.length > 0) {
+      yield rows.map((r) => toRecord(r, ctx.today));
+      const last = rows[rows.length - 1] as Row;
+      if (rows.length < this.#pageSize) return;
+      rows = await this.#db.query<Row>(`${this.#select} WHERE (v.modified > ? OR (v.modified = ? AND v.id > ?)) ORDER BY v.modified, v.id LIMIT ?`,
+        [last.modified, last.modified, last.id, this.#pageSize]);
+    }
+  }
+
+  async *sweep(ctx: PassContext): AsyncIterable<ChangeRecord<TestVacancy>[]> {
+    for (let after = ""; ; ) {
+      const rows = await this.#db.query<Row>(`${this.#select} WHERE v.deleted = 0 AND v.id > ? ORDER BY v.id LIMIT ?`, [after, this.#pageSize]);
+      if (rows.length > 0) yield rows.map((r) => toRecord(r, ctx.today));
+      if (rows.length < this.#pageSize) return;
+      after = (rows[rows.length - 1] as Row).id;
+    }
+  }
+
+  async byIds(ids: string[], ctx: PassContext): Promise<ChangeRecord<TestVacancy>[]> {
+    if (ids.length === 0) return [];
+    const rows = await this.#db.query<Row>(`${this.#select} WHERE v.deleted = 0 AND v.id IN (?)`, [ids]);
+    return rows.map((r) => toRecord(r, ctx.today));
+  }
+}
+
+function toRecord(r: Row, today: string): ChangeRecord<TestVacancy> {
+  if (r.deleted) return { id: r.id, canonical: null, modifiedLocal: r.modified };
+  const visible = r.visible === 1;
+  const scheduled = r.display_date !== null && r.display_date > today;
+  return {
+    id: r.id,
+    canonical: { uuid: r.id, title: r.title, practice: { name: r.practice_name }, visible, published: visible && !scheduled, display_date: r.display_date },
+    recheckOn: visible && scheduled ? r.display_date : null,
+    modifiedLocal: r.modified,
+  };
+}
+
+/** Read-write access for the test itself (the detector only ever reads). */
+export type LegacyTables = { vacancy: string; practice: string; writer: Connection };
+
+export async function createLegacyTables(url: string): Promise<LegacyTables> {
+  const prefix = `t${randomBytes(3).toString("hex")}`;
+  const writer = await createConnection({ uri: url, dateStrings: true });
+  const tables = { vacancy: `${prefix}_vacancy`, practice: `${prefix}_practice`, writer };
+  await writer.query(`CREATE TABLE ${tables.practice} (id INT PRIMARY KEY, name VARCHAR(100) NOT NULL, modified DATETIME NULL)`);
+  await writer.query(`CREATE TABLE ${tables.vacancy} (
+    id VARCHAR(36) PRIMARY KEY, title VARCHAR(200) NULL, internal_note VARCHAR(200) NULL, practice_id INT NULL,
+    visible TINYINT NOT NULL DEFAULT 1, display_date DATE NULL, deleted TINYINT NOT NULL DEFAULT 0, modified DATETIME NULL,
+    KEY idx_modified (modified))`);
+  return tables;
+}
