@@ -2,25 +2,59 @@ import express from "express";
 import { createHttpApp } from "@svc/http";
 import type { Logger } from "@svc/logging";
 import type { TokenVerifier } from "@svc/auth";
-import type { LegacyDb } from "@svc/db";
-import type pg from "pg";
+import { dateIn } from "@svc/time";
 import { SERVICE_NAME, SERVICE_VERSION, type Config } from "./config.ts";
+import type { PracticeSource } from "./practice.ts";
+import { practiceRoutes } from "./routes.ts";
+import { TotalsCache } from "./totals-cache.ts";
+import type { CrmMirrorStore } from "./crm-mirror/account.ts";
+import { crmMirrorRoutes } from "./crm-mirror/routes.ts";
 
-/** Everything the practices read API needs, built by main.ts (or a test) and passed in. */
+/** Everything the practices service needs, built by main.ts (or a test) and passed in. */
 export interface AppDeps {
   config: Config;
   logger: Logger;
   verify: TokenVerifier;
-  legacy: LegacyDb;
-  pool: pg.Pool;
+  /** Both practice sources of the legacy primary database. */
+  practices: PracticeSource;
+  /** The CRM mirror in this service's own schema (used in production only). */
+  crmMirror: CrmMirrorStore;
+  /** The clock (ms since the epoch): "today" for `active`, the CRM mirror's future bound. */
+  now: () => number;
 }
 
-/** Builds the practices read API's express app; never listens (main.ts and the tests do). */
+/** The zone's calendar date, recomputed at most once per clock second (Intl formatting is not free). */
+function calendarToday(zone: string, now: () => number): () => string {
+  let second = Number.NaN;
+  let date = "";
+  return () => {
+    const instant = now();
+    if (Math.floor(instant / 1000) !== second) {
+      second = Math.floor(instant / 1000);
+      date = dateIn(zone, instant);
+    }
+    return date;
+  };
+}
+
+/** Builds the practices service's express app; never listens (main.ts and the tests do). */
 export function createApp(deps: AppDeps): express.Express {
+  const { config, verify, now } = deps;
+  // Spec 5: the sandbox has no crm-mirror:write scope, so the mirror's routes do not exist there.
+  const crmMirror = config.ENVIRONMENT === "production";
+  const reader = {
+    source: deps.practices,
+    totals: new TotalsCache({ ttlMs: config.PRACTICE_TOTALS_CACHE_MS, now }),
+    today: calendarToday(config.TIME_ZONE, now),
+  };
   const routes = express.Router();
+  routes.use(practiceRoutes({ verify, reader }));
+  if (crmMirror) routes.use(crmMirrorRoutes({ verify, store: deps.crmMirror, now }));
   return createHttpApp({
-    platform: { service: SERVICE_NAME, version: SERVICE_VERSION, environment: deps.config.ENVIRONMENT },
+    platform: { service: SERVICE_NAME, version: SERVICE_VERSION, environment: config.ENVIRONMENT },
     logger: deps.logger,
     routes,
+    // Body parsing is app-wide in @svc/http; only the mirror's bulk endpoint needs more than the default.
+    bodyLimitBytes: crmMirror ? config.CRM_MIRROR_BODY_LIMIT_BYTES : undefined,
   });
 }

@@ -1,9 +1,19 @@
-import { installationVersion, legacyEnvShape, parseEnv, pgEnvShape, serviceEnvShape, tokenEnvShape, z } from "@svc/config";
+import { env, installationVersion, legacyEnvShape, parseEnv, pgEnvShape, serviceEnvShape, tokenEnvShape, z } from "@svc/config";
 import { telemetryEnvShape } from "@svc/telemetry";
+import { assertTimeZone } from "@svc/time";
 
 /** The only module of this service that reads the environment (STYLE.md practice 3). */
 export const SERVICE_NAME = "practices";
 export const SERVICE_VERSION = installationVersion;
+
+function isTimeZone(zone: string): boolean {
+  try {
+    assertTimeZone(zone);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 const shape = z.object({
   ...serviceEnvShape({ port: 8082, internalPort: 9482 }),
@@ -11,6 +21,14 @@ const shape = z.object({
   ...pgEnvShape,
   ...legacyEnvShape,
   ...telemetryEnvShape,
+  // The primary system's zone: its calendar date is the "today" of a secondary practice's
+  // `active` (spec 2.3), whatever zone the server or the database runs in.
+  TIME_ZONE: z.string().default("Europe/Brussels").refine(isTimeZone, { message: "must be an IANA time zone such as Europe/Brussels" }),
+  // How long a list total (COUNT over the whole union, a full scan) is reused for the same filters
+  // and day; 0 counts on every request. Page contents are always read fresh.
+  PRACTICE_TOTALS_CACHE_MS: env.int(5_000, 0, 300_000),
+  // Largest JSON body in production, sized for a CRM mirror bulk request of 1,000 accounts.
+  CRM_MIRROR_BODY_LIMIT_BYTES: env.int(4 * 1024 * 1024, 64 * 1024, 64 * 1024 * 1024),
 });
 
 export type Config = ReturnType<typeof loadConfig>;

@@ -1,10 +1,12 @@
 import { createLogger } from "@svc/logging";
 import { closeInternalLast, exitOnStartupError, serve, Shutdown, type ReadinessCheck } from "@svc/http";
-import { createTokenVerifier, remoteKeys } from "@svc/auth";
+import { createCachedTokenVerifier, loadRevocationFeedConfig, remoteKeys, startRevocationFeed } from "@svc/auth";
 import { createLegacyDb, createPgPool, runMigrations } from "@svc/db";
 import { loadConfig, SERVICE_NAME, type Config } from "./config.ts";
 import { createApp } from "./app.ts";
 import { MIGRATIONS_FOLDER } from "./db/migrations.ts";
+import { MysqlPracticeSource } from "./source/mysql-practice-source.ts";
+import { PgCrmMirrorStore } from "./crm-mirror/pg-crm-mirror-store.ts";
 
 // Composition root: config → logger → dependencies → app → listen → graceful shutdown.
 let config: Config;
@@ -15,7 +17,9 @@ try {
 }
 const logger = createLogger({ service: SERVICE_NAME, level: config.LOG_LEVEL });
 const shutdown = new Shutdown(logger);
-const verify = createTokenVerifier({ keys: remoteKeys(config.AUTH_JWKS_URL), issuer: config.TOKEN_ISSUER, audience: config.TOKEN_AUDIENCE });
+// Revocations (auth's KV bucket): a revoked client's tokens are refused within seconds (shared/auth).
+const revocations = startRevocationFeed({ config: loadRevocationFeedConfig(), name: SERVICE_NAME, logger });
+const verify = createCachedTokenVerifier({ keys: remoteKeys(config.AUTH_JWKS_URL), issuer: config.TOKEN_ISSUER, audience: config.TOKEN_AUDIENCE, revocation: revocations.view });
 const legacy = createLegacyDb({
   url: config.LEGACY_DATABASE_URL,
   connectTimeoutMs: config.LEGACY_CONNECT_TIMEOUT_MS,
@@ -24,10 +28,14 @@ const legacy = createLegacyDb({
 });
 const pool = createPgPool({ url: config.DATABASE_URL, schema: SERVICE_NAME, applicationName: SERVICE_NAME, max: config.DATABASE_POOL_MAX });
 if (config.MIGRATE_ON_START) await runMigrations(pool, { schema: SERVICE_NAME, migrationsFolder: MIGRATIONS_FOLDER });
+const now = () => Date.now();
+const appDeps = { config, logger, verify, practices: new MysqlPracticeSource(legacy), crmMirror: new PgCrmMirrorStore(pool, { now }), now };
 const readiness: ReadinessCheck[] = [{ name: "legacy-database", check: () => legacy.ping() }, { name: "database", check: async () => void (await pool.query("SELECT 1")) }];
+readiness.push(revocations.readiness); // only until the revocation list first loads; later NATS outages do not fail it
 
-const serving = await serve({ logger, shutdown, app: createApp({ config, logger, verify, legacy, pool }), port: config.PORT, internalPort: config.INTERNAL_PORT, readiness });
+const serving = await serve({ logger, shutdown, app: createApp(appDeps), port: config.PORT, internalPort: config.INTERNAL_PORT, readiness });
 shutdown.add("legacy database", () => legacy.close());
+shutdown.add("revocation feed", () => revocations.stop());
 shutdown.add("database", () => pool.end());
 closeInternalLast(shutdown, serving);
 shutdown.installSignalHandlers();

@@ -1,0 +1,213 @@
+/**
+ * Both practice sources of the legacy primary database as ONE union (ARCHITECTURE "Sources"):
+ * primary-system practices (tbl_praktijk, one representative row per crm_ref, with its CRM row)
+ * UNION ALL secondary-source practices (crm_bedrijf rows without any tbl_praktijk row). An id in
+ * both sources appears only in the first branch, so the primary-system practice wins. Filters,
+ * order and totals are pushed down into SQL; with the mapper, the only place with legacy names.
+ */
+import type { LegacyDb } from "@svc/db";
+import type { ObservedValue, Practice, PracticeFilters, PracticeSource } from "../practice.ts";
+import { toPractice, type PracticeRow } from "./to-practice.ts";
+
+interface Fragment {
+  text: string;
+  params: unknown[];
+}
+
+// The representative row of a primary practice (the spec is silent; legacy README's suggestion):
+// active and visible rows first, then the latest gewijzigd_op, then the highest praktijk_id. Each
+// row gets a fixed-width, all-digit key in exactly that order, so MAX over the practice's rows is
+// its representative row's key: one streamed GROUP BY in crm_ref index order that can stop after a
+// page, instead of a correlated subquery per row. Characters after the id are per-row flags (which
+// filter the row passes); the max key's flags are therefore the representative row's.
+//   [1] active and visible  [2-15] gewijzigd_op  [16-25] praktijk_id  [26…] filter flags
+const AV = "(p.actief <=> 1 AND p.zichtbaar <=> 1)";
+const KEY_ORDER = `${AV}, COALESCE(DATE_FORMAT(p.gewijzigd_op, '%Y%m%d%H%i%s'), '00000000000000'), LPAD(p.praktijk_id, 10, '0')`;
+const REP_ID = "CAST(SUBSTRING(u.rep_key, 16, 10) AS UNSIGNED)";
+const FLAGS_AT = 26;
+
+// Text columns use a case-insensitive collation: the first term can use an index, the BINARY
+// term makes the match exact (`NL` is not `nl`; `antwerpen` is not `Antwerpen`).
+const exact = (column: string, value: string): Fragment => ({ text: `${column} = ? AND ${column} = BINARY ?`, params: [value, value] });
+
+/** Secondary `active` (spec 2.3): today within the period, bounds inclusive, a missing bound open. */
+const secondaryActive = (today: string): Fragment => ({
+  text: `((c.periode_start IS NULL OR c.periode_start = '0000-00-00' OR c.periode_start <= ?)
+    AND (c.periode_stop IS NULL OR c.periode_stop = '0000-00-00' OR c.periode_stop >= ?))`,
+  params: [today, today],
+});
+
+const negate = (f: Fragment, yes: boolean): Fragment => (yes ? f : { text: `NOT ${f.text}`, params: f.params });
+
+function join(parts: Fragment[], separator: string): Fragment {
+  return { text: parts.map((p) => p.text).join(separator), params: parts.flatMap((p) => p.params) };
+}
+
+interface Branch {
+  select: Fragment;
+  /** Whether a filter reads the representative key (otherwise COUNT needs the id alone). */
+  keyed: boolean;
+  from: Fragment;
+  where: Fragment;
+  tail: Fragment;
+}
+
+/** Primary-system practices: one group per crm_ref, its representative row's key, its CRM row's filters. */
+function primaryBranch(f: PracticeFilters, id: string | undefined): Branch {
+  const from: Fragment[] = [];
+  const where: Fragment[] = [{ text: "TRUE", params: [] }];
+  const flags: Fragment[] = [];
+  const having: Fragment[] = [];
+  const flag = (rowTest: Fragment, wanted: boolean) => {
+    having.push({ text: `SUBSTRING(rep_key, ${FLAGS_AT + flags.length}, 1) = '${wanted ? 1 : 0}'`, params: [] });
+    flags.push(rowTest);
+  };
+  if (f.search !== undefined) {
+    // Name = CRM name, else the primary copy. Driving from the two name indexes (a case-insensitive
+    // superset) keeps an exact-name search from reading every practice.
+    from.push({
+      text: "(SELECT crm_id AS ref FROM crm_bedrijf WHERE naam = ? UNION SELECT crm_ref FROM tbl_praktijk WHERE naam = ?) cand STRAIGHT_JOIN tbl_praktijk p ON p.crm_ref = cand.ref",
+      params: [f.search, f.search],
+    });
+  } else {
+    from.push({ text: "tbl_praktijk p", params: [] });
+  }
+  // The CRM row matters here only to the filters that read it (name, province).
+  if (f.search !== undefined || f.province !== undefined) from.push({ text: "LEFT JOIN crm_bedrijf c ON c.crm_id = p.crm_ref", params: [] });
+  if (id !== undefined) where.push({ text: "p.crm_ref = ?", params: [id] });
+  // The CRM row is the same for every row of the practice: a WHERE on it keeps or drops the whole group.
+  if (f.province !== undefined) where.push(exact("c.provincie", f.province));
+  if (f.active !== undefined) having.push({ text: `LEFT(rep_key, 1) = '${f.active ? 1 : 0}'`, params: [] });
+  if (f.visible !== undefined) flag({ text: "(p.zichtbaar <=> 1)", params: [] }, f.visible);
+  if (f.language !== undefined) flag({ text: "(p.taal <=> BINARY ?)", params: [f.language] }, true);
+  if (f.search !== undefined) flag({ text: "(COALESCE(NULLIF(c.naam, ''), NULLIF(p.naam, '')) <=> BINARY ?)", params: [f.search] }, true);
+  const key = join([{ text: KEY_ORDER, params: [] }, ...flags], ", ");
+  const select = { text: `p.crm_ref AS practice_id, 'primary' AS bron, MAX(CONCAT(${key.text})) AS rep_key, SUM(${AV}) AS actieve_rijen`, params: key.params };
+  return {
+    select,
+    keyed: having.length > 0,
+    from: join(from, " "),
+    where: join(where, " AND "),
+    tail: { text: ` GROUP BY p.crm_ref${having.length > 0 ? ` HAVING ${join(having, " AND ").text}` : ""}`, params: [] },
+  };
+}
+
+/** Secondary-source practices: CRM records that no primary row refers to; always visible. */
+function secondaryBranch(f: PracticeFilters, today: string, id: string | undefined): Branch {
+  const where: Fragment[] = [{ text: "x.praktijk_id IS NULL", params: [] }];
+  if (id !== undefined) where.push({ text: "c.crm_id = ?", params: [id] });
+  if (f.active !== undefined) where.push(negate(secondaryActive(today), f.active));
+  if (f.visible === false) where.push({ text: "FALSE", params: [] });
+  if (f.language !== undefined) where.push(exact("c.taal", f.language));
+  if (f.province !== undefined) where.push(exact("c.provincie", f.province));
+  if (f.search !== undefined) where.push(exact("c.naam", f.search));
+  // A LEFT JOIN anti-join, not NOT EXISTS: MariaDB materialises the latter over all of tbl_praktijk.
+  return {
+    select: { text: "c.crm_id, 'secondary', NULL, 0", params: [] },
+    keyed: false,
+    from: { text: "crm_bedrijf c LEFT JOIN tbl_praktijk x ON x.crm_ref = c.crm_id", params: [] },
+    where: join(where, " AND "),
+    tail: { text: "", params: [] },
+  };
+}
+
+function statement(b: Branch, order = "", select = b.select): Fragment {
+  return join([{ text: "SELECT", params: [] }, select, { text: "FROM", params: [] }, b.from, { text: "WHERE", params: [] }, b.where, b.tail, { text: order, params: [] }], " ");
+}
+
+const DETAILS = `page.bron, page.practice_id, page.actieve_rijen,
+  p.naam AS praktijk_naam, p.actief, p.zichtbaar, p.taal AS praktijk_taal, p.logo, p.regio_tekst, p.contact_tekst, p.coach_mdw_ref,
+  (SELECT JSON_ARRAYAGG(t.tdm_ref) FROM tbl_praktijk m JOIN tbl_praktijk_tdm t ON t.praktijk_id = m.praktijk_id WHERE m.crm_ref = page.practice_id) AS tdm_refs,
+  c.crm_id, c.naam AS crm_naam, c.alias, c.organisatie_type, c.btw_nummer, c.straat, c.postcode, c.gemeente, c.provincie, c.land,
+  c.email, c.telefoon, c.taal AS crm_taal, c.periode_start, c.periode_stop, pc.breedtegraad, pc.lengtegraad`;
+
+interface Window {
+  limit: number;
+  offset: number;
+}
+
+/**
+ * One page of the union in practice_id order (both id columns are utf8mb4_bin: a stable, binary
+ * order). Each branch is cut at offset+limit first, so a page reads about a page from each index;
+ * only the page's keys are then joined to their details.
+ */
+export function pageSql(f: PracticeFilters, today: string, w: Window, id?: string): Fragment {
+  const k = w.offset + w.limit;
+  const primary = statement(primaryBranch(f, id), "ORDER BY p.crm_ref LIMIT ?");
+  const secondary = statement(secondaryBranch(f, today, id), "ORDER BY c.crm_id LIMIT ?");
+  return {
+    text: `SELECT ${DETAILS}
+FROM (
+  SELECT u.practice_id, u.bron, ${REP_ID} AS rep_id, u.actieve_rijen FROM ((${primary.text}) UNION ALL (${secondary.text})) u
+  ORDER BY u.practice_id LIMIT ? OFFSET ?
+) page
+LEFT JOIN tbl_praktijk p ON p.praktijk_id = page.rep_id
+LEFT JOIN crm_bedrijf c ON c.crm_id = page.practice_id
+LEFT JOIN tbl_postcode pc ON pc.postcode = c.postcode
+ORDER BY page.practice_id`,
+    params: [...primary.params, k, ...secondary.params, k, w.limit, w.offset],
+  };
+}
+
+/**
+ * COUNT over the same union as pageSql. When no filter reads the representative key, both branches
+ * select the id alone, which saves building the key for every row.
+ */
+export function countSql(f: PracticeFilters, today: string): Fragment {
+  const p = primaryBranch(f, undefined);
+  const s = secondaryBranch(f, today, undefined);
+  const primary = p.keyed ? statement(p) : statement(p, "", { text: "p.crm_ref", params: [] });
+  const secondary = p.keyed ? statement(s) : statement(s, "", { text: "c.crm_id", params: [] });
+  return { text: `SELECT COUNT(*) AS total FROM ((${primary.text}) UNION ALL (${secondary.text})) u`, params: [...primary.params, ...secondary.params] };
+}
+
+// Free-text fields whose sources hold a small set worth publishing (spec 2.7 observed_values).
+// Grouped under a binary collation so `BE` and `be` stay two values, as the API returns them.
+const OBSERVED: Record<string, string> = {
+  organisation_type: "organisatie_type",
+  "address.country": "land",
+  "address.province": "provincie",
+};
+export const OBSERVED_LIMIT = 50;
+
+function observedSql(): string {
+  return Object.entries(OBSERVED)
+    .map(([path, column]) => `(SELECT '${path}' AS path, ${column} COLLATE utf8mb4_bin AS value, COUNT(*) AS n FROM crm_bedrijf
+      WHERE ${column} IS NOT NULL GROUP BY value ORDER BY n DESC, value LIMIT ${OBSERVED_LIMIT})`)
+    .join(" UNION ALL ");
+}
+
+export class MysqlPracticeSource implements PracticeSource {
+  readonly #db: LegacyDb;
+
+  constructor(db: LegacyDb) {
+    this.#db = db;
+  }
+
+  async page(filters: PracticeFilters, today: string, window: Window): Promise<Practice[]> {
+    const q = pageSql(filters, today, window);
+    const rows = await this.#db.query<PracticeRow>(q.text, q.params);
+    return rows.map((row) => toPractice(row, today));
+  }
+
+  async count(filters: PracticeFilters, today: string): Promise<number> {
+    const q = countSql(filters, today);
+    const rows = await this.#db.query<{ total: number | string }>(q.text, q.params);
+    return Number(rows[0]?.total ?? 0);
+  }
+
+  async get(practiceId: string, today: string): Promise<Practice | null> {
+    const q = pageSql({}, today, { limit: 2, offset: 0 }, practiceId);
+    const rows = await this.#db.query<PracticeRow>(q.text, q.params);
+    // utf8mb4_bin pads with spaces (`'OUD 0042 '` = `'OUD 0042'`): only the exact id is this practice.
+    const row = rows.find((r) => r.practice_id === practiceId);
+    return row ? toPractice(row, today) : null;
+  }
+
+  async observedValues(): Promise<Record<string, ObservedValue[]>> {
+    const rows = await this.#db.query<{ path: string; value: string; n: number | string }>(observedSql());
+    const out: Record<string, ObservedValue[]> = Object.fromEntries(Object.keys(OBSERVED).map((path) => [path, []]));
+    for (const row of rows) out[row.path]?.push({ value: row.value, note: `held by ${Number(row.n)} CRM records` });
+    return out;
+  }
+}

@@ -1,0 +1,54 @@
+import { describe, expect, it } from "vitest";
+import { TotalsCache } from "./totals-cache.ts";
+
+function setup(ttlMs: number, maxEntries?: number) {
+  let now = 1_000;
+  let calls = 0;
+  const cache = new TotalsCache({ ttlMs, now: () => now, maxEntries });
+  const count = (value: number) => () => {
+    calls++;
+    return Promise.resolve(value);
+  };
+  return { cache, count, calls: () => calls, advance: (ms: number) => (now += ms) };
+}
+
+describe("TotalsCache", () => {
+  it("reuses a total within its lifetime and counts again after it", async () => {
+    const t = setup(5_000);
+    expect(await t.cache.get("k", t.count(7))).toBe(7);
+    t.advance(4_999);
+    expect(await t.cache.get("k", t.count(8))).toBe(7);
+    t.advance(1);
+    expect(await t.cache.get("k", t.count(9))).toBe(9);
+    expect(t.calls()).toBe(2);
+  });
+
+  it("counts on every call when its lifetime is 0", async () => {
+    const t = setup(0);
+    await t.cache.get("k", t.count(1));
+    await t.cache.get("k", t.count(2));
+    expect(t.calls()).toBe(2);
+  });
+
+  it("shares one count between concurrent misses and keeps keys apart", async () => {
+    const t = setup(5_000);
+    const [a, b, c] = await Promise.all([t.cache.get("k", t.count(1)), t.cache.get("k", t.count(2)), t.cache.get("other", t.count(3))]);
+    expect([a, b, c]).toEqual([1, 1, 3]);
+    expect(t.calls()).toBe(2);
+  });
+
+  it("does not keep a failed count", async () => {
+    const t = setup(5_000);
+    await expect(t.cache.get("k", () => Promise.reject(new Error("down")))).rejects.toThrow("down");
+    expect(await t.cache.get("k", t.count(4))).toBe(4);
+  });
+
+  it("holds at most maxEntries totals, dropping the oldest", async () => {
+    const t = setup(5_000, 2);
+    await t.cache.get("a", t.count(1));
+    await t.cache.get("b", t.count(2));
+    await t.cache.get("c", t.count(3));
+    expect(await t.cache.get("a", t.count(10))).toBe(10);
+    expect(await t.cache.get("c", t.count(30))).toBe(3);
+  });
+});
