@@ -35,9 +35,14 @@ export function conformanceProblems(fields: ReadonlyArray<FieldSpec>, resource: 
     }
     const fits = actual === field.type || (field.type === "number" && actual === "integer");
     if (!fits) problems.push(`${path}: ${actual}, catalogue says ${field.type}`);
-    if (field.allowedValues && !field.allowedValues.some((v) => v.value === value)) problems.push(`${path}: '${String(value)}' not an allowed value`);
-    if (field.type === "array" && field.items && Array.isArray(value)) {
-      for (const item of value) if (typeOfValue(item) !== field.items) problems.push(`${path}[]: ${typeOfValue(item)}, catalogue says ${field.items}`);
+    // For a list, the allowed values apply to its items.
+    const allowed = (v: unknown) => !field.allowedValues || field.allowedValues.some((a) => a.value === v);
+    if (field.type !== "array" && !allowed(value)) problems.push(`${path}: '${String(value)}' not an allowed value`);
+    if (field.type === "array" && Array.isArray(value)) {
+      for (const item of value) {
+        if (field.items && typeOfValue(item) !== field.items) problems.push(`${path}[]: ${typeOfValue(item)}, catalogue says ${field.items}`);
+        if (!allowed(item)) problems.push(`${path}[]: '${String(item)}' not an allowed value`);
+      }
     }
   }
   for (const path of byPath.keys()) if (!seen.has(path)) problems.push(`${path}: missing from the response`);

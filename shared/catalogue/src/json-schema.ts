@@ -5,8 +5,9 @@ export type JsonSchema = Record<string, unknown>;
 function leafSchema(field: FieldSpec): JsonSchema {
   if (field.type === "null") return { type: "null", description: field.description };
   const schema: JsonSchema = { type: field.nullable ? [field.type, "null"] : field.type, description: field.description };
-  if (field.type === "array") schema.items = { type: field.items ?? "string" };
-  if (field.allowedValues) schema.enum = [...field.allowedValues.map((v) => v.value), ...(field.nullable ? [null] : [])];
+  const values = field.allowedValues?.map((v) => v.value);
+  if (field.type === "array") schema.items = values ? { type: field.items ?? "string", enum: values } : { type: field.items ?? "string" };
+  else if (values) schema.enum = [...values, ...(field.nullable ? [null] : [])];
   return schema;
 }
 

@@ -7,6 +7,7 @@ const fields: FieldSpec[] = [
   { path: "location.province.code", type: "string", nullable: true, kind: "reference_list", source: "primary", description: "code", referenceList: "provinces", example: "ANT" },
   { path: "location.latitude", type: "null", nullable: true, kind: "reserved", source: "none", description: "reserved", example: null },
   { path: "tdm_ids", type: "array", items: "string", nullable: false, kind: "list", source: "primary", description: "ids", example: [] },
+  { path: "warnings", type: "array", items: "string", nullable: false, kind: "enum", source: "svc_derived", description: "w", example: [], allowedValues: [{ value: "source_record_missing", description: "no CRM row" }] },
 ];
 
 describe("metadataResource (spec 2.7)", () => {
@@ -37,12 +38,12 @@ describe("metadataResource (spec 2.7)", () => {
 });
 
 describe("conformanceProblems", () => {
-  const good = { uuid: "a", language: null, location: { province: { code: "X" }, latitude: null }, tdm_ids: ["1"] };
+  const good = { uuid: "a", language: null, location: { province: { code: "X" }, latitude: null }, tdm_ids: ["1"], warnings: [] };
   it("accepts a conforming object", () => {
     expect(conformanceProblems(fields, good)).toEqual([]);
   });
   it("finds unknown, missing, mistyped, wrongly null and out-of-enum fields", () => {
-    const bad = { uuid: null, language: "de", location: { province: { code: 3 } }, tdm_ids: [1], legacy_col: "x" };
+    const bad = { uuid: null, language: "de", location: { province: { code: 3 } }, tdm_ids: [1], warnings: ["source_record_missing", "made_up"], legacy_col: "x" };
     expect(conformanceProblems(fields, bad).sort()).toEqual([
       "language: 'de' not an allowed value",
       "legacy_col: not in the catalogue",
@@ -50,6 +51,7 @@ describe("conformanceProblems", () => {
       "location.province.code: integer, catalogue says string",
       "tdm_ids[]: integer, catalogue says string",
       "uuid: null but not nullable",
+      "warnings[]: 'made_up' not an allowed value",
     ]);
   });
 });
@@ -57,7 +59,8 @@ describe("conformanceProblems", () => {
 describe("toJsonSchema", () => {
   it("nests dotted paths, requires every property and allows nothing else", () => {
     const schema = toJsonSchema(fields) as { properties: Record<string, { properties?: Record<string, unknown>; required?: string[] }>; required: string[]; additionalProperties: boolean };
-    expect(schema.required).toEqual(["uuid", "language", "location", "tdm_ids"]);
+    expect(schema.required).toEqual(["uuid", "language", "location", "tdm_ids", "warnings"]);
+    expect(schema.properties.warnings).toMatchObject({ type: "array", items: { enum: ["source_record_missing"] } });
     expect(schema.additionalProperties).toBe(false);
     expect(schema.properties.location?.required).toEqual(["province", "latitude"]);
     expect(schema.properties.language).toMatchObject({ type: ["string", "null"], enum: ["nl", "fr", null] });

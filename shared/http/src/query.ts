@@ -63,6 +63,9 @@ export const q = {
 
 type QueryShape = Record<string, z.ZodType<unknown, string | undefined>>;
 
+// Building a zod object costs far more than using it; shapes are usually module constants.
+const compiled = new WeakMap<QueryShape, z.ZodObject>();
+
 /** Validates req.query against a shape of named parameters; throws ValidationError naming each bad one. */
 export function parseQuery<S extends QueryShape>(shape: S, query: unknown): z.output<z.ZodObject<S>> {
   const raw = (query ?? {}) as Record<string, unknown>;
@@ -73,10 +76,15 @@ export function parseQuery<S extends QueryShape>(shape: S, query: unknown): z.ou
     else if (typeof value !== "string") issues.push({ field: key, message: "must be given once, as a plain value" });
     else single[key] = value;
   }
-  const result = z.object(shape).safeParse(single);
+  let schema = compiled.get(shape);
+  if (!schema) {
+    schema = z.object(shape);
+    compiled.set(shape, schema);
+  }
+  const result = schema.safeParse(single);
   if (!result.success) {
     for (const issue of result.error.issues) issues.push({ field: issue.path.map(String).join("."), message: issue.message });
   }
   if (issues.length > 0 || !result.success) throw new ValidationError(issues);
-  return result.data;
+  return result.data as z.output<z.ZodObject<S>>;
 }
