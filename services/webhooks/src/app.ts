@@ -1,9 +1,20 @@
-import express from "express";
+import type express from "express";
 import { createHttpApp } from "@svc/http";
 import type { Logger } from "@svc/logging";
 import type { TokenVerifier } from "@svc/auth";
+import { createDrizzle } from "@svc/db";
 import type pg from "pg";
 import { SERVICE_NAME, SERVICE_VERSION, type Config } from "./config.ts";
+import * as schema from "./db/schema.ts";
+import type { Clock } from "./domain/model.ts";
+import type { DeliveryQueue } from "./domain/ports.ts";
+import { SubscriptionService } from "./domain/subscription-service.ts";
+import { webhooksRouter } from "./http/webhooks-router.ts";
+import { createUrlGuard } from "./outbound/url-guard.ts";
+import type { HostResolver } from "./outbound/resolver.ts";
+import { createSecretBox } from "./signing/secret-box.ts";
+import { PgDeliveryStore } from "./stores/pg-delivery-store.ts";
+import { PgSubscriptionStore } from "./stores/pg-subscription-store.ts";
 
 /** Everything the webhook subscriptions API needs, built by main.ts (or a test) and passed in. */
 export interface AppDeps {
@@ -11,14 +22,36 @@ export interface AppDeps {
   logger: Logger;
   verify: TokenVerifier;
   pool: pg.Pool;
+  /** Resolves subscription hostnames for the URL guard (tests inject a fake). */
+  resolver: HostResolver;
+  /** The deliveries work stream (ping and manual redelivery). */
+  queue: DeliveryQueue;
+  clock: Clock;
+}
+
+/** The domain module, built from the API's dependencies; a reconciler can build the same. */
+export function createSubscriptionService(deps: Omit<AppDeps, "verify">): SubscriptionService {
+  const db = createDrizzle(deps.pool, schema);
+  const { config } = deps;
+  return new SubscriptionService({
+    subscriptions: new PgSubscriptionStore(db),
+    deliveries: new PgDeliveryStore(db),
+    queue: deps.queue,
+    guard: createUrlGuard({ resolver: deps.resolver, dnsTimeoutMs: config.WEBHOOK_DNS_TIMEOUT_MS, allowLoopback: config.WEBHOOK_ALLOW_LOOPBACK_FOR_TESTS }),
+    secretBox: createSecretBox(config.WEBHOOK_SECRET_KEY.base64),
+    clock: deps.clock,
+    logger: deps.logger,
+    environment: config.ENVIRONMENT,
+    publicBaseUrl: config.PUBLIC_BASE_URL,
+    rotationOverlapMs: config.WEBHOOK_SECRET_ROTATION_OVERLAP_MS,
+  });
 }
 
 /** Builds the webhook subscriptions API's express app; never listens (main.ts and the tests do). */
 export function createApp(deps: AppDeps): express.Express {
-  const routes = express.Router();
   return createHttpApp({
     platform: { service: SERVICE_NAME, version: SERVICE_VERSION, environment: deps.config.ENVIRONMENT },
     logger: deps.logger,
-    routes,
+    routes: webhooksRouter({ service: createSubscriptionService(deps), verify: deps.verify }),
   });
 }

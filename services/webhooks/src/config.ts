@@ -1,21 +1,86 @@
-import { installationVersion, parseEnv, pgEnvShape, serviceEnvShape, tokenEnvShape, z } from "@svc/config";
+import { readFileSync } from "node:fs";
+import { env, installationVersion, natsEnvShape, parseEnv, pgEnvShape, serviceEnvShape, tokenEnvShape, z } from "@svc/config";
 import { telemetryEnvShape } from "@svc/telemetry";
 
 /** The only module of this service that reads the environment (STYLE.md practice 3). */
 export const SERVICE_NAME = "webhooks";
 export const SERVICE_VERSION = installationVersion;
 
-const shape = z.object({
-  ...serviceEnvShape({ port: 8085, internalPort: 9485 }),
-  ...tokenEnvShape,
-  ...pgEnvShape,
-  ...telemetryEnvShape,
-});
+/** Spec part 8: waits after failed attempts 1..5 (+1 min, +5 min, +15 min, +1 h, +6 h). */
+export const SPEC_RETRY_SCHEDULE_MS = [60_000, 300_000, 900_000, 3_600_000, 21_600_000] as const;
+
+/**
+ * A development-only key so `npm start` works without setup. It is public (it is in this file),
+ * so it is refused in production, where WEBHOOK_SECRET_KEY must be set.
+ */
+const DEVELOPMENT_SECRET_KEY = "ZGV2LW9ubHktd2ViaG9vay1zZWNyZXQta2V5LTAwMDE=";
+
+const secretKey = z
+  .string()
+  .optional()
+  .transform((value, ctx) => {
+    const base64 = value ?? DEVELOPMENT_SECRET_KEY;
+    if (!/^[A-Za-z0-9+/]+={0,2}$/.test(base64) || Buffer.from(base64, "base64").length !== 32) {
+      ctx.addIssue({ code: "custom", message: "must be 32 bytes, base64-encoded (openssl rand -base64 32)" });
+      return z.NEVER;
+    }
+    // Kept as text: the parsed config is deep-frozen, and a Buffer cannot be frozen.
+    return { base64, isDevelopmentKey: value === undefined };
+  });
+
+const retrySchedule = z
+  .string()
+  .default(SPEC_RETRY_SCHEDULE_MS.join(","))
+  .transform((value, ctx) => {
+    const parts = value.split(",").map((s) => s.trim());
+    const ms = parts.map(Number);
+    if (parts.length < 1 || parts.length > 20 || ms.some((n, i) => parts[i] === "" || !Number.isInteger(n) || n < 0 || n > 7 * 86_400_000)) {
+      ctx.addIssue({ code: "custom", message: "must be 1..20 comma-separated whole milliseconds (each 0..7 days)" });
+      return z.NEVER;
+    }
+    return ms;
+  });
+
+/** The outbound URL guard; the loopback and extra-CA escape hatches exist for tests only. */
+const guardShape = {
+  WEBHOOK_ALLOW_LOOPBACK_FOR_TESTS: env.bool(false),
+  WEBHOOK_EXTRA_CA_FILE: z.string().min(1).optional(),
+  WEBHOOK_DNS_TIMEOUT_MS: env.int(2_000, 100, 30_000),
+};
+
+const secretShape = {
+  WEBHOOK_SECRET_KEY: secretKey,
+};
+
+function refuseTestSettingsInProduction(
+  value: { ENVIRONMENT: string; WEBHOOK_ALLOW_LOOPBACK_FOR_TESTS: boolean; WEBHOOK_EXTRA_CA_FILE?: string | undefined; WEBHOOK_SECRET_KEY: { isDevelopmentKey: boolean } },
+  ctx: z.RefinementCtx,
+): void {
+  if (value.ENVIRONMENT !== "production") return;
+  const refuse = (key: string, message: string) => ctx.addIssue({ code: "custom", path: [key], message });
+  if (value.WEBHOOK_ALLOW_LOOPBACK_FOR_TESTS) refuse("WEBHOOK_ALLOW_LOOPBACK_FOR_TESTS", "is a test-only setting and is refused in production");
+  if (value.WEBHOOK_EXTRA_CA_FILE !== undefined) refuse("WEBHOOK_EXTRA_CA_FILE", "is a test-only setting and is refused in production");
+  if (value.WEBHOOK_SECRET_KEY.isDevelopmentKey) refuse("WEBHOOK_SECRET_KEY", "is required in production");
+}
+
+const apiShape = z
+  .object({
+    ...serviceEnvShape({ port: 8085, internalPort: 9485 }),
+    ...tokenEnvShape,
+    ...pgEnvShape,
+    ...natsEnvShape,
+    ...telemetryEnvShape,
+    ...guardShape,
+    ...secretShape,
+    /** How long the previous secret still signs after a rotation (documented: 24 h). */
+    WEBHOOK_SECRET_ROTATION_OVERLAP_MS: env.int(86_400_000, 0, 30 * 86_400_000),
+  })
+  .superRefine(refuseTestSettingsInProduction);
 
 export type Config = ReturnType<typeof loadConfig>;
 
 export function loadConfig(source: Record<string, string | undefined> = process.env) {
-  return parseEnv(shape, source);
+  return parseEnv(apiShape, source);
 }
 
 /** Only what the telemetry preload needs, so a bad unrelated key is reported by main.ts, not here. */
@@ -23,15 +88,53 @@ export function loadTelemetryConfig(source: Record<string, string | undefined> =
   return parseEnv(z.object({ ...telemetryEnvShape, ENVIRONMENT: serviceEnvShape({ port: 0, internalPort: 0 }).ENVIRONMENT }), source);
 }
 
-const dispatcherShape = z.object({
-  ...serviceEnvShape({ port: 0, internalPort: 9486 }),
-  ...pgEnvShape,
-  ...telemetryEnvShape,
-});
+const dispatcherShape = z
+  .object({
+    ...serviceEnvShape({ port: 0, internalPort: 9486 }),
+    ...pgEnvShape,
+    // Attempts read and write the store around every POST; batched, but more than the API's 10.
+    DATABASE_POOL_MAX: env.int(20, 1, 200),
+    ...natsEnvShape,
+    ...telemetryEnvShape,
+    ...guardShape,
+    ...secretShape,
+    /** Waits after failed attempts 1..n; attempts per delivery = entries + 1 (spec: 5 entries, 6 attempts). */
+    WEBHOOK_RETRY_SCHEDULE_MS: retrySchedule,
+    /** Whole attempt: connect, TLS, request, response headers and the capped body. */
+    WEBHOOK_ATTEMPT_TIMEOUT_MS: env.int(10_000, 100, 120_000),
+    /** Response bytes read at most; the stored sample is shorter still. */
+    WEBHOOK_RESPONSE_READ_CAP_BYTES: env.int(4_096, 0, 65_536),
+    WEBHOOK_DELIVERY_CONCURRENCY: env.int(128, 1, 1_024),
+    /**
+     * Attempts to one subscription running at once in one dispatcher (a subscriber's rate is at
+     * most this / its latency); half as many more may wait 250 ms, the rest go back to the stream
+     * for the expected wait (in-flight-caps.ts), at most WEBHOOK_SUBSCRIPTION_MAX_DEFER_MS.
+     * Neither counts as an attempt.
+     */
+    WEBHOOK_MAX_IN_FLIGHT_PER_SUBSCRIPTION: env.int(16, 1, 1_024),
+    WEBHOOK_SUBSCRIPTION_MAX_DEFER_MS: env.int(60_000, 100, 3_600_000),
+    /** Redelivery after a dispatcher died mid-attempt; must exceed the attempt timeout. */
+    WEBHOOK_DELIVERY_ACK_WAIT_MS: env.int(90_000, 1_000, 3_600_000),
+    WEBHOOK_FANOUT_CONCURRENCY: env.int(16, 1, 256),
+    WEBHOOK_FANOUT_ACK_WAIT_MS: env.int(30_000, 1_000, 3_600_000),
+    /** Deliveries recorded but not yet queued (a crash between the two) are queued after this age. */
+    WEBHOOK_REQUEUE_SWEEP_MS: env.int(30_000, 100, 3_600_000),
+  })
+  .superRefine(refuseTestSettingsInProduction)
+  .superRefine((value, ctx) => {
+    if (value.WEBHOOK_DELIVERY_ACK_WAIT_MS <= value.WEBHOOK_ATTEMPT_TIMEOUT_MS) {
+      ctx.addIssue({ code: "custom", path: ["WEBHOOK_DELIVERY_ACK_WAIT_MS"], message: "must be longer than WEBHOOK_ATTEMPT_TIMEOUT_MS" });
+    }
+  });
 
 export type DispatcherConfig = ReturnType<typeof loadDispatcherConfig>;
 
 /** The dispatcher is the second entry point of this codebase: no public API, only the internal port. */
 export function loadDispatcherConfig(source: Record<string, string | undefined> = process.env) {
   return parseEnv(dispatcherShape, source);
+}
+
+/** The extra CA (tests only) as PEM, read once at startup by the composition root. */
+export function readExtraCa(config: { WEBHOOK_EXTRA_CA_FILE?: string | undefined }): string | undefined {
+  return config.WEBHOOK_EXTRA_CA_FILE === undefined ? undefined : readFileSync(config.WEBHOOK_EXTRA_CA_FILE, "utf8");
 }

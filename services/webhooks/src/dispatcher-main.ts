@@ -1,7 +1,12 @@
 import { createLogger } from "@svc/logging";
 import { closeInternalLast, exitOnStartupError, serve, Shutdown, type ReadinessCheck } from "@svc/http";
-import { createPgPool } from "@svc/db";
+import { createPgPool, runMigrations } from "@svc/db";
+import { connectNats, drainNats } from "@svc/messaging";
 import { loadDispatcherConfig, SERVICE_NAME, type DispatcherConfig } from "./config.ts";
+import { MIGRATIONS_FOLDER } from "./db/migrations.ts";
+import { systemClock } from "./domain/model.ts";
+import { systemResolver } from "./outbound/resolver.ts";
+import { createDeliveryClient, startDispatcher } from "./dispatcher/start-dispatcher.ts";
 
 // Composition root of the webhook dispatcher (same codebase and image as the webhooks API).
 const PROCESS_NAME = `${SERVICE_NAME}-dispatcher`;
@@ -14,9 +19,21 @@ try {
 const logger = createLogger({ service: PROCESS_NAME, level: config.LOG_LEVEL });
 const shutdown = new Shutdown(logger);
 const pool = createPgPool({ url: config.DATABASE_URL, schema: SERVICE_NAME, applicationName: PROCESS_NAME, max: config.DATABASE_POOL_MAX });
-const readiness: ReadinessCheck[] = [{ name: "database", check: async () => void (await pool.query("SELECT 1")) }];
+if (config.MIGRATE_ON_START) await runMigrations(pool, { schema: SERVICE_NAME, migrationsFolder: MIGRATIONS_FOLDER });
+if (config.WEBHOOK_SECRET_KEY.isDevelopmentKey) logger.warn("WEBHOOK_SECRET_KEY is not set: webhook secrets are opened with the public development key");
+const nc = await connectNats({ servers: [...config.NATS_SERVERS], name: PROCESS_NAME, logger });
+const client = createDeliveryClient(config, systemResolver());
+const dispatcher = await startDispatcher({ config, nc, pool, client, clock: systemClock, logger });
+const readiness: ReadinessCheck[] = [
+  { name: "database", check: async () => void (await pool.query("SELECT 1")) },
+  { name: "nats", check: () => nc.flush() },
+];
 
 const serving = await serve({ logger, shutdown, app: null, port: 0, internalPort: config.INTERNAL_PORT, readiness });
+// Order: stop taking messages and finish running attempts, then flush acks, then close clients.
+shutdown.add("dispatcher", () => dispatcher.stop());
+shutdown.add("nats", () => drainNats(nc));
+shutdown.add("outbound http", () => client.close());
 shutdown.add("database", () => pool.end());
 closeInternalLast(shutdown, serving);
 shutdown.installSignalHandlers();

@@ -1,10 +1,14 @@
 import { createLogger } from "@svc/logging";
 import { closeInternalLast, exitOnStartupError, serve, Shutdown, type ReadinessCheck } from "@svc/http";
-import { createTokenVerifier, remoteKeys } from "@svc/auth";
+import { createCachedTokenVerifier, remoteKeys, startRevocationFeed } from "@svc/auth";
 import { createPgPool, runMigrations } from "@svc/db";
+import { connectNats, drainNats, jetstream, names } from "@svc/messaging";
 import { loadConfig, SERVICE_NAME, type Config } from "./config.ts";
 import { createApp } from "./app.ts";
 import { MIGRATIONS_FOLDER } from "./db/migrations.ts";
+import { systemClock } from "./domain/model.ts";
+import { systemResolver } from "./outbound/resolver.ts";
+import { createNatsDeliveryQueue } from "./queue/nats-delivery-queue.ts";
 
 // Composition root: config → logger → dependencies → app → listen → graceful shutdown.
 let config: Config;
@@ -15,12 +19,24 @@ try {
 }
 const logger = createLogger({ service: SERVICE_NAME, level: config.LOG_LEVEL });
 const shutdown = new Shutdown(logger);
-const verify = createTokenVerifier({ keys: remoteKeys(config.AUTH_JWKS_URL), issuer: config.TOKEN_ISSUER, audience: config.TOKEN_AUDIENCE });
+// Revocations (auth's KV bucket): a revoked client's tokens are refused within seconds (shared/auth).
+const revocations = startRevocationFeed({ config, name: SERVICE_NAME, logger });
+const verify = createCachedTokenVerifier({ keys: remoteKeys(config.AUTH_JWKS_URL), issuer: config.TOKEN_ISSUER, audience: config.TOKEN_AUDIENCE, revocation: revocations.view });
 const pool = createPgPool({ url: config.DATABASE_URL, schema: SERVICE_NAME, applicationName: SERVICE_NAME, max: config.DATABASE_POOL_MAX });
 if (config.MIGRATE_ON_START) await runMigrations(pool, { schema: SERVICE_NAME, migrationsFolder: MIGRATIONS_FOLDER });
-const readiness: ReadinessCheck[] = [{ name: "database", check: async () => void (await pool.query("SELECT 1")) }];
+if (config.WEBHOOK_SECRET_KEY.isDevelopmentKey) logger.warn("WEBHOOK_SECRET_KEY is not set: webhook secrets are sealed with the public development key");
+// Ping and manual redelivery publish to the deliveries work stream the dispatcher consumes.
+const nc = await connectNats({ servers: [...config.NATS_SERVERS], name: SERVICE_NAME, logger });
+const queue = createNatsDeliveryQueue(jetstream(nc), names(config.NATS_NAMESPACE));
+const readiness: ReadinessCheck[] = [
+  { name: "database", check: async () => void (await pool.query("SELECT 1")) },
+  { name: "nats", check: () => nc.flush() },
+];
+readiness.push(revocations.readiness); // only until the revocation list first loads; later NATS outages do not fail it
 
-const serving = await serve({ logger, shutdown, app: createApp({ config, logger, verify, pool }), port: config.PORT, internalPort: config.INTERNAL_PORT, readiness });
+const serving = await serve({ logger, shutdown, app: createApp({ config, logger, verify, pool, resolver: systemResolver(), queue, clock: systemClock }), port: config.PORT, internalPort: config.INTERNAL_PORT, readiness });
+shutdown.add("nats", () => drainNats(nc));
+shutdown.add("revocation feed", () => revocations.stop());
 shutdown.add("database", () => pool.end());
 closeInternalLast(shutdown, serving);
 shutdown.installSignalHandlers();

@@ -1,0 +1,133 @@
+// Webhook dispatch: deliveries/s to a local keep-alive HTTPS receiver and event-to-POST latency,
+// beside a bare baseline in the same run (a plain undici loop POSTing the same signed payloads).
+// The dispatcher is the real entry point (src/dispatcher-main.ts) in its own process, as deployed.
+// Run: npm exec -c 'node services/webhooks/bench/dispatch-bench.ts' (from the repository root).
+import { createPgPool, runMigrations } from "@svc/db";
+import { buildEvent } from "@svc/events";
+import { connectNats, drainNats, ensureStream, eventsStreamConfig, jetstream, jetstreamManager, names, publish } from "@svc/messaging";
+import { createTempPgDatabase, silentLogger, testEnv } from "@svc/testing";
+import { createSubscriptionService } from "../src/app.ts";
+import { loadConfig } from "../src/config.ts";
+import { MIGRATIONS_FOLDER } from "../src/db/migrations.ts";
+import { systemClock } from "../src/domain/model.ts";
+import { systemResolver } from "../src/outbound/resolver.ts";
+import { baseEnv, testNamespace } from "../test/support/harness.ts";
+import { spawnDispatcher } from "../test/support/dispatcher-process.ts";
+import { killHard } from "../test/support/private-nats.ts";
+import { startReceiver } from "../test/support/receiver.ts";
+import { createTestCa } from "../test/support/test-ca.ts";
+import { bareBaseline, percentile, waitUntil } from "./bare-baseline.ts";
+
+const THROUGHPUT_SUBSCRIPTIONS = 10;
+const THROUGHPUT_EVENTS = 3_000; // × 10 subscriptions = 30,000 deliveries
+const PACED_RATE = 200; // events/s, one subscription
+const PACED_SECONDS = 10;
+const CONCURRENCY = 128; // WEBHOOK_DELIVERY_CONCURRENCY default
+const out = (line = "") => process.stdout.write(`${line}\n`);
+
+const ca = createTestCa();
+const receiver = await startReceiver({ key: ca.serverKey, cert: ca.serverCert });
+const database = await createTempPgDatabase("bench");
+const pool = createPgPool({ url: database.url, schema: "webhooks", applicationName: "bench", max: 5 });
+await runMigrations(pool, { schema: "webhooks", migrationsFolder: MIGRATIONS_FOLDER });
+const namespace = testNamespace();
+const n = names(namespace);
+const nc = await connectNats({ servers: testEnv.TEST_NATS_URL, name: "webhooks-bench", logger: silentLogger() });
+const js = jetstream(nc);
+const jsm = await jetstreamManager(nc);
+await ensureStream(jsm, eventsStreamConfig(n));
+const env = { ...baseEnv({ databaseUrl: database.url, namespace, natsUrl: testEnv.TEST_NATS_URL, caFile: ca.caFile }), LOG_LEVEL: "warn", INTERNAL_PORT: "0", WEBHOOK_DELIVERY_CONCURRENCY: String(CONCURRENCY) };
+const service = createSubscriptionService({ config: loadConfig(env), logger: silentLogger(), pool, resolver: systemResolver(), queue: { enqueue: async () => {} }, clock: systemClock });
+const PROFILE = process.argv.includes("--profile"); // writes a CPU profile of the dispatcher to /tmp/webhooks-prof
+const dispatcher = spawnDispatcher(env, PROFILE ? ["--cpu-prof", "--cpu-prof-dir=/tmp/webhooks-prof"] : []);
+
+try {
+  const fanOutPaths: string[] = [];
+  for (let i = 0; i < THROUGHPUT_SUBSCRIPTIONS; i++) fanOutPaths.push(await subscribe(`/bench/fan/${i}`, "vacancy.updated"));
+  const pacedPath = await subscribe("/bench/paced", "practice.updated");
+  await warmUp();
+
+  const published = new Map<string, number>();
+  const throughput = await measureThroughput(published, fanOutPaths);
+  const paced = await measurePaced(published, pacedPath);
+  const bare = await bareBaseline({ url: receiver.url("/bench/bare"), caPem: ca.caPem, count: THROUGHPUT_EVENTS * THROUGHPUT_SUBSCRIPTIONS, concurrency: CONCURRENCY, pacedRate: PACED_RATE, pacedSeconds: PACED_SECONDS });
+
+  out(`webhook dispatch (dispatcher process: concurrency ${CONCURRENCY}; receiver: node:https keep-alive on 127.0.0.1, verifies every signature; PostgreSQL, NATS 2.9 file storage, all on this machine)`);
+  out("| variant | deliveries/s | event-to-POST p50 | p99 | vs bare |");
+  out("|---|---:|---:|---:|---:|");
+  out(`| bare undici loop, ${bare.count} signed POSTs, ${CONCURRENCY} in flight | ${Math.round(bare.perSecond)} | ${bare.p50.toFixed(1)} ms | ${bare.p99.toFixed(1)} ms | 1.00 |`);
+  out(`| dispatcher, burst of ${THROUGHPUT_EVENTS} events × ${THROUGHPUT_SUBSCRIPTIONS} subscriptions | ${Math.round(throughput.perSecond)} | ${throughput.p50.toFixed(0)} ms | ${throughput.p99.toFixed(0)} ms | ${(throughput.perSecond / bare.perSecond).toFixed(2)} |`);
+  out(`| bare undici loop, paced ${PACED_RATE}/s | ${PACED_RATE} | ${bare.pacedP50.toFixed(1)} ms | ${bare.pacedP99.toFixed(1)} ms | |`);
+  out(`| dispatcher, paced ${PACED_RATE} events/s for ${PACED_SECONDS} s, 1 subscription | ${Math.round(paced.perSecond)} | ${paced.p50.toFixed(1)} ms | ${paced.p99.toFixed(1)} ms | |`);
+  out(`(burst latency includes queueing behind the whole burst; duplicates seen: ${throughput.duplicates + paced.duplicates})`);
+  out(`targets: ≥ 1000 deliveries/s sustained: ${throughput.perSecond >= 1_000 ? "met" : "NOT met"}; p99 event-to-POST < 250 ms at ${PACED_RATE} events/s: ${paced.p99 < 250 ? "met" : "NOT met"}`);
+} finally {
+  if (PROFILE) process.stderr.write(`--- dispatcher output (tail) ---\n${dispatcher.output().slice(-4_000)}\n`);
+  if (PROFILE) {
+    dispatcher.kill("SIGTERM");
+    await new Promise((r) => dispatcher.once("exit", r));
+  }
+  await killHard(dispatcher);
+  for (const stream of [n.eventsStream, n.deliveriesStream]) await jsm.streams.delete(stream).catch(() => false);
+  await drainNats(nc, { timeoutMs: 2_000 });
+  await pool.end();
+  await database.drop();
+  await receiver.close();
+  ca.dispose();
+}
+
+async function subscribe(path: string, type: "vacancy.updated" | "practice.updated" | "system.ping"): Promise<string> {
+  const { secret } = await service.create("bench-client", { url: receiver.url(path), eventTypes: [type] });
+  receiver.setSecrets(path, [secret]);
+  return path;
+}
+
+/** The dispatcher process is up once a first event makes it through (start-up takes a few seconds). */
+async function warmUp(): Promise<void> {
+  const path = await subscribe("/bench/warm-up", "system.ping");
+  const event = buildEvent({ type: "system.ping", entityId: "warm-up", publicBaseUrl: "https://bench.invalid" });
+  await publish(js, n.eventSubject(event.event_type), event, { msgId: event.event_uuid });
+  await waitUntil(() => receiver.received(path).length > 0, 30_000, "the dispatcher to start");
+}
+
+async function measureThroughput(published: Map<string, number>, paths: string[]) {
+  const events = Array.from({ length: THROUGHPUT_EVENTS }, (_, i) => buildEvent({ type: "vacancy.updated", entityId: `v${i}`, publicBaseUrl: "https://bench.invalid" }));
+  const expected = events.length * paths.length;
+  const started = performance.now();
+  const startedAt = Date.now();
+  for (let i = 0; i < events.length; i += 250) {
+    await Promise.all(events.slice(i, i + 250).map((e) => {
+      published.set(e.event_uuid, Date.now());
+      return publish(js, n.eventSubject(e.event_type), e, { msgId: e.event_uuid });
+    }));
+  }
+  const count = () => paths.reduce((sum, p) => sum + receiver.received(p).length, 0);
+  await waitUntil(() => count() >= expected, 120_000, "the burst to be delivered");
+  const seconds = (performance.now() - started) / 1000;
+  const got = paths.flatMap((p) => receiver.received(p)).filter((r) => r.at >= startedAt);
+  return { perSecond: expected / seconds, ...latencies(got, published), duplicates: got.length - expected };
+}
+
+async function measurePaced(published: Map<string, number>, path: string) {
+  const total = PACED_RATE * PACED_SECONDS;
+  const started = performance.now();
+  const sends: Promise<unknown>[] = [];
+  for (let i = 0; i < total; i++) {
+    const due = started + (i * 1000) / PACED_RATE;
+    const wait = due - performance.now();
+    if (wait > 1) await new Promise((r) => setTimeout(r, wait));
+    const e = buildEvent({ type: "practice.updated", entityId: `p${i}`, publicBaseUrl: "https://bench.invalid" });
+    published.set(e.event_uuid, Date.now());
+    sends.push(publish(js, n.eventSubject(e.event_type), e, { msgId: e.event_uuid }));
+  }
+  await Promise.all(sends);
+  await waitUntil(() => receiver.received(path).length >= total, 60_000, "the paced events to be delivered");
+  const seconds = (performance.now() - started) / 1000;
+  const got = receiver.received(path);
+  return { perSecond: total / seconds, ...latencies(got, published), duplicates: got.length - total };
+}
+
+function latencies(got: Array<{ eventId: string; at: number }>, published: Map<string, number>) {
+  const ms = got.map((r) => r.at - (published.get(r.eventId) ?? r.at)).sort((a, b) => a - b);
+  return { p50: percentile(ms, 50), p99: percentile(ms, 99) };
+}

@@ -1,0 +1,112 @@
+import { sql } from "drizzle-orm";
+import { bigserial, boolean, check, index, integer, pgSchema, text, timestamp, unique, uuid } from "drizzle-orm/pg-core";
+
+/** This service's own PostgreSQL schema; no other service reads it. */
+export const webhooksSchema = pgSchema("webhooks");
+
+const at = (name: string) => timestamp(name, { withTimezone: true, mode: "date" });
+
+export const subscriptions = webhooksSchema.table(
+  "subscriptions",
+  {
+    id: uuid("id").primaryKey(),
+    /** The API client (token `client_id`) that owns it; every read and write is scoped to it. */
+    ownerClientId: text("owner_client_id").notNull(),
+    url: text("url").notNull(),
+    eventTypes: text("event_types").array().notNull(),
+    enabled: boolean("enabled").notNull().default(true),
+    /** AES-256-GCM sealed signing secret (secret-box.ts); never returned after creation. */
+    secretSealed: text("secret_sealed").notNull(),
+    /** The secret before the last rotation, still signing until previous_secret_expires_at. */
+    previousSecretSealed: text("previous_secret_sealed"),
+    previousSecretExpiresAt: at("previous_secret_expires_at"),
+    secretRotatedAt: at("secret_rotated_at"),
+    createdAt: at("created_at").notNull(),
+    updatedAt: at("updated_at").notNull(),
+  },
+  (t) => [
+    index("subscriptions_owner_idx").on(t.ownerClientId, t.createdAt, t.id),
+    // Fan-out asks "which enabled subscriptions want this type": event_types @> ARRAY[type].
+    index("subscriptions_event_types_idx").using("gin", t.eventTypes),
+  ],
+);
+
+/** Each event the dispatcher received (or the API created, for a ping), with its exact body. */
+export const events = webhooksSchema.table("events", {
+  eventUuid: uuid("event_uuid").primaryKey(),
+  eventType: text("event_type").notNull(),
+  /** The payload JSON exactly as received: it is the signed and POSTed body, byte for byte. */
+  body: text("body").notNull(),
+  traceparent: text("traceparent"),
+  tracestate: text("tracestate"),
+  receivedAt: at("received_at").notNull(),
+});
+
+export const DELIVERY_STATUSES = ["pending", "succeeded", "failed", "dead"] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+
+export const deliveries = webhooksSchema.table(
+  "deliveries",
+  {
+    id: uuid("id").primaryKey(),
+    // Deleting a subscription deletes its deliveries: a pending one then finds no row and stops.
+    subscriptionId: uuid("subscription_id")
+      .notNull()
+      .references(() => subscriptions.id, { onDelete: "cascade" }),
+    eventUuid: uuid("event_uuid")
+      .notNull()
+      .references(() => events.eventUuid),
+    eventType: text("event_type").notNull(),
+    status: text("status").$type<DeliveryStatus>().notNull(),
+    /** Why a delivery ended failed or dead (see delivery.ts). */
+    failureReason: text("failure_reason"),
+    /** Bumped by a manual redelivery; queue messages of an older round are ignored. */
+    round: integer("round").notNull().default(1),
+    /** Attempts in the current round; the retry schedule and `dead` count these. */
+    roundAttempts: integer("round_attempts").notNull().default(0),
+    attemptCount: integer("attempt_count").notNull().default(0),
+    lastStatusCode: integer("last_status_code"),
+    lastAttemptAt: at("last_attempt_at"),
+    nextAttemptAt: at("next_attempt_at"),
+    /** When the current round's queue message was stored; null = not yet queued (the sweep will). */
+    queuedAt: at("queued_at"),
+    createdAt: at("created_at").notNull(),
+    updatedAt: at("updated_at").notNull(),
+  },
+  (t) => [
+    // One delivery per (event, subscription): a redelivered event creates no second one.
+    unique("deliveries_event_subscription_key").on(t.eventUuid, t.subscriptionId),
+    index("deliveries_subscription_idx").on(t.subscriptionId, t.createdAt, t.id),
+    index("deliveries_subscription_status_idx").on(t.subscriptionId, t.status, t.createdAt),
+    index("deliveries_unqueued_idx").on(t.createdAt).where(sql`queued_at IS NULL`),
+    check("deliveries_status_check", sql`status IN ('pending', 'succeeded', 'failed', 'dead')`),
+  ],
+);
+
+export const deliveryAttempts = webhooksSchema.table(
+  "delivery_attempts",
+  {
+    id: bigserial("id", { mode: "number" }).primaryKey(),
+    deliveryId: uuid("delivery_id")
+      .notNull()
+      .references(() => deliveries.id, { onDelete: "cascade" }),
+    /** 1.. over the delivery's whole life; `round` tells manual redeliveries apart. */
+    number: integer("number").notNull(),
+    round: integer("round").notNull(),
+    attemptedAt: at("attempted_at").notNull(),
+    durationMs: integer("duration_ms").notNull(),
+    statusCode: integer("status_code"),
+    /** What the attempt led to: succeeded, retrying, failed, dead. */
+    outcome: text("outcome").notNull(),
+    errorClass: text("error_class"),
+    /** Error names and codes of a transport failure (never headers, bodies or secrets). */
+    errorDetail: text("error_detail"),
+    /** The first few hundred characters of the response body, never more. */
+    responseSample: text("response_sample"),
+  },
+  (t) => [index("delivery_attempts_delivery_idx").on(t.deliveryId, t.number)],
+);
+
+export type SubscriptionRow = typeof subscriptions.$inferSelect;
+export type DeliveryRow = typeof deliveries.$inferSelect;
+export type AttemptRow = typeof deliveryAttempts.$inferSelect;

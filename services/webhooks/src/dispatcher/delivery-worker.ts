@@ -1,0 +1,108 @@
+import { z } from "zod";
+import type { Decision, Delivery } from "@svc/messaging";
+import type { Logger } from "@svc/logging";
+import type { Clock, DeliveryMessage } from "../domain/model.ts";
+import type { WebhookHttpClient } from "../outbound/guarded-client.ts";
+import { deliveryHeaders } from "../signing/sign-delivery.ts";
+import type { SecretBox } from "../signing/secret-box.ts";
+import type { AttemptContext, DispatchStore } from "./dispatch-store.ts";
+import { classify } from "./classify.ts";
+import type { InFlightCaps } from "./in-flight-caps.ts";
+import { nextStep, type RetryPolicy } from "./retry-policy.ts";
+import { inDeliverySpan } from "./tracing.ts";
+
+export const deliveryMessageSchema = z.object({
+  v: z.literal(1),
+  delivery_uuid: z.uuid(),
+  subscription_uuid: z.uuid(),
+  event_uuid: z.uuid(),
+  round: z.number().int().min(1),
+});
+
+export type DeliveryWorkerDeps = {
+  store: DispatchStore;
+  client: WebhookHttpClient;
+  secretBox: SecretBox;
+  policy: RetryPolicy;
+  caps: InFlightCaps;
+  clock: Clock;
+  logger: Logger;
+};
+
+const ACK: Decision = { action: "ack" };
+// A redelivery this much ahead of its scheduled time (a restart, a lost nak) is put back to wait.
+const EARLY_TOLERANCE_MS = 50;
+
+/**
+ * One delivery message → at most one attempt. The attempt number, the schedule and the final
+ * state come from the delivery record, not from JetStream's delivery count: that count also
+ * rises for redeliveries that were no attempt (a crashed worker, a busy subscriber, a database
+ * outage), and the consumer has no max_deliver for that reason.
+ */
+export function createDeliveryHandler(deps: DeliveryWorkerDeps): (d: Delivery<DeliveryMessage>) => Promise<Decision> {
+  return async ({ data: message }) => {
+    // The slot first, so the checks below run just before the POST, not before a wait.
+    const key = message.subscription_uuid;
+    if (!(await deps.caps.acquire(key, message.delivery_uuid))) return { action: "nak", delayMs: deps.caps.deferDelayMs(key, message.delivery_uuid) };
+    try {
+      const ctx = await deps.store.loadForAttempt(message.delivery_uuid);
+      // Gone with its subscription, from an older round, or already finished by another copy.
+      if (!ctx || ctx.round !== message.round || ctx.status !== "pending") return ACK;
+      if (!ctx.enabled) {
+        await deps.store.closeAsDisabled(ctx.deliveryId, ctx.round, deps.clock.now());
+        return ACK;
+      }
+      const earlyByMs = (ctx.nextAttemptAt?.getTime() ?? 0) - deps.clock.now().getTime();
+      if (earlyByMs > EARLY_TOLERANCE_MS) return { action: "nak", delayMs: earlyByMs };
+      return await inDeliverySpan(ctx, () => attempt(deps, ctx));
+    } finally {
+      deps.caps.release(key);
+    }
+  };
+}
+
+async function attempt(deps: DeliveryWorkerDeps, ctx: AttemptContext): Promise<Decision> {
+  const startedAt = deps.clock.now();
+  const timestampSeconds = Math.floor(startedAt.getTime() / 1000);
+  const headers = deliveryHeaders({
+    eventUuid: ctx.eventUuid,
+    eventType: ctx.eventType,
+    deliveryUuid: ctx.deliveryId,
+    timestampSeconds,
+    body: ctx.body,
+    secrets: signingSecrets(deps.secretBox, ctx, startedAt),
+  });
+  const result = await deps.client.post(ctx.url, ctx.body, headers);
+  const verdict = classify(result);
+  const number = ctx.roundAttempts + 1;
+  const next = nextStep(verdict, number, deps.policy);
+  const finishedAt = deps.clock.now();
+  const recorded = await deps.store.recordAttempt({
+    deliveryId: ctx.deliveryId,
+    round: ctx.round,
+    expectedRoundAttempts: ctx.roundAttempts,
+    attemptedAt: startedAt,
+    durationMs: result.durationMs,
+    statusCode: result.kind === "response" ? result.statusCode : null,
+    outcome: next.outcome,
+    errorClass: verdict.errorClass,
+    errorDetail: result.kind === "error" ? result.message : null,
+    responseSample: result.kind === "response" && result.sample !== "" ? result.sample : null,
+    status: next.outcome === "retrying" ? "pending" : next.outcome,
+    failureReason: next.failureReason,
+    nextAttemptAt: next.retryInMs === null ? null : new Date(finishedAt.getTime() + next.retryInMs),
+  });
+  // Another copy of this message recorded this attempt first: that copy owns what happens next.
+  if (!recorded) return ACK;
+  if (next.outcome === "succeeded") return ACK;
+  if (next.retryInMs !== null) return { action: "nak", delayMs: next.retryInMs };
+  deps.logger.info({ delivery_uuid: ctx.deliveryId, outcome: next.outcome, error_class: verdict.errorClass, attempt: number }, "delivery ended without success");
+  return { action: "term" };
+}
+
+/** The current secret, and during a rotation's overlap the previous one too (newest first). */
+function signingSecrets(box: SecretBox, ctx: AttemptContext, now: Date): string[] {
+  const current = box.open(ctx.secretSealed, ctx.subscriptionId);
+  const overlapping = ctx.previousSecretSealed !== null && ctx.previousSecretExpiresAt !== null && ctx.previousSecretExpiresAt > now;
+  return overlapping ? [current, box.open(ctx.previousSecretSealed!, ctx.subscriptionId)] : [current];
+}

@@ -1,0 +1,121 @@
+import type pg from "pg";
+import type { Logger } from "@svc/logging";
+import type { EventPayload } from "@svc/events";
+import {
+  deliveriesConsumerConfig,
+  deliveriesStreamConfig,
+  ensureConsumer,
+  ensureStream,
+  eventsFanoutConsumerConfig,
+  eventsStreamConfig,
+  jetstream,
+  jetstreamManager,
+  names,
+  startConsumer,
+  type JetStreamManager,
+  type Names,
+  type NatsConnection,
+} from "@svc/messaging";
+import { readExtraCa, SERVICE_VERSION, type DispatcherConfig } from "../config.ts";
+import type { Clock, DeliveryMessage } from "../domain/model.ts";
+import { createGuardedClient, type WebhookHttpClient } from "../outbound/guarded-client.ts";
+import type { HostResolver } from "../outbound/resolver.ts";
+import { createUrlGuard } from "../outbound/url-guard.ts";
+import { createNatsDeliveryQueue } from "../queue/nats-delivery-queue.ts";
+import { createSecretBox } from "../signing/secret-box.ts";
+import { PgDispatchStore } from "../stores/pg-dispatch-store.ts";
+import { createDeliveryHandler, deliveryMessageSchema } from "./delivery-worker.ts";
+import { createFanOutHandler, eventPayloadSchema } from "./fan-out.ts";
+import { inFlightCaps } from "./in-flight-caps.ts";
+import { startRequeueSweep } from "./requeue-sweep.ts";
+import { retryPolicy } from "./retry-policy.ts";
+
+export type DispatcherDeps = {
+  config: DispatcherConfig;
+  nc: NatsConnection;
+  pool: pg.Pool;
+  client: WebhookHttpClient;
+  clock: Clock;
+  logger: Logger;
+};
+
+export type RunningDispatcher = { stop(): Promise<void>; inFlight(): number };
+
+/** The one outbound client, guarded per the configuration (loopback and extra CA: tests only). */
+export function createDeliveryClient(config: DispatcherConfig, resolver: HostResolver): WebhookHttpClient {
+  const guard = createUrlGuard({ resolver, dnsTimeoutMs: config.WEBHOOK_DNS_TIMEOUT_MS, allowLoopback: config.WEBHOOK_ALLOW_LOOPBACK_FOR_TESTS });
+  return createGuardedClient({
+    guard,
+    timeoutMs: config.WEBHOOK_ATTEMPT_TIMEOUT_MS,
+    readCapBytes: config.WEBHOOK_RESPONSE_READ_CAP_BYTES,
+    extraCa: readExtraCa(config),
+    userAgent: `svc-webhooks/${SERVICE_VERSION}`,
+  });
+}
+
+/**
+ * The streams and consumers per notes/jetstream-on-nats-2.9.md ("Recommended setup"): no consumer
+ * backoff (nak(delay) drives the schedule), max_ack_pending high enough for parked retries.
+ */
+async function reconcileStreams(jsm: JetStreamManager, n: Names, config: DispatcherConfig): Promise<void> {
+  await ensureStream(jsm, eventsStreamConfig(n));
+  await ensureStream(jsm, deliveriesStreamConfig(n));
+  await ensureConsumer(jsm, n.eventsStream, eventsFanoutConsumerConfig(n, { ackWaitMs: config.WEBHOOK_FANOUT_ACK_WAIT_MS }));
+  // max_deliver unlimited (-1), unlike the shared default of 6: attempts are counted in the
+  // delivery record, and a redelivery that made no attempt (crash, busy subscriber, database
+  // outage) must not use one up and strand the delivery as neither retried nor dead.
+  await ensureConsumer(jsm, n.deliveriesStream, deliveriesConsumerConfig(n, { ackWaitMs: config.WEBHOOK_DELIVERY_ACK_WAIT_MS, maxDeliver: -1 }));
+}
+
+/**
+ * Reconciles the streams and consumers (per notes/jetstream-on-nats-2.9.md), then runs the
+ * fan-out (events → delivery records and queue messages), the delivery worker (queue → signed
+ * POST, retries by nak(delay)) and the requeue sweep, until stop().
+ */
+export async function startDispatcher(deps: DispatcherDeps): Promise<RunningDispatcher> {
+  const { config, nc, logger, clock } = deps;
+  const n = names(config.NATS_NAMESPACE);
+  await reconcileStreams(await jetstreamManager(nc), n, config);
+  const js = jetstream(nc);
+  const store = new PgDispatchStore(deps.pool);
+  const queue = createNatsDeliveryQueue(js, n);
+  const deliveries = await startConsumer<DeliveryMessage>({
+    js,
+    stream: n.deliveriesStream,
+    consumer: n.consumers.deliveries,
+    concurrency: config.WEBHOOK_DELIVERY_CONCURRENCY,
+    logger,
+    parse: (data) => deliveryMessageSchema.parse(data) as DeliveryMessage,
+    handler: createDeliveryHandler({
+      store,
+      client: deps.client,
+      secretBox: createSecretBox(config.WEBHOOK_SECRET_KEY.base64),
+      policy: retryPolicy(config.WEBHOOK_RETRY_SCHEDULE_MS),
+      caps: inFlightCaps({
+        limit: config.WEBHOOK_MAX_IN_FLIGHT_PER_SUBSCRIPTION,
+        maxWaiting: Math.ceil(config.WEBHOOK_MAX_IN_FLIGHT_PER_SUBSCRIPTION / 2),
+        maxWaitMs: 250,
+        minDeferMs: 20,
+        maxDeferMs: config.WEBHOOK_SUBSCRIPTION_MAX_DEFER_MS,
+      }),
+      clock,
+      logger,
+    }),
+  });
+  const fanOut = await startConsumer<EventPayload>({
+    js,
+    stream: n.eventsStream,
+    consumer: n.consumers.eventsFanout,
+    concurrency: config.WEBHOOK_FANOUT_CONCURRENCY,
+    logger,
+    parse: (data) => eventPayloadSchema.parse(data) as EventPayload,
+    handler: createFanOutHandler({ store, queue, clock }),
+  });
+  const sweep = startRequeueSweep({ store, queue, clock, logger, everyMs: config.WEBHOOK_REQUEUE_SWEEP_MS });
+  return {
+    async stop() {
+      await Promise.all([fanOut.stop(), deliveries.stop(), sweep.stop()]);
+    },
+    inFlight: () => deliveries.inFlight() + fanOut.inFlight(),
+  };
+}

@@ -1,0 +1,41 @@
+import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
+
+/**
+ * Webhook signing secrets at rest. They must be usable to sign, so they cannot be hashed like
+ * client secrets; they are sealed with AES-256-GCM under WEBHOOK_SECRET_KEY instead, with the
+ * subscription id as additional authenticated data, so a sealed secret copied onto another row
+ * does not open. Format: `v1.<base64url iv>.<base64url tag>.<base64url ciphertext>`.
+ */
+export type SecretBox = {
+  seal(secret: string, subscriptionId: string): string;
+  open(sealed: string, subscriptionId: string): string;
+};
+
+const FORMAT = "v1";
+
+export function createSecretBox(keyBase64: string): SecretBox {
+  const key = Buffer.from(keyBase64, "base64");
+  if (key.length !== 32) throw new RangeError("the webhook secret key must be 32 bytes");
+  return {
+    seal(secret, subscriptionId) {
+      const iv = randomBytes(12);
+      const cipher = createCipheriv("aes-256-gcm", key, iv);
+      cipher.setAAD(Buffer.from(subscriptionId));
+      const ciphertext = Buffer.concat([cipher.update(secret, "utf8"), cipher.final()]);
+      return [FORMAT, iv, cipher.getAuthTag(), ciphertext].map((p) => (typeof p === "string" ? p : p.toString("base64url"))).join(".");
+    },
+    open(sealed, subscriptionId) {
+      const [format, iv, tag, ciphertext] = sealed.split(".");
+      if (format !== FORMAT || !iv || !tag || ciphertext === undefined) throw new Error("unrecognised sealed secret");
+      const decipher = createDecipheriv("aes-256-gcm", key, Buffer.from(iv, "base64url"));
+      decipher.setAAD(Buffer.from(subscriptionId));
+      decipher.setAuthTag(Buffer.from(tag, "base64url"));
+      return Buffer.concat([decipher.update(Buffer.from(ciphertext, "base64url")), decipher.final()]).toString("utf8");
+    },
+  };
+}
+
+/** A new signing secret: 32 random bytes, prefixed so it is recognisable in a secret scanner. */
+export function generateSecret(): string {
+  return `whsec_${randomBytes(32).toString("base64url")}`;
+}

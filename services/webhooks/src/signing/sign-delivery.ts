@@ -1,0 +1,37 @@
+import { createHmac } from "node:crypto";
+
+/** The signature scheme's version tag (spec 6.3, 9.3). */
+export const SIGNATURE_VERSION = "v1";
+
+/**
+ * Spec 6.3: `v1=` + hex HMAC-SHA256 of `<timestamp>.<raw body>`, keyed with the subscription
+ * secret (its UTF-8 text, exactly as shown to the subscriber). During a rotation's overlap one
+ * signature per secret is sent, newest first, comma-separated: `v1=<new>,v1=<old>`; a receiver
+ * accepts the delivery when any of them verifies with the secret it holds.
+ */
+export function signatureHeader(secrets: ReadonlyArray<string>, timestampSeconds: number, body: string): string {
+  return secrets.map((secret) => `${SIGNATURE_VERSION}=${sign(secret, timestampSeconds, body)}`).join(",");
+}
+
+export function sign(secret: string, timestampSeconds: number, body: string): string {
+  return createHmac("sha256", secret).update(`${timestampSeconds}.${body}`).digest("hex");
+}
+
+/** The spec 6.3 delivery headers (the dispatcher adds content type and user agent). */
+export function deliveryHeaders(input: {
+  eventUuid: string;
+  eventType: string;
+  deliveryUuid: string;
+  timestampSeconds: number;
+  body: string;
+  secrets: ReadonlyArray<string>;
+}): Record<string, string> {
+  return {
+    "x-svc-event-id": input.eventUuid,
+    "x-svc-event-type": input.eventType,
+    "x-svc-timestamp": String(input.timestampSeconds),
+    "x-svc-signature": signatureHeader(input.secrets, input.timestampSeconds, input.body),
+    // Not in the spec's table: lets a receiver tell one subscription's delivery from another's.
+    "x-svc-delivery-id": input.deliveryUuid,
+  };
+}

@@ -1,0 +1,102 @@
+import { and, asc, count, desc, eq, inArray, sql } from "drizzle-orm";
+import { guardPg } from "@svc/db";
+import { deliveries, deliveryAttempts, events } from "../db/schema.ts";
+import type { DeliveryStore, NewEvent } from "../domain/ports.ts";
+import type { Delivery, DeliveryDetail, DeliveryMessage, DeliveryStatus, Page, PageRequest } from "../domain/model.ts";
+import { toAttempt, toDelivery } from "./row-mappers.ts";
+import type { Db } from "./pg-subscription-store.ts";
+
+export class PgDeliveryStore implements DeliveryStore {
+  readonly #db: Db;
+  constructor(db: Db) {
+    this.#db = db;
+  }
+
+  list(subscriptionId: string, filter: { status?: DeliveryStatus | undefined }, page: PageRequest): Promise<Page<Delivery>> {
+    return guardPg(async () => {
+      const where = and(eq(deliveries.subscriptionId, subscriptionId), filter.status ? eq(deliveries.status, filter.status) : undefined);
+      const [rows, [total]] = await Promise.all([
+        this.#db
+          .select()
+          .from(deliveries)
+          .where(where)
+          .orderBy(desc(deliveries.createdAt), desc(deliveries.id))
+          .limit(page.perPage)
+          .offset((page.page - 1) * page.perPage),
+        this.#db.select({ n: count() }).from(deliveries).where(where),
+      ]);
+      return { items: rows.map(toDelivery), total: total?.n ?? 0 };
+    });
+  }
+
+  get(subscriptionId: string, deliveryId: string): Promise<DeliveryDetail | undefined> {
+    return guardPg(async () => {
+      const [row] = await this.#db
+        .select()
+        .from(deliveries)
+        .where(and(eq(deliveries.subscriptionId, subscriptionId), eq(deliveries.id, deliveryId)));
+      if (!row) return undefined;
+      const attempts = await this.#db
+        .select()
+        .from(deliveryAttempts)
+        .where(eq(deliveryAttempts.deliveryId, deliveryId))
+        .orderBy(asc(deliveryAttempts.number));
+      return { ...toDelivery(row), attempts: attempts.map(toAttempt) };
+    });
+  }
+
+  createSingle(subscriptionId: string, event: NewEvent, deliveryId: string, now: Date): Promise<Delivery> {
+    return guardPg(() =>
+      this.#db.transaction(async (tx) => {
+        await tx.insert(events).values({
+          eventUuid: event.eventUuid,
+          eventType: event.eventType,
+          body: event.body,
+          traceparent: event.trace?.traceparent ?? null,
+          tracestate: event.trace?.tracestate ?? null,
+          receivedAt: now,
+        });
+        const [row] = await tx
+          .insert(deliveries)
+          .values({ id: deliveryId, subscriptionId, eventUuid: event.eventUuid, eventType: event.eventType, status: "pending", nextAttemptAt: now, createdAt: now, updatedAt: now })
+          .returning();
+        return toDelivery(row!);
+      }),
+    );
+  }
+
+  startNewRound(subscriptionId: string, deliveryId: string, now: Date): Promise<Delivery | undefined> {
+    return guardPg(async () => {
+      const [row] = await this.#db
+        .update(deliveries)
+        .set({
+          status: "pending",
+          failureReason: null,
+          round: sql`${deliveries.round} + 1`,
+          roundAttempts: 0,
+          nextAttemptAt: now,
+          queuedAt: null,
+          updatedAt: now,
+        })
+        .where(and(eq(deliveries.subscriptionId, subscriptionId), eq(deliveries.id, deliveryId), inArray(deliveries.status, ["failed", "dead"])))
+        .returning();
+      return row && toDelivery(row);
+    });
+  }
+
+  markQueued(messages: ReadonlyArray<DeliveryMessage>, now: Date): Promise<void> {
+    return markQueued(this.#db, messages, now);
+  }
+}
+
+/** Marks the rounds whose queue messages the stream has stored; a newer round is left alone. */
+export async function markQueued(db: Db, messages: ReadonlyArray<DeliveryMessage>, now: Date): Promise<void> {
+  if (messages.length === 0) return;
+  await guardPg(() =>
+    db.execute(sql`
+      UPDATE ${deliveries} AS d SET queued_at = ${now}
+      FROM (SELECT unnest(${sql.param(messages.map((m) => m.delivery_uuid))}::uuid[]) AS id,
+                   unnest(${sql.param(messages.map((m) => m.round))}::int[]) AS round) AS m
+      WHERE d.id = m.id AND d.round = m.round AND d.queued_at IS NULL`),
+  );
+}

@@ -1,0 +1,105 @@
+import { and, asc, count, eq, sql } from "drizzle-orm";
+import type { NodePgDatabase } from "drizzle-orm/node-postgres";
+import { guardPg } from "@svc/db";
+import { subscriptions } from "../db/schema.ts";
+import type { NewSubscription, SubscriptionPatch, SubscriptionStore } from "../domain/ports.ts";
+import type { Page, PageRequest, Subscription } from "../domain/model.ts";
+import { toSubscription } from "./row-mappers.ts";
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type Db = NodePgDatabase<any>;
+
+export class PgSubscriptionStore implements SubscriptionStore {
+  readonly #db: Db;
+  constructor(db: Db) {
+    this.#db = db;
+  }
+
+  insert(input: NewSubscription): Promise<Subscription> {
+    return guardPg(async () => {
+      const [row] = await this.#db
+        .insert(subscriptions)
+        .values({
+          id: input.id,
+          ownerClientId: input.ownerClientId,
+          url: input.url,
+          eventTypes: input.eventTypes,
+          enabled: true,
+          secretSealed: input.secretSealed,
+          createdAt: input.now,
+          updatedAt: input.now,
+        })
+        .returning();
+      return toSubscription(row!);
+    });
+  }
+
+  list(owner: string, page: PageRequest): Promise<Page<Subscription>> {
+    return guardPg(async () => {
+      const where = eq(subscriptions.ownerClientId, owner);
+      const [rows, [total]] = await Promise.all([
+        this.#db
+          .select()
+          .from(subscriptions)
+          .where(where)
+          .orderBy(asc(subscriptions.createdAt), asc(subscriptions.id))
+          .limit(page.perPage)
+          .offset((page.page - 1) * page.perPage),
+        this.#db.select({ n: count() }).from(subscriptions).where(where),
+      ]);
+      return { items: rows.map(toSubscription), total: total?.n ?? 0 };
+    });
+  }
+
+  get(owner: string, id: string): Promise<Subscription | undefined> {
+    return guardPg(async () => {
+      const [row] = await this.#db.select().from(subscriptions).where(this.#owned(owner, id));
+      return row && toSubscription(row);
+    });
+  }
+
+  update(owner: string, id: string, patch: SubscriptionPatch, now: Date): Promise<Subscription | undefined> {
+    return guardPg(async () => {
+      const [row] = await this.#db
+        .update(subscriptions)
+        .set({
+          ...(patch.url !== undefined && { url: patch.url }),
+          ...(patch.eventTypes !== undefined && { eventTypes: patch.eventTypes }),
+          ...(patch.enabled !== undefined && { enabled: patch.enabled }),
+          updatedAt: now,
+        })
+        .where(this.#owned(owner, id))
+        .returning();
+      return row && toSubscription(row);
+    });
+  }
+
+  delete(owner: string, id: string): Promise<boolean> {
+    return guardPg(async () => {
+      const rows = await this.#db.delete(subscriptions).where(this.#owned(owner, id)).returning({ id: subscriptions.id });
+      return rows.length > 0;
+    });
+  }
+
+  rotateSecret(owner: string, id: string, input: { secretSealed: string; overlapUntil: Date; now: Date }): Promise<Subscription | undefined> {
+    return guardPg(async () => {
+      // One statement: the old sealed secret moves over as the new one lands, never read out.
+      const [row] = await this.#db
+        .update(subscriptions)
+        .set({
+          previousSecretSealed: sql`${subscriptions.secretSealed}`,
+          previousSecretExpiresAt: input.overlapUntil,
+          secretSealed: input.secretSealed,
+          secretRotatedAt: input.now,
+          updatedAt: input.now,
+        })
+        .where(this.#owned(owner, id))
+        .returning();
+      return row && toSubscription(row);
+    });
+  }
+
+  #owned(owner: string, id: string) {
+    return and(eq(subscriptions.ownerClientId, owner), eq(subscriptions.id, id));
+  }
+}
