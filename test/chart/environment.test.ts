@@ -17,8 +17,8 @@ const extra: Record<string, string[]> = {
   practices: ["LEGACY_DATABASE_URL"],
   vacancies: ["LEGACY_DATABASE_URL"],
   identity: ["IDENTITY_PEPPER"],
-  webhooks: [],
-  dispatcher: ["DISPATCHER_LEADER_ELECTION", "POD_NAME", "POD_NAMESPACE"],
+  webhooks: ["WEBHOOK_SECRET_KEY"],
+  dispatcher: ["WEBHOOK_SECRET_KEY", "OPERATOR_ENABLED", "LEADER_ELECTION", "POD_NAME", "POD_NAMESPACE"],
 };
 
 describe("environment contract", () => {
@@ -44,7 +44,7 @@ describe("environment contract", () => {
     const pods = deployments(await render(valueSets.production));
     for (const [deployment, pod] of pods) {
       const env = envOf(pod.containers[0]!);
-      for (const key of ["DATABASE_URL", "LEGACY_DATABASE_URL", "IDENTITY_PEPPER"]) {
+      for (const key of ["DATABASE_URL", "LEGACY_DATABASE_URL", "IDENTITY_PEPPER", "WEBHOOK_SECRET_KEY"]) {
         const v = env.get(key);
         if (!v) continue;
         expect(v.value, `${deployment} ${key}`).toBeUndefined();
@@ -52,19 +52,25 @@ describe("environment contract", () => {
       }
     }
     expect(envOf(pods.get("isvc-practices")!.containers[0]!).get("DATABASE_URL")?.valueFrom?.secretKeyRef).toEqual({ name: "integration-prod-db", key: "url" });
+    for (const name of ["isvc-webhooks", "isvc-dispatcher"]) {
+      expect(envOf(pods.get(name)!.containers[0]!).get("WEBHOOK_SECRET_KEY")?.valueFrom?.secretKeyRef, name).toEqual({ name: "integration-prod-webhook-key", key: "key" });
+    }
   });
 
   it("points inline secret values at the chart's Secret", async () => {
     const env = envOf(deployments(await render(valueSets.sandbox)).get("isvc-identity")!.containers[0]!);
     expect(env.get("IDENTITY_PEPPER")?.valueFrom?.secretKeyRef).toEqual({ name: "isvc-secrets", key: "identity-pepper" });
+    const dispatcher = envOf(deployments(await render(valueSets.sandbox)).get("isvc-dispatcher")!.containers[0]!);
+    expect(dispatcher.get("WEBHOOK_SECRET_KEY")?.valueFrom?.secretKeyRef).toEqual({ name: "isvc-secrets", key: "webhook-secret-key" });
   });
 
-  it("gives the dispatcher the webhooks environment plus Lease election and the downward API", async () => {
+  it("gives the dispatcher the webhooks environment plus the operator, Lease election and the downward API", async () => {
     const pods = deployments(await render(valueSets.production));
     const webhooks = envOf(pods.get("isvc-webhooks")!.containers[0]!);
     const dispatcher = envOf(pods.get("isvc-dispatcher")!.containers[0]!);
     for (const [key, v] of webhooks) if (key !== "OTEL_SERVICE_NAME") expect(dispatcher.get(key), key).toEqual(v);
-    expect(dispatcher.get("DISPATCHER_LEADER_ELECTION")?.value).toBe("lease");
+    expect(dispatcher.get("OPERATOR_ENABLED")?.value).toBe("true");
+    expect(dispatcher.get("LEADER_ELECTION")?.value).toBe("lease");
     expect(dispatcher.get("POD_NAME")?.valueFrom?.fieldRef?.fieldPath).toBe("metadata.name");
     expect(dispatcher.get("POD_NAMESPACE")?.valueFrom?.fieldRef?.fieldPath).toBe("metadata.namespace");
   });

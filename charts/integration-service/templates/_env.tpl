@@ -51,8 +51,16 @@ Called with (dict "root" $ "name" "auth" "traits" $traits).
     secretKeyRef:
       {{- include "integration-service.secretKeyRef" (dict "root" $root "section" $v.identityPepper "inline" $v.identityPepper.value "key" "identity-pepper") | nindent 6 }}
 {{- end }}
+{{- if .traits.webhookSecretKey }}
+- name: WEBHOOK_SECRET_KEY
+  valueFrom:
+    secretKeyRef:
+      {{- include "integration-service.secretKeyRef" (dict "root" $root "section" $v.webhookSecretKey "inline" $v.webhookSecretKey.value "key" "webhook-secret-key") | nindent 6 }}
+{{- end }}
 {{- if .traits.operator }}
-- name: DISPATCHER_LEADER_ELECTION
+- name: OPERATOR_ENABLED
+  value: "true"
+- name: LEADER_ELECTION
   value: lease
 - name: POD_NAME
   valueFrom:

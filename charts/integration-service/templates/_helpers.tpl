@@ -61,6 +61,7 @@ auth:
   signingKeys: true
   pepper: false
   operator: false
+  webhookSecretKey: false
 practices:
   entrypoint: services/practices/src/main.ts
   public: true
@@ -68,6 +69,7 @@ practices:
   signingKeys: false
   pepper: false
   operator: false
+  webhookSecretKey: false
 vacancies:
   entrypoint: services/vacancies/src/main.ts
   public: true
@@ -75,6 +77,7 @@ vacancies:
   signingKeys: false
   pepper: false
   operator: false
+  webhookSecretKey: false
 identity:
   entrypoint: services/identity/src/main.ts
   public: true
@@ -82,6 +85,7 @@ identity:
   signingKeys: false
   pepper: true
   operator: false
+  webhookSecretKey: false
 webhooks:
   entrypoint: services/webhooks/src/main.ts
   public: true
@@ -89,6 +93,7 @@ webhooks:
   signingKeys: false
   pepper: false
   operator: false
+  webhookSecretKey: true
 dispatcher:
   entrypoint: services/webhooks/src/dispatcher-main.ts
   public: false
@@ -96,6 +101,7 @@ dispatcher:
   signingKeys: false
   pepper: false
   operator: true
+  webhookSecretKey: true
 {{- end -}}
 
 {{/* Ports every process listens on (PORT and INTERNAL_PORT). */}}
@@ -142,7 +148,7 @@ key: {{ .section.existingSecretKey }}
 
 {{/* True when any secret value is given inline, so the chart must write its Secret. */}}
 {{- define "integration-service.hasInlineSecrets" -}}
-{{- if or .Values.postgresql.url .Values.mysql.url .Values.identityPepper.value -}}true{{- end -}}
+{{- if or .Values.postgresql.url .Values.mysql.url .Values.identityPepper.value .Values.webhookSecretKey.value -}}true{{- end -}}
 {{- end -}}
 
 {{/* Hook annotations for objects a pre-install Job needs (they must exist before the release's

@@ -29,8 +29,14 @@ export interface AppDeps {
   clock: Clock;
 }
 
-/** The domain module, built from the API's dependencies; a reconciler can build the same. */
-export function createSubscriptionService(deps: Omit<AppDeps, "verify">): SubscriptionService {
+/** The settings the domain module reads; the API's and the dispatcher's configs both have them. */
+export type SubscriptionServiceConfig = Pick<
+  Config,
+  "ENVIRONMENT" | "PUBLIC_BASE_URL" | "WEBHOOK_DNS_TIMEOUT_MS" | "WEBHOOK_ALLOW_LOOPBACK_FOR_TESTS" | "WEBHOOK_SECRET_KEY" | "WEBHOOK_SECRET_ROTATION_OVERLAP_MS"
+>;
+
+/** The domain module, built from the API's dependencies; the dispatcher's reconciler builds the same. */
+export function createSubscriptionService(deps: Omit<AppDeps, "verify" | "config"> & { config: SubscriptionServiceConfig }): SubscriptionService {
   const db = createDrizzle(deps.pool, schema);
   const { config } = deps;
   return new SubscriptionService({

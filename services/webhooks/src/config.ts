@@ -50,6 +50,8 @@ const guardShape = {
 
 const secretShape = {
   WEBHOOK_SECRET_KEY: secretKey,
+  /** How long the previous secret still signs after a rotation (documented: 24 h). */
+  WEBHOOK_SECRET_ROTATION_OVERLAP_MS: env.int(86_400_000, 0, 30 * 86_400_000),
 };
 
 function refuseTestSettingsInProduction(
@@ -72,8 +74,6 @@ const apiShape = z
     ...telemetryEnvShape,
     ...guardShape,
     ...secretShape,
-    /** How long the previous secret still signs after a rotation (documented: 24 h). */
-    WEBHOOK_SECRET_ROTATION_OVERLAP_MS: env.int(86_400_000, 0, 30 * 86_400_000),
   })
   .superRefine(refuseTestSettingsInProduction);
 
@@ -119,8 +119,24 @@ const dispatcherShape = z
     WEBHOOK_FANOUT_ACK_WAIT_MS: env.int(30_000, 1_000, 3_600_000),
     /** Deliveries recorded but not yet queued (a crash between the two) are queued after this age. */
     WEBHOOK_REQUEUE_SWEEP_MS: env.int(30_000, 100, 3_600_000),
+    /** Run the WebhookSubscription controller (on the elected leader only); the chart turns it on. */
+    OPERATOR_ENABLED: env.bool(false),
+    /**
+     * How the one reconciling replica is elected: `lease` (a Kubernetes Lease in POD_NAMESPACE,
+     * held as POD_NAME; the chart) or `pg` (an advisory lock in our PostgreSQL; anywhere else).
+     */
+    LEADER_ELECTION: z.enum(["pg", "lease"], { message: "must be pg or lease" }).default("pg"),
+    POD_NAME: z.string().min(1).optional(),
+    POD_NAMESPACE: z.string().min(1).optional(),
   })
   .superRefine(refuseTestSettingsInProduction)
+  .superRefine((value, ctx) => {
+    // The controller watches its own namespace and names itself on events; a Lease needs both too.
+    if (value.LEADER_ELECTION !== "lease" && !value.OPERATOR_ENABLED) return;
+    for (const key of ["POD_NAME", "POD_NAMESPACE"] as const) {
+      if (value[key] === undefined) ctx.addIssue({ code: "custom", path: [key], message: "is required when LEADER_ELECTION is lease or OPERATOR_ENABLED is true (downward API)" });
+    }
+  })
   .superRefine((value, ctx) => {
     if (value.WEBHOOK_DELIVERY_ACK_WAIT_MS <= value.WEBHOOK_ATTEMPT_TIMEOUT_MS) {
       ctx.addIssue({ code: "custom", path: ["WEBHOOK_DELIVERY_ACK_WAIT_MS"], message: "must be longer than WEBHOOK_ATTEMPT_TIMEOUT_MS" });

@@ -1,12 +1,14 @@
 import { createLogger } from "@svc/logging";
 import { closeInternalLast, exitOnStartupError, serve, Shutdown, type ReadinessCheck } from "@svc/http";
 import { createPgPool, runMigrations } from "@svc/db";
-import { connectNats, drainNats } from "@svc/messaging";
+import { connectNats, drainNats, jetstream, names } from "@svc/messaging";
 import { loadDispatcherConfig, SERVICE_NAME, type DispatcherConfig } from "./config.ts";
 import { MIGRATIONS_FOLDER } from "./db/migrations.ts";
 import { systemClock } from "./domain/model.ts";
 import { systemResolver } from "./outbound/resolver.ts";
 import { createDeliveryClient, startDispatcher } from "./dispatcher/start-dispatcher.ts";
+import { startOperator } from "./operator/start-operator.ts";
+import { createNatsDeliveryQueue } from "./queue/nats-delivery-queue.ts";
 
 // Composition root of the webhook dispatcher (same codebase and image as the webhooks API).
 const PROCESS_NAME = `${SERVICE_NAME}-dispatcher`;
@@ -24,6 +26,10 @@ if (config.WEBHOOK_SECRET_KEY.isDevelopmentKey) logger.warn("WEBHOOK_SECRET_KEY 
 const nc = await connectNats({ servers: [...config.NATS_SERVERS], name: PROCESS_NAME, logger });
 const client = createDeliveryClient(config, systemResolver());
 const dispatcher = await startDispatcher({ config, nc, pool, client, clock: systemClock, logger });
+// The WebhookSubscription controller, on the elected replica only (the chart enables it).
+const operator = config.OPERATOR_ENABLED
+  ? startOperator({ config, pool, queue: createNatsDeliveryQueue(jetstream(nc), names(config.NATS_NAMESPACE)), resolver: systemResolver(), clock: systemClock, logger })
+  : undefined;
 const readiness: ReadinessCheck[] = [
   { name: "database", check: async () => void (await pool.query("SELECT 1")) },
   { name: "nats", check: () => nc.flush() },
@@ -31,6 +37,8 @@ const readiness: ReadinessCheck[] = [
 
 const serving = await serve({ logger, shutdown, app: null, port: 0, internalPort: config.INTERNAL_PORT, readiness });
 // Order: stop taking messages and finish running attempts, then flush acks, then close clients.
+// The operator first: it releases leadership (Lease or advisory lock) while the database is still there.
+if (operator) shutdown.add("webhook subscription operator", () => operator.stop());
 shutdown.add("dispatcher", () => dispatcher.stop());
 shutdown.add("nats", () => drainNats(nc));
 shutdown.add("outbound http", () => client.close());

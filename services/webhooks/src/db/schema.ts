@@ -23,6 +23,11 @@ export const subscriptions = webhooksSchema.table(
     secretRotatedAt: at("secret_rotated_at"),
     createdAt: at("created_at").notNull(),
     updatedAt: at("updated_at").notNull(),
+    /**
+     * The uid of the WebhookSubscription custom resource that manages it (null for API-made
+     * ones). Unique, so a repeated or concurrent reconcile can never create a second one.
+     */
+    k8sUid: text("k8s_uid").unique("subscriptions_k8s_uid_key"),
   },
   (t) => [
     index("subscriptions_owner_idx").on(t.ownerClientId, t.createdAt, t.id),

@@ -8,6 +8,10 @@ export type NewSubscription = {
   eventTypes: string[];
   secretSealed: string;
   now: Date;
+  /** Created paused (a reconciler looking up a half-made subscription); default enabled. */
+  enabled?: boolean | undefined;
+  /** The managing custom resource's uid (operator-made subscriptions only). */
+  k8sUid?: string | undefined;
 };
 
 export type SubscriptionPatch = { url?: string; eventTypes?: string[]; enabled?: boolean };

@@ -21,6 +21,8 @@ export type SubscriptionServiceDeps = {
 };
 
 export type SubscriptionInput = { url: string; eventTypes: string[] };
+/** What only the Kubernetes reconciler sets on creation (src/operator). */
+export type CreateOptions = { enabled?: boolean; k8sUid?: string };
 export type WithSecret = { subscription: Subscription; secret: string };
 
 /**
@@ -34,7 +36,7 @@ export class SubscriptionService {
     this.#d = deps;
   }
 
-  async create(owner: string, input: SubscriptionInput): Promise<WithSecret> {
+  async create(owner: string, input: SubscriptionInput, options: CreateOptions = {}): Promise<WithSecret> {
     const url = await this.#checkedUrl(input.url);
     const eventTypes = this.#checkedEventTypes(input.eventTypes);
     const id = randomUUID();
@@ -46,6 +48,8 @@ export class SubscriptionService {
       eventTypes,
       secretSealed: this.#d.secretBox.seal(secret, id),
       now: this.#d.clock.now(),
+      enabled: options.enabled,
+      k8sUid: options.k8sUid,
     });
     return { subscription, secret };
   }

@@ -24,8 +24,9 @@ export class PgSubscriptionStore implements SubscriptionStore {
           ownerClientId: input.ownerClientId,
           url: input.url,
           eventTypes: input.eventTypes,
-          enabled: true,
+          enabled: input.enabled ?? true,
           secretSealed: input.secretSealed,
+          k8sUid: input.k8sUid ?? null,
           createdAt: input.now,
           updatedAt: input.now,
         })
