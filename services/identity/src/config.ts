@@ -1,4 +1,4 @@
-import { env, installationVersion, natsEnvShape, parseEnv, pgEnvShape, serviceEnvShape, tokenEnvShape, z } from "@svc/config";
+import { env, installationVersion, natsEnvShape, parseEnv, pgEnvShape, relayEnvShape, serviceEnvShape, tokenEnvShape, z } from "@svc/config";
 import { telemetryEnvShape } from "@svc/telemetry";
 import { assertTimeZone } from "@svc/time";
 
@@ -40,6 +40,7 @@ const shape = z.object({
   ...pgEnvShape,
   ...natsEnvShape,
   ...telemetryEnvShape,
+  ...relayEnvShape,
   ...identityShape,
 });
 

@@ -10,6 +10,7 @@ import { PgIdempotencyStore } from "./idempotency/pg-idempotency-store.ts";
 import { startIdempotencyPruner } from "./idempotency/pruner.ts";
 import { identityDb } from "./store/db.ts";
 import { idempotencyKeys } from "./db/schema.ts";
+import { startOutboxRelay } from "./outbox-relay.ts";
 import { NatsVacancyDirectory } from "./vacancies/nats-vacancy-directory.ts";
 
 // Composition root: config → logger → dependencies → app → listen → graceful shutdown.
@@ -35,9 +36,13 @@ const readiness: ReadinessCheck[] = [
 ];
 readiness.push(revocations.readiness); // only until the revocation list first loads; later NATS outages do not fail it
 
+// Events are written to the outbox with each change; this publishes them (spec 6.2).
+const relay = await startOutboxRelay({ settings: config, schema: SERVICE_NAME, pool, nc, logger });
+
 const serving = await serve({ logger, shutdown, app: createApp({ config, logger, verify, pool, vacancies, now }), port: config.PORT, internalPort: config.INTERNAL_PORT, readiness });
 const pruner = startIdempotencyPruner({ store: new PgIdempotencyStore(identityDb(pool), idempotencyKeys), now, logger });
 shutdown.add("idempotency pruner", () => pruner.stop());
+shutdown.add("outbox relay", () => relay.stop());
 shutdown.add("nats", () => drainNats(nc));
 shutdown.add("revocation feed", () => revocations.stop());
 shutdown.add("database", () => pool.end());

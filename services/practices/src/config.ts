@@ -1,4 +1,4 @@
-import { env, installationVersion, legacyEnvShape, parseEnv, pgEnvShape, serviceEnvShape, tokenEnvShape, z } from "@svc/config";
+import { detectorEnvShape, env, installationVersion, legacyEnvShape, natsEnvShape, parseEnv, pgEnvShape, refineLeaderElection, relayEnvShape, serviceEnvShape, tokenEnvShape, z } from "@svc/config";
 import { telemetryEnvShape } from "@svc/telemetry";
 import { assertTimeZone } from "@svc/time";
 
@@ -20,7 +20,10 @@ const shape = z.object({
   ...tokenEnvShape,
   ...pgEnvShape,
   ...legacyEnvShape,
+  ...natsEnvShape,
   ...telemetryEnvShape,
+  ...relayEnvShape,
+  ...detectorEnvShape,
   // The primary system's zone: its calendar date is the "today" of a secondary practice's
   // `active` (spec 2.3), whatever zone the server or the database runs in.
   TIME_ZONE: z.string().default("Europe/Brussels").refine(isTimeZone, { message: "must be an IANA time zone such as Europe/Brussels" }),
@@ -29,7 +32,7 @@ const shape = z.object({
   PRACTICE_TOTALS_CACHE_MS: env.int(5_000, 0, 300_000),
   // Largest JSON body in production, sized for a CRM mirror bulk request of 1,000 accounts.
   CRM_MIRROR_BODY_LIMIT_BYTES: env.int(4 * 1024 * 1024, 64 * 1024, 64 * 1024 * 1024),
-});
+}).superRefine(refineLeaderElection);
 
 export type Config = ReturnType<typeof loadConfig>;
 

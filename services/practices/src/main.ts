@@ -2,9 +2,14 @@ import { createLogger } from "@svc/logging";
 import { closeInternalLast, exitOnStartupError, serve, Shutdown, type ReadinessCheck } from "@svc/http";
 import { createCachedTokenVerifier, loadRevocationFeedConfig, remoteKeys, startRevocationFeed } from "@svc/auth";
 import { createLegacyDb, createPgPool, runMigrations } from "@svc/db";
+import { connectNats, drainNats } from "@svc/messaging";
 import { loadConfig, SERVICE_NAME, type Config } from "./config.ts";
 import { createApp } from "./app.ts";
+import { createLeaderElector } from "./changes/leader-elector.ts";
+import { PracticeChangeSource } from "./changes/practice-change-source.ts";
+import { startEventPipeline } from "./changes/start-events.ts";
 import { MIGRATIONS_FOLDER } from "./db/migrations.ts";
+import { MysqlPracticeFeed } from "./source/mysql-practice-feed.ts";
 import { MysqlPracticeSource } from "./source/mysql-practice-source.ts";
 import { PgCrmMirrorStore } from "./crm-mirror/pg-crm-mirror-store.ts";
 
@@ -33,7 +38,19 @@ const appDeps = { config, logger, verify, practices: new MysqlPracticeSource(leg
 const readiness: ReadinessCheck[] = [{ name: "legacy-database", check: () => legacy.ping() }, { name: "database", check: async () => void (await pool.query("SELECT 1")) }];
 readiness.push(revocations.readiness); // only until the revocation list first loads; later NATS outages do not fail it
 
+// Practice events (spec 6.2): change detection over both legacy sources, one leader at a time, and
+// the outbox relay to the events stream in every replica. NATS is not a readiness check: the read
+// API does not need it, and events wait in the outbox while it is away.
+const nc = await connectNats({ servers: [...config.NATS_SERVERS], name: SERVICE_NAME, logger });
+const events = await startEventPipeline({
+  settings: config, schema: SERVICE_NAME, pool, nc, logger,
+  source: new PracticeChangeSource(new MysqlPracticeFeed(legacy)),
+  elector: await createLeaderElector(config, { pool, logger, name: "practices-change-detector" }),
+});
+
 const serving = await serve({ logger, shutdown, app: createApp(appDeps), port: config.PORT, internalPort: config.INTERNAL_PORT, readiness });
+shutdown.add("change detector and outbox relay", () => events.stop());
+shutdown.add("nats", () => drainNats(nc));
 shutdown.add("legacy database", () => legacy.close());
 shutdown.add("revocation feed", () => revocations.stop());
 shutdown.add("database", () => pool.end());

@@ -63,3 +63,34 @@ export interface PracticeSource {
   /** Values the sources hold for free-text fields with a small known set, keyed by field path. */
   observedValues(): Promise<Record<string, ObservedValue[]>>;
 }
+
+/**
+ * One practice as change detection reads it. `periodDecidesActive`: a secondary-source practice,
+ * whose `active` follows its period and so changes with the calendar (spec 2.3).
+ */
+export interface PracticeFeedEntry {
+  practice: Practice;
+  periodDecidesActive: boolean;
+}
+
+/** A modified legacy row: the practice it belongs to and its modification time (source wall clock). */
+export interface PracticeModification {
+  practiceId: string;
+  modifiedLocal: string;
+}
+
+/**
+ * What change detection reads (changes/practice-change-source.ts), over both sources. `today`
+ * decides a secondary practice's `active`, exactly as for the API.
+ */
+export interface PracticeChangeFeed {
+  /**
+   * Rows of either source modified at or after `sinceLocal`, in (modification time, practice id)
+   * order, resuming after `after`. A practice appears once per modified row.
+   */
+  modifications(sinceLocal: string, after: PracticeModification | null, limit: number): Promise<PracticeModification[]>;
+  /** Every practice after `afterId` (null: from the start) in practice_id order. */
+  live(afterId: string | null, limit: number, today: string): Promise<PracticeFeedEntry[]>;
+  /** The practices among `ids` (exact ids), in no particular order. */
+  byIds(ids: readonly string[], today: string): Promise<PracticeFeedEntry[]>;
+}

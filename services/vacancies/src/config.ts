@@ -1,4 +1,4 @@
-import { installationVersion, legacyEnvShape, natsEnvShape, parseEnv, pgEnvShape, serviceEnvShape, tokenEnvShape, z } from "@svc/config";
+import { detectorEnvShape, installationVersion, legacyEnvShape, natsEnvShape, parseEnv, pgEnvShape, refineLeaderElection, relayEnvShape, serviceEnvShape, tokenEnvShape, z } from "@svc/config";
 import { telemetryEnvShape } from "@svc/telemetry";
 import { assertTimeZone } from "@svc/time";
 
@@ -22,10 +22,12 @@ const shape = z.object({
   ...legacyEnvShape,
   ...natsEnvShape,
   ...telemetryEnvShape,
+  ...relayEnvShape,
+  ...detectorEnvShape,
   // The primary system's zone: its DATETIME columns hold wall-clock time there, and its calendar
   // date is the "today" of `published` (spec 2.4), whatever zone the server or database runs in.
   TIME_ZONE: z.string().default("Europe/Brussels").refine(isTimeZone, { message: "must be an IANA time zone such as Europe/Brussels" }),
-});
+}).superRefine(refineLeaderElection);
 
 export type Config = ReturnType<typeof loadConfig>;
 

@@ -5,8 +5,12 @@ import { createLegacyDb, createPgPool, runMigrations } from "@svc/db";
 import { connectNats, drainNats } from "@svc/messaging";
 import { loadConfig, SERVICE_NAME, type Config } from "./config.ts";
 import { createApp } from "./app.ts";
+import { createLeaderElector } from "./changes/leader-elector.ts";
+import { startEventPipeline } from "./changes/start-events.ts";
+import { VacancyChangeSource } from "./changes/vacancy-change-source.ts";
 import { MIGRATIONS_FOLDER } from "./db/migrations.ts";
 import { serveVacancyExists } from "./rpc.ts";
+import { MysqlVacancyFeed } from "./source/mysql-vacancy-feed.ts";
 import { MysqlVacancySource } from "./source/mysql-vacancy-source.ts";
 
 // Composition root: config → logger → dependencies → app → listen → graceful shutdown.
@@ -37,8 +41,17 @@ const vacancyExists = serveVacancyExists(nc, config.NATS_NAMESPACE, vacancies, l
 const readiness: ReadinessCheck[] = [{ name: "legacy-database", check: () => legacy.ping() }, { name: "database", check: async () => void (await pool.query("SELECT 1")) }];
 readiness.push(revocations.readiness); // only until the revocation list first loads; later NATS outages do not fail it
 
+// Vacancy events (spec 6.2): change detection over the legacy source, one leader at a time,
+// and the outbox relay to the events stream in every replica.
+const events = await startEventPipeline({
+  settings: config, schema: SERVICE_NAME, pool, nc, logger,
+  source: new VacancyChangeSource(new MysqlVacancyFeed(legacy, config.TIME_ZONE)),
+  elector: await createLeaderElector(config, { pool, logger, name: "vacancies-change-detector" }),
+});
+
 const serving = await serve({ logger, shutdown, app: createApp({ config, logger, verify, vacancies, now: Date.now }), port: config.PORT, internalPort: config.INTERNAL_PORT, readiness });
 shutdown.add("vacancy-exists responder", () => vacancyExists.stop());
+shutdown.add("change detector and outbox relay", () => events.stop());
 shutdown.add("nats", () => drainNats(nc));
 shutdown.add("legacy database", () => legacy.close());
 shutdown.add("revocation feed", () => revocations.stop());

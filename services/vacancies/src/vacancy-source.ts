@@ -60,3 +60,34 @@ export interface VacancySource {
   link(uuid: string): Promise<VacancyLink | null>;
   referenceLists(): Promise<ReferenceLists>;
 }
+
+/**
+ * One vacancy as the change feed sees it: live or soft-deleted (`vacancy` null), with the
+ * source's own order keys. `rowKey` is the source's immutable integer row id (keyset paging);
+ * `modifiedLocal` the modification time as stored (wall clock in the source zone), or null.
+ */
+export interface VacancyFeedEntry {
+  uuid: string;
+  rowKey: number;
+  modifiedLocal: string | null;
+  vacancy: Vacancy | null;
+}
+
+/** Where a page of `modifiedSince` resumes: after this entry in (modification time, row key) order. */
+export interface FeedPosition {
+  modifiedLocal: string;
+  rowKey: number;
+}
+
+/**
+ * What change detection reads (changes/vacancy-change-source.ts). Canonical vacancies exactly as
+ * the API maps them, `published` judged on `asOf.today`.
+ */
+export interface VacancyChangeFeed {
+  /** Modified at or after `sinceLocal`, soft-deleted included, in (modification time, row key) order. */
+  modifiedSince(sinceLocal: string, after: FeedPosition | null, limit: number, asOf: AsOf): Promise<VacancyFeedEntry[]>;
+  /** Live vacancies after `afterRowKey` (null: from the start), in row-key order. */
+  live(afterRowKey: number | null, limit: number, asOf: AsOf): Promise<VacancyFeedEntry[]>;
+  /** The live vacancies among `uuids`, in no particular order. */
+  byUuids(uuids: readonly string[], asOf: AsOf): Promise<VacancyFeedEntry[]>;
+}

@@ -46,19 +46,20 @@ export interface Envelope<T = unknown> {
 
 let issuer: TestIssuer | undefined;
 
-/** The real app on port 0 over `legacyUrl`, with a pinned clock. */
-export async function startVacancies(options: { legacyUrl: string; now?: number; timeoutMs?: number }): Promise<RunningVacancies> {
+/** The real app on port 0 over `legacyUrl`, with a pinned clock (or a moving one: `now` as a function). */
+export async function startVacancies(options: { legacyUrl: string; now?: number | (() => number); timeoutMs?: number }): Promise<RunningVacancies> {
   issuer ??= await createTestIssuer();
   const keys = issuer;
   const legacy = createLegacyDb({ url: options.legacyUrl, connectTimeoutMs: options.timeoutMs ?? 2_000, queryTimeoutMs: options.timeoutMs ?? 5_000 });
-  const now = options.now ?? NOON_ON_TODAY;
+  const pinned = options.now ?? NOON_ON_TODAY;
+  const now = typeof pinned === "function" ? pinned : () => pinned;
   const app = await startApp(
     createApp({
       config,
       logger: silentLogger(),
       verify: createTokenVerifier({ keys: keys.keys, issuer: TEST_ISSUER, audience: TEST_AUDIENCE }),
       vacancies: new MysqlVacancySource(legacy, config.TIME_ZONE),
-      now: () => now,
+      now,
     }),
   );
   const token = (scope = "vacancies:read") => keys.mint({ scope });

@@ -108,3 +108,33 @@ export const natsEnvShape = {
   NATS_SERVERS: env.list("nats://127.0.0.1:4222"),
   NATS_NAMESPACE: z.string().regex(/^[a-z][a-z0-9]{0,15}$/, { message: "must be 1-16 lower-case letters or digits, starting with a letter" }).default("svc"),
 };
+
+/** The outbox relay (`startRelay` of @svc/events): every service that writes events. */
+export const relayEnvShape = {
+  /** Pause once the outbox is drained: the most a pending event waits before it is published. */
+  RELAY_POLL_MS: env.int(200, 10, 60_000),
+};
+
+/**
+ * Change detection over the legacy source (`startDetector` of @svc/events) and the election of
+ * the one replica that runs it. `LEADER_ELECTION`: `pg` (advisory lock in the service's own
+ * PostgreSQL; works anywhere), `lease` (a Kubernetes Lease named after the service, in
+ * POD_NAMESPACE, held as POD_NAME; needs RBAC on leases) or `solo` (no election: exactly one
+ * replica by construction). `lease` requires POD_NAME and POD_NAMESPACE (refineLeaderElection).
+ */
+export const detectorEnvShape = {
+  DETECTOR_INCREMENTAL_MS: env.int(5_000, 50, 3_600_000),
+  DETECTOR_SWEEP_MS: env.int(900_000, 1_000, 7 * 86_400_000),
+  DETECTOR_EMIT_CREATED_ON_BASELINE: env.bool(false),
+  LEADER_ELECTION: z.enum(["pg", "lease", "solo"], { message: "must be pg, lease or solo" }).default("pg"),
+  POD_NAME: z.string().min(1).optional(),
+  POD_NAMESPACE: z.string().min(1).optional(),
+};
+
+/** `.superRefine` of a config with detectorEnvShape: a Lease needs the pod's name and namespace. */
+export function refineLeaderElection(value: { LEADER_ELECTION: string; POD_NAME?: string | undefined; POD_NAMESPACE?: string | undefined }, ctx: z.RefinementCtx): void {
+  if (value.LEADER_ELECTION !== "lease") return;
+  for (const key of ["POD_NAME", "POD_NAMESPACE"] as const) {
+    if (value[key] === undefined) ctx.addIssue({ code: "custom", path: [key], message: "is required when LEADER_ELECTION is lease (downward API)" });
+  }
+}

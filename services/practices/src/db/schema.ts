@@ -1,7 +1,16 @@
 import { boolean, date, pgSchema, text, timestamp } from "drizzle-orm/pg-core";
+import { changeCursorTable, changeStateTable, outboxTable } from "@svc/events";
 
-/** The practices service's own schema; no other service reads it. (The event outbox joins it later.) */
+/** The practices service's own schema; no other service reads it. */
 export const practices = pgSchema("practices");
+
+/**
+ * Change detection over the legacy practices (shared/events README "Tables"): the last canonical
+ * hash per practice, the incremental cursor, and the outbox the relay publishes from.
+ */
+export const outbox = outboxTable(practices);
+export const changeState = changeStateTable(practices);
+export const changeCursor = changeCursorTable(practices);
 
 /**
  * The CRM mirror (spec 1.3, 4.12): the latest version of each account the external CRM wrote,

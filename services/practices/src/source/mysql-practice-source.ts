@@ -43,6 +43,22 @@ function join(parts: Fragment[], separator: string): Fragment {
   return { text: parts.map((p) => p.text).join(separator), params: parts.flatMap((p) => p.params) };
 }
 
+/**
+ * Which practices a statement may return: those among `ids`, and/or those from `from` on in
+ * practice_id order (keyset paging for change detection). A bound value, never SQL text.
+ */
+export interface Scope {
+  ids?: readonly string[];
+  from?: string;
+}
+
+function scopeTerms(column: string, scope: Scope): Fragment[] {
+  const terms: Fragment[] = [];
+  if (scope.ids !== undefined) terms.push({ text: `${column} IN (?)`, params: [scope.ids] });
+  if (scope.from !== undefined) terms.push({ text: `${column} >= ?`, params: [scope.from] });
+  return terms;
+}
+
 interface Branch {
   select: Fragment;
   /** Whether a filter reads the representative key (otherwise COUNT needs the id alone). */
@@ -53,7 +69,7 @@ interface Branch {
 }
 
 /** Primary-system practices: one group per crm_ref, its representative row's key, its CRM row's filters. */
-function primaryBranch(f: PracticeFilters, id: string | undefined): Branch {
+function primaryBranch(f: PracticeFilters, scope: Scope): Branch {
   const from: Fragment[] = [];
   const where: Fragment[] = [{ text: "TRUE", params: [] }];
   const flags: Fragment[] = [];
@@ -74,7 +90,7 @@ function primaryBranch(f: PracticeFilters, id: string | undefined): Branch {
   }
   // The CRM row matters here only to the filters that read it (name, province).
   if (f.search !== undefined || f.province !== undefined) from.push({ text: "LEFT JOIN crm_bedrijf c ON c.crm_id = p.crm_ref", params: [] });
-  if (id !== undefined) where.push({ text: "p.crm_ref = ?", params: [id] });
+  where.push(...scopeTerms("p.crm_ref", scope));
   // The CRM row is the same for every row of the practice: a WHERE on it keeps or drops the whole group.
   if (f.province !== undefined) where.push(exact("c.provincie", f.province));
   if (f.active !== undefined) having.push({ text: `LEFT(rep_key, 1) = '${f.active ? 1 : 0}'`, params: [] });
@@ -93,9 +109,9 @@ function primaryBranch(f: PracticeFilters, id: string | undefined): Branch {
 }
 
 /** Secondary-source practices: CRM records that no primary row refers to; always visible. */
-function secondaryBranch(f: PracticeFilters, today: string, id: string | undefined): Branch {
+function secondaryBranch(f: PracticeFilters, today: string, scope: Scope): Branch {
   const where: Fragment[] = [{ text: "x.praktijk_id IS NULL", params: [] }];
-  if (id !== undefined) where.push({ text: "c.crm_id = ?", params: [id] });
+  where.push(...scopeTerms("c.crm_id", scope));
   if (f.active !== undefined) where.push(negate(secondaryActive(today), f.active));
   if (f.visible === false) where.push({ text: "FALSE", params: [] });
   if (f.language !== undefined) where.push(exact("c.taal", f.language));
@@ -129,12 +145,13 @@ interface Window {
 /**
  * One page of the union in practice_id order (both id columns are utf8mb4_bin: a stable, binary
  * order). Each branch is cut at offset+limit first, so a page reads about a page from each index;
- * only the page's keys are then joined to their details.
+ * only the page's keys are then joined to their details. `scope`: one id, or a Scope.
  */
-export function pageSql(f: PracticeFilters, today: string, w: Window, id?: string): Fragment {
+export function pageSql(f: PracticeFilters, today: string, w: Window, scope: string | Scope = {}): Fragment {
   const k = w.offset + w.limit;
-  const primary = statement(primaryBranch(f, id), "ORDER BY p.crm_ref LIMIT ?");
-  const secondary = statement(secondaryBranch(f, today, id), "ORDER BY c.crm_id LIMIT ?");
+  const within = typeof scope === "string" ? { ids: [scope] } : scope;
+  const primary = statement(primaryBranch(f, within), "ORDER BY p.crm_ref LIMIT ?");
+  const secondary = statement(secondaryBranch(f, today, within), "ORDER BY c.crm_id LIMIT ?");
   return {
     text: `SELECT ${DETAILS}
 FROM (
@@ -154,8 +171,8 @@ ORDER BY page.practice_id`,
  * select the id alone, which saves building the key for every row.
  */
 export function countSql(f: PracticeFilters, today: string): Fragment {
-  const p = primaryBranch(f, undefined);
-  const s = secondaryBranch(f, today, undefined);
+  const p = primaryBranch(f, {});
+  const s = secondaryBranch(f, today, {});
   const primary = p.keyed ? statement(p) : statement(p, "", { text: "p.crm_ref", params: [] });
   const secondary = p.keyed ? statement(s) : statement(s, "", { text: "c.crm_id", params: [] });
   return { text: `SELECT COUNT(*) AS total FROM ((${primary.text}) UNION ALL (${secondary.text})) u`, params: [...primary.params, ...secondary.params] };

@@ -25,7 +25,8 @@ const PUBLISHED = "(v.zichtbaar = 1 AND (v.publicatiedatum IS NULL OR v.publicat
 // The negation written out, so the optimizer still sees ranges of idx_vac_gepubliceerd.
 const UNPUBLISHED = "(v.zichtbaar <> 1 OR v.publicatiedatum > ?)";
 
-const COLUMNS = `v.uuid, v.kop_publiek, v.naam_frontend, v.naam_intern, v.slug, v.teaser, v.taal,
+/** Every column the mapper reads (one `?`: today, for `gepubliceerd`); the change feed reads the same. */
+export const COLUMNS = `v.uuid, v.kop_publiek, v.naam_frontend, v.naam_intern, v.slug, v.teaser, v.taal,
   v.praktijk_ref, v.praktijk_naam, v.praktijk_keuzelijst, v.provincie_code, prov.omschrijving AS provincie_omschrijving,
   v.regio, v.functie_code, func.omschrijving AS functie_omschrijving, v.werktijd, v.contract_type,
   v.inhoud_intro, v.inhoud_profiel, v.inhoud_taken, v.inhoud_aanbod, v.inhoud_contact, v.afbeelding,
@@ -33,7 +34,7 @@ const COLUMNS = `v.uuid, v.kop_publiek, v.naam_frontend, v.naam_intern, v.slug, 
   ${PUBLISHED} AS gepubliceerd`;
 
 // Both code columns are utf8mb4_bin like the lists' primary keys, so each join is one eq_ref lookup.
-const LABEL_JOINS = `LEFT JOIN tbl_provincie prov ON prov.provincie_code = v.provincie_code
+export const LABEL_JOINS = `LEFT JOIN tbl_provincie prov ON prov.provincie_code = v.provincie_code
   LEFT JOIN tbl_functie func ON func.functie_code = v.functie_code`;
 
 /**

@@ -1,0 +1,22 @@
+import type pg from "pg";
+import { startRelay, type Relay } from "@svc/events";
+import { ensureStream, eventsStreamConfig, jetstream, jetstreamManager, names, type Logger, type NatsConnection } from "@svc/messaging";
+
+/**
+ * Publishes `identity.outbox` (written in the same transaction as each application, candidate and
+ * case) to the events stream. Every replica runs one; they share the rows (SKIP LOCKED). The
+ * stream is created at start, so a misconfigured JetStream fails the start, not the first event.
+ */
+export async function startOutboxRelay(options: {
+  settings: { NATS_NAMESPACE: string; RELAY_POLL_MS: number };
+  schema: string;
+  pool: pg.Pool;
+  nc: NatsConnection;
+  logger: Logger;
+}): Promise<Relay> {
+  const { settings, schema, pool, nc, logger } = options;
+  const eventNames = names(settings.NATS_NAMESPACE);
+  const jsm = await jetstreamManager(nc);
+  await ensureStream(jsm, eventsStreamConfig(eventNames));
+  return startRelay({ pool, schema, js: jetstream(nc), jsm, names: eventNames, logger, pollMs: settings.RELAY_POLL_MS });
+}

@@ -1,0 +1,74 @@
+/**
+ * Vacancies as a change source for the detector of @svc/events (ARCHITECTURE "Events and
+ * webhooks"). The canonical form is exactly the API response (spec 2.4), `updated_at` included:
+ * it is a contract field, so a write that moves it is a change a client can see, and reporting it
+ * is what `vacancy.updated` promises. `published` is judged on the pass's `today`, never the clock.
+ */
+import type { ChangeRecord, ChangeSource, PassContext } from "@svc/events";
+import type { Vacancy } from "../vacancy-catalogue.ts";
+import type { VacancyChangeFeed, VacancyFeedEntry } from "../vacancy-source.ts";
+
+/** Keys the cursor row in change_cursor; changing it would start over with a new baseline. */
+export const VACANCY_SOURCE_NAME = "vacancies";
+
+/**
+ * The date `published` will flip with no write: a visible vacancy whose display date is still to
+ * come is published from that date on (spec 2.4). Invisible ones stay unpublished whatever the
+ * date, and a past or missing date has nothing left to flip.
+ */
+export function publicationRecheckOn(vacancy: Vacancy, today: string): string | null {
+  const date = vacancy.display_date;
+  return vacancy.visible && date !== null && date > today ? date : null;
+}
+
+function toRecord(entry: VacancyFeedEntry, today: string): ChangeRecord<Vacancy> {
+  return {
+    id: entry.uuid,
+    canonical: entry.vacancy,
+    recheckOn: entry.vacancy ? publicationRecheckOn(entry.vacancy, today) : null,
+    modifiedLocal: entry.modifiedLocal,
+  };
+}
+
+export class VacancyChangeSource implements ChangeSource<Vacancy> {
+  readonly name = VACANCY_SOURCE_NAME;
+  readonly entityType = "vacancy" as const;
+  readonly events = { created: "vacancy.created", updated: "vacancy.updated", deleted: "vacancy.deleted" } as const;
+  readonly #feed: VacancyChangeFeed;
+  readonly #pageSize: number;
+
+  /** `pageSize`: rows per legacy query; the rows are large (MEDIUMTEXT), so a few hundred. */
+  constructor(feed: VacancyChangeFeed, options: { pageSize?: number } = {}) {
+    this.#feed = feed;
+    this.#pageSize = options.pageSize ?? 500;
+  }
+
+  async *changedSince(cursor: { modifiedAfterLocal: string }, ctx: PassContext): AsyncIterable<ChangeRecord<Vacancy>[]> {
+    const asOf = { today: ctx.today };
+    for (let after: VacancyFeedEntry | undefined; ; ) {
+      ctx.signal.throwIfAborted();
+      // Every entry of this feed has a modification time (NULL never matches `>=`).
+      const position = after ? { modifiedLocal: after.modifiedLocal as string, rowKey: after.rowKey } : null;
+      const page = await this.#feed.modifiedSince(cursor.modifiedAfterLocal, position, this.#pageSize, asOf);
+      if (page.length > 0) yield page.map((e) => toRecord(e, ctx.today));
+      if (page.length < this.#pageSize) return;
+      after = page[page.length - 1];
+    }
+  }
+
+  async *sweep(ctx: PassContext): AsyncIterable<ChangeRecord<Vacancy>[]> {
+    const asOf = { today: ctx.today };
+    for (let afterRowKey: number | null = null; ; ) {
+      ctx.signal.throwIfAborted();
+      const page = await this.#feed.live(afterRowKey, this.#pageSize, asOf);
+      if (page.length > 0) yield page.map((e) => toRecord(e, ctx.today));
+      if (page.length < this.#pageSize) return;
+      afterRowKey = (page[page.length - 1] as VacancyFeedEntry).rowKey;
+    }
+  }
+
+  async byIds(ids: string[], ctx: PassContext): Promise<ChangeRecord<Vacancy>[]> {
+    const entries = await this.#feed.byUuids(ids, { today: ctx.today });
+    return entries.map((e) => toRecord(e, ctx.today));
+  }
+}

@@ -1,0 +1,93 @@
+/**
+ * The vacancy change feed over the legacy `tbl_vacature` (read-only): what change detection reads.
+ * Rows go through the same columns and mapper as the read API, so a detected change is a change
+ * of the API response. With mysql-vacancy-source.ts and to-vacancy.ts the only modules that know
+ * legacy names.
+ */
+import type { LegacyDb } from "@svc/db";
+import type { AsOf, FeedPosition, VacancyChangeFeed, VacancyFeedEntry } from "../vacancy-source.ts";
+import { zonedIso, type LocalToIso } from "./local-time.ts";
+import { COLUMNS, LABEL_JOINS, type Statement } from "./mysql-vacancy-source.ts";
+import { toVacancy, type VacancyRow } from "./to-vacancy.ts";
+
+interface FeedRow extends VacancyRow {
+  vacature_id: number;
+  verwijderd: number;
+}
+
+const FEED_COLUMNS = `${COLUMNS}, v.vacature_id, v.verwijderd`;
+
+/** Every legacy index the feed forces; a test checks each exists in the legacy schema. */
+export const FEED_INDEXES = ["idx_vac_gewijzigd", "PRIMARY"];
+
+/**
+ * Modified at or after `sinceLocal`, soft-deleted rows included. idx_vac_gewijzigd carries the
+ * primary key, so (gewijzigd_op, vacature_id) is its own order: the page's ids come from the
+ * index alone, then only those (large) rows are read. Resuming after the last entry of the
+ * previous page keeps pages stable while rows keep changing; NULL times never match (the sweep
+ * covers them).
+ */
+export function modifiedSinceStatement(sinceLocal: string, after: FeedPosition | null, limit: number, asOf: AsOf): Statement {
+  const resume = after ? "d.gewijzigd_op >= ? AND (d.gewijzigd_op > ? OR d.vacature_id > ?)" : "d.gewijzigd_op >= ?";
+  const bounds = after ? [after.modifiedLocal, after.modifiedLocal, after.rowKey] : [sinceLocal];
+  return {
+    sql: `SELECT ${FEED_COLUMNS}
+FROM (SELECT d.vacature_id FROM tbl_vacature d FORCE INDEX (idx_vac_gewijzigd)
+  WHERE ${resume} ORDER BY d.gewijzigd_op, d.vacature_id LIMIT ?) page
+JOIN tbl_vacature v ON v.vacature_id = page.vacature_id
+${LABEL_JOINS}
+ORDER BY v.gewijzigd_op, v.vacature_id`,
+    params: [asOf.today, ...bounds, limit],
+  };
+}
+
+/** Live rows in primary-key order (the sweep): a range of the clustered index, no sort. */
+export function liveStatement(afterRowKey: number | null, limit: number, asOf: AsOf): Statement {
+  const resume = afterRowKey === null ? "" : " AND v.vacature_id > ?";
+  return {
+    sql: `SELECT ${FEED_COLUMNS} FROM tbl_vacature v FORCE INDEX (PRIMARY)
+${LABEL_JOINS}
+WHERE v.verwijderd = 0${resume} ORDER BY v.vacature_id LIMIT ?`,
+    params: [asOf.today, ...(afterRowKey === null ? [] : [afterRowKey]), limit],
+  };
+}
+
+export function byUuidsStatement(uuids: readonly string[], asOf: AsOf): Statement {
+  return {
+    sql: `SELECT ${FEED_COLUMNS} FROM tbl_vacature v ${LABEL_JOINS} WHERE v.uuid IN (?) AND v.verwijderd = 0`,
+    params: [asOf.today, [...uuids]],
+  };
+}
+
+export class MysqlVacancyFeed implements VacancyChangeFeed {
+  readonly #db: LegacyDb;
+  readonly #toIso: LocalToIso;
+
+  /** `zone`: the zone the legacy DATETIME columns hold wall-clock time in. */
+  constructor(db: LegacyDb, zone: string) {
+    this.#db = db;
+    this.#toIso = zonedIso(zone);
+  }
+
+  modifiedSince(sinceLocal: string, after: FeedPosition | null, limit: number, asOf: AsOf): Promise<VacancyFeedEntry[]> {
+    return this.#read(modifiedSinceStatement(sinceLocal, after, limit, asOf));
+  }
+
+  live(afterRowKey: number | null, limit: number, asOf: AsOf): Promise<VacancyFeedEntry[]> {
+    return this.#read(liveStatement(afterRowKey, limit, asOf));
+  }
+
+  async byUuids(uuids: readonly string[], asOf: AsOf): Promise<VacancyFeedEntry[]> {
+    return uuids.length === 0 ? [] : this.#read(byUuidsStatement(uuids, asOf));
+  }
+
+  async #read(statement: Statement): Promise<VacancyFeedEntry[]> {
+    const rows = await this.#db.query<FeedRow>(statement.sql, statement.params);
+    return rows.map((row) => ({
+      uuid: row.uuid,
+      rowKey: Number(row.vacature_id),
+      modifiedLocal: row.gewijzigd_op,
+      vacancy: Number(row.verwijderd) === 0 ? toVacancy(row, this.#toIso) : null,
+    }));
+  }
+}
