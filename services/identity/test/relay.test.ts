@@ -3,7 +3,7 @@ import type { Relay } from "@svc/events";
 import { connectNats, drainNats, jetstreamManager, names, type NatsConnection } from "@svc/messaging";
 import { silentLogger, testEnv } from "@svc/testing";
 import { startOutboxRelay } from "../src/outbox-relay.ts";
-import { readEventStream, type StreamReader } from "./event-stream.ts";
+import { readEventStream, type StreamReader } from "@svc/testing";
 import { applicationBody, person, PUBLIC_BASE_URL, startHarness, type Harness } from "./harness.ts";
 
 // The outbox relay as main.ts starts it: events written with each application reach the real

@@ -8,7 +8,7 @@ import { openServerConnection } from "@svc/legacy";
 import { connectNats, drainNats, jetstreamManager, names, type NatsConnection } from "@svc/messaging";
 import { createTempPgDatabase, silentLogger, testEnv, type TempDatabase } from "@svc/testing";
 import { localOfInstant } from "@svc/time";
-import { readEventStream, waitFor, type StreamReader } from "./support/event-stream.ts";
+import { readEventStream, waitFor, type StreamReader } from "@svc/testing";
 import { seedLegacy } from "./support/harness.ts";
 
 // The real entry point (main.ts) as a child process: the composition root starts the detector

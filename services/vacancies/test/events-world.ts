@@ -6,13 +6,13 @@ import { openServerConnection } from "@svc/legacy";
 import { connectNats, drainNats, jetstreamManager, names, type NatsConnection } from "@svc/messaging";
 import { createTempPgDatabase, fetchJson, silentLogger, testEnv, type JsonResponse, type TempDatabase } from "@svc/testing";
 import { localOfInstant } from "@svc/time";
-import { createLeaderElector } from "../src/changes/leader-elector.ts";
-import { startEventPipeline, type EventPipeline } from "../src/changes/start-events.ts";
+import { createLeaderElector } from "@svc/k8s/elector";
+import { startEventPipeline, type EventPipeline } from "@svc/events";
 import { VacancyChangeSource } from "../src/changes/vacancy-change-source.ts";
 import { loadConfig, type Config } from "../src/config.ts";
 import { MIGRATIONS_FOLDER } from "../src/db/migrations.ts";
 import { MysqlVacancyFeed } from "../src/source/mysql-vacancy-feed.ts";
-import { readEventStream, waitFor, type StreamReader } from "./event-stream.ts";
+import { readEventStream, waitFor, type StreamReader } from "@svc/testing";
 import { NOON_ON_TODAY, seededLegacyDatabase, startVacancies, type Envelope, type RunningVacancies } from "./support.ts";
 
 const SCHEMA = "vacancies";

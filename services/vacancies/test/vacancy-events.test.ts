@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { EventPayload } from "@svc/events";
 import { addDays, fixtures } from "@svc/legacy";
-import { waitFor } from "./event-stream.ts";
+import { waitFor } from "@svc/testing";
 import { startEventsWorld, summary, type EventsWorld } from "./events-world.ts";
 import { TODAY, walkAll } from "./support.ts";
 

@@ -3,3 +3,4 @@ export { buildEvent, isoWithOffset, EVENT_VERSION, type EventPayload, type NewEv
 export { outboxTable, enqueueEvents, type OutboxTable, type PgExecutor } from "./outbox.ts";
 export { startRelay, type Relay, type RelayOptions, type RelayStats } from "./relay.ts";
 export * from "./change-detection/index.ts";
+export { startEventPipeline, type EventPipeline, type EventPipelineOptions, type EventSettings } from "./event-pipeline.ts";

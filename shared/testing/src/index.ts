@@ -4,3 +4,4 @@ export { createTestIssuer, TEST_AUDIENCE, TEST_ISSUER, type TestIssuer, type Min
 export { TcpProxy, unusedPort } from "./tcp-proxy.ts";
 export { createTempPgDatabase, createTempMysqlDatabase, type TempDatabase } from "./databases.ts";
 export { platformContract } from "./platform-contract.ts";
+export { readEventStream, waitFor, sleep, type StreamReader } from "./event-stream.ts";

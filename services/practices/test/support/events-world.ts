@@ -6,14 +6,14 @@ import { openServerConnection } from "@svc/legacy";
 import { connectNats, drainNats, jetstreamManager, names, type NatsConnection } from "@svc/messaging";
 import { createTempPgDatabase, fetchJson, silentLogger, testEnv, type JsonResponse, type TempDatabase } from "@svc/testing";
 import { localOfInstant } from "@svc/time";
-import { createLeaderElector } from "../../src/changes/leader-elector.ts";
+import { createLeaderElector } from "@svc/k8s/elector";
 import { PracticeChangeSource } from "../../src/changes/practice-change-source.ts";
-import { startEventPipeline, type EventPipeline } from "../../src/changes/start-events.ts";
+import { startEventPipeline, type EventPipeline } from "@svc/events";
 import { loadConfig, type Config } from "../../src/config.ts";
 import { MIGRATIONS_FOLDER } from "../../src/db/migrations.ts";
 import type { Practice } from "../../src/practice.ts";
 import { MysqlPracticeFeed } from "../../src/source/mysql-practice-feed.ts";
-import { readEventStream, waitFor, type StreamReader } from "./event-stream.ts";
+import { readEventStream, waitFor, type StreamReader } from "@svc/testing";
 import { NOW, seedLegacy, startPractices, type Envelope, type PracticesApp } from "./harness.ts";
 
 const SCHEMA = "practices";

@@ -1,7 +1,7 @@
 import type pg from "pg";
 import type { EventPayload } from "@svc/events";
 import { ensureConsumer, ensureStream, eventsFanoutConsumerConfig, eventsStreamConfig, jetstream, jetstreamManager, names, startConsumer, type NatsConnection, type RunningConsumer } from "@svc/messaging";
-import { silentLogger } from "@svc/testing";
+import { silentLogger } from "./http.ts";
 
 /** What reached the events stream, read back the way the webhook fan-out reads it. */
 export interface StreamReader {

@@ -1,5 +1,6 @@
 import type pg from "pg";
-import { startDetector, startRelay, type ChangeSource, type LeaderElector, type Relay, type RunningDetector } from "@svc/events";
+import { startRelay, type Relay } from "./relay.ts";
+import { startDetector, type ChangeSource, type LeaderElector, type RunningDetector } from "./change-detection/index.ts";
 import { ensureStream, eventsStreamConfig, jetstream, jetstreamManager, names, type Logger, type NatsConnection } from "@svc/messaging";
 
 /** The config keys the event pipeline reads (relayEnvShape, detectorEnvShape and the service's own). */

@@ -20,7 +20,7 @@ export async function createLeaderElector(settings: ElectionSettings, deps: { po
       return new SoloElector();
     case "lease": {
       // Loaded only here: the Kubernetes client takes seconds to import, and only this mode uses it.
-      const [{ KubeConfig }, { LeaseElector }] = await Promise.all([import("@kubernetes/client-node"), import("@svc/k8s")]);
+      const [{ KubeConfig }, { LeaseElector }] = await Promise.all([import("@kubernetes/client-node"), import("./lease-elector.ts")]);
       if (!settings.POD_NAME || !settings.POD_NAMESPACE) throw new RangeError("LEADER_ELECTION=lease needs POD_NAME and POD_NAMESPACE");
       const kubeConfig = new KubeConfig();
       kubeConfig.loadFromCluster(); // the pod's ServiceAccount token and the API server's address
