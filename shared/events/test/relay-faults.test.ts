@@ -10,8 +10,8 @@ import type { TempDatabase } from "@svc/testing";
 import { startRelay } from "../src/index.ts";
 import type { Relay } from "../src/index.ts";
 import { connectForTest, deleteNamespaceStreams, readStream, recordingLogger, sleep, testNamespace, waitFor } from "./support/nats.ts";
-import { startPrivateNatsServer } from "./support/nats-server.ts";
-import type { PrivateNatsServer } from "./support/nats-server.ts";
+import { startPrivateNatsServer } from "@svc/testing";
+import type { PrivateNatsServer } from "@svc/testing";
 import { enqueueMany, freshSchema, pendingCount } from "./support/outbox-fixtures.ts";
 import { testPool } from "./support/pg.ts";
 

@@ -1,8 +1,8 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { testEnv } from "@svc/testing";
 import { connectNats, drainNats, MessagingUnavailableError, request } from "../src/index.ts";
-import { startPrivateNatsServer } from "./nats-server-process.ts";
-import type { PrivateNatsServer } from "./nats-server-process.ts";
+import { startPrivateNatsServer } from "@svc/testing";
+import type { PrivateNatsServer } from "@svc/testing";
 import { recordingLogger, waitFor } from "./support.ts";
 
 let server: PrivateNatsServer | undefined;

@@ -5,3 +5,4 @@ export { TcpProxy, unusedPort } from "./tcp-proxy.ts";
 export { createTempPgDatabase, createTempMysqlDatabase, type TempDatabase } from "./databases.ts";
 export { platformContract } from "./platform-contract.ts";
 export { readEventStream, waitFor, sleep, type StreamReader } from "./event-stream.ts";
+export { type PrivateNatsServer, startPrivateNatsServer } from "./nats-server.ts";

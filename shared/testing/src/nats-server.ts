@@ -3,14 +3,11 @@ import type { ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { unusedPort } from "@svc/testing";
+import { unusedPort } from "./tcp-proxy.ts";
 
 const NATS_SERVER = "/usr/sbin/nats-server";
 
-/**
- * A private nats-server with JetStream and file storage, killable and restartable in place (the
- * same helper as shared/messaging's tests; test files do not import across packages).
- */
+/** A private nats-server with JetStream and file storage, killable and restartable in place (fault tests). */
 export type PrivateNatsServer = {
   url: string;
   /** SIGKILL: no shutdown, no final flush; waits until the process is gone. */
