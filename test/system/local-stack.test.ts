@@ -47,6 +47,11 @@ describe("npm start (tools/start.ts)", () => {
       for (const internal of [9481, 9482, 9483, 9484, 9485, 9486]) {
         expect((await fetchJson(`http://127.0.0.1:${internal + offset}/livez`)).status).toBe(200);
       }
+      // A known workload through the gateway shows up on the service's metrics endpoint.
+      for (let i = 0; i < 3; i += 1) expect((await fetchJson(`${base}/v1/vacancies`)).status).toBe(401);
+      const metrics = await (await fetch(`http://127.0.0.1:${9483 + offset}/metrics`)).text();
+      const line = metrics.split("\n").find((l) => l.startsWith("http_server_request_duration_count") && l.includes('http_route="/v1/vacancies"') && l.includes('http_response_status_code="401"'));
+      expect(line).toMatch(/ 3$/);
       stack.child.kill("SIGTERM");
       const [code] = (await once(stack.child, "exit")) as [number];
       expect(code).toBe(0);

@@ -1,3 +1,4 @@
+import type { Meter } from "@opentelemetry/api";
 import type { IncomingMessage, RequestListener } from "node:http";
 import express from "express";
 import { scopesFor, type ClientRevocation } from "@svc/auth";
@@ -17,6 +18,8 @@ import { TokenService } from "./token/token-service.ts";
 
 /** Everything the OAuth 2.0 token service needs, built by main.ts (or a test) and passed in. */
 export interface AppDeps {
+  /** Records HTTP request durations (served at /metrics on the internal port). */
+  meter?: Meter;
   config: Config;
   logger: Logger;
   pool: pg.Pool;
@@ -64,6 +67,7 @@ export function createApp(deps: AppDeps): RequestListener {
   const app = createHttpApp({
     platform: { service: SERVICE_NAME, version: SERVICE_VERSION, environment: deps.config.ENVIRONMENT },
     logger: deps.logger,
+    ...(deps.meter ? { meter: deps.meter } : {}),
     routes,
   });
   // The per-IP limit needs the caller's address, which the ingress (or local gateway) forwards.

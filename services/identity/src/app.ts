@@ -1,3 +1,4 @@
+import type { Meter } from "@opentelemetry/api";
 import type express from "express";
 import { createHttpApp } from "@svc/http";
 import type { Logger } from "@svc/logging";
@@ -18,6 +19,8 @@ import { PgIdentityStore } from "./store/pg-identity-store.ts";
 
 /** Everything the identity service needs, built by main.ts (or a test) and passed in. */
 export interface AppDeps {
+  /** Records HTTP request durations (served at /metrics on the internal port). */
+  meter?: Meter;
   config: Config;
   logger: Logger;
   verify: TokenVerifier;
@@ -55,6 +58,7 @@ export function createApp(deps: AppDeps): express.Express {
   return createHttpApp({
     platform: { service: SERVICE_NAME, version: SERVICE_VERSION, environment: config.ENVIRONMENT },
     logger: deps.logger,
+    ...(deps.meter ? { meter: deps.meter } : {}),
     routes,
     bodyLimitBytes: BODY_LIMIT_BYTES,
   });

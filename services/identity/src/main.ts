@@ -1,9 +1,10 @@
+import { createMetrics, telemetryEnabled } from "@svc/telemetry";
 import { createLogger } from "@svc/logging";
 import { closeInternalLast, exitOnStartupError, serve, Shutdown, type ReadinessCheck } from "@svc/http";
 import { createCachedTokenVerifier, remoteKeys, startRevocationFeed } from "@svc/auth";
 import { createPgPool, runMigrations } from "@svc/db";
 import { connectNats, drainNats, names } from "@svc/messaging";
-import { loadConfig, SERVICE_NAME, type Config } from "./config.ts";
+import { loadConfig, SERVICE_NAME, SERVICE_VERSION, type Config } from "./config.ts";
 import { createApp } from "./app.ts";
 import { MIGRATIONS_FOLDER } from "./db/migrations.ts";
 import { PgIdempotencyStore } from "./idempotency/pg-idempotency-store.ts";
@@ -22,6 +23,7 @@ try {
 }
 const logger = createLogger({ service: SERVICE_NAME, level: config.LOG_LEVEL });
 const shutdown = new Shutdown(logger);
+const metrics = createMetrics({ serviceName: SERVICE_NAME, serviceVersion: SERVICE_VERSION, environment: config.ENVIRONMENT, otlp: telemetryEnabled(config) });
 // Revocations (auth's KV bucket): a revoked client's tokens are refused within seconds (shared/auth).
 const revocations = startRevocationFeed({ config, name: SERVICE_NAME, logger });
 const verify = createCachedTokenVerifier({ keys: remoteKeys(config.AUTH_JWKS_URL), issuer: config.TOKEN_ISSUER, audience: config.TOKEN_AUDIENCE, revocation: revocations.view });
@@ -39,12 +41,13 @@ readiness.push(revocations.readiness); // only until the revocation list first l
 // Events are written to the outbox with each change; this publishes them (spec 6.2).
 const relay = await startOutboxRelay({ settings: config, schema: SERVICE_NAME, pool, nc, logger });
 
-const serving = await serve({ logger, shutdown, app: createApp({ config, logger, verify, pool, vacancies, now }), port: config.PORT, internalPort: config.INTERNAL_PORT, readiness });
+const serving = await serve({ logger, shutdown, app: createApp({ meter: metrics.meter, config, logger, verify, pool, vacancies, now }), port: config.PORT, internalPort: config.INTERNAL_PORT, readiness, internalRoutes: { "/metrics": metrics.handler } });
 const pruner = startIdempotencyPruner({ store: new PgIdempotencyStore(identityDb(pool), idempotencyKeys), now, logger });
 shutdown.add("idempotency pruner", () => pruner.stop());
 shutdown.add("outbox relay", () => relay.stop());
 shutdown.add("nats", () => drainNats(nc));
 shutdown.add("revocation feed", () => revocations.stop());
 shutdown.add("database", () => pool.end());
+shutdown.add("metrics", () => metrics.shutdown());
 closeInternalLast(shutdown, serving);
 shutdown.installSignalHandlers();

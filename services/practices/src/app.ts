@@ -1,3 +1,4 @@
+import type { Meter } from "@opentelemetry/api";
 import express from "express";
 import { createHttpApp } from "@svc/http";
 import type { Logger } from "@svc/logging";
@@ -12,6 +13,8 @@ import { crmMirrorRoutes } from "./crm-mirror/routes.ts";
 
 /** Everything the practices service needs, built by main.ts (or a test) and passed in. */
 export interface AppDeps {
+  /** Records HTTP request durations (served at /metrics on the internal port). */
+  meter?: Meter;
   config: Config;
   logger: Logger;
   verify: TokenVerifier;
@@ -53,6 +56,7 @@ export function createApp(deps: AppDeps): express.Express {
   return createHttpApp({
     platform: { service: SERVICE_NAME, version: SERVICE_VERSION, environment: config.ENVIRONMENT },
     logger: deps.logger,
+    ...(deps.meter ? { meter: deps.meter } : {}),
     routes,
     // Body parsing is app-wide in @svc/http; only the mirror's bulk endpoint needs more than the default.
     bodyLimitBytes: crmMirror ? config.CRM_MIRROR_BODY_LIMIT_BYTES : undefined,

@@ -1,9 +1,10 @@
+import { createMetrics, telemetryEnabled } from "@svc/telemetry";
 import { createLogger } from "@svc/logging";
 import { closeInternalLast, exitOnStartupError, serve, Shutdown, type ReadinessCheck } from "@svc/http";
 import { createCachedTokenVerifier, loadRevocationFeedConfig, remoteKeys, startRevocationFeed } from "@svc/auth";
 import { createLegacyDb, createPgPool, runMigrations } from "@svc/db";
 import { connectNats, drainNats } from "@svc/messaging";
-import { loadConfig, SERVICE_NAME, type Config } from "./config.ts";
+import { loadConfig, SERVICE_NAME, SERVICE_VERSION, type Config } from "./config.ts";
 import { createApp } from "./app.ts";
 import { createLeaderElector } from "@svc/k8s/elector";
 import { PracticeChangeSource } from "./changes/practice-change-source.ts";
@@ -22,6 +23,7 @@ try {
 }
 const logger = createLogger({ service: SERVICE_NAME, level: config.LOG_LEVEL });
 const shutdown = new Shutdown(logger);
+const metrics = createMetrics({ serviceName: SERVICE_NAME, serviceVersion: SERVICE_VERSION, environment: config.ENVIRONMENT, otlp: telemetryEnabled(config) });
 // Revocations (auth's KV bucket): a revoked client's tokens are refused within seconds (shared/auth).
 const revocations = startRevocationFeed({ config: loadRevocationFeedConfig(), name: SERVICE_NAME, logger });
 const verify = createCachedTokenVerifier({ keys: remoteKeys(config.AUTH_JWKS_URL), issuer: config.TOKEN_ISSUER, audience: config.TOKEN_AUDIENCE, revocation: revocations.view });
@@ -34,7 +36,7 @@ const legacy = createLegacyDb({
 const pool = createPgPool({ url: config.DATABASE_URL, schema: SERVICE_NAME, applicationName: SERVICE_NAME, max: config.DATABASE_POOL_MAX });
 if (config.MIGRATE_ON_START) await runMigrations(pool, { schema: SERVICE_NAME, migrationsFolder: MIGRATIONS_FOLDER });
 const now = () => Date.now();
-const appDeps = { config, logger, verify, practices: new MysqlPracticeSource(legacy), crmMirror: new PgCrmMirrorStore(pool, { now }), now };
+const appDeps = { meter: metrics.meter, config, logger, verify, practices: new MysqlPracticeSource(legacy), crmMirror: new PgCrmMirrorStore(pool, { now }), now };
 const readiness: ReadinessCheck[] = [{ name: "legacy-database", check: () => legacy.ping() }, { name: "database", check: async () => void (await pool.query("SELECT 1")) }];
 readiness.push(revocations.readiness); // only until the revocation list first loads; later NATS outages do not fail it
 
@@ -48,11 +50,12 @@ const events = await startEventPipeline({
   elector: await createLeaderElector(config, { pool, logger, name: "practices-change-detector" }),
 });
 
-const serving = await serve({ logger, shutdown, app: createApp(appDeps), port: config.PORT, internalPort: config.INTERNAL_PORT, readiness });
+const serving = await serve({ logger, shutdown, app: createApp(appDeps), port: config.PORT, internalPort: config.INTERNAL_PORT, readiness, internalRoutes: { "/metrics": metrics.handler } });
 shutdown.add("change detector and outbox relay", () => events.stop());
 shutdown.add("nats", () => drainNats(nc));
 shutdown.add("legacy database", () => legacy.close());
 shutdown.add("revocation feed", () => revocations.stop());
 shutdown.add("database", () => pool.end());
+shutdown.add("metrics", () => metrics.shutdown());
 closeInternalLast(shutdown, serving);
 shutdown.installSignalHandlers();

@@ -1,3 +1,4 @@
+import type { Meter } from "@opentelemetry/api";
 import type express from "express";
 import { createHttpApp } from "@svc/http";
 import type { Logger } from "@svc/logging";
@@ -8,6 +9,8 @@ import type { VacancySource } from "./vacancy-source.ts";
 
 /** Everything the vacancies read API needs, built by main.ts (or a test) and passed in. */
 export interface AppDeps {
+  /** Records HTTP request durations (served at /metrics on the internal port). */
+  meter?: Meter;
   config: Config;
   logger: Logger;
   verify: TokenVerifier;
@@ -22,6 +25,7 @@ export function createApp(deps: AppDeps): express.Express {
   return createHttpApp({
     platform: { service: SERVICE_NAME, version: SERVICE_VERSION, environment: deps.config.ENVIRONMENT },
     logger: deps.logger,
+    ...(deps.meter ? { meter: deps.meter } : {}),
     routes: vacancyRoutes({ verify: deps.verify, reader }),
   });
 }

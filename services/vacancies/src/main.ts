@@ -1,9 +1,10 @@
+import { createMetrics, telemetryEnabled } from "@svc/telemetry";
 import { createLogger } from "@svc/logging";
 import { closeInternalLast, exitOnStartupError, serve, Shutdown, type ReadinessCheck } from "@svc/http";
 import { createCachedTokenVerifier, remoteKeys, startRevocationFeed } from "@svc/auth";
 import { createLegacyDb, createPgPool, runMigrations } from "@svc/db";
 import { connectNats, drainNats } from "@svc/messaging";
-import { loadConfig, SERVICE_NAME, type Config } from "./config.ts";
+import { loadConfig, SERVICE_NAME, SERVICE_VERSION, type Config } from "./config.ts";
 import { createApp } from "./app.ts";
 import { createLeaderElector } from "@svc/k8s/elector";
 import { startEventPipeline } from "@svc/events";
@@ -22,6 +23,7 @@ try {
 }
 const logger = createLogger({ service: SERVICE_NAME, level: config.LOG_LEVEL });
 const shutdown = new Shutdown(logger);
+const metrics = createMetrics({ serviceName: SERVICE_NAME, serviceVersion: SERVICE_VERSION, environment: config.ENVIRONMENT, otlp: telemetryEnabled(config) });
 // Revocations (auth's KV bucket): a revoked client's tokens are refused within seconds (shared/auth).
 const revocations = startRevocationFeed({ config, name: SERVICE_NAME, logger });
 const verify = createCachedTokenVerifier({ keys: remoteKeys(config.AUTH_JWKS_URL), issuer: config.TOKEN_ISSUER, audience: config.TOKEN_AUDIENCE, revocation: revocations.view });
@@ -49,12 +51,13 @@ const events = await startEventPipeline({
   elector: await createLeaderElector(config, { pool, logger, name: "vacancies-change-detector" }),
 });
 
-const serving = await serve({ logger, shutdown, app: createApp({ config, logger, verify, vacancies, now: Date.now }), port: config.PORT, internalPort: config.INTERNAL_PORT, readiness });
+const serving = await serve({ logger, shutdown, app: createApp({ meter: metrics.meter, config, logger, verify, vacancies, now: Date.now }), port: config.PORT, internalPort: config.INTERNAL_PORT, readiness, internalRoutes: { "/metrics": metrics.handler } });
 shutdown.add("vacancy-exists responder", () => vacancyExists.stop());
 shutdown.add("change detector and outbox relay", () => events.stop());
 shutdown.add("nats", () => drainNats(nc));
 shutdown.add("legacy database", () => legacy.close());
 shutdown.add("revocation feed", () => revocations.stop());
 shutdown.add("database", () => pool.end());
+shutdown.add("metrics", () => metrics.shutdown());
 closeInternalLast(shutdown, serving);
 shutdown.installSignalHandlers();

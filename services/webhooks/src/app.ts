@@ -1,3 +1,4 @@
+import type { Meter } from "@opentelemetry/api";
 import type express from "express";
 import { createHttpApp } from "@svc/http";
 import type { Logger } from "@svc/logging";
@@ -18,6 +19,8 @@ import { PgSubscriptionStore } from "./stores/pg-subscription-store.ts";
 
 /** Everything the webhook subscriptions API needs, built by main.ts (or a test) and passed in. */
 export interface AppDeps {
+  /** Records HTTP request durations (served at /metrics on the internal port). */
+  meter?: Meter;
   config: Config;
   logger: Logger;
   verify: TokenVerifier;
@@ -58,6 +61,7 @@ export function createApp(deps: AppDeps): express.Express {
   return createHttpApp({
     platform: { service: SERVICE_NAME, version: SERVICE_VERSION, environment: deps.config.ENVIRONMENT },
     logger: deps.logger,
+    ...(deps.meter ? { meter: deps.meter } : {}),
     routes: webhooksRouter({ service: createSubscriptionService(deps), verify: deps.verify }),
   });
 }

@@ -1,8 +1,9 @@
+import { createMetrics, telemetryEnabled } from "@svc/telemetry";
 import { createLogger } from "@svc/logging";
 import { closeInternalLast, exitOnStartupError, serve, Shutdown, type ReadinessCheck } from "@svc/http";
 import { createPgPool, runMigrations } from "@svc/db";
 import { connectNats, drainNats, jetstream, names } from "@svc/messaging";
-import { loadDispatcherConfig, SERVICE_NAME, type DispatcherConfig } from "./config.ts";
+import { loadDispatcherConfig, SERVICE_NAME, SERVICE_VERSION, type DispatcherConfig } from "./config.ts";
 import { MIGRATIONS_FOLDER } from "./db/migrations.ts";
 import { systemClock } from "./domain/model.ts";
 import { systemResolver } from "./outbound/resolver.ts";
@@ -20,6 +21,7 @@ try {
 }
 const logger = createLogger({ service: PROCESS_NAME, level: config.LOG_LEVEL });
 const shutdown = new Shutdown(logger);
+const metrics = createMetrics({ serviceName: PROCESS_NAME, serviceVersion: SERVICE_VERSION, environment: config.ENVIRONMENT, otlp: telemetryEnabled(config) });
 const pool = createPgPool({ url: config.DATABASE_URL, schema: SERVICE_NAME, applicationName: PROCESS_NAME, max: config.DATABASE_POOL_MAX });
 if (config.MIGRATE_ON_START) await runMigrations(pool, { schema: SERVICE_NAME, migrationsFolder: MIGRATIONS_FOLDER });
 if (config.WEBHOOK_SECRET_KEY.isDevelopmentKey) logger.warn("WEBHOOK_SECRET_KEY is not set: webhook secrets are opened with the public development key");
@@ -35,7 +37,7 @@ const readiness: ReadinessCheck[] = [
   { name: "nats", check: () => nc.flush() },
 ];
 
-const serving = await serve({ logger, shutdown, app: null, port: 0, internalPort: config.INTERNAL_PORT, readiness });
+const serving = await serve({ logger, shutdown, app: null, port: 0, internalPort: config.INTERNAL_PORT, readiness, internalRoutes: { "/metrics": metrics.handler } });
 // Order: stop taking messages and finish running attempts, then flush acks, then close clients.
 // The operator first: it releases leadership (Lease or advisory lock) while the database is still there.
 if (operator) shutdown.add("webhook subscription operator", () => operator.stop());
@@ -43,5 +45,6 @@ shutdown.add("dispatcher", () => dispatcher.stop());
 shutdown.add("nats", () => drainNats(nc));
 shutdown.add("outbound http", () => client.close());
 shutdown.add("database", () => pool.end());
+shutdown.add("metrics", () => metrics.shutdown());
 closeInternalLast(shutdown, serving);
 shutdown.installSignalHandlers();

@@ -1,9 +1,10 @@
+import { createMetrics, telemetryEnabled } from "@svc/telemetry";
 import { createLogger } from "@svc/logging";
 import { closeInternalLast, exitOnStartupError, serve, Shutdown, type ReadinessCheck } from "@svc/http";
 import { createCachedTokenVerifier, remoteKeys, startRevocationFeed } from "@svc/auth";
 import { createPgPool, runMigrations } from "@svc/db";
 import { connectNats, drainNats, jetstream, names } from "@svc/messaging";
-import { loadConfig, SERVICE_NAME, type Config } from "./config.ts";
+import { loadConfig, SERVICE_NAME, SERVICE_VERSION, type Config } from "./config.ts";
 import { createApp } from "./app.ts";
 import { MIGRATIONS_FOLDER } from "./db/migrations.ts";
 import { systemClock } from "./domain/model.ts";
@@ -19,6 +20,7 @@ try {
 }
 const logger = createLogger({ service: SERVICE_NAME, level: config.LOG_LEVEL });
 const shutdown = new Shutdown(logger);
+const metrics = createMetrics({ serviceName: SERVICE_NAME, serviceVersion: SERVICE_VERSION, environment: config.ENVIRONMENT, otlp: telemetryEnabled(config) });
 // Revocations (auth's KV bucket): a revoked client's tokens are refused within seconds (shared/auth).
 const revocations = startRevocationFeed({ config, name: SERVICE_NAME, logger });
 const verify = createCachedTokenVerifier({ keys: remoteKeys(config.AUTH_JWKS_URL), issuer: config.TOKEN_ISSUER, audience: config.TOKEN_AUDIENCE, revocation: revocations.view });
@@ -34,9 +36,10 @@ const readiness: ReadinessCheck[] = [
 ];
 readiness.push(revocations.readiness); // only until the revocation list first loads; later NATS outages do not fail it
 
-const serving = await serve({ logger, shutdown, app: createApp({ config, logger, verify, pool, resolver: systemResolver(), queue, clock: systemClock }), port: config.PORT, internalPort: config.INTERNAL_PORT, readiness });
+const serving = await serve({ logger, shutdown, app: createApp({ meter: metrics.meter, config, logger, verify, pool, resolver: systemResolver(), queue, clock: systemClock }), port: config.PORT, internalPort: config.INTERNAL_PORT, readiness, internalRoutes: { "/metrics": metrics.handler } });
 shutdown.add("nats", () => drainNats(nc));
 shutdown.add("revocation feed", () => revocations.stop());
 shutdown.add("database", () => pool.end());
+shutdown.add("metrics", () => metrics.shutdown());
 closeInternalLast(shutdown, serving);
 shutdown.installSignalHandlers();
