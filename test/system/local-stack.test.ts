@@ -1,25 +1,18 @@
-import { spawn, type ChildProcess } from "node:child_process";
-import { once } from "node:events";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
-import { fetchJson, unusedPort } from "@svc/testing";
+import { fetchJson, spawnServiceProcess, unusedPort, type ServiceProcess } from "@svc/testing";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 
-function launch(env: Record<string, string>): { child: ChildProcess; output: () => string } {
-  let output = "";
-  const child = spawn(process.execPath, ["tools/start.ts"], { cwd: root, env: { ...process.env, RAW_LOGS: "true", ...env }, stdio: ["ignore", "pipe", "pipe"] });
-  child.stdout?.on("data", (d: Buffer) => (output += d.toString()));
-  child.stderr?.on("data", (d: Buffer) => (output += d.toString()));
-  return { child, output: () => output };
+function launch(env: Record<string, string>): ServiceProcess {
+  return spawnServiceProcess("tools/start.ts", { ...(process.env as Record<string, string>), RAW_LOGS: "true", ...env }, { cwd: root });
 }
 
 describe("npm start (tools/start.ts)", () => {
   it("exits naming an unreachable dependency, its address and how to start it", async () => {
     const port = await unusedPort();
-    const { child, output } = launch({ PG_URL: `postgres://postgres@127.0.0.1:${port}/integration` });
-    const [code] = (await once(child, "exit")) as [number];
-    expect(code).toBe(1);
+    const { output, exited } = launch({ PG_URL: `postgres://postgres@127.0.0.1:${port}/integration` });
+    expect(await exited()).toBe(1);
     expect(output()).toContain(`PostgreSQL is not reachable at 127.0.0.1:${port}`);
     expect(output()).toContain("pg_ctlcluster");
     expect(output()).not.toContain("MySQL/MariaDB is not reachable");
@@ -29,10 +22,7 @@ describe("npm start (tools/start.ts)", () => {
     const offset = 20_000;
     let stack: ReturnType<typeof launch> | undefined;
     afterAll(async () => {
-      if (stack?.child.exitCode === null) {
-        stack.child.kill("SIGTERM");
-        await once(stack.child, "exit");
-      }
+      await stack?.kill();
     });
 
     it("brings every process up behind the gateway and stops them gracefully", { timeout: 120_000 }, async () => {
@@ -52,9 +42,7 @@ describe("npm start (tools/start.ts)", () => {
       const metrics = await (await fetch(`http://127.0.0.1:${9483 + offset}/metrics`)).text();
       const line = metrics.split("\n").find((l) => l.startsWith("http_server_request_duration_count") && l.includes('http_route="/v1/vacancies"') && l.includes('http_response_status_code="401"'));
       expect(line).toMatch(/ 3$/);
-      stack.child.kill("SIGTERM");
-      const [code] = (await once(stack.child, "exit")) as [number];
-      expect(code).toBe(0);
+      expect(await stack.terminate()).toBe(0);
       expect(stack.output()).toContain("shutdown complete");
     });
   });

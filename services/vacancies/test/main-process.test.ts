@@ -1,6 +1,4 @@
-import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes, randomUUID } from "node:crypto";
-import { once } from "node:events";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPgPool } from "@svc/db";
@@ -8,7 +6,7 @@ import { openServerConnection } from "@svc/legacy";
 import { connectNats, drainNats, jetstreamManager, names, type NatsConnection } from "@svc/messaging";
 import { createTempPgDatabase, silentLogger, testEnv, type TempDatabase } from "@svc/testing";
 import { localOfInstant } from "@svc/time";
-import { readEventStream, waitFor, type StreamReader } from "@svc/testing";
+import { readEventStream, spawnServiceProcess, waitFor, type ServiceProcess, type StreamReader } from "@svc/testing";
 import { seededLegacyDatabase } from "./support.ts";
 
 // The real entry point (main.ts) as a child process: the composition root starts the detector
@@ -20,8 +18,7 @@ let pgDb: TempDatabase;
 let legacyDb: TempDatabase;
 let nc: NatsConnection;
 let stream: StreamReader;
-let child: ChildProcess;
-let output = "";
+let service: ServiceProcess;
 const namespace = `t${randomBytes(5).toString("hex")}`;
 const pool = () => createPgPool({ url: pgDb.url, schema: "vacancies", applicationName: "vacancies-main-test" });
 
@@ -33,17 +30,11 @@ beforeAll(async () => {
     DATABASE_URL: pgDb.url, LEGACY_DATABASE_URL: legacyDb.url, NATS_SERVERS: testEnv.TEST_NATS_URL, NATS_NAMESPACE: namespace,
     DETECTOR_INCREMENTAL_MS: "200", AUTH_JWKS_URL: "http://127.0.0.1:9/.well-known/jwks.json",
   };
-  child = spawn(process.execPath, [ENTRY], { env, stdio: ["ignore", "pipe", "pipe"] });
-  const keep = (chunk: Buffer) => void (output = (output + chunk.toString()).slice(-50_000));
-  child.stdout!.on("data", keep);
-  child.stderr!.on("data", keep);
+  service = spawnServiceProcess(ENTRY, env);
 });
 
 afterAll(async () => {
-  if (child.exitCode === null) {
-    child.kill("SIGKILL");
-    await once(child, "exit");
-  }
+  await service.kill();
   await stream?.stop();
   await (await jetstreamManager(nc)).streams.delete(names(namespace).eventsStream).catch(() => undefined);
   await drainNats(nc);
@@ -55,7 +46,7 @@ describe("vacancies main.ts", () => {
     const db = pool();
     try {
       const baseline = async () => (await db.query("SELECT 1 FROM vacancies.change_cursor").catch(() => ({ rowCount: 0 }))).rowCount === 1;
-      await waitFor(`the baseline (process output: ${output.slice(-2_000)})`, baseline, 20_000);
+      await waitFor(`the baseline (process output: ${service.output().slice(-2_000)})`, baseline, 20_000);
       stream = await readEventStream(nc, namespace);
       const uuid = randomUUID();
       const writer = await openServerConnection(testEnv.TEST_MYSQL_URL);
@@ -70,11 +61,9 @@ describe("vacancies main.ts", () => {
     } finally {
       await db.end();
     }
-    child.kill("SIGTERM");
-    const [code] = (await once(child, "exit")) as [number];
-    expect(code).toBe(0);
-    expect(output).toContain("shutdown complete");
-    expect(output).not.toMatch(/shutdown step (failed|timed out)/);
-    expect(output).not.toMatch(/"level":"(warn|error|fatal)"/);
+    expect(await service.terminate()).toBe(0);
+    expect(service.output()).toContain("shutdown complete");
+    expect(service.output()).not.toMatch(/shutdown step (failed|timed out)/);
+    expect(service.output()).not.toMatch(/"level":"(warn|error|fatal)"/);
   });
 });

@@ -6,3 +6,4 @@ export { createTempPgDatabase, createTempMysqlDatabase, type TempDatabase } from
 export { platformContract } from "./platform-contract.ts";
 export { readEventStream, waitFor, sleep, type StreamReader } from "./event-stream.ts";
 export { type PrivateNatsServer, startPrivateNatsServer } from "./nats-server.ts";
+export { spawnServiceProcess, type ServiceProcess } from "./service-process.ts";
