@@ -32,9 +32,11 @@ export function localStackConfig(env: NodeJS.ProcessEnv = process.env): LocalSta
     baseUrl,
     rawLogs: env.RAW_LOGS === "true",
     portOffset,
+    // Every variable of the caller's environment reaches the processes (so any service setting,
+    // e.g. WEBHOOK_RETRY_SCHEDULE or OTEL_*, can be given to `npm start`); the stack's own wiring
+    // below wins over it.
     childEnv: {
-      PATH: env.PATH,
-      HOME: env.HOME,
+      ...env,
       LOG_LEVEL: env.LOG_LEVEL ?? "info",
       ENVIRONMENT: env.ENVIRONMENT ?? "sandbox",
       PUBLIC_BASE_URL: baseUrl,
@@ -46,7 +48,6 @@ export function localStackConfig(env: NodeJS.ProcessEnv = process.env): LocalSta
       NATS_SERVERS: natsUrl,
       NATS_NAMESPACE: env.NATS_NAMESPACE ?? "svc",
       IDENTITY_PEPPER: env.IDENTITY_PEPPER ?? "local-development-pepper-not-a-secret-0123456789",
-      ...Object.fromEntries(Object.entries(env).filter(([k]) => k.startsWith("OTEL_"))),
     },
   };
 }
