@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync, existsSync } from "node:fs";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 import SummaryReporter from "./test/support/summary-reporter.ts";
 
@@ -25,6 +26,8 @@ export default defineConfig({
       ...projects,
       { extends: true, test: { name: "system", root: "test", include: ["**/*.test.ts"] } },
     ],
+    // Contract tests: every response a test receives is checked against the OpenAPI document.
+    setupFiles: [fileURLToPath(new URL("./test/support/contract-setup.ts", import.meta.url))],
     // Tests talk to real PostgreSQL, MariaDB and NATS; each file isolates itself (own database,
     // own NATS namespace), so files may run in parallel on this 2-core machine.
     testTimeout: 30_000,

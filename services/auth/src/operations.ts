@@ -1,0 +1,104 @@
+/**
+ * The auth service's public operations, declared once: the token endpoint (spec 4.2) and the
+ * OpenAPI document itself. The router mounts these paths; tools/openapi.ts builds the document
+ * from them. The scopes' descriptions (spec 5) live here, beside the service that grants them.
+ */
+import { z } from "zod";
+import type { Scope } from "@svc/auth";
+import type { NamedSchema, OperationSpec, SameKeys, TagSpec } from "@svc/openapi";
+import { ACCESS_TOKEN_LIFETIME_SECONDS, type TokenResponse } from "./token/token-service.ts";
+
+/** Spec 5, "Scopes (production)": what each grants. */
+export const SCOPE_DESCRIPTIONS: Record<Scope, string> = {
+  "practices:read": "Read practices.",
+  "vacancies:read": "Read vacancies.",
+  "candidates:read": "Read candidate identities.",
+  "applications:read": "Read applications.",
+  "applications:write": "Create applications and (production) record submitted applications.",
+  "recruitment-cases:read": "Read recruitment cases.",
+  "webhooks:read": "Read own webhook subscriptions and their deliveries.",
+  "webhooks:write": "Manage own webhook subscriptions.",
+  "crm-mirror:write": "Write CRM records to the mirror; only for the dedicated CRM mirror client. Production only: the sandbox has no such scope.",
+};
+
+export const AUTH_TAGS: TagSpec[] = [
+  { name: "OAuth", description: "OAuth 2.0 client credentials (spec 4.2, 5; RFC 6749): server to server, no user, no refresh token." },
+  { name: "Platform", description: "Public endpoints every service answers, and this document." },
+];
+
+const tokenResponseSchema = z.strictObject({
+  access_token: z.string().meta({ description: "An RFC 9068 JWT (ES256); send it as `Authorization: Bearer <token>`." }),
+  token_type: z.literal("Bearer"),
+  expires_in: z.literal(ACCESS_TOKEN_LIFETIME_SECONDS).meta({ description: "Seconds; tokens live one hour." }),
+  scope: z.string().meta({ description: "The granted scopes, space-separated." }),
+});
+export const _tokenKeys: SameKeys<TokenResponse, z.output<typeof tokenResponseSchema>> = true;
+
+const OAUTH_ERRORS = ["invalid_request", "invalid_client", "invalid_scope", "unsupported_grant_type", "slow_down", "temporarily_unavailable", "server_error"] as const;
+const oauthError: NamedSchema = {
+  name: "OAuthError",
+  description: "RFC 6749 5.2 error body (spec 7.2), not the /v1 envelope.",
+  schema: z.strictObject({ error: z.enum(OAUTH_ERRORS), error_description: z.string() }),
+};
+
+/** RFC 6749 5.1: every answer of the token endpoint, errors included, forbids caching. */
+const noStore = {
+  "Cache-Control": { description: "RFC 6749 5.1.", schema: { const: "no-store" }, required: true },
+  Pragma: { description: "RFC 6749 5.1.", schema: { const: "no-cache" }, required: true },
+};
+const retryAfter = { "Retry-After": { description: "Seconds to wait.", schema: { type: "string", pattern: "^\\d+$" }, required: true } };
+const error = (description: string, headers: Record<string, unknown> = {}) => ({ description, body: { raw: oauthError }, headers: { ...noStore, ...headers } });
+
+export const tokenOperation = {
+  operationId: "requestToken",
+  method: "post",
+  path: "/oauth/token",
+  summary: "Obtain an access token",
+  description:
+    "Client credentials grant. The client id and secret go in an HTTP Basic Authorization header (form-encoded, then base64). A token request without `scope` yields every scope of the client; the answer's `scope` lists them. Unknown client, wrong secret, revoked and expired clients all get the same 401.",
+  tag: "OAuth",
+  auth: { clientCredentials: true },
+  requestBody: {
+    contentType: "application/x-www-form-urlencoded",
+    schema: {
+      name: "TokenRequest",
+      schema: {
+        type: "object",
+        required: ["grant_type"],
+        properties: {
+          grant_type: { const: "client_credentials" },
+          scope: { type: "string", description: "Space-separated scopes; empty or absent: all scopes of the client. A scope that does not exist or is not assigned is 400 invalid_scope." },
+        },
+      },
+    },
+  },
+  responses: {
+    200: { description: "An access token (not in the envelope).", body: { raw: { name: "TokenResponse", schema: tokenResponseSchema } }, headers: noStore },
+    400: error("`invalid_request` (grant_type missing, request malformed, parameters in the URL or repeated), `invalid_scope`, `unsupported_grant_type`."),
+    401: error("`invalid_client`: unknown client, wrong secret, revoked or expired client (one response for all four).", {
+      "WWW-Authenticate": { description: "The Basic challenge.", schema: { type: "string", pattern: "^Basic " }, required: true },
+    }),
+    413: error("`invalid_request`: the body is too large."),
+    429: error("`slow_down`: too many token requests from this address or for this client.", retryAfter),
+    500: error("`server_error`."),
+    503: error("`temporarily_unavailable`: the service cannot verify secrets now (busy, or its database is unreachable).", retryAfter),
+  },
+} as const satisfies OperationSpec;
+
+export const openApiOperation = {
+  operationId: "getOpenApiDocument",
+  method: "get",
+  path: "/openapi.json",
+  summary: "This OpenAPI document",
+  description: "Public. The OpenAPI 3.1 description of the whole public API; `info.version` is the installation's version.",
+  tag: "Platform",
+  auth: { public: true },
+  responses: {
+    200: {
+      description: "The document.",
+      body: { raw: { type: "object", required: ["openapi", "info", "paths"], properties: { openapi: { type: "string", pattern: "^3\\.1\\." }, info: { type: "object" }, paths: { type: "object" } } } },
+    },
+  },
+} as const satisfies OperationSpec;
+
+export const AUTH_OPERATIONS: ReadonlyArray<OperationSpec> = [tokenOperation, openApiOperation];

@@ -1,0 +1,101 @@
+/**
+ * The descriptor of one public operation. Each service declares its operations once, in a module
+ * its router also reads (paths, query shapes, body schemas), and the generator turns every
+ * service's descriptors into the OpenAPI document. Shapes are never written twice: query
+ * parameters are the zod shapes `parseQuery` validates, bodies the zod schemas the handlers parse,
+ * responses the field catalogues or the services' response schemas.
+ */
+import type { z } from "zod";
+
+export type HttpMethod = "get" | "post" | "put" | "patch" | "delete";
+export type Environment = "production" | "sandbox";
+export type JsonSchema = Record<string, unknown>;
+
+/** A zod schema (converted with z.toJSONSchema) or a JSON Schema (2020-12) as it is. */
+export type SchemaSource = z.ZodType | JsonSchema;
+
+/** A schema published under components.schemas and referenced by name. */
+export interface NamedSchema {
+  name: string;
+  schema: SchemaSource;
+  description?: string;
+}
+
+export type SchemaRef = NamedSchema | SchemaSource;
+
+export interface ParameterSpec {
+  description: string;
+  schema: SchemaSource;
+  required?: boolean;
+  example?: unknown;
+}
+
+export interface HeaderSpec {
+  description: string;
+  schema: JsonSchema;
+  /** A required response header is checked by the contract tests on every response of its status. */
+  required?: boolean;
+}
+
+export type ResponseBody =
+  /** The success envelope of spec 2.1 around one resource. */
+  | { envelope: "data"; schema: SchemaRef }
+  /** The success envelope around a list page, with meta.pagination. */
+  | { envelope: "page"; items: SchemaRef }
+  /** Not in the envelope (health, OAuth token, the document itself). */
+  | { raw: SchemaRef; contentType?: string };
+
+export interface ResponseSpec {
+  description: string;
+  body: ResponseBody;
+  headers?: Record<string, HeaderSpec>;
+}
+
+/** Error statuses an operation can answer, each with its possible `error.code` values. */
+export type ErrorCodes = Partial<Record<number, ReadonlyArray<string>>>;
+
+export type Auth =
+  /** A bearer token with this scope (spec 5). */
+  | { scope: string }
+  /** Public, no token (spec 1.7: health and version, and the document). */
+  | { public: true }
+  /** HTTP Basic client credentials (the token endpoint, spec 4.2). */
+  | { clientCredentials: true };
+
+export interface OperationSpec {
+  operationId: string;
+  method: HttpMethod;
+  /** OpenAPI path template, e.g. `/v1/vacancies/{uuid}`; `expressPath` gives the router's form. */
+  path: string;
+  summary: string;
+  description?: string;
+  tag: string;
+  auth: Auth;
+  /** Where the route exists; absent: every environment. */
+  environments?: ReadonlyArray<Environment>;
+  pathParams?: Record<string, ParameterSpec>;
+  /** The shape the handler gives `parseQuery` (the same object, not a copy). */
+  query?: Readonly<Record<string, z.ZodType>>;
+  /** Request headers the operation reads. */
+  headers?: Record<string, ParameterSpec>;
+  requestBody?: { description?: string; contentType?: string; schema: SchemaRef; required?: boolean };
+  /** Success responses by status. */
+  responses: Record<number, ResponseSpec>;
+  /**
+   * Error statuses beyond those every operation of its kind has (the generator adds 400, 401, 403,
+   * 500 and 503 SERVICE_UNAVAILABLE to every guarded /v1 operation), with their codes.
+   */
+  errors?: ErrorCodes;
+}
+
+/** A group of operations (an OpenAPI tag) with its description. */
+export interface TagSpec {
+  name: string;
+  description: string;
+}
+
+/** `/v1/vacancies/{uuid}` → `/v1/vacancies/:uuid`; a literal colon (`accounts:bulk`) is escaped for path-to-regexp. */
+export function expressPath(path: string): string {
+  return path.replace(/:/g, "\\:").replace(/\{([A-Za-z0-9_]+)\}/g, ":$1");
+}
+
