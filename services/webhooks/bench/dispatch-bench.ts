@@ -2,10 +2,11 @@
 // beside a bare baseline in the same run (a plain undici loop POSTing the same signed payloads).
 // The dispatcher is the real entry point (src/dispatcher-main.ts) in its own process, as deployed.
 // Run: npm exec -c 'node services/webhooks/bench/dispatch-bench.ts' (from the repository root).
+import { readFileSync } from "node:fs";
 import { createPgPool, runMigrations } from "@svc/db";
 import { buildEvent } from "@svc/events";
 import { connectNats, drainNats, ensureStream, eventsStreamConfig, jetstream, jetstreamManager, names, publish } from "@svc/messaging";
-import { createTempPgDatabase, silentLogger, testEnv } from "@svc/testing";
+import { createTempPgDatabase, recordBenchRows, silentLogger, testEnv } from "@svc/testing";
 import { createSubscriptionService } from "../src/app.ts";
 import { loadConfig } from "../src/config.ts";
 import { MIGRATIONS_FOLDER } from "../src/db/migrations.ts";
@@ -38,7 +39,8 @@ const jsm = await jetstreamManager(nc);
 await ensureStream(jsm, eventsStreamConfig(n));
 const env = { ...baseEnv({ databaseUrl: database.url, namespace, natsUrl: testEnv.TEST_NATS_URL, caFile: ca.caFile }), LOG_LEVEL: "warn", INTERNAL_PORT: "0", WEBHOOK_DELIVERY_CONCURRENCY: String(CONCURRENCY) };
 const service = createSubscriptionService({ config: loadConfig(env), logger: silentLogger(), pool, resolver: systemResolver(), queue: { enqueue: async () => {} }, clock: systemClock });
-const PROFILE = process.argv.includes("--profile"); // writes a CPU profile of the dispatcher to /tmp/webhooks-prof
+// --profile (or --cpu-prof): writes a CPU profile of the dispatcher to /tmp/webhooks-prof.
+const PROFILE = process.argv.includes("--profile") || process.argv.includes("--cpu-prof");
 const dispatcher = spawnDispatcher(env, PROFILE ? ["--cpu-prof", "--cpu-prof-dir=/tmp/webhooks-prof"] : []);
 
 try {
@@ -48,8 +50,14 @@ try {
   await warmUp();
 
   const published = new Map<string, number>();
+  const cpuBefore = cpuMs(dispatcher.pid!);
   const throughput = await measureThroughput(published, fanOutPaths);
+  const cpuBurst = cpuMs(dispatcher.pid!) - cpuBefore;
+  const queueAfterBurst = await deliveriesConsumerCounts();
   const paced = await measurePaced(published, pacedPath);
+  const cpuPaced = cpuMs(dispatcher.pid!) - cpuBefore - cpuBurst;
+  const queueAfterPaced = await deliveriesConsumerCounts();
+  const stages = await pacedStages(published, pacedPath);
   const bare = await bareBaseline({ url: receiver.url("/bench/bare"), caPem: ca.caPem, count: THROUGHPUT_EVENTS * THROUGHPUT_SUBSCRIPTIONS, concurrency: CONCURRENCY, pacedRate: PACED_RATE, pacedSeconds: PACED_SECONDS });
 
   out(`webhook dispatch (dispatcher process: concurrency ${CONCURRENCY}; receiver: node:https keep-alive on 127.0.0.1, verifies every signature; PostgreSQL, NATS 2.9 file storage, all on this machine)`);
@@ -61,6 +69,19 @@ try {
   out(`| dispatcher, paced ${PACED_RATE} events/s for ${PACED_SECONDS} s, 1 subscription | ${Math.round(paced.perSecond)} | ${paced.p50.toFixed(1)} ms | ${paced.p99.toFixed(1)} ms | |`);
   out(`(burst latency includes queueing behind the whole burst; duplicates seen: ${throughput.duplicates + paced.duplicates})`);
   out(`targets: ≥ 1000 deliveries/s sustained: ${throughput.perSecond >= 1_000 ? "met" : "NOT met"}; p99 event-to-POST < 250 ms at ${PACED_RATE} events/s: ${paced.p99 < 250 ? "met" : "NOT met"}`);
+  out(`load average ${readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ")}`);
+  const burstDeliveries = THROUGHPUT_EVENTS * THROUGHPUT_SUBSCRIPTIONS;
+  const pacedDeliveries = PACED_RATE * PACED_SECONDS;
+  out(`dispatcher CPU (user + system) per delivery: burst ${(cpuBurst / burstDeliveries).toFixed(2)} ms, paced ${(cpuPaced / pacedDeliveries).toFixed(2)} ms; ` +
+    `queue messages handed out per delivery (1 = no defers or redeliveries): burst ${(queueAfterBurst.delivered / queueAfterBurst.stored).toFixed(2)}, ` +
+    `paced ${((queueAfterPaced.delivered - queueAfterBurst.delivered) / (queueAfterPaced.stored - queueAfterBurst.stored)).toFixed(2)}`);
+  out(stages);
+  recordBenchRows("webhooks-dispatch", [
+    { scenario: `burst ${THROUGHPUT_EVENTS} events × ${THROUGHPUT_SUBSCRIPTIONS} subscriptions`, metric: "throughput", value: Math.round(throughput.perSecond), unit: "deliveries/s", baseline: Math.round(bare.perSecond), target: "≥ 1000", met: throughput.perSecond >= 1_000 },
+    { scenario: `paced ${PACED_RATE} events/s, 1 subscription`, metric: "event-to-POST p50", value: paced.p50, unit: "ms", baseline: Number(bare.pacedP50.toFixed(1)) },
+    { scenario: `paced ${PACED_RATE} events/s, 1 subscription`, metric: "event-to-POST p99", value: paced.p99, unit: "ms", baseline: Number(bare.pacedP99.toFixed(1)), target: "< 250 ms", met: paced.p99 < 250 },
+    { scenario: "burst", metric: "dispatcher CPU per delivery", value: Number((cpuBurst / burstDeliveries).toFixed(3)), unit: "ms" },
+  ]);
 } finally {
   if (PROFILE) process.stderr.write(`--- dispatcher output (tail) ---\n${dispatcher.output().slice(-4_000)}\n`);
   if (PROFILE) {
@@ -130,4 +151,54 @@ async function measurePaced(published: Map<string, number>, path: string) {
 function latencies(got: Array<{ eventId: string; at: number }>, published: Map<string, number>) {
   const ms = got.map((r) => r.at - (published.get(r.eventId) ?? r.at)).sort((a, b) => a - b);
   return { p50: percentile(ms, 50), p99: percentile(ms, 99) };
+}
+
+/**
+ * Where the paced events' time went, from the records: publish → fan-out (its clock reading, the
+ * delivery's created_at) → attempt start (after the queue hop and the record load: attempted_at)
+ * → the receiver. Printed as p50/p99 per stage and the five slowest events, to tell a stall in
+ * one stage (a slow commit, a late pull) from queueing.
+ */
+async function pacedStages(published: Map<string, number>, path: string): Promise<string> {
+  const { rows } = await pool.query<{ event_uuid: string; created_at: Date; attempted_at: Date }>(
+    `SELECT d.event_uuid, d.created_at, a.attempted_at FROM webhooks.deliveries d
+     JOIN webhooks.delivery_attempts a ON a.delivery_id = d.id AND a.number = 1
+     JOIN webhooks.subscriptions s ON s.id = d.subscription_id WHERE s.url LIKE $1`,
+    [`%${path}`],
+  );
+  const postAt = new Map(receiver.received(path).map((r) => [r.eventId, r.at]));
+  const paths = rows
+    .filter((r) => published.has(r.event_uuid) && postAt.has(r.event_uuid))
+    .map((r) => {
+      const t0 = published.get(r.event_uuid)!;
+      const fanOut = r.created_at.getTime() - t0;
+      const toAttempt = r.attempted_at.getTime() - r.created_at.getTime();
+      const post = postAt.get(r.event_uuid)! - r.attempted_at.getTime();
+      return { at: t0, fanOut, toAttempt, post, total: fanOut + toAttempt + post };
+    });
+  const stat = (pick: (p: (typeof paths)[number]) => number) => {
+    const sorted = paths.map(pick).sort((a, b) => a - b);
+    return `${percentile(sorted, 50)}/${percentile(sorted, 99)}`;
+  };
+  const start = Math.min(...paths.map((p) => p.at));
+  const slowest = [...paths].sort((a, b) => b.total - a.total).slice(0, 5)
+    .map((p) => `  +${((p.at - start) / 1000).toFixed(2)} s: ${p.total} ms = to fan-out ${p.fanOut} + fan-out, queue, load ${p.toAttempt} + sign, POST ${p.post}`);
+  return [
+    `paced stages p50/p99 (ms): publish → fan-out ${stat((p) => p.fanOut)}; fan-out → attempt start ${stat((p) => p.toAttempt)}; attempt start → received ${stat((p) => p.post)}`,
+    "slowest paced events (seconds into the paced phase):",
+    ...slowest,
+  ].join("\n");
+}
+
+/** CPU time (user + system) a process has used so far, from /proc/<pid>/stat (clock ticks of 10 ms). */
+function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/** Messages the deliveries stream has stored so far, and how many times its consumer handed one out. */
+async function deliveriesConsumerCounts(): Promise<{ stored: number; delivered: number }> {
+  const info = await jsm.consumers.info(n.deliveriesStream, n.consumers.deliveries);
+  const stream = await jsm.streams.info(n.deliveriesStream);
+  return { stored: stream.state.last_seq, delivered: info.delivered.consumer_seq };
 }
