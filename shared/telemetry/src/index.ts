@@ -3,21 +3,25 @@ import { NodeSDK } from "@opentelemetry/sdk-node";
 import { resourceFromAttributes } from "@opentelemetry/resources";
 import type { SpanProcessor } from "@opentelemetry/sdk-trace";
 import { HttpInstrumentation } from "@opentelemetry/instrumentation-http";
-import { ExpressInstrumentation } from "@opentelemetry/instrumentation-express";
 import { PgInstrumentation } from "@opentelemetry/instrumentation-pg";
-import { MySQL2Instrumentation } from "@opentelemetry/instrumentation-mysql2";
 import { UndiciInstrumentation } from "@opentelemetry/instrumentation-undici";
 import { env, z } from "@svc/config";
+import { NoOrphanClientSpans, SAMPLER_NAMES, samplerFromSettings, type SamplerName } from "./sampler.ts";
 
 /**
- * The standard OTEL_* variables that switch tracing on. The SDK reads the rest of them itself
- * (exporter protocol, headers, sampler); we only decide whether to start it at all.
+ * The standard OTEL_* variables we read ourselves: whether to start the SDK at all, the service
+ * name override, the sampler, and whether metrics are pushed. The SDK reads the rest (exporter
+ * protocol, headers, batch settings, resource attributes).
  */
 export const telemetryEnvShape = {
   OTEL_SDK_DISABLED: env.bool(false),
   OTEL_EXPORTER_OTLP_ENDPOINT: z.string().optional(),
   OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z.string().optional(),
   OTEL_TRACES_EXPORTER: z.string().optional(),
+  OTEL_METRICS_EXPORTER: z.string().optional(),
+  OTEL_SERVICE_NAME: z.string().min(1).optional(),
+  OTEL_TRACES_SAMPLER: z.enum(SAMPLER_NAMES, { message: `must be one of ${SAMPLER_NAMES.join(", ")}` }).optional(),
+  OTEL_TRACES_SAMPLER_ARG: z.coerce.number().min(0).max(1).optional(),
 };
 
 export interface TelemetrySettings {
@@ -25,6 +29,10 @@ export interface TelemetrySettings {
   OTEL_EXPORTER_OTLP_ENDPOINT?: string | undefined;
   OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?: string | undefined;
   OTEL_TRACES_EXPORTER?: string | undefined;
+  OTEL_METRICS_EXPORTER?: string | undefined;
+  OTEL_SERVICE_NAME?: string | undefined;
+  OTEL_TRACES_SAMPLER?: SamplerName | undefined;
+  OTEL_TRACES_SAMPLER_ARG?: number | undefined;
 }
 
 /** Off unless an exporter is configured: nothing is exported (or even started) when they are unset. */
@@ -32,6 +40,12 @@ export function telemetryEnabled(settings: TelemetrySettings): boolean {
   if (settings.OTEL_SDK_DISABLED) return false;
   if (settings.OTEL_TRACES_EXPORTER !== undefined) return settings.OTEL_TRACES_EXPORTER !== "none";
   return Boolean(settings.OTEL_EXPORTER_OTLP_ENDPOINT || settings.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT);
+}
+
+/** Metrics are pushed by OTLP too when an endpoint is configured, unless OTEL_METRICS_EXPORTER=none. */
+export function metricsPushEnabled(settings: TelemetrySettings): boolean {
+  if (settings.OTEL_SDK_DISABLED || settings.OTEL_METRICS_EXPORTER === "none") return false;
+  return Boolean(settings.OTEL_EXPORTER_OTLP_ENDPOINT);
 }
 
 export interface TelemetryOptions {
@@ -43,28 +57,40 @@ export interface TelemetryOptions {
   spanProcessors?: SpanProcessor[];
 }
 
+/** The modules the instrumentations below patch (imported by our code or the libraries we use). */
+const INSTRUMENTED_MODULES = ["http", "https", "pg", "pg-pool", "undici"];
+
 /**
- * Starts the OpenTelemetry NodeSDK. Must run before the application imports express, pg or
- * mysql2 (each service's instrument.ts is loaded with `node --import`). Returns undefined when off.
+ * Starts the OpenTelemetry NodeSDK. Must run before the application imports pg or undici (each
+ * service's instrument.ts is loaded with `node --import`). Returns undefined when off.
+ * Only traces: metrics come from createMetrics (one MeterProvider per process, scraped and pushed).
  */
 export function startTelemetry(options: TelemetryOptions): NodeSDK | undefined {
-  if (!telemetryEnabled(options.settings) && !options.spanProcessors) return undefined;
-  // ESM modules are patched through import-in-the-middle's loader hook.
-  register("@opentelemetry/instrumentation/hook.mjs", import.meta.url);
+  const { settings } = options;
+  if (!telemetryEnabled(settings) && !options.spanProcessors) return undefined;
+  // ESM imports of the instrumented modules are patched through import-in-the-middle's loader
+  // hook. Only those: wrapping every module the process loads doubled its start-up time.
+  register("@opentelemetry/instrumentation/hook.mjs", import.meta.url, { data: { include: [...INSTRUMENTED_MODULES] } });
+  const serviceName = settings.OTEL_SERVICE_NAME ?? options.serviceName;
   const sdk = new NodeSDK({
-    serviceName: options.serviceName,
+    serviceName,
     resource: resourceFromAttributes({
-      "service.name": options.serviceName,
+      "service.name": serviceName,
       "service.version": options.serviceVersion,
       "deployment.environment.name": options.environment,
     }),
+    sampler: new NoOrphanClientSpans(samplerFromSettings(settings.OTEL_TRACES_SAMPLER, settings.OTEL_TRACES_SAMPLER_ARG)),
     ...(options.spanProcessors ? { spanProcessors: options.spanProcessors } : {}),
+    // Our metrics have their own provider (createMetrics); the SDK starts no metric or log pipeline.
+    metricReaders: [],
+    logRecordProcessors: [],
     instrumentations: [
-      new HttpInstrumentation({ ignoreIncomingRequestHook: (req) => /^\/(livez|readyz|metrics)/.test(req.url ?? "") }),
-      new ExpressInstrumentation(),
-      new PgInstrumentation(),
-      new MySQL2Instrumentation(),
-      new UndiciInstrumentation(),
+      // Server spans come from @svc/http's own middleware (one span per request, named by route);
+      // this one only traces outgoing node:http requests (JWKS) inside an operation.
+      new HttpInstrumentation({ disableIncomingRequestInstrumentation: true, requireParentforOutgoingSpans: true }),
+      new PgInstrumentation({ requireParentSpan: true }),
+      // MySQL (the legacy source) spans come from @svc/db's createLegacyDb, where every legacy read passes.
+      new UndiciInstrumentation({ requireParentforSpans: true }),
     ],
   });
   sdk.start();
@@ -72,3 +98,5 @@ export function startTelemetry(options: TelemetryOptions): NodeSDK | undefined {
 }
 
 export { createMetrics, type Metrics, type MetricsOptions } from "./metrics.ts";
+export { NoOrphanClientSpans, samplerFromSettings, SAMPLER_NAMES, type SamplerName } from "./sampler.ts";
+export { parseSamples, sampleValue, type Sample } from "./prometheus-text.ts";

@@ -1,7 +1,7 @@
 import type { RequestListener } from "node:http";
 import type { Meter } from "@opentelemetry/api";
 import { MeterProvider, PeriodicExportingMetricReader, type IMetricReader } from "@opentelemetry/sdk-metrics";
-import { PrometheusExporter } from "@opentelemetry/exporter-prometheus";
+import { PrometheusExporter, PrometheusSerializer } from "@opentelemetry/exporter-prometheus";
 import { OTLPMetricExporter } from "@opentelemetry/exporter-metrics-otlp-http";
 import { resourceFromAttributes } from "@opentelemetry/resources";
 
@@ -17,6 +17,8 @@ export interface Metrics {
   meter: Meter;
   /** Prometheus text exposition, served on the internal port at /metrics. */
   handler: RequestListener;
+  /** The same text the handler serves, without HTTP (tests, tools). */
+  scrape(): Promise<string>;
   shutdown(): Promise<void>;
 }
 
@@ -39,6 +41,7 @@ export function createMetrics(options: MetricsOptions): Metrics {
   return {
     meter: provider.getMeter(options.serviceName, options.serviceVersion),
     handler: (req, res) => prometheus.getMetricsRequestHandler(req, res),
+    scrape: async () => new PrometheusSerializer().serialize((await prometheus.collect()).resourceMetrics),
     shutdown: () => provider.shutdown(),
   };
 }
