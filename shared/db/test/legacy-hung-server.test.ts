@@ -1,0 +1,38 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startPrivateMariaDb, type PrivateMariaDb } from "@svc/testing";
+import { SourceUnavailableError } from "@svc/http";
+import { createLegacyDb } from "../src/index.ts";
+
+// A legacy server that hangs (SIGSTOP: connections accepted, nothing answered) while requests
+// keep coming: every query must still fail within its bounds, also one that waited for a pooled
+// connection behind others (the fault suite saw list reads answer after 17 s of a 20 s hang).
+let server: PrivateMariaDb;
+beforeAll(async () => void (server = await startPrivateMariaDb()), 60_000);
+afterAll(async () => server?.cleanup());
+
+describe("legacy source that hangs under load", () => {
+  it("fails every query within the connect and query timeouts, however many wait for a connection, and recovers", async () => {
+    const connectTimeoutMs = 300;
+    const queryTimeoutMs = 500;
+    const legacy = createLegacyDb({ url: server.urlFor("mysql"), connectTimeoutMs, queryTimeoutMs, connectionLimit: 2 });
+    try {
+      await Promise.all([legacy.ping(), legacy.ping()]);
+      server.freeze();
+      const outcomes = await Promise.all(
+        Array.from({ length: 20 }, async () => {
+          const started = Date.now();
+          const error = await legacy.query("SELECT 1").then(() => undefined, (err: unknown) => err);
+          return { error, ms: Date.now() - started };
+        }),
+      );
+      server.thaw();
+      for (const o of outcomes) expect(o.error).toBeInstanceOf(SourceUnavailableError);
+      const slowest = Math.max(...outcomes.map((o) => o.ms));
+      expect(slowest, `slowest query ${slowest} ms`).toBeLessThan(connectTimeoutMs + queryTimeoutMs + 1_000);
+      expect(await legacy.query<{ n: number }>("SELECT 1 AS n")).toEqual([{ n: 1 }]);
+    } finally {
+      server.thaw();
+      await legacy.close();
+    }
+  }, 60_000);
+});

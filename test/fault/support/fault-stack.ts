@@ -1,0 +1,228 @@
+/**
+ * The whole system as `npm start` runs it (tools/start.ts: every service its own process under the
+ * launcher's supervisor, which restarts a process that dies), pointed at PRIVATE PostgreSQL,
+ * MariaDB and NATS servers that the fault suite may stop, kill and restart. The machine's shared
+ * servers are never touched.
+ */
+import { appendFileSync } from "node:fs";
+import { mkdtemp, readdir, readFile, readlink, rm } from "node:fs/promises";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import {
+  spawnServiceProcess, startPrivateMariaDb, startPrivateNatsServer, startPrivatePostgres,
+  type PrivateMariaDb, type PrivateNatsServer, type PrivatePostgres, type ServiceProcess,
+} from "@svc/testing";
+import { ensureLocalSigningKeys } from "../../../services/auth/src/keys/local-keys.ts";
+import { stackWithOffset, type StackProcess } from "../../../tools/stack.ts";
+
+export const ROOT = fileURLToPath(new URL("../../..", import.meta.url));
+export const LEGACY_DATABASE = "legacy_fault";
+export const NATS_NAMESPACE = "fault";
+
+export interface Backends {
+  pg: PrivatePostgres;
+  mariadb: PrivateMariaDb;
+  nats: PrivateNatsServer;
+  /** The integration database on the private PostgreSQL (every service's schema). */
+  pgUrl: string;
+  /** The legacy database on the private MariaDB. */
+  legacyUrl: string;
+  cleanup(): Promise<void>;
+}
+
+export async function startBackends(): Promise<Backends> {
+  const started = await Promise.allSettled([startPrivatePostgres(), startPrivateMariaDb(), startPrivateNatsServer()]);
+  const [pg, mariadb, nats] = started.map((s) => (s.status === "fulfilled" ? s.value : undefined)) as [PrivatePostgres?, PrivateMariaDb?, PrivateNatsServer?];
+  const cleanup = async () => {
+    await Promise.allSettled([pg?.cleanup(), mariadb?.cleanup(), nats?.dispose()]);
+  };
+  if (!pg || !mariadb || !nats) {
+    await cleanup();
+    throw (started.find((s) => s.status === "rejected") as PromiseRejectedResult).reason;
+  }
+  return { pg, mariadb, nats, pgUrl: pg.urlFor("integration"), legacyUrl: mariadb.urlFor(LEGACY_DATABASE), cleanup };
+}
+
+async function portFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once("error", () => resolve(false));
+    server.listen(port, "0.0.0.0", () => server.close(() => resolve(true)));
+  });
+}
+
+/**
+ * A port offset whose every port is free, from a range other suites do not use (test/support's
+ * private stacks take 11000–22500, the local-stack test 20000). Every port stays below Linux's
+ * ephemeral range (32768), so no outgoing connection holds one.
+ */
+async function freeOffset(): Promise<number> {
+  const candidates = Array.from({ length: 16 }, (_, i) => 2_000 + i * 500).sort(() => Math.random() - 0.5);
+  for (const offset of candidates) {
+    const ports = stackWithOffset(offset).flatMap((p) => [p.port, p.internalPort]).filter((p): p is number => p !== null);
+    if ((await Promise.all(ports.map(portFree))).every(Boolean)) return offset;
+  }
+  throw new Error("no free port range for the fault stack");
+}
+
+async function childrenOf(pid: number): Promise<number[]> {
+  const out: number[] = [];
+  for (const entry of await readdir("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = await readFile(`/proc/${entry}/stat`, "utf8");
+      // Field 4 is the parent pid; the command name (field 2) may hold spaces, so split after ")".
+      if (Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]) === pid) out.push(Number(entry));
+    } catch {
+      // ended while we looked
+    }
+  }
+  return out;
+}
+
+/** Which stack process a pid runs: its working directory is the workspace, its argv the entry. */
+async function processName(pid: number, stack: ReadonlyArray<StackProcess>): Promise<string | undefined> {
+  try {
+    const cwd = await readlink(`/proc/${pid}/cwd`);
+    const argv = (await readFile(`/proc/${pid}/cmdline`, "utf8")).split("\0");
+    return stack.find((p) => cwd === join(ROOT, p.cwd) && argv.includes(p.entry))?.name;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The private nats-server's pid (found by its port; the helper restarts it under a new pid). */
+export async function natsServerPid(url: string): Promise<number> {
+  const port = new URL(url).port;
+  for (const entry of await readdir("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const argv = (await readFile(`/proc/${entry}/cmdline`, "utf8")).split("\0");
+      if (argv[0]?.endsWith("nats-server") && argv[argv.indexOf("-p") + 1] === port) return Number(entry);
+    } catch {
+      // ended while we looked
+    }
+  }
+  throw new Error(`no nats-server listening on port ${port}`);
+}
+
+export interface FaultStack {
+  baseUrl: string;
+  processes: ReadonlyArray<StackProcess>;
+  demoClient: { clientId: string; clientSecret: string };
+  /** The pid of each running stack process, by name. */
+  pids(): Promise<Map<string, number>>;
+  /** The launcher's lines saying a process exited (it restarts it). */
+  exits(): string[];
+  /** Log lines at level error or fatal. */
+  errorLines(): string[];
+  /** The launcher's recent output, secrets removed. */
+  output(): string;
+  /** Answers 200 on the process's probe: /livez on the internal port, or the gateway's /health. */
+  healthy(name: string): Promise<boolean>;
+  stop(): Promise<void>;
+}
+
+export async function launchStack(backends: Backends, env: Record<string, string>): Promise<FaultStack> {
+  const dir = await mkdtemp(join(tmpdir(), "fault-stack-"));
+  const keysDir = join(dir, "keys");
+  await ensureLocalSigningKeys(keysDir);
+  const demoFile = join(dir, "demo-client.json");
+  const offset = await freeOffset();
+  const processes = stackWithOffset(offset);
+  const childEnv: Record<string, string> = {
+    ...(process.env as Record<string, string>),
+    PG_URL: backends.pgUrl,
+    MYSQL_URL: backends.mariadb.url,
+    NATS_URL: backends.nats.url,
+    LEGACY_DATABASE,
+    NATS_NAMESPACE,
+    STACK_PORT_OFFSET: String(offset),
+    DEMO_CLIENT_FILE: demoFile,
+    SIGNING_KEYS_DIR: keysDir,
+    ...env,
+  };
+  delete childEnv.RAW_LOGS;
+  const launcher: ServiceProcess = spawnServiceProcess("tools/start.ts", childEnv, { cwd: ROOT });
+  const exits: string[] = [];
+  const errors: string[] = [];
+  let recent: string[] = [];
+  let up = false;
+  let buffer = "";
+  // FAULT_SUITE_LOG=<file>: every line of every process, for a run that needs explaining.
+  const logFile = process.env.FAULT_SUITE_LOG;
+  const onLine = (line: string) => {
+    if (logFile) appendFileSync(logFile, `${new Date().toISOString()} ${line.replace(/(client_secret:\s*|-u ')\S+/g, "$1<redacted>")}\n`);
+    if (line.includes("Integration service is up")) up = true;
+    if (/^\S+\s+exited \(/.test(line)) exits.push(line);
+    if (/"level":"?(error|fatal|50|60)/.test(line)) errors.push(line.slice(0, 2_000));
+    // The launcher prints the demo client's secret; it must not reach a test report.
+    recent.push(line.replace(/(client_secret:\s*|-u ')\S+/g, "$1<redacted>"));
+    if (recent.length > 600) recent = recent.slice(-300);
+  };
+  for (const stream of [launcher.child.stdout, launcher.child.stderr]) {
+    stream?.setEncoding("utf8").on("data", (chunk: string) => {
+      buffer += chunk;
+      const lines = buffer.split("\n");
+      buffer = lines.pop() ?? "";
+      lines.forEach(onLine);
+    });
+  }
+  const launcherPid = launcher.child.pid ?? 0;
+  const killLeftovers = async () => {
+    for (const pid of await childrenOf(launcherPid)) process.kill(pid, "SIGKILL");
+  };
+  const stop = async () => {
+    // The launcher stops its processes gracefully; any it could not stop are ended by pid.
+    const pids = await childrenOf(launcherPid);
+    const exited = await Promise.race([launcher.terminate(), new Promise<"late">((r) => setTimeout(() => r("late"), 30_000))]);
+    if (exited === "late") await launcher.kill();
+    for (const pid of pids) {
+      try {
+        process.kill(pid, "SIGKILL");
+      } catch {
+        // already gone
+      }
+    }
+    await rm(dir, { recursive: true, force: true });
+  };
+
+  const deadline = Date.now() + 150_000;
+  while (!up && Date.now() < deadline && launcher.child.exitCode === null) await new Promise((r) => setTimeout(r, 200));
+  if (!up) {
+    await killLeftovers();
+    await stop();
+    throw new Error(`the stack did not come up (offset ${offset}):\n${recent.slice(-60).join("\n")}`);
+  }
+  const demo = JSON.parse(await readFile(demoFile, "utf8")) as { client_id: string; client_secret: string };
+  const byName = new Map(processes.map((p) => [p.name, p]));
+  return {
+    baseUrl: `http://127.0.0.1:${8080 + offset}`,
+    processes,
+    demoClient: { clientId: demo.client_id, clientSecret: demo.client_secret },
+    async pids() {
+      const found = new Map<string, number>();
+      for (const pid of await childrenOf(launcherPid)) {
+        const name = await processName(pid, processes);
+        if (name) found.set(name, pid);
+      }
+      return found;
+    },
+    exits: () => [...exits],
+    errorLines: () => [...errors],
+    output: () => recent.join("\n"),
+    async healthy(name) {
+      const p = byName.get(name);
+      if (!p) throw new Error(`no stack process named ${name}`);
+      const url = p.internalPort === null ? `http://127.0.0.1:${p.port}/health` : `http://127.0.0.1:${p.internalPort}/livez`;
+      try {
+        return (await fetch(url, { signal: AbortSignal.timeout(2_000) })).ok;
+      } catch {
+        return false;
+      }
+    },
+    stop,
+  };
+}
