@@ -1,17 +1,31 @@
-// `npm run bench`: runs every benchmark (services/*/bench/*.ts, shared/*/bench/*.ts) one after the
-// other on Node 24, shows their tables, and keeps the run in bench/results/latest.md.
-// Benchmarks compare against a bare baseline measured in the same run and print ratios.
+// `npm run bench`: runs every benchmark (services/*/bench/*-bench.ts, shared/*/bench/*-bench.ts,
+// tools/*-bench.ts) one after the other on Node 24 and shows their output. Each bench hands its
+// figures to recordBenchRows (@svc/testing), which appends them to the file this runner names in
+// BENCH_RESULTS_FILE; the runner then writes ONE table (every row beside its baseline measured in
+// the same run, the ratio, the target, met or not) to bench/results/latest.md, followed by each
+// bench's raw output, keeps the rows in bench/results/latest.jsonl, and prints the table.
+//
+//   npm run bench                          every bench
+//   npm run bench -- --only vacancies      the benches whose path contains "vacancies"
+//   npm run bench -- --readme              also rewrite the README's table (between the markers)
+//   npm run bench -- --readme-only         only rewrite the README's table from latest.jsonl
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { availableParallelism, loadavg } from "node:os";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { readBenchRows, type RecordedBenchRow } from "@svc/testing";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
-const { values } = parseArgs({ options: { only: { type: "string" } } });
+const RESULTS = join(root, "bench/results");
+// BENCH_README: another file to rewrite instead (to try the markers out without touching the README).
+const README = process.env.BENCH_README ?? join(root, "README.md");
+const MARKERS = { start: "<!-- bench:start -->", end: "<!-- bench:end -->" };
+const { values } = parseArgs({ options: { only: { type: "string" }, readme: { type: "boolean", default: false }, "readme-only": { type: "boolean", default: false } } });
 
 function benchFiles(): string[] {
-  return ["services", "shared"].flatMap((top) =>
+  const inBenchFolders = ["services", "shared"].flatMap((top) =>
     readdirSync(join(root, top), { withFileTypes: true })
       .filter((d) => d.isDirectory() && existsSync(join(root, top, d.name, "bench")))
       .flatMap((d) =>
@@ -20,20 +34,110 @@ function benchFiles(): string[] {
           .map((f) => join(root, top, d.name, "bench", f)),
       ),
   );
+  const tools = readdirSync(join(root, "tools")).filter((f) => f.endsWith("-bench.ts")).map((f) => join(root, "tools", f));
+  return [...inBenchFolders, ...tools];
 }
 
-const files = benchFiles().filter((f) => !values.only || f.includes(values.only));
-const sections: string[] = [`# Benchmark run ${new Date().toISOString()}`, "", `Node ${process.version}, ${files.length} benchmarks.`, ""];
+const load = () => loadavg().map((l) => l.toFixed(1)).join(" ");
+const cell = (text: string) => text.replace(/\|/g, "\\|");
+
+function formatNumber(value: number): string {
+  if (!Number.isFinite(value)) return String(value);
+  const abs = Math.abs(value);
+  const digits = abs >= 100 ? 0 : abs >= 10 ? 1 : 2;
+  return value.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: 0 });
+}
+
+/** value / baseline; "–" without a baseline. */
+function ratioOf(row: RecordedBenchRow): string {
+  if (row.baseline === undefined || row.baseline === 0 || !Number.isFinite(row.baseline)) return "–";
+  return `${(row.value / row.baseline).toFixed(2)}×`;
+}
+
+/** One markdown table: benchmark, scenario, metric, value, baseline, ratio, target, met. */
+function benchTable(rows: RecordedBenchRow[]): string {
+  const lines = ["| benchmark | scenario | metric | value | baseline | ratio | target | met |", "|---|---|---|---:|---:|---:|---|---|"];
+  for (const row of rows) {
+    const unit = row.unit ? ` ${row.unit}` : "";
+    lines.push(
+      `| ${cell(row.bench)} | ${cell(row.scenario)} | ${cell(row.metric)} | ${formatNumber(row.value)}${unit} | ${row.baseline === undefined ? "–" : `${formatNumber(row.baseline)}${unit}`} | ${ratioOf(row)} | ${cell(row.target ?? "–")} | ${row.met === undefined ? "–" : row.met ? "yes" : "**no**"} |`,
+    );
+  }
+  return lines.join("\n");
+}
+
+/** The README's text between the markers: when and where measured, then the table. */
+function readmeSection(rows: RecordedBenchRow[], header: string): string {
+  return `${MARKERS.start}\n${header}\n\n${benchTable(rows)}\n${MARKERS.end}`;
+}
+
+function rewriteReadme(rows: RecordedBenchRow[], header: string): void {
+  const text = readFileSync(README, "utf8");
+  const start = text.indexOf(MARKERS.start);
+  const end = text.indexOf(MARKERS.end);
+  if (start < 0 || end < start) {
+    console.error(`${relative(root, README)} has no ${MARKERS.start} … ${MARKERS.end} markers: the table was not written there.`);
+    process.exitCode = 1;
+    return;
+  }
+  writeFileSync(README, `${text.slice(0, start)}${readmeSection(rows, header)}${text.slice(end + MARKERS.end.length)}`);
+  console.log(`rewrote the benchmark table in ${relative(root, README)} (${rows.length} rows)`);
+}
+
+if (values["readme-only"]) {
+  const rows = readBenchRows(join(RESULTS, "latest.jsonl"));
+  const header = readFileSync(join(RESULTS, "latest.md"), "utf8").split("\n").find((l) => l.startsWith("Measured ")) ?? "";
+  rewriteReadme(rows, header);
+  process.exit(process.exitCode ?? 0);
+}
+
+const files = benchFiles().filter((f) => !values.only || relative(root, f).includes(values.only));
+mkdirSync(RESULTS, { recursive: true });
+const startedAt = new Date();
+const loadAtStart = load();
+const allRows: RecordedBenchRow[] = [];
+const raw: string[] = [];
 let failures = 0;
 for (const file of files) {
   const name = relative(root, file);
-  console.log(`\n=== ${name}`);
-  const run = spawnSync(process.execPath, [file], { cwd: root, encoding: "utf8", stdio: ["ignore", "pipe", "inherit"], timeout: 15 * 60_000 });
+  const rowsFile = join(RESULTS, `${name.replace(/[^a-z0-9]+/gi, "-")}.rows.tmp`);
+  rmSync(rowsFile, { force: true });
+  console.log(`\n=== ${name} (load average ${load()})`);
+  const run = spawnSync(process.execPath, [file], {
+    cwd: root,
+    encoding: "utf8",
+    env: { ...process.env, BENCH_RESULTS_FILE: rowsFile },
+    stdio: ["ignore", "pipe", "inherit"],
+    timeout: 20 * 60_000,
+    maxBuffer: 64 * 1024 * 1024,
+  });
   process.stdout.write(run.stdout ?? "");
-  if (run.status !== 0) failures += 1;
-  sections.push(`## ${name}`, "", "```", (run.stdout ?? "").trim(), "```", run.status === 0 ? "" : `(exited ${run.status})`, "");
+  const rows = readBenchRows(rowsFile);
+  rmSync(rowsFile, { force: true });
+  allRows.push(...rows);
+  const failed = run.status !== 0;
+  if (failed) failures += 1;
+  raw.push(`## ${name}`, "", "```", (run.stdout ?? "").trim(), "```", failed ? `(exited ${run.status ?? run.signal}${run.error ? `: ${run.error.message}` : ""})` : "", `${rows.length} rows recorded; load average after: ${load()}`, "");
 }
-mkdirSync(join(root, "bench/results"), { recursive: true });
-writeFileSync(join(root, "bench/results/latest.md"), sections.join("\n"));
-console.log(`\nwrote bench/results/latest.md (${files.length} benchmarks, ${failures} failed)`);
-process.exit(failures > 0 ? 1 : 0);
+const header = `Measured ${startedAt.toISOString().slice(0, 10)} with Node ${process.version} on this ${availableParallelism()}-core machine, load average ${loadAtStart} at the start and ${load()} at the end (other work ran on it: compare ratios, not absolute figures).`;
+const report = [
+  `# Benchmark run ${startedAt.toISOString()}`,
+  "",
+  header,
+  "",
+  `${files.length} benchmarks, ${failures} failed, ${allRows.length} rows. Ratio = value / baseline measured in the same run.`,
+  "",
+  benchTable(allRows),
+  "",
+  "# Raw output",
+  "",
+  ...raw,
+].join("\n");
+// A subset (--only) does not replace the full run's files.
+const base = values.only ? `latest-${values.only.replace(/[^a-z0-9]+/gi, "-")}` : "latest";
+writeFileSync(join(RESULTS, `${base}.md`), report);
+writeFileSync(join(RESULTS, `${base}.jsonl`), allRows.map((r) => JSON.stringify(r)).join("\n") + (allRows.length ? "\n" : ""));
+console.log(`\n${header}\n\n${benchTable(allRows)}\n`);
+console.log(`wrote bench/results/${base}.md and ${base}.jsonl (${files.length} benchmarks, ${failures} failed, ${allRows.length} rows)`);
+if (values.readme) rewriteReadme(allRows, header);
+process.exit(failures > 0 ? 1 : (process.exitCode ?? 0));

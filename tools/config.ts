@@ -1,3 +1,5 @@
+import { fileURLToPath } from "node:url";
+
 /**
  * The local stack's settings. Defaults are this machine's services at their standard addresses;
  * each can be overridden by the variable of the same name.
@@ -11,6 +13,8 @@ export interface LocalStackConfig {
   rawLogs: boolean;
   /** Added to every local port (STACK_PORT_OFFSET); 0 gives the standard ports. */
   portOffset: number;
+  /** Where the demo client's credentials are kept (DEMO_CLIENT_FILE; a second stack, e.g. a test's, uses its own). */
+  demoClientFile: string;
   childEnv: NodeJS.ProcessEnv;
 }
 
@@ -32,6 +36,7 @@ export function localStackConfig(env: NodeJS.ProcessEnv = process.env): LocalSta
     baseUrl,
     rawLogs: env.RAW_LOGS === "true",
     portOffset,
+    demoClientFile: env.DEMO_CLIENT_FILE ?? fileURLToPath(new URL("../.local/demo-client.json", import.meta.url)),
     // Every variable of the caller's environment reaches the processes (so any service setting,
     // e.g. WEBHOOK_RETRY_SCHEDULE or OTEL_*, can be given to `npm start`); the stack's own wiring
     // below wins over it.

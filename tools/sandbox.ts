@@ -16,13 +16,13 @@ export async function prepareDemoClient(config: LocalStackConfig): Promise<strin
   const environment = config.childEnv.ENVIRONMENT === "production" ? "production" : "sandbox";
   let demo: Awaited<ReturnType<typeof ensureDemoClient>>;
   try {
-    demo = await ensureDemoClient({ databaseUrl: config.pgUrl, file: new URL("../.local/demo-client.json", import.meta.url), environment });
+    demo = await ensureDemoClient({ databaseUrl: config.pgUrl, file: config.demoClientFile, environment });
   } catch (err) {
     // The stack is up; a missing demo client must not take it down.
     return `Demo client could not be prepared (${(err as Error).message}); create one with: npm run clients -- create --name demo --all-scopes`;
   }
   return [
-    `Demo client (every sandbox scope${demo.created ? ", just created" : ""}; kept in .local/demo-client.json):`,
+    `Demo client (every sandbox scope${demo.created ? ", just created" : ""}; kept in ${config.demoClientFile}):`,
     `  client_id:     ${demo.clientId}`,
     `  client_secret: ${demo.clientSecret}`,
     `  curl -s -u '${demo.clientId}:${demo.clientSecret}' -d grant_type=client_credentials ${config.baseUrl}/oauth/token`,

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import type { StackProcess } from "./stack.ts";
+import { NODE_FLAGS, type StackProcess } from "./stack.ts";
 
 export interface SupervisorOptions {
   root: string;
@@ -25,7 +25,7 @@ export class Supervisor {
 
   start(proc: StackProcess): void {
     const cwd = join(this.#options.root, proc.cwd);
-    const args = [...(this.#options.watch ? ["--watch"] : [])];
+    const args = [...NODE_FLAGS, ...(this.#options.watch ? ["--watch"] : [])];
     if (existsSync(join(cwd, "src/instrument.ts"))) args.push("--import", "./src/instrument.ts");
     args.push(proc.entry);
     const env: NodeJS.ProcessEnv = { ...this.#options.env };

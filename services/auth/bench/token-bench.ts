@@ -1,8 +1,10 @@
 // `npm run bench -w @services/auth`: the token endpoint's throughput (first-time argon2 requests and
 // repeats served from the proof cache), the shared verifier's cost per API request, and /v1
 // latency while the token endpoint is flooded; each beside a baseline measured in the same run.
-// Auth and a stand-in /v1 service run as their own processes (bench-server.ts); this process only
-// generates load. Needs the local PostgreSQL and NATS (TEST_PG_URL, TEST_NATS_URL).
+// Auth runs as its real entry point (src/main.ts, launched with tools/stack.ts NODE_FLAGS, logging
+// at info) and a stand-in /v1 service as bench-server.ts, each its own process whose RSS is read
+// from /proc; this process only generates load. Needs the local PostgreSQL and NATS (TEST_PG_URL,
+// TEST_NATS_URL).
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
@@ -13,7 +15,8 @@ import { createLocalJWKSet, type JSONWebKeySet } from "jose";
 import { createCachedTokenVerifier, createTokenVerifier, startRevocationFeed } from "@svc/auth";
 import { createPgPool, runMigrations } from "@svc/db";
 import { connectNats, drainNats, jetstreamManager } from "@svc/messaging";
-import { createTempPgDatabase, silentLogger, testEnv } from "@svc/testing";
+import { createTempPgDatabase, memoryRows, recordBenchRows, settledRss, silentLogger, startBenchProcess, testEnv, unusedPort, type BenchProcess, type BenchRow } from "@svc/testing";
+import { NODE_FLAGS } from "../../../tools/stack.ts";
 import { ClientManager } from "../src/clients/client-manager.ts";
 import { PgClientStore } from "../src/clients/pg-client-store.ts";
 import { MIGRATIONS_FOLDER } from "../src/db/migrations.ts";
@@ -21,6 +24,7 @@ import { generateSigningJwk } from "../src/keys/local-keys.ts";
 import { batch, latencies, percentile, sampleUntil, throughput, type Shot } from "./load.ts";
 
 const ISSUER = "http://localhost:8080";
+const ROOT = new URL("../../..", import.meta.url).pathname;
 const NAMESPACE = `bench${Date.now().toString(36).slice(-6)}`;
 const FIRST_TIME_CLIENTS = 120;
 const CONNECTIONS = 16;
@@ -33,11 +37,23 @@ const tokenShot = (id: string, secret: string, extra: Record<string, string> = {
   body: "grant_type=client_credentials",
 });
 
-async function startChild(role: "auth" | "resource", env: Record<string, string>, children: ChildProcess[]): Promise<string> {
-  const child = spawn(process.execPath, [new URL("./bench-server.ts", import.meta.url).pathname, role], { env, stdio: ["ignore", "pipe", "inherit"] });
+async function startResource(env: Record<string, string>, children: ChildProcess[]): Promise<string> {
+  const child = spawn(process.execPath, [new URL("./bench-server.ts", import.meta.url).pathname, "resource"], { env, stdio: ["ignore", "pipe", "inherit"] });
   children.push(child);
   const [line] = (await once(createInterface({ input: child.stdout as NodeJS.ReadableStream }), "line")) as [string];
   return `http://127.0.0.1:${(JSON.parse(line) as { port: number }).port}`;
+}
+
+/** Auth's main.ts, as production launches it; resolves once /readyz answers. */
+async function startAuth(env: Record<string, string>): Promise<{ origin: string; process: BenchProcess }> {
+  const [port, internalPort] = [await unusedPort(), await unusedPort()];
+  const auth = startBenchProcess([...NODE_FLAGS, "services/auth/src/main.ts"], { cwd: ROOT, env: { ...env, NODE_ENV: "production", LOG_LEVEL: "info", PORT: String(port), INTERNAL_PORT: String(internalPort) } });
+  const deadline = Date.now() + 60_000;
+  while (!(await fetch(`http://127.0.0.1:${internalPort}/readyz`).then((r) => r.ok, () => false))) {
+    if (auth.child.exitCode !== null || Date.now() > deadline) throw new Error(`auth did not become ready:\n${auth.kept().join("\n")}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return { origin: `http://127.0.0.1:${port}`, process: auth };
 }
 
 async function prepare(databaseUrl: string, keysDir: string) {
@@ -126,23 +142,51 @@ function report(t: Awaited<ReturnType<typeof measureTokens>>, v: Awaited<ReturnT
   out(`targets: repeat path >= 1000 tokens/s: ${t.repeat.perSecond >= 1000 ? "met" : "NOT met"}; verification overhead < 100 µs median: ${overhead < 100 ? "met" : "NOT met"}`);
 }
 
+/** The figures as rows of the one benchmark report (tools/bench.ts). */
+function rows(t: Awaited<ReturnType<typeof measureTokens>>, v: Awaited<ReturnType<typeof measureVerification>>, f: Awaited<ReturnType<typeof measureFlood>>, memory: { idleMb: number; peakMb: number }): BenchRow[] {
+  const r1 = (x: number) => Math.round(x * 10) / 10;
+  const overhead = v.inProcess.cached - v.inProcess.noop;
+  return [
+    { scenario: `repeat token requests (proof cache), ${CONNECTIONS} conns`, metric: "throughput", value: Math.round(t.repeat.perSecond), unit: "req/s", baseline: Math.round(t.health.perSecond), target: "≥ 1,000 tokens/s", met: t.repeat.perSecond >= 1000 },
+    { scenario: `first-time tokens (argon2id), ${CONNECTIONS} conns`, metric: "throughput", value: Math.round(t.first.perSecond), unit: "req/s", baseline: Math.round(t.repeat.perSecond) },
+    { scenario: "token verification per request, in process, cached", metric: "median", value: r1(v.inProcess.cached), unit: "µs", baseline: r1(v.inProcess.noop), target: "< 100 µs over no-op", met: overhead < 100 },
+    { scenario: "token verification, first sight (full ES256)", metric: "median", value: r1(v.inProcess.full), unit: "µs" },
+    { scenario: "/v1 request while the token endpoint is flooded", metric: "p50", value: r1(percentile(f.during, 50) / 1000), unit: "ms", baseline: r1(percentile(f.idle, 50) / 1000) },
+    { scenario: "/v1 request while the token endpoint is flooded", metric: "p99", value: r1(percentile(f.during, 99) / 1000), unit: "ms", baseline: r1(percentile(f.idle, 99) / 1000) },
+    ...memoryRows("auth process (main.ts)", memory),
+  ];
+}
+
 const children: ChildProcess[] = [];
+let authProcess: BenchProcess | undefined;
 const database = await createTempPgDatabase("bench");
 const keysDir = await mkdtemp(join(tmpdir(), "bench-keys-"));
 try {
   const clients = await prepare(database.url, keysDir);
   const common = { ENVIRONMENT: "sandbox", LOG_LEVEL: "silent", NATS_SERVERS: testEnv.TEST_NATS_URL, NATS_NAMESPACE: NAMESPACE, TOKEN_ISSUER: ISSUER };
   const limits = { TOKEN_RATE_IP_BURST: "100000", TOKEN_RATE_IP_PER_MINUTE: "6000000", TOKEN_RATE_CLIENT_BURST: "100000", TOKEN_RATE_CLIENT_PER_MINUTE: "6000000" };
-  const auth = await startChild("auth", { ...common, ...limits, DATABASE_URL: database.url, SIGNING_KEYS_DIR: keysDir }, children);
-  const resource = await startChild("resource", { ...common, AUTH_JWKS_URL: `${auth}/.well-known/jwks.json` }, children);
+  const started = await startAuth({ ...common, ...limits, DATABASE_URL: database.url, SIGNING_KEYS_DIR: keysDir });
+  authProcess = started.process;
+  const auth = started.origin;
+  const resource = await startResource({ ...common, AUTH_JWKS_URL: `${auth}/.well-known/jwks.json` }, children);
   const first = tokenShot(clients.main.id, clients.main.secret);
   const token = String(((await (await fetch(`${auth}${first.path}`, { method: "POST", headers: first.headers ?? {}, body: first.body ?? "" })).json()) as { access_token: string }).access_token);
+  // Warm-up (JIT, pools, the proof cache), then the idle RSS once settled; the peak is over every measurement after it.
+  await batch(auth, Array.from({ length: 300 }, () => tokenShot(clients.main.id, clients.main.secret)), 8);
+  await batch(auth, Array.from({ length: 300 }, () => ({ path: "/health" })), 8);
+  await new Promise((r) => setTimeout(r, 3_000));
+  const idleMb = await settledRss(authProcess.pid);
+  authProcess.memory.reset();
   const tokens = await measureTokens(auth, clients);
   const verification = await measureVerification(auth, resource, token);
   const flood = await measureFlood(auth, resource, token);
+  const peakMb = authProcess.memory.peak();
   report(tokens, verification, flood);
+  out(`auth process RSS: idle ${idleMb.toFixed(0)} MB after warm-up, peak ${peakMb.toFixed(0)} MB under the loads above (targets < 120 / < 200 MB)`);
+  recordBenchRows("auth token", rows(tokens, verification, flood, { idleMb, peakMb }));
 } finally {
   for (const child of children) child.kill("SIGTERM");
+  await authProcess?.stop();
   const nc = await connectNats({ servers: testEnv.TEST_NATS_URL, name: "bench-cleanup", logger: silentLogger() });
   await (await jetstreamManager(nc)).streams.delete(`KV_${NAMESPACE}_revocations`).catch(() => false);
   await drainNats(nc);

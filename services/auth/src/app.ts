@@ -3,12 +3,14 @@ import type { IncomingMessage, RequestListener } from "node:http";
 import express from "express";
 import { scopesFor, type ClientRevocation } from "@svc/auth";
 import { createHttpApp } from "@svc/http";
+import { readOpenApiJson } from "@svc/openapi";
 import type { Logger } from "@svc/logging";
 import type pg from "pg";
 import { PgClientStore } from "./clients/pg-client-store.ts";
 import { SERVICE_NAME, SERVICE_VERSION, type Config } from "./config.ts";
 import type { SigningKeys } from "./keys/signing-keys.ts";
 import { jwksRoutes } from "./routes/jwks-route.ts";
+import { openApiRoutes } from "./routes/openapi-route.ts";
 import { tokenRoutes } from "./routes/token-route.ts";
 import { Argon2Gate } from "./token/argon2-gate.ts";
 import { ClientAuthenticator } from "./token/client-authenticator.ts";
@@ -28,6 +30,8 @@ export interface AppDeps {
   dummyHash: string;
   /** Revocations seen on the bucket: a revoked client's remembered proofs are dropped at once. */
   revocations?: { onRevocation(listener: (revocation: ClientRevocation) => void): void };
+  /** The OpenAPI document served at GET /openapi.json; default: the checked-in one (@svc/openapi). */
+  openApiJson?: string;
 }
 
 function createTokenService(deps: AppDeps, environmentScopes: ReadonlySet<string>): TokenService {
@@ -62,8 +66,9 @@ function keepTokenRequestsFromJsonParser(req: IncomingMessage): void {
 export function createApp(deps: AppDeps): RequestListener {
   const environmentScopes = new Set<string>(scopesFor(deps.config.ENVIRONMENT));
   const routes = express.Router();
-  routes.use(tokenRoutes({ service: createTokenService(deps, environmentScopes), environmentScopes, logger: deps.logger }));
+  routes.use(tokenRoutes({ service: createTokenService(deps, environmentScopes), environmentScopes, logger: deps.logger, meter: deps.meter }));
   routes.use(jwksRoutes(deps.keys));
+  routes.use(openApiRoutes(deps.openApiJson ?? readOpenApiJson()));
   const app = createHttpApp({
     platform: { service: SERVICE_NAME, version: SERVICE_VERSION, environment: deps.config.ENVIRONMENT },
     logger: deps.logger,

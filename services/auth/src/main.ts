@@ -1,4 +1,4 @@
-import { createMetrics, telemetryEnabled } from "@svc/telemetry";
+import { createMetrics, metricsPushEnabled } from "@svc/telemetry";
 import { createLogger } from "@svc/logging";
 import { closeInternalLast, exitOnStartupError, serve, Shutdown, type ReadinessCheck } from "@svc/http";
 import { startRevocationFeed } from "@svc/auth";
@@ -26,7 +26,7 @@ try {
 const logger = createLogger({ service: SERVICE_NAME, level: config.LOG_LEVEL });
 logger.info({ active_kid: keys.active.kid, published_kids: keys.jwks.keys.map((k) => k.kid) }, "signing keys loaded");
 const shutdown = new Shutdown(logger);
-const metrics = createMetrics({ serviceName: SERVICE_NAME, serviceVersion: SERVICE_VERSION, environment: config.ENVIRONMENT, otlp: telemetryEnabled(config) });
+const metrics = createMetrics({ serviceName: SERVICE_NAME, serviceVersion: SERVICE_VERSION, environment: config.ENVIRONMENT, otlp: metricsPushEnabled(config) });
 const pool = createPgPool({ url: config.DATABASE_URL, schema: SERVICE_NAME, applicationName: SERVICE_NAME, max: config.DATABASE_POOL_MAX });
 if (config.MIGRATE_ON_START) await runMigrations(pool, { schema: SERVICE_NAME, migrationsFolder: MIGRATIONS_FOLDER });
 const revocations = startRevocationFeed({ config, name: SERVICE_NAME, logger });

@@ -1,7 +1,7 @@
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTokenVerifier, remoteKeys, requireScope, startRevocationFeed, type RevocationFeed, type RevocationView } from "@svc/auth";
-import { createHttpApp, sendData } from "@svc/http";
+import { createHttpApp, sendPage } from "@svc/http";
 import { fetchJson, silentLogger, startApp, testEnv, unusedPort, type StartedApp } from "@svc/testing";
 import { ClientManager } from "../src/clients/client-manager.ts";
 import { scheduleReconciliation } from "../src/revocation/revocation-publisher.ts";
@@ -15,7 +15,7 @@ let service: StartedApp;
 function resourceApp(revocation: RevocationView) {
   const verify = createTokenVerifier({ keys: remoteKeys(`${auth.app.baseUrl}/.well-known/jwks.json`), issuer: TEST_TOKEN_ISSUER, audience: "integration-service", revocation });
   const routes = express.Router();
-  routes.get("/v1/vacancies", requireScope(verify, "vacancies:read"), (_req, res) => sendData(res, []));
+  routes.get("/v1/vacancies", requireScope(verify, "vacancies:read"), (_req, res) => sendPage(res, [], { page: 1, perPage: 25, total: 0 }));
   return createHttpApp({ platform: { service: "vacancies", version: "0.1.0", environment: "sandbox" }, logger: silentLogger(), routes });
 }
 

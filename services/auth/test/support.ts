@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import type { Meter } from "@opentelemetry/api";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -44,7 +45,7 @@ export function basic(clientId: string, secret: string): string {
 }
 
 /** Starts the real auth app on port 0 against a fresh database, NATS namespace and key directory. */
-export async function startAuth(env: Record<string, string> = {}): Promise<AuthUnderTest> {
+export async function startAuth(env: Record<string, string> = {}, options: { meter?: Meter } = {}): Promise<AuthUnderTest> {
   const database = await createTempPgDatabase("auth");
   const pool = createPgPool({ url: database.url, schema: "auth", applicationName: "auth-test" });
   await runMigrations(pool, { schema: "auth", migrationsFolder: MIGRATIONS_FOLDER });
@@ -64,7 +65,7 @@ export async function startAuth(env: Record<string, string> = {}): Promise<AuthU
   const feed = startRevocationFeed({ config, name: "auth-test", logger: silentLogger(), connection: nc, probeIntervalMs: 200 });
   await feed.loaded;
   const keys = await loadSigningKeys(keysDir);
-  const app = await startApp(createApp({ config, logger: silentLogger(), pool, keys, dummyHash: await createDummyHash(), revocations: feed }));
+  const app = await startApp(createApp({ config, logger: silentLogger(), pool, keys, dummyHash: await createDummyHash(), revocations: feed, ...(options.meter && { meter: options.meter }) }));
   const store = new PgClientStore(pool);
   const manager = new ClientManager({ store, environment: config.ENVIRONMENT, publish: kvRevocationPublisher(() => feed.bucket()) });
   const token = (clientId: string, secret: string, body = "grant_type=client_credentials", headers: Record<string, string> = {}) =>

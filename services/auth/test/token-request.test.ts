@@ -102,6 +102,8 @@ describe("POST /oauth/token: request errors (RFC 6749 5.2)", () => {
     ["no content type", () => post({ body: "grant_type=client_credentials", headers: { "content-type": "" } }), 400, "invalid_request"],
     ["a charset other than UTF-8", () => post({ body: "grant_type=client_credentials", headers: { "content-type": `${FORM}; charset=ISO-8859-1` } }), 400, "invalid_request"],
     ["a body that is not UTF-8", () => post({ body: Buffer.from([0x67, 0xff, 0xfe]).toString("latin1") }), 400, "invalid_request"],
+    // Found by the hostile-input suite: this was a 500 server_error.
+    ["a gzip Content-Encoding whose data does not inflate", () => post({ body: "grant_type=client_credentials", headers: { "content-encoding": "gzip" } }), 400, "invalid_request"],
     ["parameters in the URL", () => post({ path: "/oauth/token?grant_type=client_credentials", body: "grant_type=client_credentials" }), 400, "invalid_request"],
     ["a body over 4 KiB", () => post({ body: `grant_type=client_credentials&pad=${"x".repeat(5_000)}` }), 413, "invalid_request"],
     ["GET", () => post({ method: "GET" }), 405, "invalid_request"],

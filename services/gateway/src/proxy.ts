@@ -22,6 +22,20 @@ function sendError(res: ServerResponse, status: number, code: string, message: s
   res.end(JSON.stringify({ success: false, error: { code, message }, meta: { request_id: requestId, api_version: "v1" } }));
 }
 
+/**
+ * The token endpoint speaks RFC 6749 (spec 7.2), also while auth is down: an OAuth client reads
+ * `{ error, error_description }`, never cached, as auth itself answers an outage.
+ */
+const TOKEN_PATH = "/oauth/token";
+
+function sendUnavailable(res: ServerResponse, path: string, service: string, requestId: string): void {
+  const message = `the ${service} service is unavailable; retry later`;
+  if (path !== TOKEN_PATH) return sendError(res, 503, "SERVICE_UNAVAILABLE", message, requestId);
+  if (res.headersSent) return void res.destroy();
+  res.writeHead(503, { "content-type": "application/json; charset=utf-8", "cache-control": "no-store", pragma: "no-cache", "retry-after": "5", "x-request-id": requestId });
+  res.end(JSON.stringify({ error: "temporarily_unavailable", error_description: message }));
+}
+
 function forwardHeaders(req: IncomingMessage, requestId: string): Record<string, string | string[]> {
   const headers: Record<string, string | string[]> = {};
   for (const [name, value] of Object.entries(req.headers)) {
@@ -36,8 +50,8 @@ function forwardHeaders(req: IncomingMessage, requestId: string): Record<string,
 
 /**
  * The local stand-in for the Ingress: routes by the shared route table and streams requests and
- * responses through unchanged. A service that is down is 503 in the error envelope, as the
- * Ingress answers when a Service has no ready endpoints.
+ * responses through unchanged. A service that is down is 503 in the error envelope (the token
+ * endpoint's RFC 6749 error), as the Ingress answers when a Service has no ready endpoints.
  */
 export function createGateway(options: GatewayOptions): RequestListener {
   return (req, res) => {
@@ -55,7 +69,7 @@ export function createGateway(options: GatewayOptions): RequestListener {
     upstream.on("timeout", () => upstream.destroy(new Error("upstream timeout")));
     upstream.on("error", (err) => {
       options.logger.warn({ error: err.message, service: route.service, request_id: requestId }, "upstream unavailable");
-      sendError(res, 503, "SERVICE_UNAVAILABLE", `the ${route.service} service is unavailable; retry later`, requestId);
+      sendUnavailable(res, path, route.service, requestId);
     });
     req.pipe(upstream);
   };

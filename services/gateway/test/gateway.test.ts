@@ -38,7 +38,7 @@ describe("gateway", () => {
     gateway = await startApp(
       createGateway({
         routes: loadRoutes(),
-        upstreams: { vacancies: upstream.baseUrl, practices: `http://127.0.0.1:${deadPort}` },
+        upstreams: { vacancies: upstream.baseUrl, practices: `http://127.0.0.1:${deadPort}`, auth: `http://127.0.0.1:${deadPort}` },
         logger: silentLogger(),
       }),
     );
@@ -70,5 +70,18 @@ describe("gateway", () => {
     const res = await fetchJson<{ error: { code: string } }>(`${gateway.baseUrl}/v1/practices`);
     expect(res.status).toBe(503);
     expect(res.body.error.code).toBe("SERVICE_UNAVAILABLE");
+  });
+
+  it("answers 503 in RFC 6749's form, not cached, when auth is down and a token is asked for", async () => {
+    const res = await fetchJson<Record<string, unknown>>(`${gateway.baseUrl}/oauth/token`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: "grant_type=client_credentials",
+    });
+    expect(res.status).toBe(503);
+    expect(res.body).toEqual({ error: "temporarily_unavailable", error_description: "the auth service is unavailable; retry later" });
+    expect(res.headers.get("cache-control")).toBe("no-store");
+    expect(res.headers.get("pragma")).toBe("no-cache");
+    expect(res.headers.get("retry-after")).toBe("5");
   });
 });

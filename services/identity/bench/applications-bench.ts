@@ -1,19 +1,21 @@
 // POST /v1/applications throughput and latency at 16 concurrent clients, against a baseline measured
-// in the same run: a bare insert of the same rows (candidate, two identifiers, recruitment case,
-// application, three outbox events) in one transaction, straight through pg.
+// in the same run: a plain node:http server doing a bare insert of the same rows (candidate, two
+// identifiers, recruitment case, application, three outbox events) in one transaction straight
+// through pg (baseline-process.ts, its own database). Both loaded by the same client, in
+// alternating rounds. The service is its real entry point (src/main.ts, launched with tools/stack.ts
+// NODE_FLAGS, logging at info, its outbox relay publishing to NATS) in its own process; each
+// server's RSS is read from /proc. Vacancy lookups are answered by a responder in this process.
 //   npm exec -c 'node services/identity/bench/applications-bench.ts [requests]'
 // Needs the local PostgreSQL and NATS (TEST_PG_URL / TEST_NATS_URL as for the tests).
 import { randomBytes, randomUUID } from "node:crypto";
-import type pg from "pg";
-import { createTokenVerifier } from "@svc/auth";
+import { loadavg } from "node:os";
+import { fileURLToPath } from "node:url";
+import { Pool } from "undici";
 import { createPgPool, runMigrations } from "@svc/db";
-import { buildEvent } from "@svc/events";
 import { connectNats, drainNats, names, serve } from "@svc/messaging";
-import { createTempPgDatabase, createTestIssuer, silentLogger, startApp, testEnv, TEST_AUDIENCE, TEST_ISSUER } from "@svc/testing";
-import { createApp } from "../src/app.ts";
-import { loadConfig } from "../src/config.ts";
+import { createTempPgDatabase, memoryRows, processCpuMs, recordBenchRows, settledRss, silentLogger, startBenchProcess, startServiceUnderBench, testEnv, type BenchProcess, type BenchRow } from "@svc/testing";
+import { NODE_FLAGS } from "../../../tools/stack.ts";
 import { MIGRATIONS_FOLDER } from "../src/db/migrations.ts";
-import { NatsVacancyDirectory } from "../src/vacancies/nats-vacancy-directory.ts";
 
 const CONCURRENCY = 16;
 const REQUESTS = Number(process.argv[2] ?? 2_000);
@@ -22,123 +24,148 @@ const WARM_UP = 200;
 // developer machines) weighs on each of them alike.
 const ROUNDS = 5;
 const VACANCIES: string[] = Array.from({ length: 50 }, () => randomUUID());
+const root = fileURLToPath(new URL("../../..", import.meta.url));
+
+interface Target {
+  origin: string;
+  process: BenchProcess;
+  headers: (i: number) => Record<string, string>;
+}
 
 interface Result {
   name: string;
   requests: number;
   seconds: number;
   latenciesMs: number[];
+  cpuMs: number;
+  peakMb: number;
+  failures: number;
 }
 
-/** Runs `work(i)` REQUESTS times with CONCURRENCY in flight; records each call's latency. */
-async function measure(name: string, total: number, work: (i: number) => Promise<void>): Promise<Result> {
+const person = () => ({ email: `bench.${randomBytes(6).toString("hex")}@example.be`, phone: `+32 47${String(randomBytes(4).readUInt32BE(0) % 10_000_000).padStart(7, "0")}` });
+const body = () => JSON.stringify({ vacancy_uuid: VACANCIES[Math.floor(Math.random() * VACANCIES.length)], candidate: person(), consent: true, entrypoint: "website" });
+
+/** `total` POSTs with CONCURRENCY in flight; each call's latency, the server's CPU time and peak RSS. */
+async function measure(name: string, target: Target, total: number): Promise<Result> {
+  const pool = new Pool(target.origin, { connections: CONCURRENCY, pipelining: 1 });
   const latenciesMs: number[] = [];
   let next = 0;
+  let failures = 0;
+  target.process.memory.reset();
+  const cpuBefore = processCpuMs(target.process.pid);
   const started = performance.now();
   const client = async () => {
     for (let i = next++; i < total; i = next++) {
       const t0 = performance.now();
-      await work(i);
+      const res = await pool.request({ path: "/v1/applications", method: "POST", headers: { "content-type": "application/json", ...target.headers(i) }, body: body() });
+      await res.body.arrayBuffer();
+      if (res.statusCode !== 201) failures += 1;
       latenciesMs.push(performance.now() - t0);
     }
   };
   await Promise.all(Array.from({ length: CONCURRENCY }, client));
-  return { name, requests: total, seconds: (performance.now() - started) / 1000, latenciesMs };
+  const seconds = (performance.now() - started) / 1000;
+  const cpuMs = processCpuMs(target.process.pid) - cpuBefore;
+  await pool.close();
+  return { name, requests: total, seconds, latenciesMs, cpuMs, peakMb: target.process.memory.peak(), failures };
 }
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
 
-function row(r: Result, baseline: Result | undefined) {
+function summary(r: Result) {
   const sorted = [...r.latenciesMs].sort((a, b) => a - b);
-  const baseSorted = baseline ? [...baseline.latenciesMs].sort((a, b) => a - b) : sorted;
-  const rps = r.requests / r.seconds;
-  const baseRps = baseline ? baseline.requests / baseline.seconds : rps;
+  return { rps: r.requests / r.seconds, p50: percentile(sorted, 50), p99: percentile(sorted, 99), cpuUs: (r.cpuMs * 1000) / r.requests };
+}
+
+function row(r: Result, baseline: Result) {
+  const s = summary(r);
+  const b = summary(baseline);
   return {
     scenario: r.name,
     requests: r.requests,
-    "req/s": rps.toFixed(0),
-    "p50 ms": percentile(sorted, 50).toFixed(1),
-    "p99 ms": percentile(sorted, 99).toFixed(1),
-    "throughput vs baseline": `${(rps / baseRps).toFixed(2)}x`,
-    "p99 vs baseline": `${(percentile(sorted, 99) / percentile(baseSorted, 99)).toFixed(1)}x`,
+    "req/s": s.rps.toFixed(0),
+    "p50 ms": s.p50.toFixed(1),
+    "p99 ms": s.p99.toFixed(1),
+    "server CPU µs/req": s.cpuUs.toFixed(0),
+    "peak RSS MB": r.peakMb.toFixed(0),
+    failures: r.failures,
+    "throughput vs baseline": `${(s.rps / b.rps).toFixed(2)}x`,
+    "p99 vs baseline": `${(s.p99 / b.p99).toFixed(1)}x`,
   };
-}
-
-const person = () => ({ email: `bench.${randomBytes(6).toString("hex")}@example.be`, phone: `+32 47${String(randomBytes(4).readUInt32BE(0) % 10_000_000).padStart(7, "0")}` });
-
-/** The rows one new application writes, inserted directly: the floor any implementation pays. */
-async function bareInsert(pool: pg.Pool): Promise<void> {
-  const client = await pool.connect();
-  const now = new Date();
-  const [candidate, recruitmentCase, application] = [randomUUID(), randomUUID(), randomUUID()];
-  const vacancy = VACANCIES[Math.floor(Math.random() * VACANCIES.length)] as string;
-  const events = [
-    buildEvent({ type: "candidate.created", entityId: candidate, publicBaseUrl: "https://bench.invalid" }),
-    buildEvent({ type: "recruitment_case.created", entityId: recruitmentCase, publicBaseUrl: "https://bench.invalid" }),
-    buildEvent({ type: "application.created", entityId: application, publicBaseUrl: "https://bench.invalid" }),
-  ];
-  try {
-    await client.query("BEGIN");
-    await client.query("INSERT INTO identity.candidates (candidate_uuid, status, created_at) VALUES ($1, 'active', $2)", [candidate, now]);
-    await client.query("INSERT INTO identity.candidate_identifiers (lookup_hash, kind, candidate_uuid, created_at) VALUES ($1, 'email', $3, $4), ($2, 'phone', $3, $4)", [randomBytes(32), randomBytes(32), candidate, now]);
-    await client.query("INSERT INTO identity.recruitment_cases (recruitment_case_uuid, candidate_uuid, vacancy_uuid, practice_id, created_at) VALUES ($1, $2, $3, 'bench-practice', $4)", [recruitmentCase, candidate, vacancy, now]);
-    await client.query(
-      "INSERT INTO identity.applications (application_uuid, candidate_uuid, vacancy_uuid, practice_id, resolution, consent_flag, entrypoint_raw, entrypoint_code, recruitment_case_uuid, created_at) VALUES ($1, $2, $3, 'bench-practice', 'resolved', true, 'website', 'website', $4, $5)",
-      [application, candidate, vacancy, recruitmentCase, now],
-    );
-    for (const e of events) await client.query("INSERT INTO identity.outbox (event_uuid, event_type, payload) VALUES ($1, $2, $3)", [e.event_uuid, e.event_type, e]);
-    await client.query("COMMIT");
-  } finally {
-    client.release();
-  }
 }
 
 async function main(): Promise<void> {
-  const database = await createTempPgDatabase("identity_bench");
-  const pool = createPgPool({ url: database.url, schema: "identity", applicationName: "identity-bench", max: CONCURRENCY });
-  await runMigrations(pool, { schema: "identity", migrationsFolder: MIGRATIONS_FOLDER });
-  const namespace = `b${randomBytes(5).toString("hex")}`;
+  console.log(`load average at start: ${loadavg().map((l) => l.toFixed(2)).join(" ")}; node flags of both servers: ${NODE_FLAGS.join(" ") || "(none)"}`);
+  const service = await startServiceUnderBench({
+    root,
+    entry: "services/identity/src/main.ts",
+    nodeArgs: NODE_FLAGS,
+    env: { IDENTITY_PEPPER: "bench-pepper-that-is-at-least-32-bytes-long", DATABASE_POOL_MAX: String(CONCURRENCY) },
+  });
   const nc = await connectNats({ servers: testEnv.TEST_NATS_URL, name: "identity-bench", logger: silentLogger() });
-  const subject = names(namespace).rpc.vacancyExists;
-  const responder = serve<{ uuid: string }, unknown>(nc, subject, ({ uuid }) => ({ exists: VACANCIES.includes(uuid), practice_id: "bench-practice" }), { queue: "vacancies", logger: silentLogger() });
-  const config = loadConfig({ IDENTITY_PEPPER: "bench-pepper-that-is-at-least-32-bytes-long", NATS_NAMESPACE: namespace, DATABASE_POOL_MAX: String(CONCURRENCY) });
-  const issuer = await createTestIssuer();
-  const verify = createTokenVerifier({ keys: issuer.keys, issuer: TEST_ISSUER, audience: TEST_AUDIENCE });
-  const vacancies = new NatsVacancyDirectory({ nc, subject, timeoutMs: config.VACANCY_LOOKUP_TIMEOUT_MS });
-  const app = await startApp(createApp({ config, logger: silentLogger(), verify, pool, vacancies, now: () => new Date() }));
-  const token = await issuer.mint({ scope: "applications:write" });
-  const post = (headers: Record<string, string> = {}) => async () => {
-    const body = { vacancy_uuid: VACANCIES[Math.floor(Math.random() * VACANCIES.length)], candidate: person(), consent: true, entrypoint: "website" };
-    const res = await fetch(`${app.baseUrl}/v1/applications`, { method: "POST", headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json", ...headers }, body: JSON.stringify(body) });
-    await res.arrayBuffer();
-    if (res.status !== 201) throw new Error(`unexpected status ${res.status}`);
-  };
+  const responder = serve<{ uuid: string }, unknown>(nc, names(service.namespace).rpc.vacancyExists, ({ uuid }) => ({ exists: VACANCIES.includes(uuid), practice_id: "bench-practice" }), { queue: "vacancies", logger: silentLogger() });
+  const baselineDb = await createTempPgDatabase("identity_bench");
+  let baselineProcess: BenchProcess | undefined;
   try {
-    await measure("warm-up", WARM_UP, post());
-    await measure("warm-up", WARM_UP, () => bareInsert(pool));
-    const scenarios: Array<[string, () => Promise<void>]> = [
-      ["baseline: bare insert of the same rows (pg, 1 tx)", () => bareInsert(pool)],
-      ["POST /v1/applications (new person)", post()],
-      ["POST /v1/applications + Idempotency-Key", () => post({ "Idempotency-Key": randomUUID() })()],
+    const migrate = createPgPool({ url: baselineDb.url, schema: "identity", applicationName: "identity-bench" });
+    await runMigrations(migrate, { schema: "identity", migrationsFolder: MIGRATIONS_FOLDER });
+    await migrate.end();
+    baselineProcess = startBenchProcess([...NODE_FLAGS, fileURLToPath(new URL("./baseline-process.ts", import.meta.url)), baselineDb.url, String(CONCURRENCY)], { env: { NODE_ENV: "production" }, keep: /^\{"port"/ });
+    const port = (JSON.parse(await baselineProcess.waitForLine(/^\{"port"/, 30_000)) as { port: number }).port;
+    const token = await service.mint({ scope: "applications:write" });
+    const app: Target = { origin: service.origin, process: service.process, headers: () => ({ authorization: `Bearer ${token}` }) };
+    const appIdempotent: Target = { ...app, headers: () => ({ authorization: `Bearer ${token}`, "idempotency-key": randomUUID() }) };
+    const bare: Target = { origin: `http://127.0.0.1:${port}`, process: baselineProcess, headers: () => ({}) };
+
+    await measure("warm-up", app, WARM_UP);
+    await measure("warm-up", bare, WARM_UP);
+    await new Promise((r) => setTimeout(r, 3_000));
+    const idle = { service: await settledRss(service.process.pid), baseline: await settledRss(baselineProcess.pid) };
+    const scenarios: Array<[string, Target]> = [
+      ["baseline: node:http + bare insert of the same rows (pg, 1 tx)", bare],
+      ["POST /v1/applications (new person)", app],
+      ["POST /v1/applications + Idempotency-Key", appIdempotent],
     ];
-    const totals = scenarios.map(([name]) => ({ name, requests: 0, seconds: 0, latenciesMs: [] as number[] }));
+    const totals: Result[] = scenarios.map(([name]) => ({ name, requests: 0, seconds: 0, latenciesMs: [], cpuMs: 0, peakMb: 0, failures: 0 }));
     for (let round = 0; round < ROUNDS; round++) {
-      for (const [i, [name, work]] of scenarios.entries()) {
-        const r = await measure(name, Math.ceil(REQUESTS / ROUNDS), work);
+      for (const [i, [name, target]] of scenarios.entries()) {
+        const r = await measure(name, target, Math.ceil(REQUESTS / ROUNDS));
         const total = totals[i] as Result;
         total.requests += r.requests;
         total.seconds += r.seconds;
         total.latenciesMs.push(...r.latenciesMs);
+        total.cpuMs += r.cpuMs;
+        total.failures += r.failures;
+        total.peakMb = Math.max(total.peakMb, r.peakMb);
       }
     }
+    const base = totals[0] as Result;
     console.log(`\nidentity: POST /v1/applications, ${CONCURRENCY} concurrent clients, ${REQUESTS} requests per scenario in ${ROUNDS} interleaved rounds\n`);
-    console.table(totals.map((r) => row(r, totals[0])));
+    console.table(totals.map((r) => row(r, base)));
+    const peak = Math.max(...totals.slice(1).map((r) => r.peakMb));
+    console.log(`RSS: service idle ${idle.service.toFixed(0)} MB, peak ${peak.toFixed(0)} MB; baseline idle ${idle.baseline.toFixed(0)} MB, peak ${base.peakMb.toFixed(0)} MB (targets < 120 / < 200 MB)`);
+    console.log(`load average at end: ${loadavg().map((l) => l.toFixed(2)).join(" ")}`);
+    const b = summary(base);
+    const r1 = (x: number) => Math.round(x * 10) / 10;
+    const rows: BenchRow[] = totals.slice(1).flatMap((r) => {
+      const s = summary(r);
+      const scenario = `${r.name}, ${CONCURRENCY} clients`;
+      return [
+        { scenario, metric: "throughput", value: Math.round(s.rps), unit: "req/s", baseline: Math.round(b.rps) },
+        { scenario, metric: "p50", value: r1(s.p50), unit: "ms", baseline: r1(b.p50) },
+        { scenario, metric: "p99", value: r1(s.p99), unit: "ms", baseline: r1(b.p99) },
+        { scenario, metric: "server CPU per request", value: Math.round(s.cpuUs), unit: "µs", baseline: Math.round(b.cpuUs) },
+        ...(r.failures + base.failures > 0 ? [{ scenario, metric: "failed requests", value: r.failures, unit: "responses", baseline: base.failures, target: "0", met: r.failures === 0 }] : []),
+      ];
+    });
+    rows.push(...memoryRows("identity process (main.ts)", { idleMb: idle.service, baselineIdleMb: idle.baseline, peakMb: peak, baselinePeakMb: base.peakMb }));
+    recordBenchRows("identity applications", rows);
   } finally {
-    await app.close();
+    await baselineProcess?.stop();
     await responder.stop();
     await drainNats(nc);
-    await pool.end();
-    await database.drop();
+    await service.stop();
+    await baselineDb.drop();
   }
 }
 

@@ -1,4 +1,4 @@
-import { createMetrics, telemetryEnabled } from "@svc/telemetry";
+import { createMetrics, metricsPushEnabled } from "@svc/telemetry";
 import { createLogger } from "@svc/logging";
 import { closeInternalLast, exitOnStartupError, serve, Shutdown, type ReadinessCheck } from "@svc/http";
 import { createCachedTokenVerifier, remoteKeys, startRevocationFeed } from "@svc/auth";
@@ -23,7 +23,7 @@ try {
 }
 const logger = createLogger({ service: SERVICE_NAME, level: config.LOG_LEVEL });
 const shutdown = new Shutdown(logger);
-const metrics = createMetrics({ serviceName: SERVICE_NAME, serviceVersion: SERVICE_VERSION, environment: config.ENVIRONMENT, otlp: telemetryEnabled(config) });
+const metrics = createMetrics({ serviceName: SERVICE_NAME, serviceVersion: SERVICE_VERSION, environment: config.ENVIRONMENT, otlp: metricsPushEnabled(config) });
 // Revocations (auth's KV bucket): a revoked client's tokens are refused within seconds (shared/auth).
 const revocations = startRevocationFeed({ config, name: SERVICE_NAME, logger });
 const verify = createCachedTokenVerifier({ keys: remoteKeys(config.AUTH_JWKS_URL), issuer: config.TOKEN_ISSUER, audience: config.TOKEN_AUDIENCE, revocation: revocations.view });
@@ -39,7 +39,7 @@ const readiness: ReadinessCheck[] = [
 readiness.push(revocations.readiness); // only until the revocation list first loads; later NATS outages do not fail it
 
 // Events are written to the outbox with each change; this publishes them (spec 6.2).
-const relay = await startOutboxRelay({ settings: config, schema: SERVICE_NAME, pool, nc, logger });
+const relay = await startOutboxRelay({ settings: config, schema: SERVICE_NAME, pool, nc, logger, meter: metrics.meter });
 
 const serving = await serve({ logger, shutdown, app: createApp({ meter: metrics.meter, config, logger, verify, pool, vacancies, now }), port: config.PORT, internalPort: config.INTERNAL_PORT, readiness, internalRoutes: { "/metrics": metrics.handler } });
 const pruner = startIdempotencyPruner({ store: new PgIdempotencyStore(identityDb(pool), idempotencyKeys), now, logger });

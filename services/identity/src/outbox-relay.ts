@@ -1,4 +1,5 @@
 import type pg from "pg";
+import type { Meter } from "@opentelemetry/api";
 import { startRelay, type Relay } from "@svc/events";
 import { ensureStream, eventsStreamConfig, jetstream, jetstreamManager, names, type Logger, type NatsConnection } from "@svc/messaging";
 
@@ -13,10 +14,12 @@ export async function startOutboxRelay(options: {
   pool: pg.Pool;
   nc: NatsConnection;
   logger: Logger;
+  /** The process's Meter: outbox backlog and the age of its oldest pending row. */
+  meter?: Meter;
 }): Promise<Relay> {
   const { settings, schema, pool, nc, logger } = options;
   const eventNames = names(settings.NATS_NAMESPACE);
   const jsm = await jetstreamManager(nc);
   await ensureStream(jsm, eventsStreamConfig(eventNames));
-  return startRelay({ pool, schema, js: jetstream(nc), jsm, names: eventNames, logger, pollMs: settings.RELAY_POLL_MS });
+  return startRelay({ pool, schema, js: jetstream(nc), jsm, names: eventNames, logger, pollMs: settings.RELAY_POLL_MS, ...(options.meter && { meter: options.meter }) });
 }

@@ -94,6 +94,14 @@ describe("GET /v1/candidates", () => {
     expect(malformed.status).toBe(422);
     expect(malformed.body.error.details).toEqual([{ field: "candidate_uuid", message: "must be a UUID" }]);
   });
+
+  it("refuses a query parameter on an endpoint that takes none (422 naming it)", async () => {
+    for (const path of [`/v1/candidates/${seed.survivor}?expand=all`, `/v1/applications/${seed.applications[0]}?fields=x`]) {
+      const res = await h.get(path);
+      expect(res.status, path).toBe(422);
+      expect(res.body.error.details?.map((d) => d.field), path).toEqual([path.split("?")[1]?.split("=")[0]]);
+    }
+  });
 });
 
 describe("GET /v1/applications", () => {

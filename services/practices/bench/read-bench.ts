@@ -1,18 +1,27 @@
 /**
- * Practice read throughput at benchmark scale, against a bare baseline measured in the same run.
+ * Practice read throughput at benchmark scale (issue #6), against a bare baseline measured in the
+ * same run, alternating slices, both loaded by the same client (32 connections, closed loop).
  *
- *   npm exec -c 'node services/practices/bench/read-bench.ts' [-- --seconds 8 --connections 32 --url mysql://root@127.0.0.1:3306]
+ *   npm exec -c 'node services/practices/bench/read-bench.ts' [-- --seconds 8 --connections 32 --node-args="…"]
  *
  * Uses the `legacy_bench` database, seeded with scale 50 through the generator's own guard and
  * lock only when absent (another service's bench may have made it already; it is then kept).
- * Servers run in a worker thread (bench-servers.ts); this thread only generates load.
+ * The service is its real entry point (src/main.ts) in its own process, launched as in production
+ * (tools/stack.ts NODE_FLAGS), twice: as configured by default (5 s totals cache) and with the
+ * totals cache off; the baseline (baseline-process.ts) is its own process too. Each one's RSS is
+ * read from /proc: idle after start-up and warm-up, and the peak while loaded. This process only
+ * generates load.
+ *
+ * Targets: list ≥ 60% of the baseline's throughput; p99 < 100 ms (list, single read);
+ * RSS < 120 MB idle and < 200 MB under load.
  */
 import { loadavg } from "node:os";
+import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { Worker } from "node:worker_threads";
 import { Pool } from "undici";
 import { brusselsDate, openServerConnection, seedDatabase } from "@svc/legacy";
-import type { ServersReady } from "./bench-servers.ts";
+import { memoryRows, processCpuMs, recordBenchRows, settledRss, startBenchProcess, startServiceUnderBench, type BenchProcess, type BenchRow, type ServiceUnderBench } from "@svc/testing";
+import { NODE_FLAGS } from "../../../tools/stack.ts";
 
 const { values: args } = parseArgs({
   options: {
@@ -20,13 +29,17 @@ const { values: args } = parseArgs({
     seconds: { type: "string", default: "8" },
     warmup: { type: "string", default: "2" },
     connections: { type: "string", default: "32" },
+    "node-args": { type: "string" },
   },
 });
 const SECONDS = Number(args.seconds);
 const WARMUP = Number(args.warmup);
 const CONNECTIONS = Number(args.connections);
+const NODE_ARGS = args["node-args"] === undefined ? [...NODE_FLAGS] : args["node-args"].split(" ").filter(Boolean);
 const ROUNDS = 4;
 const DATABASE = "legacy_bench";
+const BENCH = "practices read";
+const root = fileURLToPath(new URL("../../..", import.meta.url));
 const print = (line = "") => process.stdout.write(`${line}\n`);
 
 async function ensureBenchData(): Promise<{ today: string; scale: number }> {
@@ -44,12 +57,15 @@ interface Measured {
   p50: number;
   p99: number;
   errors: number;
-  /** Server-thread CPU time per request (µs). */
+  /** Server process CPU time per request (µs): robust to other processes on the machine. */
   cpuUs: number;
+  /** Highest RSS of the server process during the slices (MB). */
+  peakMb: number;
 }
 
 interface Target {
-  port: number;
+  process: BenchProcess;
+  origin: string;
   path: (i: number) => string;
   headers: Record<string, string>;
 }
@@ -58,7 +74,8 @@ interface Slice {
   latencies: number[];
   sent: number;
   errors: number;
-  cpuUs: number;
+  cpuMs: number;
+  peakMb: number;
 }
 
 function percentile(sorted: number[], p: number): number {
@@ -66,9 +83,10 @@ function percentile(sorted: number[], p: number): number {
 }
 
 /** Closed loop for `seconds`: CONNECTIONS clients, each sending its next request when the last one is answered. */
-async function slice(target: Target, seconds: number, serverCpuUs: () => Promise<number>): Promise<Slice> {
-  const pool = new Pool(`http://127.0.0.1:${target.port}`, { connections: CONNECTIONS, pipelining: 1 });
-  const cpuBefore = await serverCpuUs();
+async function slice(target: Target, seconds: number): Promise<Slice> {
+  const pool = new Pool(target.origin, { connections: CONNECTIONS, pipelining: 1 });
+  target.process.memory.reset();
+  const cpuBefore = processCpuMs(target.process.pid);
   const until = performance.now() + seconds * 1000;
   const latencies: number[] = [];
   let errors = 0;
@@ -83,20 +101,20 @@ async function slice(target: Target, seconds: number, serverCpuUs: () => Promise
     }
   };
   await Promise.all(Array.from({ length: CONNECTIONS }, client));
-  const cpuUs = (await serverCpuUs()) - cpuBefore;
+  const cpuMs = processCpuMs(target.process.pid) - cpuBefore;
   await pool.close();
-  return { latencies, sent, errors, cpuUs };
+  return { latencies, sent, errors, cpuMs, peakMb: target.process.memory.peak() };
 }
 
 function summarise(slices: Slice[]): Measured {
   const latencies = slices.flatMap((s) => s.latencies).sort((a, b) => a - b);
-  const sent = slices.reduce((n, s) => n + s.sent, 0);
   return {
     rps: latencies.length / SECONDS,
     p50: percentile(latencies, 50),
     p99: percentile(latencies, 99),
     errors: slices.reduce((n, s) => n + s.errors, 0),
-    cpuUs: slices.reduce((n, s) => n + s.cpuUs, 0) / sent,
+    cpuUs: (slices.reduce((n, s) => n + s.cpuMs, 0) * 1000) / latencies.length,
+    peakMb: Math.max(...slices.map((s) => s.peakMb)),
   };
 }
 
@@ -104,71 +122,108 @@ function summarise(slices: Slice[]): Measured {
  * Baseline and app in alternating slices (ROUNDS each, SECONDS in total per side), so both see the
  * same background load on a shared machine; each side is warmed up first.
  */
-async function pair(baseline: Target, app: Target, serverCpuUs: () => Promise<number>): Promise<[Measured, Measured]> {
-  await slice(baseline, WARMUP, serverCpuUs);
-  await slice(app, WARMUP, serverCpuUs);
+async function pair(baseline: Target, app: Target): Promise<[Measured, Measured]> {
+  await slice(baseline, WARMUP);
+  await slice(app, WARMUP);
   const b: Slice[] = [];
   const a: Slice[] = [];
   for (let round = 0; round < ROUNDS; round++) {
-    b.push(await slice(baseline, SECONDS / ROUNDS, serverCpuUs));
-    a.push(await slice(app, SECONDS / ROUNDS, serverCpuUs));
+    b.push(await slice(baseline, SECONDS / ROUNDS));
+    a.push(await slice(app, SECONDS / ROUNDS));
   }
   return [summarise(b), summarise(a)];
 }
 
-async function practiceIds(port: number, token: string): Promise<string[]> {
+async function practiceIds(origin: string, token: string): Promise<string[]> {
   const ids: string[] = [];
   for (const page of [1, 40, 80, 120, 160, 200]) {
-    const res = await fetch(`http://127.0.0.1:${port}/v1/practices?per_page=100&page=${page}`, { headers: { authorization: `Bearer ${token}` } });
+    const res = await fetch(`${origin}/v1/practices?per_page=100&page=${page}`, { headers: { authorization: `Bearer ${token}` } });
     ids.push(...((await res.json()) as { data: Array<{ practice_id: string }> }).data.map((p) => p.practice_id));
   }
   return ids;
 }
 
+async function startBaseline(legacyUrl: string, today: string): Promise<{ process: BenchProcess; origin: string }> {
+  const proc = startBenchProcess([...NODE_ARGS, fileURLToPath(new URL("./baseline-process.ts", import.meta.url)), legacyUrl, today], { env: { NODE_ENV: "production" }, keep: /^\{"port"/ });
+  const line = await proc.waitForLine(/^\{"port"/, 30_000);
+  return { process: proc, origin: `http://127.0.0.1:${(JSON.parse(line) as { port: number }).port}` };
+}
+
+async function startApp(legacyUrl: string, env: Record<string, string>): Promise<ServiceUnderBench> {
+  const service = await startServiceUnderBench({ root, entry: "services/practices/src/main.ts", nodeArgs: NODE_ARGS, env: { LEGACY_DATABASE_URL: legacyUrl, ...env }, keep: /change detection pass done/ });
+  // The first pass over a fresh database is the baseline sweep of every practice: not inside the measurements.
+  await service.process.waitForLine(/change detection pass done/, 300_000);
+  return service;
+}
+
 const data = await ensureBenchData();
-print(`load average: ${loadavg().map((l) => l.toFixed(2)).join(" ")}`);
+const legacyUrl = `${args.url.replace(/\/$/, "")}/${DATABASE}`;
+print(`load average at start: ${loadavg().map((l) => l.toFixed(2)).join(" ")}; node flags of every server: ${NODE_ARGS.join(" ") || "(none)"}`);
 print(`practices read bench: ${DATABASE} (scale ${data.scale}, today ${data.today}), ${CONNECTIONS} connections, ${WARMUP}s warm-up + ${SECONDS}s per row in ${ROUNDS} slices alternating with its baseline`);
-const worker = new Worker(new URL("./bench-servers.ts", import.meta.url), {
-  workerData: { legacyUrl: `${args.url.replace(/\/$/, "")}/${DATABASE}`, now: Date.parse(`${data.today}T10:00:00Z`), today: data.today },
-});
-const ports = await new Promise<ServersReady>((resolve, reject) => worker.once("message", resolve).once("error", reject));
-const auth = { authorization: `Bearer ${ports.token}`, accept: "application/json" };
-const listPage = (i: number) => 1 + (i % 20);
-const ids = await practiceIds(ports.appDefault, ports.token);
+const appDefault = await startApp(legacyUrl, {});
+const appNoCache = await startApp(legacyUrl, { PRACTICE_TOTALS_CACHE_MS: "0" });
+const bare = await startBaseline(legacyUrl, data.today);
+try {
+  const token = await appDefault.mint({ scope: "practices:read" });
+  const tokenNoCache = await appNoCache.mint({ scope: "practices:read" });
+  const ids = await practiceIds(appDefault.origin, token);
+  const listPage = (i: number) => 1 + (i % 20);
+  const base = (path: (i: number) => string): Target => ({ process: bare.process, origin: bare.origin, path, headers: {} });
+  const appAt = (app: ServiceUnderBench, bearer: string, path: (i: number) => string): Target => ({ process: app.process, origin: app.origin, path, headers: { authorization: `Bearer ${bearer}`, accept: "application/json" } });
+  const single = (i: number) => encodeURIComponent(ids[i % ids.length] as string);
+  // Pages 1-20 of 25 in turn (a page reads about offset + per_page rows per branch), and page 1 alone.
+  const scenarios: Array<{ key: string; base: string; app: string; baseTarget: Target; appTarget: Target; single?: boolean; cacheOff?: boolean }> = [
+    { key: "list p1-20, per_page=25, totals cache off", base: "baseline  list p1-20 (page + COUNT SQL)", app: "app       list p1-20, totals cache off", cacheOff: true,
+      baseTarget: base((i) => `/list?per_page=25&page=${listPage(i)}`), appTarget: appAt(appNoCache, tokenNoCache, (i) => `/v1/practices?per_page=25&page=${listPage(i)}`) },
+    { key: "list p1-20, per_page=25 (5 s totals cache)", base: "baseline  list p1-20 (page SQL only)", app: "app       list p1-20, default (5 s totals)",
+      baseTarget: base((i) => `/list?per_page=25&page=${listPage(i)}&count=false`), appTarget: appAt(appDefault, token, (i) => `/v1/practices?per_page=25&page=${listPage(i)}`) },
+    { key: "list p1, per_page=25 (5 s totals cache)", base: "baseline  list p1 (page SQL only)", app: "app       list p1, default (5 s totals)",
+      baseTarget: base(() => "/list?per_page=25&page=1&count=false"), appTarget: appAt(appDefault, token, () => "/v1/practices?per_page=25&page=1") },
+    { key: "single read", base: "baseline  single read", app: "app       single read", single: true,
+      baseTarget: base((i) => `/one/${single(i)}`), appTarget: appAt(appDefault, token, (i) => `/v1/practices/${single(i)}`) },
+  ];
+  // Warm-up of every server (JIT, pools), then idle RSS once settled.
+  for (const s of scenarios) {
+    await slice(s.baseTarget, 1);
+    await slice(s.appTarget, 1);
+  }
+  await new Promise((r) => setTimeout(r, 3_000));
+  const idle = { app: await settledRss(appDefault.process.pid), appNoCache: await settledRss(appNoCache.process.pid), baseline: await settledRss(bare.process.pid) };
 
-const serverCpuUs = () =>
-  new Promise<number>((resolve) => {
-    worker.once("message", (m: { cpuUs: number }) => resolve(m.cpuUs));
-    worker.postMessage("cpu");
-  });
-const base = (path: (i: number) => string): Target => ({ port: ports.baseline, path, headers: {} });
-const appAt = (port: number, path: (i: number) => string): Target => ({ port, path, headers: auth });
-const single = (i: number) => encodeURIComponent(ids[i % ids.length] as string);
-// Pages 1-20 of 25 in turn (a page reads about offset + per_page rows per branch), and page 1 alone.
-const scenarios: Array<[string, string, Target, Target]> = [
-  ["baseline  list p1-20 (page + COUNT SQL)", "app       list p1-20, totals cache off",
-    base((i) => `/list?per_page=25&page=${listPage(i)}`), appAt(ports.appNoCache, (i) => `/v1/practices?per_page=25&page=${listPage(i)}`)],
-  ["baseline  list p1-20 (page SQL only)", "app       list p1-20, default (5 s totals)",
-    base((i) => `/list?per_page=25&page=${listPage(i)}&count=false`), appAt(ports.appDefault, (i) => `/v1/practices?per_page=25&page=${listPage(i)}`)],
-  ["baseline  list p1 (page SQL only)", "app       list p1, default (5 s totals)",
-    base(() => "/list?per_page=25&page=1&count=false"), appAt(ports.appDefault, () => "/v1/practices?per_page=25&page=1")],
-  ["baseline  single read", "app       single read", base((i) => `/one/${single(i)}`), appAt(ports.appDefault, (i) => `/v1/practices/${single(i)}`)],
-];
-const rows: Array<[string, Measured, Measured | undefined]> = [];
-for (const [baseLabel, appLabel, baseTarget, appTarget] of scenarios) {
-  const [b, a] = await pair(baseTarget, appTarget, serverCpuUs);
-  rows.push([baseLabel, b, undefined], [appLabel, a, b]);
-}
+  const printed: Array<[string, Measured, Measured | undefined]> = [];
+  const rows: BenchRow[] = [];
+  const peaks = { app: 0, baseline: 0 };
+  for (const s of scenarios) {
+    const [b, a] = await pair(s.baseTarget, s.appTarget);
+    printed.push([s.base, b, undefined], [s.app, a, b]);
+    const r1 = (x: number) => Math.round(x * 10) / 10;
+    rows.push(
+      { scenario: s.key, metric: "throughput", value: Math.round(a.rps), unit: "req/s", baseline: Math.round(b.rps), ...(s.single ? {} : { target: "≥ 60% of baseline", met: a.rps >= 0.6 * b.rps }) },
+      { scenario: s.key, metric: "p50", value: r1(a.p50), unit: "ms", baseline: r1(b.p50) },
+      { scenario: s.key, metric: "p99", value: r1(a.p99), unit: "ms", baseline: r1(b.p99), ...(s.cacheOff ? {} : { target: "< 100 ms", met: a.p99 < 100 }) },
+      { scenario: s.key, metric: "server CPU per request", value: Math.round(a.cpuUs), unit: "µs", baseline: Math.round(b.cpuUs) },
+      { scenario: s.key, metric: "peak RSS", value: Math.round(a.peakMb), unit: "MB", baseline: Math.round(b.peakMb) },
+    );
+    if (a.errors + b.errors > 0) rows.push({ scenario: s.key, metric: "errors", value: a.errors, unit: "responses", baseline: b.errors, target: "0", met: a.errors === 0 });
+    if (!s.cacheOff) peaks.app = Math.max(peaks.app, a.peakMb);
+    peaks.baseline = Math.max(peaks.baseline, b.peakMb);
+  }
+  rows.push(...memoryRows("practices process (main.ts, default settings)", { idleMb: idle.app, baselineIdleMb: idle.baseline, peakMb: peaks.app, baselinePeakMb: peaks.baseline }));
+  recordBenchRows(BENCH, rows);
 
-print();
-print("| scenario | req/s | p50 ms | p99 ms | errors | server CPU µs/req | req/s ratio vs baseline above |");
-print("|---|---:|---:|---:|---:|---:|---:|");
-for (const [label, m, against] of rows) {
-  const ratio = against ? (m.rps / against.rps).toFixed(2) : "";
-  print(`| ${label} | ${m.rps.toFixed(0)} | ${m.p50.toFixed(1)} | ${m.p99.toFixed(1)} | ${m.errors} | ${m.cpuUs.toFixed(0)} | ${ratio} |`);
+  print();
+  print("| scenario | req/s | p50 ms | p99 ms | errors | server CPU µs/req | peak RSS MB | req/s ratio vs baseline above |");
+  print("|---|---:|---:|---:|---:|---:|---:|---:|");
+  for (const [label, m, against] of printed) {
+    const ratio = against ? (m.rps / against.rps).toFixed(2) : "";
+    print(`| ${label} | ${m.rps.toFixed(0)} | ${m.p50.toFixed(1)} | ${m.p99.toFixed(1)} | ${m.errors} | ${m.cpuUs.toFixed(0)} | ${m.peakMb.toFixed(0)} | ${ratio} |`);
+  }
+  print();
+  print(`RSS idle after warm-up: app ${idle.app.toFixed(0)} MB (cache off: ${idle.appNoCache.toFixed(0)} MB), baseline ${idle.baseline.toFixed(0)} MB; peak under load: app ${peaks.app.toFixed(0)} MB, baseline ${peaks.baseline.toFixed(0)} MB (targets < 120 / < 200 MB)`);
+  print("targets: app list >= 0.60 x its baseline; p99 < 100 ms (app default list, app single read)");
+  print(`load average now: ${loadavg().map((l) => l.toFixed(2)).join(" ")} (other processes on this machine skew wall-clock figures; server CPU per request less so)`);
+} finally {
+  await bare.process.stop();
+  await appNoCache.stop();
+  await appDefault.stop();
 }
-print();
-print("targets: app list >= 0.60 x its baseline; p99 < 100 ms (app default list, app single read)");
-print(`load average now: ${loadavg().map((l) => l.toFixed(2)).join(" ")} (other processes on this machine skew wall-clock figures; server CPU per request less so)`);
-worker.postMessage("close");
-await new Promise((resolve) => worker.once("exit", resolve));

@@ -1,13 +1,12 @@
 import type { Meter } from "@opentelemetry/api";
 import express from "express";
-import { createHttpApp } from "@svc/http";
+import { createHttpApp, TotalsCache } from "@svc/http";
 import type { Logger } from "@svc/logging";
 import type { TokenVerifier } from "@svc/auth";
 import { dateIn } from "@svc/time";
 import { SERVICE_NAME, SERVICE_VERSION, type Config } from "./config.ts";
 import type { PracticeSource } from "./practice.ts";
 import { practiceRoutes } from "./routes.ts";
-import { TotalsCache } from "./totals-cache.ts";
 import type { CrmMirrorStore } from "./crm-mirror/account.ts";
 import { crmMirrorRoutes } from "./crm-mirror/routes.ts";
 

@@ -1,6 +1,5 @@
-import { NotFoundError } from "@svc/http";
+import { NotFoundError, pageTotal, totalFromPage, type TotalsCache } from "@svc/http";
 import type { Practice, PracticeFilters, PracticeSource } from "./practice.ts";
-import type { TotalsCache } from "./totals-cache.ts";
 
 export interface PracticeReader {
   source: PracticeSource;
@@ -16,27 +15,18 @@ export interface PracticePage {
   total: number;
 }
 
-/**
- * A page that is not full ends the list, so its total is exact without counting: offset + rows.
- * Only a full page (or an empty page past the start) needs the COUNT over the union.
- */
-function totalFromPage(rows: number, offset: number, perPage: number): number | undefined {
-  if (rows < perPage && (rows > 0 || offset === 0)) return offset + rows;
-  return undefined;
-}
-
 /** GET /v1/practices (spec 4.5): both sources, filtered, in practice_id order. */
 export async function listPractices(reader: PracticeReader, query: { page: number; perPage: number; filters: PracticeFilters }): Promise<PracticePage> {
   const today = reader.today();
   const { filters, page, perPage } = query;
   const offset = (page - 1) * perPage;
   const items = await reader.source.page(filters, today, { limit: perPage, offset });
+  // A page that is not full proves the total; only a full page (or one past the end) needs the
+  // COUNT over the union, reused for up to the cache's lifetime (@svc/http page-totals).
   let total = totalFromPage(items.length, offset, perPage);
   if (total === undefined) {
     const key = JSON.stringify([today, filters.active, filters.visible, filters.language, filters.province, filters.search]);
-    const counted = await reader.totals.get(key, () => reader.source.count(filters, today));
-    // A reused total may predate rows this (full) page already shows; never report fewer than it proves.
-    total = items.length > 0 ? Math.max(counted, offset + items.length) : counted;
+    total = pageTotal(items.length, offset, perPage, await reader.totals.get(key, () => reader.source.count(filters, today)));
   }
   return { items, page, perPage, total };
 }

@@ -1,4 +1,4 @@
-import { createMetrics, telemetryEnabled } from "@svc/telemetry";
+import { createMetrics, metricsPushEnabled } from "@svc/telemetry";
 import { createLogger } from "@svc/logging";
 import { closeInternalLast, exitOnStartupError, serve, Shutdown, type ReadinessCheck } from "@svc/http";
 import { createCachedTokenVerifier, loadRevocationFeedConfig, remoteKeys, startRevocationFeed } from "@svc/auth";
@@ -23,7 +23,7 @@ try {
 }
 const logger = createLogger({ service: SERVICE_NAME, level: config.LOG_LEVEL });
 const shutdown = new Shutdown(logger);
-const metrics = createMetrics({ serviceName: SERVICE_NAME, serviceVersion: SERVICE_VERSION, environment: config.ENVIRONMENT, otlp: telemetryEnabled(config) });
+const metrics = createMetrics({ serviceName: SERVICE_NAME, serviceVersion: SERVICE_VERSION, environment: config.ENVIRONMENT, otlp: metricsPushEnabled(config) });
 // Revocations (auth's KV bucket): a revoked client's tokens are refused within seconds (shared/auth).
 const revocations = startRevocationFeed({ config: loadRevocationFeedConfig(), name: SERVICE_NAME, logger });
 const verify = createCachedTokenVerifier({ keys: remoteKeys(config.AUTH_JWKS_URL), issuer: config.TOKEN_ISSUER, audience: config.TOKEN_AUDIENCE, revocation: revocations.view });
@@ -32,6 +32,7 @@ const legacy = createLegacyDb({
   connectTimeoutMs: config.LEGACY_CONNECT_TIMEOUT_MS,
   queryTimeoutMs: config.LEGACY_QUERY_TIMEOUT_MS,
   connectionLimit: config.LEGACY_POOL_MAX,
+  meter: metrics.meter,
 });
 const pool = createPgPool({ url: config.DATABASE_URL, schema: SERVICE_NAME, applicationName: SERVICE_NAME, max: config.DATABASE_POOL_MAX });
 if (config.MIGRATE_ON_START) await runMigrations(pool, { schema: SERVICE_NAME, migrationsFolder: MIGRATIONS_FOLDER });
@@ -45,7 +46,7 @@ readiness.push(revocations.readiness); // only until the revocation list first l
 // API does not need it, and events wait in the outbox while it is away.
 const nc = await connectNats({ servers: [...config.NATS_SERVERS], name: SERVICE_NAME, logger });
 const events = await startEventPipeline({
-  settings: config, schema: SERVICE_NAME, pool, nc, logger,
+  settings: config, schema: SERVICE_NAME, pool, nc, logger, meter: metrics.meter,
   source: new PracticeChangeSource(new MysqlPracticeFeed(legacy)),
   elector: await createLeaderElector(config, { pool, logger, name: "practices-change-detector" }),
 });

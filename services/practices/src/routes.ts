@@ -3,22 +3,12 @@
  * and wraps the result in the envelope. Errors are thrown and become responses in @svc/http.
  */
 import express, { type RequestHandler } from "express";
-import { MethodNotAllowedError, parseQuery, q, sendData, sendPage, ValidationError } from "@svc/http";
+import { MethodNotAllowedError, parseQuery, sendData, sendPage, ValidationError } from "@svc/http";
 import { requireScope, type TokenVerifier } from "@svc/auth";
+import { expressPath } from "@svc/openapi";
 import { getPractice, listPractices, type PracticeReader } from "./list-practices.ts";
 import { practiceMetadata } from "./practice-catalogue.ts";
-
-const SCOPE = "practices:read";
-
-const listQuery = {
-  page: q.page(),
-  per_page: q.perPage(),
-  active: q.bool().optional(),
-  visible: q.bool().optional(),
-  language: q.oneOf(["nl", "fr"]).optional(),
-  province: q.text(100).optional(),
-  search: q.text(255).optional(),
-};
+import { getPracticeOperation, listPracticesOperation, practiceMetadataOperation, PRACTICES_SCOPE } from "./operations.ts";
 
 const MAX_ID_LENGTH = 255;
 // eslint-disable-next-line no-control-regex -- control characters are exactly what is refused
@@ -39,16 +29,16 @@ function practiceIdParam(value: unknown): string {
 export function practiceHandlers(reader: PracticeReader): Record<"list" | "get" | "meta", RequestHandler> {
   return {
     list: async (req, res) => {
-      const { page, per_page: perPage, ...filters } = parseQuery(listQuery, req.query);
+      const { page, per_page: perPage, ...filters } = parseQuery(listPracticesOperation.query, req.query);
       const result = await listPractices(reader, { page, perPage, filters });
       sendPage(res, result.items, { page: result.page, perPage: result.perPage, total: result.total });
     },
     get: async (req, res) => {
-      parseQuery({}, req.query);
+      parseQuery(getPracticeOperation.query, req.query);
       sendData(res, await getPractice(reader, practiceIdParam(req.params.practice_id)));
     },
     meta: async (req, res) => {
-      parseQuery({}, req.query);
+      parseQuery(practiceMetadataOperation.query, req.query);
       sendData(res, await practiceMetadata(reader.source));
     },
   };
@@ -60,11 +50,13 @@ const onlyGet: RequestHandler = () => {
 
 export function practiceRoutes(deps: { verify: TokenVerifier; reader: PracticeReader }): express.Router {
   const router = express.Router();
-  const guard = requireScope(deps.verify, SCOPE);
+  const guard = requireScope(deps.verify, PRACTICES_SCOPE);
   const handlers = practiceHandlers(deps.reader);
-  router.get("/v1/practices", guard, handlers.list);
-  router.get("/v1/practices/:practice_id", guard, handlers.get);
-  router.get("/v1/meta/practices", guard, handlers.meta);
-  router.all(["/v1/practices", "/v1/practices/:practice_id", "/v1/meta/practices"], onlyGet);
+  // Paths and query shapes come from the operation descriptors the OpenAPI document is built from.
+  const [list, get, meta] = [listPracticesOperation, getPracticeOperation, practiceMetadataOperation].map((op) => expressPath(op.path)) as [string, string, string];
+  router.get(list, guard, handlers.list);
+  router.get(get, guard, handlers.get);
+  router.get(meta, guard, handlers.meta);
+  router.all([list, get, meta], onlyGet);
   return router;
 }

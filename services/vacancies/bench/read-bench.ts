@@ -1,18 +1,29 @@
 /**
- * Read benchmark: the vacancies API against benchmark-scale data (legacy_bench, scale 50 ≈ 100,000
- * vacancies, seeded if absent), beside a bare node:http baseline that runs the same SQL and
- * serialises the rows unmapped, measured in the same run, alternating rounds.
+ * Read benchmark (issue #5): the vacancies service against benchmark-scale data (legacy_bench,
+ * scale 50 ≈ 100,000 vacancies, seeded if absent), beside a bare node:http baseline that runs the
+ * same SQL and serialises the rows unmapped, measured in the same run, alternating rounds, both
+ * loaded by the same client (32 connections, closed loop).
  *
- *   npm exec -c 'node services/vacancies/bench/read-bench.ts' [-- --seconds 4 --rounds 2 --url mysql://root@127.0.0.1:3306]
+ * The service is its real entry point (src/main.ts) in its own process, launched as in production
+ * (tools/stack.ts NODE_FLAGS; request logging at info, change detection and the outbox relay
+ * running), against a private PostgreSQL database and NATS namespace; the baseline is its own
+ * process too (baseline-process.ts). Each one's RSS is read from /proc: idle after start-up and
+ * warm-up, and the peak while loaded.
  *
- * Targets: list ≥ 60% of baseline throughput with p99 < 100 ms; single reads p99 < 10 ms.
+ *   npm exec -c 'node services/vacancies/bench/read-bench.ts' [-- --seconds 4 --rounds 2 --node-args="--optimize-for-size"]
+ *
+ * Targets: list ≥ 60% of baseline throughput with p99 < 100 ms; single reads p99 < 10 ms;
+ * RSS < 120 MB idle and < 200 MB under load.
  */
+import { loadavg } from "node:os";
+import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { Worker } from "node:worker_threads";
 import { Pool } from "undici";
 import { createLegacyDb } from "@svc/db";
 import { openServerConnection, seedDatabase, addDays } from "@svc/legacy";
+import { memoryRows, processCpuMs, recordBenchRows, settledRss, startBenchProcess, startServiceUnderBench, type BenchProcess, type BenchRow } from "@svc/testing";
 import { dateIn } from "@svc/time";
+import { NODE_FLAGS } from "../../../tools/stack.ts";
 import { countStatement, pageStatement } from "../src/source/mysql-vacancy-source.ts";
 import { filterOf } from "./baseline-server.ts";
 
@@ -22,13 +33,18 @@ const { values: args } = parseArgs({
     rounds: { type: "string", default: "2" },
     connections: { type: "string", default: "32" },
     url: { type: "string", default: "mysql://root@127.0.0.1:3306" },
+    "node-args": { type: "string" },
+    only: { type: "string" },
   },
 });
 const SECONDS = Number(args.seconds);
 const ROUNDS = Number(args.rounds);
 const CONNECTIONS = Number(args.connections);
+const NODE_ARGS = args["node-args"] === undefined ? [...NODE_FLAGS] : args["node-args"].split(" ").filter(Boolean);
 const DATABASE = "legacy_bench";
 const SCALE = 50;
+const BENCH = "vacancies read";
+const root = fileURLToPath(new URL("../../..", import.meta.url));
 const out = (line = "") => process.stdout.write(`${line}\n`);
 
 async function ensureBenchData(): Promise<string> {
@@ -46,18 +62,16 @@ async function ensureBenchData(): Promise<string> {
   return url.toString();
 }
 
-type Target = { kind: "service" | "baseline"; origin: string; token: string; worker: Worker };
+type Target = { kind: "service" | "baseline"; origin: string; token: string; process: BenchProcess };
 
-async function startTarget(kind: Target["kind"], legacyUrl: string): Promise<Target> {
-  const worker = new Worker(new URL("./bench-server.ts", import.meta.url), { workerData: { kind, legacyUrl } });
-  const { port, token } = await new Promise<{ port: number; token: string }>((resolve, reject) => {
-    worker.once("message", resolve);
-    worker.once("error", reject);
-  });
-  return { kind, origin: `http://127.0.0.1:${port}`, token, worker };
+async function startBaseline(legacyUrl: string): Promise<Target> {
+  const proc = startBenchProcess([...NODE_ARGS, fileURLToPath(new URL("./baseline-process.ts", import.meta.url)), legacyUrl], { env: { NODE_ENV: "production" }, keep: /^\{"port"/ });
+  const line = await proc.waitForLine(/^\{"port"/, 30_000);
+  return { kind: "baseline", origin: `http://127.0.0.1:${(JSON.parse(line) as { port: number }).port}`, token: "", process: proc };
 }
 
-type Sample = { latencies: number[]; errors: number; elapsedMs: number };
+/** Latencies (ms) of the answered requests, and the server process's CPU time meanwhile. */
+type Sample = { latencies: number[]; errors: number; elapsedMs: number; cpuMs: number };
 
 /** CONNECTIONS loops, each sending its next request as soon as the previous body is read. */
 async function load(target: Target, pathFor: () => string, ms: number): Promise<Sample> {
@@ -65,6 +79,7 @@ async function load(target: Target, pathFor: () => string, ms: number): Promise<
   const headers = { authorization: `Bearer ${target.token}`, accept: "application/json" };
   const latencies: number[] = [];
   let errors = 0;
+  const cpuBefore = processCpuMs(target.process.pid);
   const started = performance.now();
   const end = started + ms;
   await Promise.all(Array.from({ length: CONNECTIONS }, async () => {
@@ -77,18 +92,20 @@ async function load(target: Target, pathFor: () => string, ms: number): Promise<
     }
   }));
   const elapsedMs = performance.now() - started;
+  const cpuMs = processCpuMs(target.process.pid) - cpuBefore;
   await pool.close();
-  return { latencies, errors, elapsedMs };
+  return { latencies, errors, elapsedMs, cpuMs };
 }
 
 function merge(samples: Sample[]): Sample {
-  return { latencies: samples.flatMap((s) => s.latencies), errors: samples.reduce((n, s) => n + s.errors, 0), elapsedMs: samples.reduce((n, s) => n + s.elapsedMs, 0) };
+  const sum = (f: (s: Sample) => number) => samples.reduce((n, s) => n + f(s), 0);
+  return { latencies: samples.flatMap((s) => s.latencies), errors: sum((s) => s.errors), elapsedMs: sum((s) => s.elapsedMs), cpuMs: sum((s) => s.cpuMs) };
 }
 
 function stats(sample: Sample) {
   const sorted = [...sample.latencies].sort((a, b) => a - b);
   const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
-  return { rps: sorted.length / (sample.elapsedMs / 1000), p50: at(0.5), p99: at(0.99), errors: sample.errors };
+  return { rps: sorted.length / (sample.elapsedMs / 1000), p50: at(0.5), p99: at(0.99), errors: sample.errors, cpuUs: (sample.cpuMs * 1000) / sorted.length };
 }
 
 async function discover(service: Target): Promise<{ pages: number; uuids: string[] }> {
@@ -125,37 +142,83 @@ async function explain(legacyUrl: string, scenarios: Array<[string, () => string
 }
 
 const legacyUrl = await ensureBenchData();
-const service = await startTarget("service", legacyUrl);
-const baseline = await startTarget("baseline", legacyUrl);
-const { pages, uuids } = await discover(service);
-const today = dateIn("Europe/Brussels", Date.now());
-const scenarios: Array<[string, () => string]> = [
-  ["list page 1", () => "/v1/vacancies?per_page=100"],
-  ["list random page", () => `/v1/vacancies?per_page=100&page=${1 + Math.floor(Math.random() * pages)}`],
-  ["list province", () => "/v1/vacancies?per_page=100&province=ANT"],
-  ["list language+published", () => "/v1/vacancies?per_page=100&language=nl&published=true"],
-  ["list position+status", () => "/v1/vacancies?per_page=100&position=TAS&status=created"],
-  ["list updated_since 7 days", () => `/v1/vacancies?per_page=100&updated_since=${addDays(today, -7)}`],
-  ["single", () => `/v1/vacancies/${pick(uuids)}`],
-];
+out(`load average at start: ${loadavg().map((l) => l.toFixed(2)).join(" ")}; node flags of both servers: ${NODE_ARGS.join(" ") || "(none)"}`);
+const started = await startServiceUnderBench({
+  root,
+  entry: "services/vacancies/src/main.ts",
+  nodeArgs: NODE_ARGS,
+  env: { LEGACY_DATABASE_URL: legacyUrl },
+  keep: /change detection pass done/,
+});
+const baseline = await startBaseline(legacyUrl);
+try {
+  // The first change-detection pass over a fresh database is the baseline sweep of every vacancy:
+  // let it finish so it does not run inside the measurements (later passes are incremental).
+  const sweep = await started.process.waitForLine(/change detection pass done/, 300_000);
+  out(`change detection baseline: ${/"durationMs":(\d+)/.exec(sweep)?.[1] ?? "?"} ms; highest RSS of the service so far (start-up and baseline sweep): ${started.process.memory.peak().toFixed(0)} MB`);
+  const service: Target = { kind: "service", origin: started.origin, token: await started.mint({ scope: "vacancies:read" }), process: started.process };
+  const { pages, uuids } = await discover(service);
+  const today = dateIn("Europe/Brussels", Date.now());
+  const scenarios: Array<[string, () => string]> = [
+    ["list page 1", () => "/v1/vacancies?per_page=100"],
+    ["list random page", () => `/v1/vacancies?per_page=100&page=${1 + Math.floor(Math.random() * pages)}`],
+    ["list province", () => "/v1/vacancies?per_page=100&province=ANT"],
+    ["list language+published", () => "/v1/vacancies?per_page=100&language=nl&published=true"],
+    ["list position+status", () => "/v1/vacancies?per_page=100&position=TAS&status=created"],
+    ["list updated_since 7 days", () => `/v1/vacancies?per_page=100&updated_since=${addDays(today, -7)}`],
+    ["single", () => `/v1/vacancies/${pick(uuids)}`],
+  ];
+  const selected = scenarios.filter(([name]) => !args.only || name.includes(args.only));
 
-out(`${pages} pages of 100; ${CONNECTIONS} connections; ${ROUNDS} rounds of ${SECONDS}s per target and scenario, alternating\n`);
-out(`${"scenario".padEnd(28)} ${"svc req/s".padStart(9)} ${"base req/s".padStart(10)} ${"ratio".padStart(6)}   ${"svc p50/p99 ms".padStart(15)}   ${"base p50/p99 ms".padStart(15)}  errors`);
-for (const [name, pathFor] of scenarios) {
-  await load(service, pathFor, 1_000);
-  await load(baseline, pathFor, 1_000);
-  const runs: Record<Target["kind"], Sample[]> = { service: [], baseline: [] };
-  for (let round = 0; round < ROUNDS; round++) {
-    runs.baseline.push(await load(baseline, pathFor, SECONDS * 1000));
-    runs.service.push(await load(service, pathFor, SECONDS * 1000));
+  // Warm-up of both (JIT, pools, caches), then idle RSS once settled.
+  for (const [, pathFor] of selected) {
+    await load(service, pathFor, 1_000);
+    await load(baseline, pathFor, 1_000);
   }
-  const s = stats(merge(runs.service));
-  const b = stats(merge(runs.baseline));
-  const ms = (x: { p50: number; p99: number }) => `${x.p50.toFixed(1)}/${x.p99.toFixed(1)}`.padStart(15);
-  out(`${name.padEnd(28)} ${s.rps.toFixed(0).padStart(9)} ${b.rps.toFixed(0).padStart(10)} ${`${((s.rps / b.rps) * 100).toFixed(0)}%`.padStart(6)}   ${ms(s)}   ${ms(b)}  ${s.errors}/${b.errors}`);
+  await new Promise((r) => setTimeout(r, 3_000));
+  const idle = { service: await settledRss(service.process.pid), baseline: await settledRss(baseline.process.pid) };
+
+  out(`${pages} pages of 100; ${CONNECTIONS} connections; ${ROUNDS} rounds of ${SECONDS}s per target and scenario, alternating\n`);
+  out(`${"scenario".padEnd(28)} ${"svc req/s".padStart(9)} ${"base req/s".padStart(10)} ${"ratio".padStart(6)}   ${"svc p50/p99 ms".padStart(15)}   ${"base p50/p99 ms".padStart(15)}  errors  ${"svc/base CPU µs/req".padStart(19)}  ${"svc/base peak MB".padStart(16)}`);
+  const rows: BenchRow[] = [];
+  const overall = { service: 0, baseline: 0 };
+  for (const [name, pathFor] of selected) {
+    const runs: Record<Target["kind"], Sample[]> = { service: [], baseline: [] };
+    const peaks = { service: 0, baseline: 0 };
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const target of [baseline, service]) {
+        target.process.memory.reset();
+        runs[target.kind].push(await load(target, pathFor, SECONDS * 1000));
+        peaks[target.kind] = Math.max(peaks[target.kind], target.process.memory.peak());
+      }
+    }
+    const s = stats(merge(runs.service));
+    const b = stats(merge(runs.baseline));
+    const ms = (x: { p50: number; p99: number }) => `${x.p50.toFixed(1)}/${x.p99.toFixed(1)}`.padStart(15);
+    out(`${name.padEnd(28)} ${s.rps.toFixed(0).padStart(9)} ${b.rps.toFixed(0).padStart(10)} ${`${((s.rps / b.rps) * 100).toFixed(0)}%`.padStart(6)}   ${ms(s)}   ${ms(b)}  ${s.errors}/${b.errors}  ${`${s.cpuUs.toFixed(0)}/${b.cpuUs.toFixed(0)}`.padStart(19)}  ${`${peaks.service.toFixed(0)}/${peaks.baseline.toFixed(0)}`.padStart(16)}`);
+    const single = name === "single";
+    const scenario = single ? "single read, 32 conns" : `${name}, per_page=100, 32 conns`;
+    rows.push(
+      { scenario, metric: "throughput", value: Math.round(s.rps), unit: "req/s", baseline: Math.round(b.rps), ...(single ? {} : { target: "≥ 60% of baseline", met: s.rps >= 0.6 * b.rps }) },
+      { scenario, metric: "p50", value: round1(s.p50), unit: "ms", baseline: round1(b.p50) },
+      { scenario, metric: "p99", value: round1(s.p99), unit: "ms", baseline: round1(b.p99), target: single ? "< 10 ms" : "< 100 ms", met: s.p99 < (single ? 10 : 100) },
+      { scenario, metric: "server CPU per request", value: Math.round(s.cpuUs), unit: "µs", baseline: Math.round(b.cpuUs) },
+      { scenario, metric: "peak RSS", value: Math.round(peaks.service), unit: "MB", baseline: Math.round(peaks.baseline) },
+    );
+    if (s.errors + b.errors > 0) rows.push({ scenario, metric: "errors", value: s.errors, unit: "responses", baseline: b.errors, target: "0", met: s.errors === 0 });
+    overall.service = Math.max(overall.service, peaks.service);
+    overall.baseline = Math.max(overall.baseline, peaks.baseline);
+  }
+  rows.push(...memoryRows("vacancies process (main.ts)", { idleMb: idle.service, baselineIdleMb: idle.baseline, peakMb: overall.service, baselinePeakMb: overall.baseline }));
+  recordBenchRows(BENCH, rows);
+  out(`\nRSS: service idle ${idle.service.toFixed(0)} MB, peak under load ${overall.service.toFixed(0)} MB; baseline idle ${idle.baseline.toFixed(0)} MB, peak ${overall.baseline.toFixed(0)} MB (targets < 120 / < 200 MB)`);
+  await explain(legacyUrl, selected);
+  out(`load average at end: ${loadavg().map((l) => l.toFixed(2)).join(" ")}`);
+} finally {
+  await baseline.process.stop();
+  await started.stop();
 }
-await explain(legacyUrl, scenarios);
-for (const target of [service, baseline]) {
-  target.worker.postMessage("stop");
-  await target.worker.terminate();
+
+function round1(x: number): number {
+  return Math.round(x * 10) / 10;
 }

@@ -5,6 +5,7 @@ import type { Logger } from "@svc/logging";
 import type { TokenVerifier } from "@svc/auth";
 import { SERVICE_NAME, SERVICE_VERSION, type Config } from "./config.ts";
 import { vacancyRoutes } from "./routes.ts";
+import { createVacancyReader } from "./vacancy-reader.ts";
 import type { VacancySource } from "./vacancy-source.ts";
 
 /** Everything the vacancies read API needs, built by main.ts (or a test) and passed in. */
@@ -21,7 +22,7 @@ export interface AppDeps {
 
 /** Builds the vacancies read API's express app; never listens (main.ts and the tests do). */
 export function createApp(deps: AppDeps): express.Express {
-  const reader = { source: deps.vacancies, zone: deps.config.TIME_ZONE, now: deps.now };
+  const reader = createVacancyReader({ source: deps.vacancies, zone: deps.config.TIME_ZONE, now: deps.now, totalsCacheMs: deps.config.VACANCY_TOTALS_CACHE_MS });
   return createHttpApp({
     platform: { service: SERVICE_NAME, version: SERVICE_VERSION, environment: deps.config.ENVIRONMENT },
     logger: deps.logger,

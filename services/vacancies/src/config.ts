@@ -1,4 +1,4 @@
-import { detectorEnvShape, installationVersion, legacyEnvShape, natsEnvShape, parseEnv, pgEnvShape, refineLeaderElection, relayEnvShape, serviceEnvShape, tokenEnvShape, z } from "@svc/config";
+import { detectorEnvShape, env, installationVersion, legacyEnvShape, natsEnvShape, parseEnv, pgEnvShape, refineLeaderElection, relayEnvShape, serviceEnvShape, tokenEnvShape, z } from "@svc/config";
 import { telemetryEnvShape } from "@svc/telemetry";
 import { assertTimeZone } from "@svc/time";
 
@@ -27,6 +27,10 @@ const shape = z.object({
   // The primary system's zone: its DATETIME columns hold wall-clock time there, and its calendar
   // date is the "today" of `published` (spec 2.4), whatever zone the server or database runs in.
   TIME_ZONE: z.string().default("Europe/Brussels").refine(isTimeZone, { message: "must be an IANA time zone such as Europe/Brussels" }),
+  // How long a list total (a COUNT over every matching vacancy) is reused for the same filters and
+  // day; 0 counts on every request. Pages are always read fresh; a page that is not full has an
+  // exact total regardless.
+  VACANCY_TOTALS_CACHE_MS: env.int(5_000, 0, 300_000),
 }).superRefine(refineLeaderElection);
 
 export type Config = ReturnType<typeof loadConfig>;

@@ -1,9 +1,9 @@
 /** GET /v1/vacancies (spec 4.3): filters pushed down to the source, one page plus the total. */
-import type { DateOrInstant } from "@svc/http";
+import { pageTotal, totalFromPage, type DateOrInstant } from "@svc/http";
 import { localOfInstant } from "@svc/time";
-import type { AllowedOf } from "./vacancy-catalogue.ts";
+import type { AllowedOf, Vacancy } from "./vacancy-catalogue.ts";
 import { asOf, type VacancyReader } from "./vacancy-reader.ts";
-import type { VacancyFilter, VacancyPage } from "./vacancy-source.ts";
+import type { VacancyFilter } from "./vacancy-source.ts";
 
 /** The validated query of GET /v1/vacancies. */
 export interface ListQuery {
@@ -18,7 +18,10 @@ export interface ListQuery {
   updated_since?: DateOrInstant;
 }
 
-export interface ListResult extends VacancyPage {
+export interface ListResult {
+  items: Vacancy[];
+  /** Every vacancy matching the filter (see listVacancies for how fresh). */
+  total: number;
   page: number;
   perPage: number;
 }
@@ -37,8 +40,21 @@ function filterOf(query: ListQuery, zone: string): VacancyFilter {
   return since === undefined ? rest : { ...rest, updatedSinceLocal: updatedSinceLocal(since, zone) };
 }
 
+/**
+ * The page is always read fresh. Its total is exact when the page is not full (it ends the list);
+ * otherwise it is the COUNT for the same filters and day, reused for up to
+ * VACANCY_TOTALS_CACHE_MS (so it may lag a change by that long), and never fewer than the rows up
+ * to this page's end. A count the cache does not hold runs beside the page query, not after it.
+ */
 export async function listVacancies(reader: VacancyReader, query: ListQuery): Promise<ListResult> {
-  const page = { offset: (query.page - 1) * query.per_page, limit: query.per_page };
-  const found = await reader.source.list(filterOf(query, reader.zone), asOf(reader), page);
-  return { ...found, page: query.page, perPage: query.per_page };
+  const window = { offset: (query.page - 1) * query.per_page, limit: query.per_page };
+  const filter = filterOf(query, reader.zone);
+  const today = asOf(reader);
+  const key = JSON.stringify([today.today, filter.language, filter.province, filter.position, filter.status, filter.published, filter.practice, filter.updatedSinceLocal]);
+  const counted = reader.totals.get(key, () => reader.source.count(filter, today));
+  // Not awaited when the page proves the total (or the page fails): its failure is not this request's.
+  counted.catch(() => undefined);
+  const items = await reader.source.page(filter, today, window);
+  const total = totalFromPage(items.length, window.offset, window.limit) ?? pageTotal(items.length, window.offset, window.limit, await counted);
+  return { items, total, page: query.page, perPage: query.per_page };
 }

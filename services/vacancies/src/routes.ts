@@ -3,27 +3,14 @@
  * and wraps the result in the envelope. Errors are thrown and become responses in @svc/http.
  */
 import express, { type RequestHandler } from "express";
-import { MethodNotAllowedError, parseQuery, q, sendData, sendPage, ValidationError } from "@svc/http";
+import { MethodNotAllowedError, parseQuery, sendData, sendPage, ValidationError } from "@svc/http";
 import { requireScope, type TokenVerifier } from "@svc/auth";
+import { expressPath } from "@svc/openapi";
 import { getVacancy } from "./get-vacancy.ts";
 import { listVacancies } from "./list-vacancies.ts";
 import { vacancyMetadata } from "./vacancy-metadata.ts";
+import { getVacancyOperation, listVacanciesOperation, VACANCIES_SCOPE, vacancyMetadataOperation } from "./operations.ts";
 import type { VacancyReader } from "./vacancy-reader.ts";
-
-const SCOPE = "vacancies:read";
-
-const listQuery = {
-  page: q.page(),
-  per_page: q.perPage(),
-  language: q.oneOf(["nl", "fr"]).optional(),
-  // Codes outside the reference lists are valid filters: vacancies do carry unknown codes.
-  province: q.text().optional(),
-  position: q.text().optional(),
-  status: q.oneOf(["created", "open", "filled"]).optional(),
-  published: q.bool().optional(),
-  practice: q.text().optional(),
-  updated_since: q.dateOrDateTime().optional(),
-};
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -36,15 +23,15 @@ function uuidParam(value: unknown): string {
 export function vacancyHandlers(reader: VacancyReader): Record<"list" | "get" | "meta", RequestHandler> {
   return {
     list: async (req, res) => {
-      const result = await listVacancies(reader, parseQuery(listQuery, req.query));
+      const result = await listVacancies(reader, parseQuery(listVacanciesOperation.query, req.query));
       sendPage(res, result.items, { page: result.page, perPage: result.perPage, total: result.total });
     },
     get: async (req, res) => {
-      parseQuery({}, req.query);
+      parseQuery(getVacancyOperation.query, req.query);
       sendData(res, await getVacancy(reader, uuidParam(req.params.uuid)));
     },
     meta: async (req, res) => {
-      parseQuery({}, req.query);
+      parseQuery(vacancyMetadataOperation.query, req.query);
       sendData(res, await vacancyMetadata(reader));
     },
   };
@@ -56,11 +43,13 @@ const onlyGet: RequestHandler = () => {
 
 export function vacancyRoutes(deps: { verify: TokenVerifier; reader: VacancyReader }): express.Router {
   const router = express.Router();
-  const guard = requireScope(deps.verify, SCOPE);
+  const guard = requireScope(deps.verify, VACANCIES_SCOPE);
   const handlers = vacancyHandlers(deps.reader);
-  router.get("/v1/vacancies", guard, handlers.list);
-  router.get("/v1/vacancies/:uuid", guard, handlers.get);
-  router.get("/v1/meta/vacancies", guard, handlers.meta);
-  router.all(["/v1/vacancies", "/v1/vacancies/:uuid", "/v1/meta/vacancies"], onlyGet);
+  // Paths and query shapes come from the operation descriptors the OpenAPI document is built from.
+  const [list, get, meta] = [listVacanciesOperation, getVacancyOperation, vacancyMetadataOperation].map((op) => expressPath(op.path)) as [string, string, string];
+  router.get(list, guard, handlers.list);
+  router.get(get, guard, handlers.get);
+  router.get(meta, guard, handlers.meta);
+  router.all([list, get, meta], onlyGet);
   return router;
 }

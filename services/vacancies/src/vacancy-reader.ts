@@ -3,6 +3,7 @@
  * (Europe/Brussels) from an injected clock: neither the server's zone nor the database's decides
  * whether a vacancy is published.
  */
+import { TotalsCache } from "@svc/http";
 import { dateIn } from "@svc/time";
 import type { AsOf, VacancySource } from "./vacancy-source.ts";
 
@@ -10,11 +11,37 @@ export interface VacancyReader {
   source: VacancySource;
   /** IANA zone of the primary system: its calendar "today" and its wall-clock DATETIMEs. */
   zone: string;
-  /** Milliseconds since the epoch; injected so tests can pin "today". */
-  now: () => number;
+  /** The zone's calendar date now (YYYY-MM-DD), from the injected clock. */
+  today: () => string;
+  /** List totals reused for a few seconds (VACANCY_TOTALS_CACHE_MS); see list-vacancies.ts. */
+  totals: TotalsCache;
+}
+
+/** The zone's calendar date, formatted at most once per clock second (Intl formatting is not free). */
+function calendarToday(zone: string, now: () => number): () => string {
+  let second = Number.NaN;
+  let date = "";
+  return () => {
+    const instant = now();
+    if (Math.floor(instant / 1000) !== second) {
+      second = Math.floor(instant / 1000);
+      date = dateIn(zone, instant);
+    }
+    return date;
+  };
+}
+
+/** `now`: milliseconds since the epoch, injected so tests can pin "today". */
+export function createVacancyReader(options: { source: VacancySource; zone: string; now: () => number; totalsCacheMs: number }): VacancyReader {
+  return {
+    source: options.source,
+    zone: options.zone,
+    today: calendarToday(options.zone, options.now),
+    totals: new TotalsCache({ ttlMs: options.totalsCacheMs, now: options.now }),
+  };
 }
 
 /** Read once per request, so a count and its page agree even across midnight. */
 export function asOf(reader: VacancyReader): AsOf {
-  return { today: dateIn(reader.zone, reader.now()) };
+  return { today: reader.today() };
 }

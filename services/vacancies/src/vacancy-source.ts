@@ -26,12 +26,6 @@ export interface PageRequest {
   limit: number;
 }
 
-export interface VacancyPage {
-  items: Vacancy[];
-  /** Every vacancy matching the filter, across all pages. */
-  total: number;
-}
-
 /** A reference-list entry (spec 2.4): `active` false means no longer selectable, kept for older vacancies. */
 export interface ReferenceEntry {
   code: string;
@@ -54,8 +48,10 @@ export interface VacancyLink {
  * throws SourceUnavailableError (503) when the source cannot be reached in time.
  */
 export interface VacancySource {
-  /** One page in a stable order (the source's immutable row key), and the total. */
-  list(filter: VacancyFilter, asOf: AsOf, page: PageRequest): Promise<VacancyPage>;
+  /** One page in a stable order (the source's immutable row key). */
+  page(filter: VacancyFilter, asOf: AsOf, page: PageRequest): Promise<Vacancy[]>;
+  /** Every vacancy matching the filter, across all pages. */
+  count(filter: VacancyFilter, asOf: AsOf): Promise<number>;
   get(uuid: string, asOf: AsOf): Promise<Vacancy | null>;
   link(uuid: string): Promise<VacancyLink | null>;
   referenceLists(): Promise<ReferenceLists>;

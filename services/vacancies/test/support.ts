@@ -13,7 +13,9 @@ export const TODAY = "2025-06-15";
 export const NOON_ON_TODAY = Date.parse("2025-06-15T10:00:00Z");
 export const SEED = 1;
 
-export const config = loadConfig({ ENVIRONMENT: "sandbox" });
+// Totals counted on every request, so a test that changes rows sees the new total at once; the
+// totals cache itself is tested in vacancy-list-totals.test.ts.
+export const config = loadConfig({ ENVIRONMENT: "sandbox", VACANCY_TOTALS_CACHE_MS: "0" });
 
 /** A temporary legacy database with the sandbox data set (scale 0 = the fixtures only). */
 export async function seededLegacyDatabase(scale: number): Promise<TempDatabase> {
@@ -47,7 +49,7 @@ export interface Envelope<T = unknown> {
 let issuer: TestIssuer | undefined;
 
 /** The real app on port 0 over `legacyUrl`, with a pinned clock (or a moving one: `now` as a function). */
-export async function startVacancies(options: { legacyUrl: string; now?: number | (() => number); timeoutMs?: number }): Promise<RunningVacancies> {
+export async function startVacancies(options: { legacyUrl: string; now?: number | (() => number); timeoutMs?: number; config?: typeof config }): Promise<RunningVacancies> {
   issuer ??= await createTestIssuer();
   const keys = issuer;
   const legacy = createLegacyDb({ url: options.legacyUrl, connectTimeoutMs: options.timeoutMs ?? 2_000, queryTimeoutMs: options.timeoutMs ?? 5_000 });
@@ -55,7 +57,7 @@ export async function startVacancies(options: { legacyUrl: string; now?: number 
   const now = typeof pinned === "function" ? pinned : () => pinned;
   const app = await startApp(
     createApp({
-      config,
+      config: options.config ?? config,
       logger: silentLogger(),
       verify: createTokenVerifier({ keys: keys.keys, issuer: TEST_ISSUER, audience: TEST_AUDIENCE }),
       vacancies: new MysqlVacancySource(legacy, config.TIME_ZONE),

@@ -92,8 +92,10 @@ const dispatcherShape = z
   .object({
     ...serviceEnvShape({ port: 0, internalPort: 9486 }),
     ...pgEnvShape,
-    // Attempts read and write the store around every POST; batched, but more than the API's 10.
-    DATABASE_POOL_MAX: env.int(20, 1, 200),
+    // Attempts read and write the store around every POST; batched, but more than the API's 10:
+    // 16 fan-outs + 4 + 4 attempt batches at once, plus one session per elected duty (the
+    // retention job, the operator) held for as long as this replica leads.
+    DATABASE_POOL_MAX: env.int(26, 1, 200),
     ...natsEnvShape,
     ...telemetryEnvShape,
     ...guardShape,
@@ -119,6 +121,16 @@ const dispatcherShape = z
     WEBHOOK_FANOUT_ACK_WAIT_MS: env.int(30_000, 1_000, 3_600_000),
     /** Deliveries recorded but not yet queued (a crash between the two) are queued after this age. */
     WEBHOOK_REQUEUE_SWEEP_MS: env.int(30_000, 100, 3_600_000),
+    /**
+     * Retention (the spec names none; our default): succeeded, failed and dead deliveries with
+     * their attempts are deleted this many days after they finished, then events no delivery
+     * references. Until then a failed or dead delivery can be redelivered. 0 keeps everything.
+     */
+    WEBHOOK_RETENTION_DAYS: env.int(30, 0, 3_650),
+    /** How often the elected dispatcher runs a retention pass. */
+    WEBHOOK_RETENTION_SWEEP_MS: env.int(3_600_000, 1_000, 7 * 86_400_000),
+    /** Rows per delete statement (bounded lock time). */
+    WEBHOOK_RETENTION_BATCH_SIZE: env.int(500, 1, 10_000),
     /** Run the WebhookSubscription controller (on the elected leader only); the chart turns it on. */
     OPERATOR_ENABLED: env.bool(false),
     /**
@@ -126,6 +138,7 @@ const dispatcherShape = z
      * held as POD_NAME; the chart) or `pg` (an advisory lock in our PostgreSQL; anywhere else).
      */
     LEADER_ELECTION: z.enum(["pg", "lease"], { message: "must be pg or lease" }).default("pg"),
+    // The retention job is elected the same way (its own Lease / lock, `webhooks-retention`).
     POD_NAME: z.string().min(1).optional(),
     POD_NAMESPACE: z.string().min(1).optional(),
   })

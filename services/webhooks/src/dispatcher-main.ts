@@ -1,4 +1,4 @@
-import { createMetrics, telemetryEnabled } from "@svc/telemetry";
+import { createMetrics, metricsPushEnabled } from "@svc/telemetry";
 import { createLogger } from "@svc/logging";
 import { closeInternalLast, exitOnStartupError, serve, Shutdown, type ReadinessCheck } from "@svc/http";
 import { createPgPool, runMigrations } from "@svc/db";
@@ -21,13 +21,13 @@ try {
 }
 const logger = createLogger({ service: PROCESS_NAME, level: config.LOG_LEVEL });
 const shutdown = new Shutdown(logger);
-const metrics = createMetrics({ serviceName: PROCESS_NAME, serviceVersion: SERVICE_VERSION, environment: config.ENVIRONMENT, otlp: telemetryEnabled(config) });
+const metrics = createMetrics({ serviceName: PROCESS_NAME, serviceVersion: SERVICE_VERSION, environment: config.ENVIRONMENT, otlp: metricsPushEnabled(config) });
 const pool = createPgPool({ url: config.DATABASE_URL, schema: SERVICE_NAME, applicationName: PROCESS_NAME, max: config.DATABASE_POOL_MAX });
 if (config.MIGRATE_ON_START) await runMigrations(pool, { schema: SERVICE_NAME, migrationsFolder: MIGRATIONS_FOLDER });
 if (config.WEBHOOK_SECRET_KEY.isDevelopmentKey) logger.warn("WEBHOOK_SECRET_KEY is not set: webhook secrets are opened with the public development key");
 const nc = await connectNats({ servers: [...config.NATS_SERVERS], name: PROCESS_NAME, logger });
 const client = createDeliveryClient(config, systemResolver());
-const dispatcher = await startDispatcher({ config, nc, pool, client, clock: systemClock, logger });
+const dispatcher = await startDispatcher({ config, nc, pool, client, clock: systemClock, logger, meter: metrics.meter });
 // The WebhookSubscription controller, on the elected replica only (the chart enables it).
 const operator = config.OPERATOR_ENABLED
   ? startOperator({ config, pool, queue: createNatsDeliveryQueue(jetstream(nc), names(config.NATS_NAMESPACE)), resolver: systemResolver(), clock: systemClock, logger })

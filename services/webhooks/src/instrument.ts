@@ -3,4 +3,6 @@ import { startTelemetry } from "@svc/telemetry";
 import { loadTelemetryConfig, SERVICE_NAME, SERVICE_VERSION } from "./config.ts";
 
 const telemetry = loadTelemetryConfig();
-startTelemetry({ serviceName: SERVICE_NAME, serviceVersion: SERVICE_VERSION, environment: telemetry.ENVIRONMENT, settings: telemetry });
+// The dispatcher is the second entry point of this codebase; its spans name it (OTEL_SERVICE_NAME still wins).
+const isDispatcher = /dispatcher-main\.ts$/.test(process.argv[1] ?? "");
+startTelemetry({ serviceName: isDispatcher ? `${SERVICE_NAME}-dispatcher` : SERVICE_NAME, serviceVersion: SERVICE_VERSION, environment: telemetry.ENVIRONMENT, settings: telemetry });

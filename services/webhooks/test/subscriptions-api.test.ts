@@ -159,6 +159,16 @@ describe("list, read, update, delete", () => {
     expect(res.status).toBe(422);
     expect(res.body.error.details[0].field).toBe("webhook_uuid");
   });
+
+  it("answers 422 naming a query parameter an endpoint does not take", async () => {
+    const { webhook_uuid: id } = await create();
+    for (const [method, path] of [["GET", `/v1/webhooks/${id}?expand=deliveries`], ["POST", `/v1/webhooks/${id}/rotate-secret?now=true`]] as const) {
+      const res = await h.api(ALICE, method, path);
+      expect(res.status, path).toBe(422);
+      expect(res.body.error.details.map((d: { field: string }) => d.field), path).toEqual([path.split("?")[1]?.split("=")[0]]);
+    }
+    expect((await h.api(ALICE, "GET", `/v1/webhooks/${id}`)).status).toBe(200);
+  });
 });
 
 describe("isolation between clients", () => {

@@ -180,4 +180,25 @@ describe("per-subscription in-flight caps", () => {
     await caps.acquire("slow", "p0");
     caps.release("slow");
   });
+
+  it("forgets idle subscriptions with what it remembered for them, but not busy ones", async () => {
+    const caps = inFlightCaps({ ...options, forgetIdleAfterMs: 0 });
+    await caps.acquire("gone", "g0");
+    caps.release("gone");
+    for (let i = 0; i < 3; i++) caps.deferDelayMs("gone", `g${i + 1}`);
+    await caps.acquire("busy", "b0"); // held, never released
+    expect(caps.tracked()).toEqual({ subscriptions: 2, parked: 3 });
+    // The sweep runs every 1,024 acquisitions.
+    for (let i = 0; i < 1_024; i++) {
+      await caps.acquire("other", `o${i}`);
+      caps.release("other");
+    }
+    expect(caps.tracked()).toEqual({ subscriptions: 2, parked: 0 }); // "busy" and "other"
+  });
+
+  it("remembers at most 100,000 parked messages over all subscriptions", () => {
+    const caps = inFlightCaps(options);
+    for (let i = 0; i < 120_000; i++) caps.deferDelayMs(`s${i % 50}`, `m${i}`);
+    expect(caps.tracked().parked).toBe(100_000);
+  });
 });

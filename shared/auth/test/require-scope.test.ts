@@ -18,7 +18,8 @@ const revocation: RevocationView = {
 
 function appWith(verify: TokenVerifier) {
   const router = express.Router();
-  router.get("/v1/vacancies", requireScope(verify, "vacancies:read"), (_req, res) => sendData(res, { client: res.locals.auth.clientId }));
+  // Not a documented path: this stand-in answers its own shape, which the contract checks would refuse at /v1/vacancies.
+  router.get("/v1/guarded", requireScope(verify, "vacancies:read"), (_req, res) => sendData(res, { client: res.locals.auth.clientId }));
   return createHttpApp({ platform: { service: "t", version: "0.1.0", environment: "sandbox" }, logger: silentLogger(), routes: router });
 }
 
@@ -29,7 +30,7 @@ beforeAll(async () => {
 afterAll(() => app.close());
 
 async function get(token?: string, base = app.baseUrl) {
-  return fetchJson<{ error: { code: string } }>(`${base}/v1/vacancies`, { headers: token === undefined ? {} : { authorization: token } });
+  return fetchJson<{ error: { code: string } }>(`${base}/v1/guarded`, { headers: token === undefined ? {} : { authorization: token } });
 }
 
 describe("bearer-token verification", () => {

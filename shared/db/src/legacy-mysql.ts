@@ -1,4 +1,5 @@
-import { createPool, type Pool, type PoolOptions, type RowDataPacket } from "mysql2/promise";
+import { context, SpanKind, SpanStatusCode, trace, type Attributes, type Meter } from "@opentelemetry/api";
+import { createPool, type Pool, type PoolConnection, type PoolOptions, type RowDataPacket } from "mysql2/promise";
 import { SourceUnavailableError } from "@svc/http";
 
 export interface LegacyDbOptions {
@@ -8,6 +9,8 @@ export interface LegacyDbOptions {
   /** Bound on each query on an established connection. */
   queryTimeoutMs?: number;
   connectionLimit?: number;
+  /** The process's Meter: `legacy.source.unavailable` counts the queries that failed as unreachable. */
+  meter?: Meter;
 }
 
 /** Read-only access to the legacy primary database (MySQL/MariaDB), which the service never writes. */
@@ -43,6 +46,33 @@ export function isLegacyConnectionFailure(err: unknown): boolean {
   return /connect ETIMEDOUT|Pool is closed|Connection lost/i.test(e.message ?? "");
 }
 
+/** A bounded label for the failure: the driver's code when it is a known one. */
+function errorType(err: unknown): string {
+  const code = (err as { code?: unknown } | undefined)?.code;
+  return typeof code === "string" && CONNECTION_FAILURES.has(code) ? code : "other";
+}
+
+// Our own span rather than the mysql2 instrumentation's: every legacy read passes here, and the
+// generic one costs several times more per query (shimmer-wrapped callbacks, values formatted
+// into the statement). Semantic conventions for database client spans.
+const tracer = trace.getTracer("@svc/db");
+
+function connectionAttributes(url: string): Attributes {
+  const u = new URL(url);
+  return {
+    "db.system.name": "mysql",
+    "db.namespace": decodeURIComponent(u.pathname.replace(/^\//, "")),
+    "server.address": u.hostname,
+    "server.port": Number(u.port || 3306),
+  };
+}
+
+/** `SELECT legacy_sandbox`: the operation and the database, low cardinality. */
+function spanName(sql: string, attributes: Attributes): string {
+  const operation = /^\s*(\w+)/.exec(sql)?.[1]?.toUpperCase() ?? "QUERY";
+  return `${operation} ${String(attributes["db.namespace"])}`;
+}
+
 export function createLegacyDb(options: LegacyDbOptions): LegacyDb {
   const queryTimeout = options.queryTimeoutMs ?? 5_000;
   const poolOptions: PoolOptions = {
@@ -61,18 +91,69 @@ export function createLegacyDb(options: LegacyDbOptions): LegacyDb {
     charset: "utf8mb4",
   };
   const pool: Pool = createPool(poolOptions);
+  const unavailable = options.meter?.createCounter("legacy.source.unavailable", {
+    unit: "{error}",
+    description: "Legacy database queries that failed because the source could not be reached (503 LEGACY_SOURCE_UNAVAILABLE)",
+  });
   // Belt and braces on top of a SELECT-only account: every session refuses writes.
   pool.pool.on("connection", (conn) => {
     conn.query("SET SESSION TRANSACTION READ ONLY");
   });
 
-  async function query<T>(sql: string, params: ReadonlyArray<unknown> = []): Promise<T[]> {
+  const spanAttributes = connectionAttributes(options.url);
+
+  // Not pool.query(): it puts a connection whose query timed out back into the pool, and the next
+  // queries queue behind the hung one on that connection, their own timeout not yet running (it
+  // starts when a query starts): while the server hangs, reads waited for it, not for their bound.
+  // So a connection whose query failed at the connection level is destroyed, and taking one from
+  // the pool is bounded too (connect timeout + query timeout: a connection may be busy that long).
+  const acquireTimeout = (options.connectTimeoutMs ?? 2_000) + queryTimeout;
+  async function acquire(): Promise<PoolConnection> {
+    const pending = pool.getConnection();
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(Object.assign(new Error(`connect ETIMEDOUT: no legacy database connection within ${acquireTimeout} ms`), { code: "ETIMEDOUT" })), acquireTimeout);
+    });
     try {
-      const [rows] = await pool.query<RowDataPacket[]>({ sql, timeout: queryTimeout, values: params as unknown[] });
-      return rows as T[];
+      return await Promise.race([pending, late]);
     } catch (err) {
-      if (isLegacyConnectionFailure(err)) throw new SourceUnavailableError(err);
+      // A connection that still arrives goes back to the pool unused.
+      void pending.then((conn) => conn.release(), () => undefined);
       throw err;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+  async function runQuery(sql: string, params: ReadonlyArray<unknown>): Promise<RowDataPacket[]> {
+    const conn = await acquire();
+    try {
+      const [rows] = await conn.query<RowDataPacket[]>({ sql, timeout: queryTimeout, values: params as unknown[] });
+      conn.release();
+      return rows;
+    } catch (err) {
+      if (isLegacyConnectionFailure(err)) conn.destroy();
+      else conn.release();
+      throw err;
+    }
+  }
+
+  async function query<T>(sql: string, params: ReadonlyArray<unknown> = []): Promise<T[]> {
+    // A CLIENT span per query inside a traced operation (none for a readiness ping): the statement
+    // with its placeholders, never the values.
+    const parent = context.active();
+    const span = trace.getSpan(parent) ? tracer.startSpan(spanName(sql, spanAttributes), { kind: SpanKind.CLIENT, attributes: { ...spanAttributes, "db.query.text": sql } }, parent) : undefined;
+    try {
+      return (await runQuery(sql, params)) as T[];
+    } catch (err) {
+      span?.setStatus({ code: SpanStatusCode.ERROR });
+      span?.setAttribute("error.type", errorType(err));
+      if (isLegacyConnectionFailure(err)) {
+        unavailable?.add(1, { "error.type": errorType(err) });
+        throw new SourceUnavailableError(err);
+      }
+      throw err;
+    } finally {
+      span?.end();
     }
   }
 

@@ -32,6 +32,10 @@ export function createPgPool(options: PgOptions): pg.Pool {
   });
   // An idle client losing its connection must not crash the process; the next query reconnects.
   pool.on("error", () => undefined);
+  // Neither may a checked-out one: a server shutting down tells every session so (57P01), also one
+  // held between two queries of a transaction, and pg emits that as an 'error' event, which
+  // unhandled ends the process. Its next query fails (a 503 through guardPg) and the pool drops it.
+  pool.on("connect", (client) => client.on("error", () => undefined));
   return pool;
 }
 
@@ -71,7 +75,7 @@ const PG_CONNECTION_FAILURES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT
 export function isPgConnectionFailure(err: unknown): boolean {
   for (let e = err as { code?: string; message?: string; cause?: unknown } | undefined, depth = 0; e && depth < 4; e = e.cause as typeof e, depth++) {
     if (e.code && PG_CONNECTION_FAILURES.has(e.code)) return true;
-    if (/timeout exceeded when trying to connect|Connection terminated|Query read timeout|connect ECONNREFUSED/i.test(e.message ?? "")) return true;
+    if (/timeout exceeded when trying to connect|Connection terminated|Query read timeout|connect ECONNREFUSED|is not queryable/i.test(e.message ?? "")) return true;
   }
   return false;
 }

@@ -3,7 +3,7 @@
 // Run: npm exec -c 'node shared/events/bench/relay-bench.ts' (from the repository root).
 import { createLegacyDb } from "@svc/db";
 import { drainNats } from "@svc/messaging";
-import { createTempMysqlDatabase, createTempPgDatabase, testEnv } from "@svc/testing";
+import { createTempMysqlDatabase, createTempPgDatabase, recordBenchRows, testEnv } from "@svc/testing";
 import { connectForTest, deleteNamespaceStreams } from "../test/support/nats.ts";
 import { measureDetection } from "./change-detection-cost.ts";
 import { measureRelay } from "./relay-throughput.ts";
@@ -29,6 +29,14 @@ try {
   out("|---|---:|---:|---:|");
   for (const r of relay) out(`| ${r.variant} | ${Math.round(r.perSecond)} | ${r.seconds.toFixed(2)} | ${(r.perSecond / bare).toFixed(2)} |`);
   out(`target ≥ 5000 events/s (relay ×1): ${relay[1]!.perSecond >= 5_000 ? "met" : "NOT met"}`);
+  recordBenchRows("events relay", relay.slice(1).map((r, i) => ({
+    scenario: `${r.variant}, ${EVENTS} events, batch 500`,
+    metric: "throughput",
+    value: Math.round(r.perSecond),
+    unit: "events/s",
+    baseline: Math.round(bare),
+    ...(i === 0 ? { target: "≥ 5,000 events/s", met: r.perSecond >= 5_000 } : {}),
+  })));
   out();
   if (!RELAY_ONLY) await reportDetection();
 } finally {
@@ -47,4 +55,10 @@ async function reportDetection(): Promise<void> {
   out("|---|---:|---|");
   for (const c of cost) out(`| ${c.step} | ${c.seconds < 1 ? `${(c.seconds * 1000).toFixed(1)} ms` : `${c.seconds.toFixed(2)} s`} | ${c.detail} |`);
   out(`targets: full sweep < 20 s: ${cost[1]!.seconds < 20 ? "met" : "NOT met"}; incremental, nothing changed < 50 ms: ${cost[3]!.seconds < 0.05 ? "met" : "NOT met"}`);
+  const scenario = `change detection, ${ROWS} vacancies`;
+  recordBenchRows("events change detection", [
+    { scenario, metric: "full sweep, nothing changed", value: Math.round(cost[1]!.seconds * 100) / 100, unit: "s", target: "< 20 s", met: cost[1]!.seconds < 20 },
+    { scenario, metric: "full sweep, 1 % changed", value: Math.round(cost[2]!.seconds * 100) / 100, unit: "s" },
+    { scenario, metric: "incremental pass, nothing changed (median)", value: Math.round(cost[3]!.seconds * 10_000) / 10, unit: "ms", target: "< 50 ms", met: cost[3]!.seconds < 0.05 },
+  ]);
 }

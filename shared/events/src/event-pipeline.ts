@@ -1,4 +1,5 @@
 import type pg from "pg";
+import type { Meter } from "@opentelemetry/api";
 import { startRelay, type Relay } from "./relay.ts";
 import { startDetector, type ChangeSource, type LeaderElector, type RunningDetector } from "./change-detection/index.ts";
 import { ensureStream, eventsStreamConfig, jetstream, jetstreamManager, names, type Logger, type NatsConnection } from "@svc/messaging";
@@ -25,6 +26,8 @@ export type EventPipelineOptions = {
   logger: Logger;
   /** The detector's clock (its "today" and wall-clock time); tests move it. Default Date.now. */
   now?: () => number;
+  /** The process's Meter: outbox backlog, detection pass duration and changes found. */
+  meter?: Meter;
 };
 
 export type EventPipeline = {
@@ -44,13 +47,15 @@ export async function startEventPipeline(options: EventPipelineOptions): Promise
   const eventNames = names(settings.NATS_NAMESPACE);
   const jsm = await jetstreamManager(nc);
   await ensureStream(jsm, eventsStreamConfig(eventNames));
-  const relay = startRelay({ pool, schema, js: jetstream(nc), jsm, names: eventNames, logger, pollMs: settings.RELAY_POLL_MS });
+  const meter = options.meter ? { meter: options.meter } : {};
+  const relay = startRelay({ pool, schema, js: jetstream(nc), jsm, names: eventNames, logger, pollMs: settings.RELAY_POLL_MS, ...meter });
   const detector = startDetector({
     pool, schema, source: options.source, logger, elector: options.elector,
     publicBaseUrl: settings.PUBLIC_BASE_URL, timeZone: settings.TIME_ZONE,
     incrementalEveryMs: settings.DETECTOR_INCREMENTAL_MS, sweepEveryMs: settings.DETECTOR_SWEEP_MS,
     emitCreatedOnBaseline: settings.DETECTOR_EMIT_CREATED_ON_BASELINE,
     ...(options.now ? { now: options.now } : {}),
+    ...meter,
   });
   return {
     relay,

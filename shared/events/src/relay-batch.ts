@@ -1,8 +1,10 @@
 import type pg from "pg";
+import { context, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Span } from "@opentelemetry/api";
 import { makeHeaders, publish, setTraceContext } from "@svc/messaging";
 import type { JetStreamClient, MsgHdrs, Names, PubAck } from "@svc/messaging";
 import type { EventPayload } from "./event.ts";
 import { withTransaction } from "./pg-transaction.ts";
+import { contextFrom, traceContextOf, tracer } from "./telemetry.ts";
 
 type OutboxRow = {
   id: string;
@@ -47,6 +49,7 @@ export type BatchOutcome = {
  * with the same Nats-Msg-Id, which the stream's duplicate window turns into a no-op.
  */
 export function relayBatch(o: BatchOptions): Promise<BatchOutcome> {
+  const startTime = Date.now();
   return withTransaction(o.pool, async (client) => {
     await client.query(sessionSettings(o.publishTimeoutMs));
     const { rows } = await client.query<OutboxRow>(
@@ -55,35 +58,74 @@ export function relayBatch(o: BatchOptions): Promise<BatchOutcome> {
       [o.batchSize],
     );
     if (rows.length === 0) return { claimed: 0, sent: 0, duplicates: 0, unpublishable: [] };
-    // Pipelined: every publish is in flight at once and the PubAcks are awaited together.
-    const results = await Promise.allSettled(rows.map((row) => publishRow(o, row)));
-    const acked = rows.flatMap((row, i) => (results[i]?.status === "fulfilled" ? [row] : []));
-    await o.afterPublish?.(acked.map((r) => r.event_uuid));
-    if (acked.length > 0) {
-      await client.query(`UPDATE "${o.schema}".outbox SET sent_at = now() WHERE id = ANY($1::bigint[])`, [acked.map((r) => r.id)]);
+    // A span only for batches that found work: an idle poll every 200 ms is no operation worth a trace.
+    const span = tracer.startSpan("outbox relay batch", { root: true, startTime, attributes: { "messaging.system": "nats", "messaging.batch.message_count": rows.length, "db.namespace": o.schema } });
+    try {
+      const outcome = await context.with(trace.setSpan(ROOT_CONTEXT, span), () => publishClaimed(o, client, rows, span));
+      span.setAttributes({ "outbox.sent": outcome.sent, "outbox.duplicates": outcome.duplicates });
+      if (outcome.error !== undefined || outcome.unpublishable.length > 0) span.setStatus({ code: SpanStatusCode.ERROR, message: "some rows were not published" });
+      return outcome;
+    } catch (err) {
+      span.setStatus({ code: SpanStatusCode.ERROR });
+      throw err;
+    } finally {
+      span.end();
     }
-    const duplicates = results.filter((r) => r.status === "fulfilled" && r.value.duplicate).length;
-    const permanent = (r: PromiseSettledResult<PubAck> | undefined) => r?.status === "rejected" && r.reason instanceof RangeError;
-    const unpublishable = rows.filter((_, i) => permanent(results[i])).map((r) => r.event_uuid);
-    const failure = results.find((r): r is PromiseRejectedResult => r.status === "rejected" && !permanent(r));
-    return { claimed: rows.length, sent: acked.length, duplicates, unpublishable, ...(failure && { error: failure.reason }) };
   });
 }
 
-// async: a bad event type (names() throws a RangeError) fails this row, not the whole batch.
-async function publishRow(o: BatchOptions, row: OutboxRow): Promise<PubAck> {
-  return publish(o.js, o.names.eventSubject(row.event_type), row.payload, {
-    msgId: row.event_uuid,
-    headers: traceHeaders(row.trace_context),
-    timeoutMs: o.publishTimeoutMs,
-  });
+async function publishClaimed(o: BatchOptions, client: pg.PoolClient, rows: OutboxRow[], batch: Span): Promise<BatchOutcome> {
+  // Pipelined: every publish is in flight at once and the PubAcks are awaited together.
+  const results = await Promise.allSettled(rows.map((row) => publishRow(o, row, batch)));
+  const acked = rows.flatMap((row, i) => (results[i]?.status === "fulfilled" ? [row] : []));
+  await o.afterPublish?.(acked.map((r) => r.event_uuid));
+  if (acked.length > 0) {
+    await client.query(`UPDATE "${o.schema}".outbox SET sent_at = now() WHERE id = ANY($1::bigint[])`, [acked.map((r) => r.id)]);
+  }
+  const duplicates = results.filter((r) => r.status === "fulfilled" && r.value.duplicate).length;
+  const permanent = (r: PromiseSettledResult<PubAck> | undefined) => r?.status === "rejected" && r.reason instanceof RangeError;
+  const unpublishable = rows.filter((_, i) => permanent(results[i])).map((r) => r.event_uuid);
+  const failure = results.find((r): r is PromiseRejectedResult => r.status === "rejected" && !permanent(r));
+  return { claimed: rows.length, sent: acked.length, duplicates, unpublishable, ...(failure && { error: failure.reason }) };
 }
 
-/** The producing operation's W3C trace context, so the trace continues into the dispatcher. */
-function traceHeaders(stored: Record<string, string> | null): MsgHdrs {
+/**
+ * One row's publish, in a PRODUCER span that continues the trace of the operation that wrote the
+ * row (its stored context; the batch's when it has none) and links to the relay batch. The span's
+ * own context travels in the message headers, so the dispatcher's fan-out becomes its child.
+ * async: a bad event type (names() throws a RangeError) fails this row, not the whole batch.
+ */
+async function publishRow(o: BatchOptions, row: OutboxRow, batch: Span): Promise<PubAck> {
+  const parent = row.trace_context?.traceparent ? contextFrom(row.trace_context) : trace.setSpan(ROOT_CONTEXT, batch);
+  const span = tracer.startSpan(`send ${row.event_type}`, {
+    kind: SpanKind.PRODUCER,
+    links: [{ context: batch.spanContext() }],
+    attributes: { "messaging.system": "nats", "messaging.operation.type": "send", "messaging.message.id": row.event_uuid, "event.type": row.event_type },
+  }, parent);
+  try {
+    const subject = o.names.eventSubject(row.event_type);
+    span.setAttribute("messaging.destination.name", subject);
+    const ack = await publish(o.js, subject, row.payload, {
+      msgId: row.event_uuid,
+      headers: traceHeaders(traceContextOf(trace.setSpan(parent, span)) ?? row.trace_context),
+      timeoutMs: o.publishTimeoutMs,
+    });
+    if (ack.duplicate) span.setAttribute("messaging.nats.duplicate", true);
+    return ack;
+  } catch (err) {
+    span.recordException(err as Error);
+    span.setStatus({ code: SpanStatusCode.ERROR });
+    throw err;
+  } finally {
+    span.end();
+  }
+}
+
+/** The trace context to continue in the dispatcher: the publish span's, or the stored one untouched. */
+function traceHeaders(carried: Record<string, string> | null | undefined): MsgHdrs {
   const h = makeHeaders();
-  const traceparent = stored?.traceparent;
-  if (traceparent) setTraceContext(h, { traceparent, ...(stored.tracestate && { tracestate: stored.tracestate }) });
+  const traceparent = carried?.traceparent;
+  if (traceparent) setTraceContext(h, { traceparent, ...(carried.tracestate && { tracestate: carried.tracestate }) });
   return h;
 }
 

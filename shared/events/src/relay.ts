@@ -6,6 +6,8 @@ import { pruneOutbox } from "./outbox-prune.ts";
 import { checkedIdentifier } from "./pg-transaction.ts";
 import { relayBatch } from "./relay-batch.ts";
 import type { BatchOptions } from "./relay-batch.ts";
+import type { BatchObservableResult } from "@opentelemetry/api";
+import { bounded, type Meter } from "./telemetry.ts";
 
 export type RelayOptions = {
   pool: pg.Pool;
@@ -38,6 +40,8 @@ export type RelayOptions = {
   autoStart?: boolean;
   /** Test seam: see BatchOptions.afterPublish. */
   afterPublish?: BatchOptions["afterPublish"];
+  /** The process's Meter: outbox backlog and the age of its oldest pending row, read at each collection. */
+  meter?: Meter;
 };
 
 export type RelayStats = { published: number; duplicates: number; failures: number; pruned: number };
@@ -74,16 +78,39 @@ type Settings = typeof DEFAULTS & RelayOptions;
  */
 export function startRelay(options: RelayOptions): Relay {
   const relay = new OutboxRelay({ ...DEFAULTS, ...options, schema: checkedIdentifier(options.schema) });
+  const unobserve = options.meter ? observeBacklog(options.meter, options.pool, relay.settings.schema) : () => {};
   const done = relay.settings.autoStart ? relay.loop() : Promise.resolve();
   return {
     runOnce: () => relay.runOnce(),
     prune: () => relay.prune(),
     stats: () => ({ ...relay.stats }),
     stop: async () => {
+      unobserve();
       relay.stopping.abort();
       await done;
     },
   };
+}
+
+/**
+ * `outbox.pending` (rows not yet published) and `outbox.oldest_pending.age` (seconds since the
+ * oldest of them was written; 0 when none), per schema. Read from the table at each collection
+ * (the partial index over pending rows keeps it cheap), so every replica reports the shared backlog.
+ */
+function observeBacklog(meter: Meter, pool: pg.Pool, schema: string): () => void {
+  const pending = meter.createObservableGauge("outbox.pending", { unit: "{row}", description: "Outbox rows not yet published to the events stream" });
+  const age = meter.createObservableGauge("outbox.oldest_pending.age", { unit: "s", description: "Age of the oldest outbox row not yet published" });
+  const attributes = { "outbox.schema": schema };
+  const sql = `SELECT count(*)::int AS n, COALESCE(EXTRACT(EPOCH FROM now() - min(created_at)), 0)::float8 AS age FROM "${schema}".outbox WHERE sent_at IS NULL`;
+  const callback = async (result: BatchObservableResult) => {
+    const answer = await bounded(pool.query<{ n: number; age: number }>(sql), 2_000);
+    const row = answer?.rows[0];
+    if (!row) return;
+    result.observe(pending, row.n, attributes);
+    result.observe(age, Math.max(0, row.age), attributes);
+  };
+  meter.addBatchObservableCallback(callback, [pending, age]);
+  return () => meter.removeBatchObservableCallback(callback, [pending, age]);
 }
 
 class OutboxRelay {

@@ -1,9 +1,11 @@
 import { randomUUID } from "node:crypto";
 import express, { type Express, type RequestHandler, type Router } from "express";
-import type { Meter } from "@opentelemetry/api";
+import { context, type Meter } from "@opentelemetry/api";
 import type { Logger } from "@svc/logging";
 import { API_VERSION, sendData } from "./envelope.ts";
 import { errorHandler, notFoundHandler } from "./error-handler.ts";
+import { serverSpans } from "./tracing.ts";
+import { MethodNotAllowedError } from "./errors.ts";
 
 export interface PlatformInfo {
   /** Service name reported by /health. */
@@ -49,7 +51,8 @@ function requestLog(logger: Logger, meter: Meter | undefined): RequestHandler {
   });
   return (req, res, next) => {
     const started = process.hrtime.bigint();
-    res.on("finish", () => {
+    // Bound to the request's context (its server span), so the line carries trace_id and span_id.
+    res.on("finish", context.bind(context.active(), () => {
       const route = req.route ? `${req.baseUrl}${String(req.route.path)}` : undefined;
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       duration?.record(seconds, { "http.request.method": req.method, "http.route": route ?? "unmatched", "http.response.status_code": res.statusCode });
@@ -64,7 +67,7 @@ function requestLog(logger: Logger, meter: Meter | undefined): RequestHandler {
         },
         "request",
       );
-    });
+    }));
     next();
   };
 }
@@ -81,6 +84,8 @@ function platformRoutes(platform: PlatformInfo): Router {
   };
   router.get(["/health", "/v1/health"], health);
   router.get(["/version", "/v1/version"], version);
+  // Any other method (OPTIONS included, which express would otherwise answer itself in text/plain) is 405.
+  router.all(["/health", "/v1/health", "/version", "/v1/version"], (_req, _res, next) => next(new MethodNotAllowedError(["GET", "HEAD"])));
   return router;
 }
 
@@ -90,6 +95,7 @@ export function createHttpApp(options: HttpAppOptions): Express {
   app.disable("x-powered-by");
   app.set("etag", false);
   app.set("query parser", "simple");
+  app.use(serverSpans());
   app.use(requestId());
   app.use(requestLog(options.logger, options.meter));
   app.use((_req, res, next) => {

@@ -16,7 +16,9 @@ function intParam(min: number, max: number) {
     .string()
     .regex(INTEGER, { message: "must be a whole number" })
     .transform(Number)
-    .pipe(z.number().min(min, { message: `must be at least ${min}` }).max(max, { message: `must be at most ${max}` }));
+    .pipe(z.number().min(min, { message: `must be at least ${min}` }).max(max, { message: `must be at most ${max}` }))
+    // What the OpenAPI document says (z.toJSONSchema cannot see through the transform); @svc/openapi.
+    .meta({ type: "integer" });
 }
 
 function isRealDate(year: number, month: number, day: number): boolean {
@@ -45,9 +47,9 @@ export function parseDateOrDateTime(value: string): DateOrInstant | string {
 }
 
 export const q = {
-  page: () => intParam(1, 1_000_000).default(1),
-  perPage: () => intParam(1, MAX_PER_PAGE).default(DEFAULT_PER_PAGE),
-  bool: () => z.enum(["true", "false"], { message: "must be true or false" }).transform((v) => v === "true"),
+  page: () => intParam(1, 1_000_000).default(1).meta({ description: "Page number, from 1." }),
+  perPage: () => intParam(1, MAX_PER_PAGE).default(DEFAULT_PER_PAGE).meta({ description: `Items per page, 1 to ${MAX_PER_PAGE}.` }),
+  bool: () => z.enum(["true", "false"], { message: "must be true or false" }).transform((v) => v === "true").meta({ type: "boolean" }),
   oneOf: <const T extends readonly [string, ...string[]]>(values: T) => z.enum(values, { message: `must be one of: ${values.join(", ")}` }),
   text: (max = 200) => z.string().min(1, { message: "must not be empty" }).max(max, { message: `must be at most ${max} characters` }),
   dateOrDateTime: () =>
@@ -58,7 +60,8 @@ export const q = {
         return z.NEVER;
       }
       return parsed;
-    }),
+    })
+    .meta({ anyOf: [{ type: "string", format: "date" }, { type: "string", format: "date-time" }] }),
 };
 
 type QueryShape = Record<string, z.ZodType<unknown, string | undefined>>;

@@ -3,6 +3,7 @@ import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { RequestListener } from "node:http";
 import { createServer } from "node:http";
+import { PROTOCOL_SERVER_OPTIONS, withProtocolErrors } from "./protocol-errors.ts";
 
 export interface RunningServer {
   server: Server;
@@ -13,7 +14,8 @@ export interface RunningServer {
 
 /** Listens on host:port (0 = any free port) and returns the bound port. */
 export async function listen(handler: RequestListener, port: number, host = "0.0.0.0"): Promise<RunningServer> {
-  const server = createServer(handler);
+  const server = createServer(PROTOCOL_SERVER_OPTIONS);
+  server.on("request", withProtocolErrors(server, handler));
   // Keep-alive must outlive a typical load balancer idle timeout, headers must not hang forever.
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;

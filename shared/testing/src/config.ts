@@ -12,3 +12,6 @@ export const testEnv = parseEnv(
   }),
   process.env,
 );
+
+/** Set by `npm run bench` (tools/bench.ts) for each bench it runs: where recordBenchRows appends. */
+export const benchEnv = parseEnv(z.object({ BENCH_RESULTS_FILE: z.string().optional() }), process.env);

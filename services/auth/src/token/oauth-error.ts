@@ -60,14 +60,23 @@ function toOAuthError(err: unknown): OAuthError | undefined {
   }
   if (err instanceof DomainError && err.status === 503) return oauthErrors.temporarilyUnavailable(5);
   if (err instanceof DomainError && err.status < 500) return oauthErrors.invalidRequest(err.message);
+  // Other client errors of the body reader (e.g. a Content-Encoding whose data does not inflate: a zlib error with status 400).
+  const status = (err as { status?: unknown } | undefined)?.status;
+  if (!(err instanceof DomainError) && typeof status === "number" && status >= 400 && status < 500) {
+    return oauthErrors.invalidRequest("the request body could not be read; send application/x-www-form-urlencoded");
+  }
   return undefined;
 }
 
-/** The token endpoint's one error middleware; unexpected errors are logged with their cause and answered opaquely. */
-export function oauthErrorHandler(logger: Logger): ErrorRequestHandler {
+/**
+ * The token endpoint's one error middleware; unexpected errors are logged with their cause and
+ * answered opaquely. `issuance` counts each answer by its error code (the outcome).
+ */
+export function oauthErrorHandler(logger: Logger, issuance?: { add(value: number, attributes: { outcome: string }): void }): ErrorRequestHandler {
   return (err, req, res, next) => {
     if (req.path !== "/oauth/token") return next(err);
     const known = toOAuthError(err);
+    issuance?.add(1, { outcome: (known ?? oauthErrors.serverError()).error });
     if (!known) logger.error({ err, request_id: res.locals.requestId }, "token request failed");
     else if (known.status >= 500) logger.warn({ err: err instanceof OAuthError ? undefined : err, request_id: res.locals.requestId }, known.message);
     if (res.headersSent) return void req.socket.destroy();

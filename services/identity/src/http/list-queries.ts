@@ -1,10 +1,7 @@
-import { z } from "zod";
-import { parseQuery, q, type DateOrInstant } from "@svc/http";
+import { parseQuery, type DateOrInstant } from "@svc/http";
 import { instantOfLocal } from "@svc/time";
-import { CANDIDATE_STATUSES, RESOLUTIONS, type ApplicationFilter, type CandidateFilter, type RecruitmentCaseFilter } from "../domain/model.ts";
-import { UUID_SHAPE } from "./validation.ts";
-
-const uuid = () => z.string().regex(UUID_SHAPE, { message: "must be a UUID" });
+import type { ApplicationFilter, CandidateFilter, RecruitmentCaseFilter } from "../domain/model.ts";
+import { listApplicationsOperation, listCandidatesOperation, listRecruitmentCasesOperation } from "./operations.ts";
 
 /** `created_since`: a date means midnight in the configured zone (Europe/Brussels); a date-time is itself. Inclusive. */
 function sinceOf(value: DateOrInstant | undefined, timeZone: string): Date | undefined {
@@ -13,26 +10,12 @@ function sinceOf(value: DateOrInstant | undefined, timeZone: string): Date | und
 }
 
 export function candidateFilterOf(query: unknown, timeZone: string): CandidateFilter {
-  const p = parseQuery(
-    { page: q.page(), per_page: q.perPage(), status: q.oneOf(CANDIDATE_STATUSES).optional(), created_since: q.dateOrDateTime().optional() },
-    query,
-  );
+  const p = parseQuery(listCandidatesOperation.query, query);
   return { page: p.page, perPage: p.per_page, status: p.status, createdSince: sinceOf(p.created_since, timeZone) };
 }
 
 export function applicationFilterOf(query: unknown, timeZone: string): ApplicationFilter {
-  const p = parseQuery(
-    {
-      page: q.page(),
-      per_page: q.perPage(),
-      candidate_uuid: uuid().optional(),
-      vacancy_uuid: uuid().optional(),
-      practice_id: q.text(100).optional(),
-      resolution: q.oneOf(RESOLUTIONS).optional(),
-      created_since: q.dateOrDateTime().optional(),
-    },
-    query,
-  );
+  const p = parseQuery(listApplicationsOperation.query, query);
   return {
     page: p.page,
     perPage: p.per_page,
@@ -45,17 +28,7 @@ export function applicationFilterOf(query: unknown, timeZone: string): Applicati
 }
 
 export function recruitmentCaseFilterOf(query: unknown, timeZone: string): RecruitmentCaseFilter {
-  const p = parseQuery(
-    {
-      page: q.page(),
-      per_page: q.perPage(),
-      candidate_uuid: uuid().optional(),
-      vacancy_uuid: uuid().optional(),
-      practice_id: q.text(100).optional(),
-      created_since: q.dateOrDateTime().optional(),
-    },
-    query,
-  );
+  const p = parseQuery(listRecruitmentCasesOperation.query, query);
   return {
     page: p.page,
     perPage: p.per_page,

@@ -1,12 +1,23 @@
 import express, { type RequestHandler } from "express";
 import { requireScope, type Scope, type TokenVerifier } from "@svc/auth";
-import { MethodNotAllowedError, NotFoundError, requireJson, sendData, sendPage, UnsupportedMediaTypeError, ValidationError } from "@svc/http";
+import { expressPath, type OperationSpec } from "@svc/openapi";
+import { MethodNotAllowedError, NotFoundError, parseQuery, requireJson, sendData, sendPage, UnsupportedMediaTypeError, ValidationError } from "@svc/http";
 import type { ApplicationOutcome, ApplicationRequest } from "../domain/create-application.ts";
 import type { IdentityQueries, Page, Submission } from "../domain/model.ts";
 import { parseApplicationBody } from "./application-body.ts";
 import { applicationFilterOf, candidateFilterOf, recruitmentCaseFilterOf } from "./list-queries.ts";
 import { applicationCreateResponse, applicationResource, candidateResource, recruitmentCaseResource, submissionResource } from "./representations.ts";
 import { uuidParam } from "./validation.ts";
+import {
+  createApplicationOperation,
+  getApplicationOperation,
+  getCandidateOperation,
+  getRecruitmentCaseOperation,
+  listApplicationsOperation,
+  listCandidatesOperation,
+  listRecruitmentCasesOperation,
+  submitApplicationOperation,
+} from "./operations.ts";
 
 export interface RouteDeps {
   environment: "production" | "sandbox";
@@ -27,6 +38,16 @@ const notAllowed =
 function page<T>(res: express.Response, result: Page<T>, request: { page: number; perPage: number }, map: (item: T) => unknown): void {
   sendPage(res, result.items.map(map), { page: request.page, perPage: request.perPage, total: result.total });
 }
+
+/** Operations without query parameters refuse any (ARCHITECTURE: unknown query parameters are 422). */
+const noQuery: RequestHandler = (req, _res, next) => {
+  try {
+    parseQuery({}, req.query);
+    next();
+  } catch (err) {
+    next(err);
+  }
+};
 
 /** A submission takes no body: none, or an empty JSON object. */
 const requireNoBody: RequestHandler = (req, _res, next) => {
@@ -78,25 +99,28 @@ function handlers(deps: RouteDeps) {
   } satisfies Record<string, RequestHandler>;
 }
 
+/** The router's form of a documented path (paths and scopes come from the operation descriptors, ./operations.ts). */
+const path = (op: OperationSpec) => expressPath(op.path);
+
 /** Every identity route with its scope (spec 4.9, 4.10, 4.12, 5). The submission route exists in production only. */
 export function identityRoutes(deps: RouteDeps): express.Router {
   const router = express.Router();
   const scope = (s: Scope) => requireScope(deps.verify, s);
   const h = handlers(deps);
-  router.route("/v1/candidates").get(scope("candidates:read"), h.listCandidates).all(notAllowed("GET"));
-  router.route("/v1/candidates/:candidate_uuid").get(scope("candidates:read"), h.getCandidate).all(notAllowed("GET"));
+  router.route(path(listCandidatesOperation)).get(scope(listCandidatesOperation.auth.scope), h.listCandidates).all(notAllowed("GET"));
+  router.route(path(getCandidateOperation)).get(scope(getCandidateOperation.auth.scope), noQuery, h.getCandidate).all(notAllowed("GET"));
   router
-    .route("/v1/applications")
-    .get(scope("applications:read"), h.listApplications)
-    .post(scope("applications:write"), requireJson(), deps.idempotency, h.createApplication)
+    .route(path(listApplicationsOperation))
+    .get(scope(listApplicationsOperation.auth.scope), h.listApplications)
+    .post(scope(createApplicationOperation.auth.scope), noQuery, requireJson(), deps.idempotency, h.createApplication)
     .all(notAllowed("GET", "POST"));
-  router.route("/v1/applications/:application_uuid").get(scope("applications:read"), h.getApplication).all(notAllowed("GET"));
+  router.route(path(getApplicationOperation)).get(scope(getApplicationOperation.auth.scope), noQuery, h.getApplication).all(notAllowed("GET"));
   if (deps.environment === "production") {
     // Spec 5: in the sandbox applications:write covers creating applications only; the route does not exist there.
-    router.route("/v1/applications/:application_uuid/submission").post(scope("applications:write"), requireNoBody, h.submitApplication).all(notAllowed("POST"));
+    router.route(path(submitApplicationOperation)).post(scope(submitApplicationOperation.auth.scope), noQuery, requireNoBody, h.submitApplication).all(notAllowed("POST"));
   }
-  router.route("/v1/recruitment-cases").get(scope("recruitment-cases:read"), h.listRecruitmentCases).all(notAllowed("GET"));
-  router.route("/v1/recruitment-cases/:recruitment_case_uuid").get(scope("recruitment-cases:read"), h.getRecruitmentCase).all(notAllowed("GET"));
+  router.route(path(listRecruitmentCasesOperation)).get(scope(listRecruitmentCasesOperation.auth.scope), h.listRecruitmentCases).all(notAllowed("GET"));
+  router.route(path(getRecruitmentCaseOperation)).get(scope(getRecruitmentCaseOperation.auth.scope), noQuery, h.getRecruitmentCase).all(notAllowed("GET"));
   return router;
 }
 

@@ -104,6 +104,18 @@ describe("idempotency middleware", () => {
     expect((await other).status).toBe(201);
   });
 
+  // Found by the hostile-input suite: this was a 500 (stack overflow while fingerprinting).
+  it("answers 422 naming the body for a body nested thousands of levels deep", async () => {
+    const res = await fetchJson<{ error: { code: string; details: Array<{ field: string }> } }>(`${app.baseUrl}/things`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", "Idempotency-Key": "deep" },
+      body: `${'{"a":'.repeat(5_000)}1${"}".repeat(5_000)}`,
+    });
+    expect(res.status).toBe(422);
+    expect(res.body.error.code).toBe("VALIDATION_ERROR");
+    expect(res.body.error.details.map((d) => d.field)).toEqual(["body"]);
+  });
+
   it("lets the same request take over a key whose holder stopped answering past its lease", async () => {
     const open = hold();
     const running = executions;

@@ -2,7 +2,7 @@ import type { RequestHandler, Response } from "express";
 import { DomainError, ValidationError } from "@svc/http";
 import type { Logger } from "@svc/logging";
 import type { IdempotencyRecordId, IdempotencyStore, Reservation } from "./idempotency-store.ts";
-import { hashKey, isValidIdempotencyKey, requestFingerprint } from "./request-fingerprint.ts";
+import { BodyTooDeepError, hashKey, isValidIdempotencyKey, requestFingerprint } from "./request-fingerprint.ts";
 
 export const IDEMPOTENCY_KEY_HEADER = "Idempotency-Key";
 export const REPLAYED_HEADER = "Idempotent-Replayed";
@@ -49,7 +49,7 @@ export function idempotency(options: IdempotencyOptions): RequestHandler {
     if (key === undefined) return next();
     if (!isValidIdempotencyKey(key)) throw new ValidationError([{ field: IDEMPOTENCY_KEY_HEADER, message: "must be 1 to 255 printable ASCII characters" }]);
     const id: IdempotencyRecordId = { clientId: options.clientOf(res), keyHash: hashKey(key) };
-    const turn = await waitForTurn(options, id, requestFingerprint(req.method, `${req.baseUrl}${req.path}`, req.body));
+    const turn = await waitForTurn(options, id, fingerprintOf(req.method, `${req.baseUrl}${req.path}`, req.body));
     if (turn.kind === "completed") {
       res.status(turn.response.status).set(REPLAYED_HEADER, "true").type("application/json").send(turn.response.body);
       return;
@@ -57,6 +57,16 @@ export function idempotency(options: IdempotencyOptions): RequestHandler {
     settleWithResponse(res, options, id);
     next();
   };
+}
+
+/** A body too deep to fingerprint is no request body of this service: 422, never a stack overflow. */
+function fingerprintOf(method: string, path: string, body: unknown): Buffer {
+  try {
+    return requestFingerprint(method, path, body);
+  } catch (err) {
+    if (err instanceof BodyTooDeepError) throw new ValidationError([{ field: "body", message: err.message }]);
+    throw err;
+  }
 }
 
 async function waitForTurn(options: IdempotencyOptions, id: IdempotencyRecordId, requestHash: Buffer): Promise<Exclude<Reservation, { kind: "in_progress" }>> {
@@ -92,10 +102,14 @@ function settleWithResponse(res: Response, options: IdempotencyOptions, id: Idem
     const status = res.statusCode;
     const stored = status >= 200 && status < 300;
     const settle = stored ? options.store.complete(id, { status, body: JSON.stringify(body) }) : options.store.release(id);
-    void settle
+    const settled = settle
       // The key then stays held until its lease ends; the response itself is still right.
-      .catch((err: unknown) => options.logger.warn({ error_name: (err as Error).name, status }, "idempotency record not updated"))
-      .finally(() => sendJson(body));
+      .catch((err: unknown) => options.logger.warn({ error_name: (err as Error).name, status }, "idempotency record not updated"));
+    // A 5xx may be the key store's database failing or hanging: releasing would wait out the
+    // same timeout once more. It is answered at once; until the release lands, a retry with the
+    // key waits for it as for any running request.
+    if (!stored && status >= 500) sendJson(body);
+    else void settled.finally(() => sendJson(body));
     return res;
   }) as Response["json"];
 }

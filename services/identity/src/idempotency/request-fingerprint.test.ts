@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { canonicalJson, isValidIdempotencyKey, requestFingerprint } from "./request-fingerprint.ts";
+import { BodyTooDeepError, canonicalJson, isValidIdempotencyKey, MAX_BODY_DEPTH, requestFingerprint } from "./request-fingerprint.ts";
 
 describe("request fingerprint", () => {
   it("ignores key order at every level, nothing else", () => {
@@ -9,6 +9,14 @@ describe("request fingerprint", () => {
     expect(requestFingerprint("POST", "/v1/applications", { a: 1, b: { c: false } }).equals(one)).toBe(false);
     expect(requestFingerprint("POST", "/v1/other", { a: 1, b: { c: true } }).equals(one)).toBe(false);
     expect(requestFingerprint("POST", "/v1/applications", [1, 2]).equals(requestFingerprint("POST", "/v1/applications", [2, 1]))).toBe(false);
+  });
+
+  // Found by the hostile-input suite: a few thousand levels overflowed the stack (a 500).
+  it("refuses bodies nested deeper than MAX_BODY_DEPTH with BodyTooDeepError, not a stack overflow", () => {
+    const nested = (depth: number) => JSON.parse(`${'{"a":'.repeat(depth)}1${"}".repeat(depth)}`) as unknown;
+    expect(() => canonicalJson(nested(MAX_BODY_DEPTH))).not.toThrow();
+    expect(() => requestFingerprint("POST", "/v1/applications", nested(50_000))).toThrow(BodyTooDeepError);
+    expect(() => canonicalJson(JSON.parse(`${"[".repeat(5_000)}${"]".repeat(5_000)}`))).toThrow(BodyTooDeepError);
   });
 
   it("accepts 1 to 255 printable ASCII characters as a key", () => {

@@ -1,13 +1,17 @@
 import type pg from "pg";
-import type { NodePgDatabase } from "drizzle-orm/node-postgres";
-import { createDrizzle } from "@svc/db";
+import { drizzle, type NodePgDatabase } from "drizzle-orm/node-postgres";
 import * as schema from "../db/schema.ts";
 
-export type IdentityDb = NodePgDatabase<typeof schema>;
-export type IdentityTx = Parameters<Parameters<IdentityDb["transaction"]>[0]>[0];
+export type IdentityDb = NodePgDatabase<typeof schema> & { $client: pg.Pool };
+/** A transaction's statements: drizzle over the one connection that holds the transaction. */
+export type IdentityTx = NodePgDatabase<typeof schema>;
 
 export function identityDb(pool: pg.Pool): IdentityDb {
-  return createDrizzle(pool, schema);
+  return drizzle(pool, { schema });
+}
+
+export function identityTx(client: pg.PoolClient): IdentityTx {
+  return drizzle(client, { schema });
 }
 
 /** Longest merge chain followed; merges never form cycles (domain/merge-candidates.ts), this is a backstop. */

@@ -1,10 +1,10 @@
 import { and, eq, inArray, isNull, sql } from "drizzle-orm";
 import { guardStore } from "./guard-store.ts";
-import { enqueueEvents, type EventPayload } from "@svc/events";
+import { enqueueEvents, withTransaction, type EventPayload } from "@svc/events";
 import { applications, candidateIdentifiers, candidates, outbox, recruitmentCases } from "../db/schema.ts";
 import type { LookupKey } from "../identifiers/lookup-keys.ts";
 import type { Application, Candidate, IdentityStore, IdentityTransaction, RecruitmentCase } from "../domain/model.ts";
-import { MAX_MERGE_DEPTH, type IdentityDb, type IdentityTx } from "./db.ts";
+import { identityTx, MAX_MERGE_DEPTH, type IdentityDb, type IdentityTx } from "./db.ts";
 import { toApplication, toCandidate, toRecruitmentCase } from "./rows.ts";
 import { activeTraceContext } from "./trace-context.ts";
 
@@ -20,8 +20,13 @@ export class PgIdentityStore implements IdentityStore {
     this.#traceContext = traceContext;
   }
 
+  /**
+   * Not drizzle's transaction(): after a statement timed out on a hung server its ROLLBACK waits
+   * out a second timeout. withTransaction destroys a failed transaction's connection instead (the
+   * server rolls back a closed session), so a request fails within one query timeout.
+   */
   transaction<T>(work: (tx: IdentityTransaction) => Promise<T>): Promise<T> {
-    return guardStore(() => this.#db.transaction((tx) => work(new PgIdentityTransaction(tx, this.#traceContext))));
+    return guardStore(() => withTransaction(this.#db.$client, (client) => work(new PgIdentityTransaction(identityTx(client), this.#traceContext))));
   }
 }
 

@@ -5,13 +5,14 @@
 import express, { type RequestHandler } from "express";
 import { MethodNotAllowedError, parseQuery, requireJson, sendData } from "@svc/http";
 import { requireScope, type TokenVerifier } from "@svc/auth";
+import { expressPath } from "@svc/openapi";
+import { bulkCrmAccountsOperation, CRM_MIRROR_SCOPE, deleteCrmAccountOperation, putCrmAccountOperation } from "../operations.ts";
 import type { CrmMirrorStore } from "./account.ts";
 import { DELETE_VERSION_HEADER, parseBulk, parseDelete, parsePut } from "./validation.ts";
 
-const SCOPE = "crm-mirror:write";
-const ACCOUNT = "/v1/crm-mirror/accounts/:crm_id";
 // A custom method (`:bulk`) rather than `/accounts/bulk`, which would read as the account "bulk".
-const BULK = "/v1/crm-mirror/accounts\\:bulk";
+const ACCOUNT = expressPath(putCrmAccountOperation.path);
+const BULK = expressPath(bulkCrmAccountsOperation.path);
 
 export interface CrmMirrorDeps {
   verify: TokenVerifier;
@@ -22,18 +23,18 @@ export interface CrmMirrorDeps {
 function handlers(deps: CrmMirrorDeps): Record<"put" | "remove" | "bulk", RequestHandler> {
   return {
     put: async (req, res) => {
-      parseQuery({}, req.query);
+      parseQuery(putCrmAccountOperation.query, req.query);
       const [result] = await deps.store.apply([parsePut(req.params.crm_id, req.body, deps.now())]);
       // RFC 9110: a PUT that creates the resource answers 201.
       sendData(res, result, { status: result?.outcome === "created" ? 201 : 200 });
     },
     remove: async (req, res) => {
-      parseQuery({}, req.query);
+      parseQuery(deleteCrmAccountOperation.query, req.query);
       const [result] = await deps.store.apply([parseDelete(req.params.crm_id, req.get(DELETE_VERSION_HEADER), deps.now())]);
       sendData(res, result);
     },
     bulk: async (req, res) => {
-      parseQuery({}, req.query);
+      parseQuery(bulkCrmAccountsOperation.query, req.query);
       const results = await deps.store.apply(parseBulk(req.body, deps.now()));
       const applied = results.filter((r) => r.applied).length;
       sendData(res, { received: results.length, applied, results: results.map((r, index) => ({ index, ...r })) });
@@ -47,7 +48,7 @@ const methods = (allowed: string[]): RequestHandler => () => {
 
 export function crmMirrorRoutes(deps: CrmMirrorDeps): express.Router {
   const router = express.Router();
-  const guard = requireScope(deps.verify, SCOPE);
+  const guard = requireScope(deps.verify, CRM_MIRROR_SCOPE);
   const h = handlers(deps);
   router.put(ACCOUNT, guard, requireJson(), h.put);
   router.delete(ACCOUNT, guard, h.remove);

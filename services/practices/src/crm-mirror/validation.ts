@@ -63,7 +63,7 @@ const modifiedOn = (nowMs: number) =>
       return z.NEVER;
     }
     return parsed;
-  });
+  }).meta({ type: "string", format: "date-time", description: "The CRM's modification time: ISO 8601 with seconds and an offset, from 1970 up to one hour ahead of the service's clock." });
 
 const group = <S extends z.ZodRawShape>(shape: S) => z.strictObject(shape, { error: required("an object") });
 
@@ -79,8 +79,20 @@ const accountShape = (nowMs: number) => ({
   modified_on: modifiedOn(nowMs),
 });
 
-const putBody = (nowMs: number) => z.strictObject({ crm_id: crmIdSchema.optional(), ...accountShape(nowMs) }, { error: "must be a JSON object" });
+/** The PUT and bulk bodies (also what the OpenAPI document describes; the clock only bounds modified_on). */
+export const putBody = (nowMs: number) => z.strictObject({ crm_id: crmIdSchema.optional(), ...accountShape(nowMs) }, { error: "must be a JSON object" });
 const bulkItem = (nowMs: number) => z.strictObject({ crm_id: crmIdSchema, ...accountShape(nowMs) }, { error: "must be a JSON object" });
+export const bulkBody = (nowMs: number) =>
+  z.strictObject(
+    {
+      accounts: z
+        .array(bulkItem(nowMs), { error: required("an array of accounts") })
+        .min(1, { error: "must hold at least one account" })
+        // The upper bound is checked before the records (parseBulk); stated here for the document.
+        .meta({ maxItems: MAX_BULK_ACCOUNTS }),
+    },
+    { error: "must be a JSON object" },
+  );
 
 function fieldName(path: ReadonlyArray<PropertyKey>): string {
   return path.reduce<string>((out, key) => (typeof key === "number" ? `${out}[${key}]` : out ? `${out}.${String(key)}` : String(key)), "");
@@ -136,9 +148,5 @@ export function parseBulk(body: unknown, nowMs: number): AccountWrite[] {
   if (Array.isArray(accounts) && accounts.length > MAX_BULK_ACCOUNTS) {
     throw new ValidationError([{ field: "accounts", message: `must hold at most ${MAX_BULK_ACCOUNTS} accounts (got ${accounts.length}); split the request` }]);
   }
-  const schema = z.strictObject(
-    { accounts: z.array(bulkItem(nowMs), { error: required("an array of accounts") }).min(1, { error: "must hold at least one account" }) },
-    { error: "must be a JSON object" },
-  );
-  return parse(schema, body).accounts.map(({ crm_id: crmId, ...parsed }) => toWrite(crmId, parsed));
+  return parse(bulkBody(nowMs), body).accounts.map(({ crm_id: crmId, ...parsed }) => toWrite(crmId, parsed));
 }

@@ -9,7 +9,7 @@
  */
 import type { LegacyDb } from "@svc/db";
 import type { Vacancy } from "../vacancy-catalogue.ts";
-import type { AsOf, PageRequest, ReferenceLists, VacancyFilter, VacancyLink, VacancyPage, VacancySource } from "../vacancy-source.ts";
+import type { AsOf, PageRequest, ReferenceLists, VacancyFilter, VacancyLink, VacancySource } from "../vacancy-source.ts";
 import { zonedIso, type LocalToIso } from "./local-time.ts";
 import { statusCodeOf, toReferenceEntry, toVacancy, type ReferenceRow, type VacancyRow } from "./to-vacancy.ts";
 
@@ -159,14 +159,16 @@ export class MysqlVacancySource implements VacancySource {
     this.#toIso = zonedIso(zone);
   }
 
-  async list(filter: VacancyFilter, asOf: AsOf, page: PageRequest): Promise<VacancyPage> {
-    const count = countStatement(filter, asOf);
-    const rows = pageStatement(filter, asOf, page);
-    const [counted, found] = await Promise.all([
-      this.#db.query<{ n: number | string }>(count.sql, count.params),
-      this.#db.query<VacancyRow>(rows.sql, rows.params),
-    ]);
-    return { total: Number(counted[0]?.n ?? 0), items: found.map((row) => toVacancy(row, this.#toIso)) };
+  async page(filter: VacancyFilter, asOf: AsOf, page: PageRequest): Promise<Vacancy[]> {
+    const statement = pageStatement(filter, asOf, page);
+    const rows = await this.#db.query<VacancyRow>(statement.sql, statement.params);
+    return rows.map((row) => toVacancy(row, this.#toIso));
+  }
+
+  async count(filter: VacancyFilter, asOf: AsOf): Promise<number> {
+    const statement = countStatement(filter, asOf);
+    const [row] = await this.#db.query<{ n: number | string }>(statement.sql, statement.params);
+    return Number(row?.n ?? 0);
   }
 
   async get(uuid: string, asOf: AsOf): Promise<Vacancy | null> {

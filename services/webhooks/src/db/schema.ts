@@ -37,15 +37,20 @@ export const subscriptions = webhooksSchema.table(
 );
 
 /** Each event the dispatcher received (or the API created, for a ping), with its exact body. */
-export const events = webhooksSchema.table("events", {
-  eventUuid: uuid("event_uuid").primaryKey(),
-  eventType: text("event_type").notNull(),
-  /** The payload JSON exactly as received: it is the signed and POSTed body, byte for byte. */
-  body: text("body").notNull(),
-  traceparent: text("traceparent"),
-  tracestate: text("tracestate"),
-  receivedAt: at("received_at").notNull(),
-});
+export const events = webhooksSchema.table(
+  "events",
+  {
+    eventUuid: uuid("event_uuid").primaryKey(),
+    eventType: text("event_type").notNull(),
+    /** The payload JSON exactly as received: it is the signed and POSTed body, byte for byte. */
+    body: text("body").notNull(),
+    traceparent: text("traceparent"),
+    tracestate: text("tracestate"),
+    receivedAt: at("received_at").notNull(),
+  },
+  // Retention walks old events in (received_at, event_uuid) order, a batch at a time.
+  (t) => [index("events_received_at_idx").on(t.receivedAt, t.eventUuid)],
+);
 
 export const DELIVERY_STATUSES = ["pending", "succeeded", "failed", "dead"] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
@@ -84,6 +89,8 @@ export const deliveries = webhooksSchema.table(
     index("deliveries_subscription_idx").on(t.subscriptionId, t.createdAt, t.id),
     index("deliveries_subscription_status_idx").on(t.subscriptionId, t.status, t.createdAt),
     index("deliveries_unqueued_idx").on(t.createdAt).where(sql`queued_at IS NULL`),
+    // Retention finds finished deliveries by when they finished (retention-store.ts).
+    index("deliveries_finished_idx").on(t.updatedAt).where(sql`status <> 'pending'`),
     check("deliveries_status_check", sql`status IN ('pending', 'succeeded', 'failed', 'dead')`),
   ],
 );

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { SpanStatusCode, type Span } from "@opentelemetry/api";
 import type { Decision, Delivery } from "@svc/messaging";
 import type { Logger } from "@svc/logging";
 import type { Clock, DeliveryMessage } from "../domain/model.ts";
@@ -10,6 +11,7 @@ import { classify } from "./classify.ts";
 import type { InFlightCaps } from "./in-flight-caps.ts";
 import { nextStep, type RetryPolicy } from "./retry-policy.ts";
 import { inDeliverySpan } from "./tracing.ts";
+import { recordAttempt, type DeliveryMetrics } from "./metrics.ts";
 
 export const deliveryMessageSchema = z.object({
   v: z.literal(1),
@@ -27,6 +29,8 @@ export type DeliveryWorkerDeps = {
   caps: InFlightCaps;
   clock: Clock;
   logger: Logger;
+  /** Attempts by outcome and number, POST duration, delivery latency, dead deliveries. */
+  metrics?: DeliveryMetrics | undefined;
 };
 
 const ACK: Decision = { action: "ack" };
@@ -44,6 +48,14 @@ export function createDeliveryHandler(deps: DeliveryWorkerDeps): (d: Delivery<De
     // The slot first, so the checks below run just before the POST, not before a wait.
     const key = message.subscription_uuid;
     if (!(await deps.caps.acquire(key, message.delivery_uuid))) return { action: "nak", delayMs: deps.caps.deferDelayMs(key, message.delivery_uuid) };
+    // The slot bounds what the subscriber sees (POSTs at once), so it is handed back as soon as
+    // the POST is answered: the record write after it must not slow a subscriber's rate down
+    // (16 / (load + POST), not 16 / (load + POST + commit)).
+    let holding = true;
+    const releaseSlot = () => {
+      if (holding) deps.caps.release(key);
+      holding = false;
+    };
     try {
       const ctx = await deps.store.loadForAttempt(message.delivery_uuid);
       // Gone with its subscription, from an older round, or already finished by another copy.
@@ -54,14 +66,15 @@ export function createDeliveryHandler(deps: DeliveryWorkerDeps): (d: Delivery<De
       }
       const earlyByMs = (ctx.nextAttemptAt?.getTime() ?? 0) - deps.clock.now().getTime();
       if (earlyByMs > EARLY_TOLERANCE_MS) return { action: "nak", delayMs: earlyByMs };
-      return await inDeliverySpan(ctx, () => attempt(deps, ctx));
+      const info = { trace: ctx.trace, deliveryId: ctx.deliveryId, eventType: ctx.eventType, round: ctx.round, attempt: ctx.roundAttempts + 1 };
+      return await inDeliverySpan(info, (span) => attempt(deps, ctx, span, releaseSlot));
     } finally {
-      deps.caps.release(key);
+      releaseSlot();
     }
   };
 }
 
-async function attempt(deps: DeliveryWorkerDeps, ctx: AttemptContext): Promise<Decision> {
+async function attempt(deps: DeliveryWorkerDeps, ctx: AttemptContext, span: Span, posted: () => void): Promise<Decision> {
   const startedAt = deps.clock.now();
   const timestampSeconds = Math.floor(startedAt.getTime() / 1000);
   const headers = deliveryHeaders({
@@ -73,6 +86,7 @@ async function attempt(deps: DeliveryWorkerDeps, ctx: AttemptContext): Promise<D
     secrets: signingSecrets(deps.secretBox, ctx, startedAt),
   });
   const result = await deps.client.post(ctx.url, ctx.body, headers);
+  posted();
   const verdict = classify(result);
   const number = ctx.roundAttempts + 1;
   const next = nextStep(verdict, number, deps.policy);
@@ -94,6 +108,9 @@ async function attempt(deps: DeliveryWorkerDeps, ctx: AttemptContext): Promise<D
   });
   // Another copy of this message recorded this attempt first: that copy owns what happens next.
   if (!recorded) return ACK;
+  span.setAttributes({ "webhook.outcome": next.outcome, ...(result.kind === "response" && { "http.response.status_code": result.statusCode }) });
+  if (next.outcome !== "succeeded") span.setStatus({ code: SpanStatusCode.ERROR, message: verdict.errorClass ?? next.outcome });
+  recordAttempt(deps.metrics, { outcome: next.outcome, attempt: number, round: ctx.round, durationMs: result.durationMs, createdAt: ctx.createdAt, finishedAt });
   if (next.outcome === "succeeded") return ACK;
   if (next.retryInMs !== null) return { action: "nak", delayMs: next.retryInMs };
   deps.logger.info({ delivery_uuid: ctx.deliveryId, outcome: next.outcome, error_class: verdict.errorClass, attempt: number }, "delivery ended without success");

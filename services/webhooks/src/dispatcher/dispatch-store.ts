@@ -12,7 +12,10 @@ export type AttemptContext = {
   round: number;
   roundAttempts: number;
   nextAttemptAt: Date | null;
+  /** When the delivery record was made (its fan-out, ping or redelivery). */
+  createdAt: Date;
   body: string;
+  /** The fan-out's W3C trace context, stored with the event: attempts are its children or link to it. */
   trace: TraceContext | undefined;
   url: string;
   enabled: boolean;

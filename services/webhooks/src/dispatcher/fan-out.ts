@@ -4,6 +4,7 @@ import { getTraceContext, type Decision, type Delivery } from "@svc/messaging";
 import type { Clock } from "../domain/model.ts";
 import type { DeliveryQueue } from "../domain/ports.ts";
 import type { DispatchStore } from "./dispatch-store.ts";
+import { inFanOutSpan } from "./tracing.ts";
 
 /** Spec 6.1; anything else on the events stream is terminated as poison by the consumer. */
 export const eventPayloadSchema = z.object({
@@ -24,12 +25,14 @@ export type FanOutDeps = { store: DispatchStore; queue: DeliveryQueue; clock: Cl
  * published again under the same message ids, which the deliveries stream de-duplicates.
  */
 export function createFanOutHandler(deps: FanOutDeps): (d: Delivery<EventPayload>) => Promise<Decision> {
-  return async ({ data, msg, headers }) => {
-    const trace = getTraceContext(headers);
-    // The raw text, not a re-serialisation: it is what gets signed and POSTed (spec 6.3).
-    const event = { eventUuid: data.event_uuid, eventType: data.event_type, body: msg.string(), trace };
-    const messages = await deps.store.fanOut(event, deps.clock.now());
-    if (messages.length > 0) await deps.queue.enqueue(messages, trace);
-    return { action: "ack" };
-  };
+  return ({ data, msg, headers, subject }) =>
+    // The producer's trace context comes in the headers (any case); the fan-out span's own context
+    // is stored with the event, so each attempt of each delivery can find its way back here.
+    inFanOutSpan({ trace: getTraceContext(headers), subject, eventUuid: data.event_uuid, eventType: data.event_type }, async (trace) => {
+      // The raw text, not a re-serialisation: it is what gets signed and POSTed (spec 6.3).
+      const event = { eventUuid: data.event_uuid, eventType: data.event_type, body: msg.string(), trace };
+      const messages = await deps.store.fanOut(event, deps.clock.now());
+      if (messages.length > 0) await deps.queue.enqueue(messages, trace);
+      return { action: "ack" } as const;
+    });
 }

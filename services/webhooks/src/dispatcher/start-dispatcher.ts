@@ -1,4 +1,5 @@
 import type pg from "pg";
+import type { Meter } from "@opentelemetry/api";
 import type { Logger } from "@svc/logging";
 import type { EventPayload } from "@svc/events";
 import {
@@ -22,11 +23,13 @@ import { createGuardedClient, type WebhookHttpClient } from "../outbound/guarded
 import type { HostResolver } from "../outbound/resolver.ts";
 import { createUrlGuard } from "../outbound/url-guard.ts";
 import { createNatsDeliveryQueue } from "../queue/nats-delivery-queue.ts";
+import { startConfiguredRetention } from "../retention/start-retention.ts";
 import { createSecretBox } from "../signing/secret-box.ts";
 import { PgDispatchStore } from "../stores/pg-dispatch-store.ts";
 import { createDeliveryHandler, deliveryMessageSchema } from "./delivery-worker.ts";
 import { createFanOutHandler, eventPayloadSchema } from "./fan-out.ts";
 import { inFlightCaps } from "./in-flight-caps.ts";
+import { deliveryMetrics, observeConsumers } from "./metrics.ts";
 import { startRequeueSweep } from "./requeue-sweep.ts";
 import { retryPolicy } from "./retry-policy.ts";
 
@@ -37,6 +40,8 @@ export type DispatcherDeps = {
   client: WebhookHttpClient;
   clock: Clock;
   logger: Logger;
+  /** The process's Meter: delivery outcomes and latency, consumer pending and ack-pending counts. */
+  meter?: Meter;
 };
 
 export type RunningDispatcher = { stop(): Promise<void>; inFlight(): number };
@@ -70,12 +75,13 @@ async function reconcileStreams(jsm: JetStreamManager, n: Names, config: Dispatc
 /**
  * Reconciles the streams and consumers (per notes/jetstream-on-nats-2.9.md), then runs the
  * fan-out (events → delivery records and queue messages), the delivery worker (queue → signed
- * POST, retries by nak(delay)) and the requeue sweep, until stop().
+ * POST, retries by nak(delay)), the requeue sweep and the retention job (elected), until stop().
  */
 export async function startDispatcher(deps: DispatcherDeps): Promise<RunningDispatcher> {
   const { config, nc, logger, clock } = deps;
   const n = names(config.NATS_NAMESPACE);
-  await reconcileStreams(await jetstreamManager(nc), n, config);
+  const jsm = await jetstreamManager(nc);
+  await reconcileStreams(jsm, n, config);
   const js = jetstream(nc);
   const store = new PgDispatchStore(deps.pool);
   const queue = createNatsDeliveryQueue(js, n);
@@ -100,6 +106,7 @@ export async function startDispatcher(deps: DispatcherDeps): Promise<RunningDisp
       }),
       clock,
       logger,
+      metrics: deps.meter ? deliveryMetrics(deps.meter) : undefined,
     }),
   });
   const fanOut = await startConsumer<EventPayload>({
@@ -111,10 +118,15 @@ export async function startDispatcher(deps: DispatcherDeps): Promise<RunningDisp
     parse: (data) => eventPayloadSchema.parse(data) as EventPayload,
     handler: createFanOutHandler({ store, queue, clock }),
   });
+  const unobserve = deps.meter
+    ? observeConsumers(deps.meter, jsm, [{ stream: n.eventsStream, consumer: n.consumers.eventsFanout }, { stream: n.deliveriesStream, consumer: n.consumers.deliveries }])
+    : () => {};
   const sweep = startRequeueSweep({ store, queue, clock, logger, everyMs: config.WEBHOOK_REQUEUE_SWEEP_MS });
+  const retention = await startConfiguredRetention({ config, pool: deps.pool, clock, logger });
   return {
     async stop() {
-      await Promise.all([fanOut.stop(), deliveries.stop(), sweep.stop()]);
+      unobserve();
+      await Promise.all([fanOut.stop(), deliveries.stop(), sweep.stop(), retention.stop()]);
     },
     inFlight: () => deliveries.inFlight() + fanOut.inFlight(),
   };

@@ -1,13 +1,25 @@
 import express, { type Request, type RequestHandler, type Response } from "express";
 import { callerOf, requireScope, type TokenVerifier } from "@svc/auth";
-import { MethodNotAllowedError, parseQuery, q, requireJson, sendData, sendPage, ValidationError } from "@svc/http";
-import { DELIVERY_STATUSES } from "../db/schema.ts";
+import { MethodNotAllowedError, parseQuery, requireJson, sendData, sendPage, ValidationError } from "@svc/http";
+import { expressPath, type OperationSpec } from "@svc/openapi";
 import type { SubscriptionService } from "../domain/subscription-service.ts";
 import { createBody, parseBody, patchBody } from "./bodies.ts";
+import {
+  createWebhookOperation,
+  deleteWebhookOperation,
+  getDeliveryOperation,
+  getWebhookOperation,
+  listDeliveriesOperation,
+  listWebhooksOperation,
+  redeliverOperation,
+  rotateWebhookSecretOperation,
+  testWebhookOperation,
+  updateWebhookOperation,
+} from "./operations.ts";
 import { presentDelivery, presentDeliveryDetail, presentSubscription } from "./present.ts";
 
 type Handler = (req: Request, res: Response, owner: string) => Promise<void>;
-type Route = { method: "get" | "post" | "patch" | "delete"; path: string; scope: "webhooks:read" | "webhooks:write"; json?: boolean; handler: Handler };
+type Route = { method: "get" | "post" | "patch" | "delete"; path: string; scope: "webhooks:read" | "webhooks:write"; parsesQuery: boolean; json?: boolean; handler: Handler };
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -17,56 +29,70 @@ function uuidParam(req: Request, name: "webhook_uuid" | "delivery_uuid"): string
   return value.toLowerCase();
 }
 
+/** Method, path and scope of a route, from its operation descriptor (./operations.ts, also the OpenAPI document's source). */
+function route(op: OperationSpec & { method: Route["method"]; auth: { scope: Route["scope"] } }): Pick<Route, "method" | "path" | "scope" | "parsesQuery"> {
+  return { method: op.method, path: expressPath(op.path), scope: op.auth.scope, parsesQuery: op.query !== undefined };
+}
+
+/** An operation without query parameters refuses any (ARCHITECTURE: unknown query parameters are 422). */
+const noQuery: RequestHandler = (req, _res, next) => {
+  try {
+    parseQuery({}, req.query);
+    next();
+  } catch (err) {
+    next(err);
+  }
+};
+
 /** The API's routes as a table of named handlers; each parses input, calls one service method, wraps the result. */
 function routeTable(service: SubscriptionService): Route[] {
   const webhook = (req: Request) => uuidParam(req, "webhook_uuid");
   const delivery = (req: Request) => uuidParam(req, "delivery_uuid");
   const noStore = (res: Response) => res.set("Cache-Control", "no-store");
-  const page = { page: q.page(), per_page: q.perPage() };
   return [
-    { method: "post", path: "/v1/webhooks", scope: "webhooks:write", json: true, handler: async (req, res, owner) => {
+    { ...route(createWebhookOperation), json: true, handler: async (req, res, owner) => {
       const body = parseBody(createBody, req.body);
       const created = await service.create(owner, { url: body.url, eventTypes: body.event_types });
       noStore(res).location(`/v1/webhooks/${created.subscription.id}`);
       sendData(res, { ...presentSubscription(created.subscription), secret: created.secret }, { status: 201 });
     } },
-    { method: "get", path: "/v1/webhooks", scope: "webhooks:read", handler: async (req, res, owner) => {
-      const query = parseQuery(page, req.query);
+    { ...route(listWebhooksOperation), handler: async (req, res, owner) => {
+      const query = parseQuery(listWebhooksOperation.query, req.query);
       const result = await service.list(owner, { page: query.page, perPage: query.per_page });
       sendPage(res, result.items.map(presentSubscription), { page: query.page, perPage: query.per_page, total: result.total });
     } },
-    { method: "get", path: "/v1/webhooks/:webhook_uuid", scope: "webhooks:read", handler: async (req, res, owner) => {
+    { ...route(getWebhookOperation), handler: async (req, res, owner) => {
       sendData(res, presentSubscription(await service.get(owner, webhook(req))));
     } },
-    { method: "patch", path: "/v1/webhooks/:webhook_uuid", scope: "webhooks:write", json: true, handler: async (req, res, owner) => {
+    { ...route(updateWebhookOperation), json: true, handler: async (req, res, owner) => {
       const id = webhook(req);
       const body = parseBody(patchBody, req.body);
       const patch = { ...(body.url !== undefined && { url: body.url }), ...(body.event_types !== undefined && { eventTypes: body.event_types }), ...(body.enabled !== undefined && { enabled: body.enabled }) };
       sendData(res, presentSubscription(await service.update(owner, id, patch)));
     } },
-    { method: "delete", path: "/v1/webhooks/:webhook_uuid", scope: "webhooks:write", handler: async (req, res, owner) => {
+    { ...route(deleteWebhookOperation), handler: async (req, res, owner) => {
       const id = webhook(req);
       await service.remove(owner, id);
       sendData(res, { webhook_uuid: id, deleted: true });
     } },
-    { method: "post", path: "/v1/webhooks/:webhook_uuid/test", scope: "webhooks:write", handler: async (req, res, owner) => {
+    { ...route(testWebhookOperation), handler: async (req, res, owner) => {
       sendData(res, presentDelivery(await service.sendTest(owner, webhook(req))), { status: 202 });
     } },
-    { method: "post", path: "/v1/webhooks/:webhook_uuid/rotate-secret", scope: "webhooks:write", handler: async (req, res, owner) => {
+    { ...route(rotateWebhookSecretOperation), handler: async (req, res, owner) => {
       const rotated = await service.rotateSecret(owner, webhook(req));
       noStore(res);
       sendData(res, { ...presentSubscription(rotated.subscription), secret: rotated.secret });
     } },
-    { method: "get", path: "/v1/webhooks/:webhook_uuid/deliveries", scope: "webhooks:read", handler: async (req, res, owner) => {
+    { ...route(listDeliveriesOperation), handler: async (req, res, owner) => {
       const id = webhook(req);
-      const query = parseQuery({ ...page, status: q.oneOf(DELIVERY_STATUSES).optional() }, req.query);
+      const query = parseQuery(listDeliveriesOperation.query, req.query);
       const result = await service.listDeliveries(owner, id, { status: query.status }, { page: query.page, perPage: query.per_page });
       sendPage(res, result.items.map(presentDelivery), { page: query.page, perPage: query.per_page, total: result.total });
     } },
-    { method: "get", path: "/v1/webhooks/:webhook_uuid/deliveries/:delivery_uuid", scope: "webhooks:read", handler: async (req, res, owner) => {
+    { ...route(getDeliveryOperation), handler: async (req, res, owner) => {
       sendData(res, presentDeliveryDetail(await service.getDelivery(owner, webhook(req), delivery(req))));
     } },
-    { method: "post", path: "/v1/webhooks/:webhook_uuid/deliveries/:delivery_uuid/redeliver", scope: "webhooks:write", handler: async (req, res, owner) => {
+    { ...route(redeliverOperation), handler: async (req, res, owner) => {
       sendData(res, presentDelivery(await service.redeliver(owner, webhook(req), delivery(req))), { status: 202 });
     } },
   ];
@@ -80,7 +106,7 @@ export function webhooksRouter(deps: { service: SubscriptionService; verify: Tok
     const run: RequestHandler = (req, res, next) => {
       route.handler(req, res, callerOf(res.locals).clientId).catch(next);
     };
-    router[route.method](route.path, requireScope(deps.verify, route.scope), ...(route.json ? [requireJson()] : []), run);
+    router[route.method](route.path, requireScope(deps.verify, route.scope), ...(route.parsesQuery ? [] : [noQuery]), ...(route.json ? [requireJson()] : []), run);
   }
   for (const path of new Set(routes.map((r) => r.path))) {
     const allowed = routes.filter((r) => r.path === path).map((r) => r.method.toUpperCase());

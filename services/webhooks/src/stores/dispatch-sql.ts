@@ -28,7 +28,7 @@ export const DISPATCH_SQL = {
     WHERE d.id = m.id AND d.round = m.round AND d.queued_at IS NULL`,
 
   loadForAttempts: `
-    SELECT d.id, d.subscription_id, d.event_uuid, d.event_type, d.status, d.round, d.round_attempts, d.next_attempt_at,
+    SELECT d.id, d.subscription_id, d.event_uuid, d.event_type, d.status, d.round, d.round_attempts, d.next_attempt_at, d.created_at,
            e.body, e.traceparent, e.tracestate,
            s.url, s.enabled, s.secret_sealed, s.previous_secret_sealed, s.previous_secret_expires_at
     FROM webhooks.deliveries d

@@ -9,7 +9,7 @@ import { DISPATCH_SQL } from "./dispatch-sql.ts";
 
 type AttemptContextRow = {
   id: string; subscription_id: string; event_uuid: string; event_type: string; status: DeliveryStatus; round: number;
-  round_attempts: number; next_attempt_at: Date | null; body: string; traceparent: string | null; tracestate: string | null;
+  round_attempts: number; next_attempt_at: Date | null; created_at: Date; body: string; traceparent: string | null; tracestate: string | null;
   url: string; enabled: boolean; secret_sealed: string; previous_secret_sealed: string | null; previous_secret_expires_at: Date | null;
 };
 
@@ -110,6 +110,7 @@ function toAttemptContext(row: AttemptContextRow): AttemptContext {
     round: row.round,
     roundAttempts: row.round_attempts,
     nextAttemptAt: row.next_attempt_at,
+    createdAt: row.created_at,
     body: row.body,
     trace: traceOf(row.traceparent, row.tracestate),
     url: row.url,

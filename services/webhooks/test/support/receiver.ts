@@ -2,6 +2,7 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 import { createServer, type Server } from "node:https";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { validateWebhookPayload } from "@svc/testing";
 
 /** One POST as the receiver saw it, judged by the spec's consumer rules (6.3). */
 export type Received = {
@@ -35,6 +36,9 @@ export type Receiver = {
   received(path?: string, eventId?: string): Received[];
   /** The most requests this path had open at the same time. */
   maxConcurrent(path: string): number;
+  /** The most requests open at the same time over all paths. */
+  maxConcurrentTotal(): number;
+  /** Rejects, naming each one, when a payload received did not match the OpenAPI document's `webhooks`. */
   close(): Promise<void>;
 };
 
@@ -61,6 +65,19 @@ export async function startReceiver(tls: { key: string; cert: string }): Promise
   const processed = new Set<string>();
   const open = new Map<string, number>();
   const peak = new Map<string, number>();
+  let openTotal = 0;
+  let peakTotal = 0;
+  // Contract check of every payload (spec 6.1) against the document; reported by close().
+  const contractViolations: string[] = [];
+  const checkPayload = (eventId: string, eventType: string, body: string) => {
+    try {
+      const payload = JSON.parse(body) as { event_uuid?: unknown; event_type?: unknown };
+      validateWebhookPayload(eventType, payload);
+      if (payload.event_uuid !== eventId) contractViolations.push(`X-SVC-Event-Id ${eventId} is not the payload's event_uuid ${String(payload.event_uuid)}`);
+    } catch (err) {
+      contractViolations.push(err instanceof Error ? err.message : String(err));
+    }
+  };
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
@@ -76,6 +93,9 @@ export async function startReceiver(tls: { key: string; cert: string }): Promise
     const verifiedWith = held.filter((s) => verifySignatures(header, ts, body, s));
     const timestampOk = /^\d+$/.test(ts) && Math.abs(Date.now() / 1000 - Number(ts)) <= TOLERANCE_SECONDS;
     const duplicate = seen.has(key);
+    // A delivery carries the event type; other POSTs (the URL guard's client tests) are no deliveries.
+    const eventType = req.headers["x-svc-event-type"];
+    if (typeof eventType === "string") checkPayload(eventId, eventType, body);
     seen.add(key);
     log.push({ path, eventId, eventType: String(req.headers["x-svc-event-type"] ?? ""), deliveryId: String(req.headers["x-svc-delivery-id"] ?? ""), timestamp: Number(ts), verifiedWith, signatureCount: header.split(",").length, timestampOk, duplicate, body, host: String(req.headers.host ?? ""), servername: String((req.socket as { servername?: string | false }).servername || ""), at: Date.now() });
     // The spec's consumer rules: verify first (401 when neither a signature nor the timestamp
@@ -89,12 +109,14 @@ export async function startReceiver(tls: { key: string; cert: string }): Promise
     if (reply.status >= 200 && reply.status < 300) processed.add(key);
     open.set(path, (open.get(path) ?? 0) + 1);
     peak.set(path, Math.max(peak.get(path) ?? 0, open.get(path)!));
+    peakTotal = Math.max(peakTotal, ++openTotal);
     try {
       if (reply.delayMs) await new Promise((r) => setTimeout(r, reply.delayMs));
       res.writeHead(reply.status, reply.headers ?? {});
       res.end(reply.body ?? "");
     } finally {
       open.set(path, open.get(path)! - 1);
+      openTotal--;
     }
   };
   const server: Server = createServer({ key: tls.key, cert: tls.cert, keepAlive: true }, (req, res) => {
@@ -111,11 +133,12 @@ export async function startReceiver(tls: { key: string; cert: string }): Promise
     setSecrets: (path, s) => void secrets.set(path, s),
     setBehaviour: (path, b) => void behaviours.set(path, b),
     maxConcurrent: (path) => peak.get(path) ?? 0,
+    maxConcurrentTotal: () => peakTotal,
     received: (path, eventId) => log.filter((r) => (path === undefined || r.path === path) && (eventId === undefined || r.eventId === eventId)),
     close: () =>
-      new Promise<void>((resolve) => {
+      new Promise<void>((resolve, reject) => {
         server.closeAllConnections();
-        server.close(() => resolve());
+        server.close(() => (contractViolations.length > 0 ? reject(new Error(contractViolations.join("\n"))) : resolve()));
       }),
   };
 }

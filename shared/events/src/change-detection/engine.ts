@@ -1,4 +1,5 @@
 import type pg from "pg";
+import { SpanStatusCode, type Counter, type Histogram, type Meter } from "@opentelemetry/api";
 import type { Logger } from "@svc/messaging";
 import { assertTimeZone } from "@svc/time";
 import { checkedIdentifier } from "../pg-transaction.ts";
@@ -9,6 +10,7 @@ import type { Fence, RecheckKey } from "./change-store.ts";
 import { DetectionPass } from "./detection-pass.ts";
 import type { PassDeps, PassKind, PassResult } from "./detection-pass.ts";
 import { earlierLocal, laterLocal, normalizeLocal, shiftLocal } from "./local-time.ts";
+import { secondsSince, traceContextOf, tracer } from "../telemetry.ts";
 
 export type ChangeDetectorOptions = {
   pool: pg.Pool;
@@ -30,8 +32,10 @@ export type ChangeDetectorOptions = {
   emitCreatedOnBaseline?: boolean;
   /** Table name of this source's state (a second source in one schema needs its own); default change_state. */
   stateTable?: string;
-  /** W3C trace context stored with the events (e.g. the pass's span), if any. */
+  /** W3C trace context stored with the events; default: the pass's span (when tracing is on). */
   traceContext?: () => Record<string, string> | undefined;
+  /** The process's Meter: pass duration and changes found, by source. */
+  meter?: Meter;
 };
 
 /** Who runs the pass: aborted when leadership is lost; the fence runs in every batch transaction. */
@@ -48,15 +52,34 @@ export type ChangeDetector = {
 export function createChangeDetector(options: ChangeDetectorOptions): ChangeDetector {
   const deps = passDeps(options);
   const overlapMs = options.overlapMs ?? 120_000;
-  const run = async (kind: PassKind, control: PassControl, body: (pass: DetectionPass) => Promise<void>): Promise<PassResult> => {
-    const pass = new DetectionPass(kind, deps, { signal: control.signal ?? new AbortController().signal, fence: control.fence ?? noFence });
-    await body(pass);
-    const result = pass.result();
-    if (result.created + result.updated + result.deleted > 0 || kind !== "incremental") {
-      options.logger.info({ source: deps.source.name, ...result }, "change detection pass done");
-    }
-    return result;
-  };
+  const metrics = options.meter ? passMetrics(options.meter) : undefined;
+  const source = { "change_detection.source": deps.source.name };
+  // Each pass is its own trace; the events it writes carry its context into the outbox.
+  const run = (kind: PassKind, control: PassControl, body: (pass: DetectionPass) => Promise<void>): Promise<PassResult> =>
+    tracer.startActiveSpan("change detection pass", { root: true, attributes: { ...source, "change_detection.kind": kind } }, async (span) => {
+      const started = performance.now();
+      try {
+        const pass = new DetectionPass(kind, deps, { signal: control.signal ?? new AbortController().signal, fence: control.fence ?? noFence });
+        await body(pass);
+        const result = pass.result();
+        span.setAttributes({ "change_detection.examined": result.examined, "change_detection.created": result.created, "change_detection.updated": result.updated, "change_detection.deleted": result.deleted });
+        metrics?.duration.record(secondsSince(started), { ...source, "change_detection.kind": kind, outcome: "ok" });
+        for (const change of ["created", "updated", "deleted"] as const) {
+          if (result[change] > 0) metrics?.changes.add(result[change], { ...source, "change_detection.change": change });
+        }
+        if (result.created + result.updated + result.deleted > 0 || kind !== "incremental") {
+          options.logger.info({ source: deps.source.name, ...result }, "change detection pass done");
+        }
+        return result;
+      } catch (err) {
+        metrics?.duration.record(secondsSince(started), { ...source, "change_detection.kind": kind, outcome: "error" });
+        span.recordException(err as Error);
+        span.setStatus({ code: SpanStatusCode.ERROR });
+        throw err;
+      } finally {
+        span.end();
+      }
+    });
 
   async function runSweep(control: PassControl = {}): Promise<PassResult> {
     const cursor = await deps.store.readCursor();
@@ -85,7 +108,21 @@ function passDeps(options: ChangeDetectorOptions): PassDeps {
   });
   return {
     store, source, now: options.now ?? Date.now, timeZone: assertTimeZone(options.timeZone), publicBaseUrl: options.publicBaseUrl,
-    batchSize: options.batchSize ?? 1_000, emitCreatedOnBaseline: options.emitCreatedOnBaseline ?? false, traceContext: options.traceContext,
+    batchSize: options.batchSize ?? 1_000, emitCreatedOnBaseline: options.emitCreatedOnBaseline ?? false,
+    traceContext: options.traceContext ?? (() => traceContextOf()),
+  };
+}
+
+type PassMetrics = { duration: Histogram; changes: Counter };
+
+function passMetrics(meter: Meter): PassMetrics {
+  return {
+    duration: meter.createHistogram("change_detection.pass.duration", {
+      unit: "s",
+      description: "Duration of change detection passes",
+      advice: { explicitBucketBoundaries: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300] },
+    }),
+    changes: meter.createCounter("change_detection.changes", { unit: "{change}", description: "Changes found by change detection (events written)" }),
   };
 }
 

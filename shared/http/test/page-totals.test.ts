@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { TotalsCache } from "./totals-cache.ts";
+import { pageTotal, TotalsCache, totalFromPage } from "../src/page-totals.ts";
 
 function setup(ttlMs: number, maxEntries?: number) {
   let now = 1_000;
@@ -50,5 +50,32 @@ describe("TotalsCache", () => {
     await t.cache.get("c", t.count(3));
     expect(await t.cache.get("a", t.count(10))).toBe(10);
     expect(await t.cache.get("c", t.count(30))).toBe(3);
+  });
+});
+
+describe("page totals", () => {
+  it("takes the total from a page that is not full, without a count", () => {
+    expect(totalFromPage(7, 0, 25)).toBe(7);
+    expect(totalFromPage(3, 50, 25)).toBe(53);
+    expect(totalFromPage(0, 0, 25)).toBe(0);
+  });
+
+  it("needs a count for a full page or an empty page past the start", () => {
+    expect(totalFromPage(25, 0, 25)).toBeUndefined();
+    expect(totalFromPage(0, 75, 25)).toBeUndefined();
+  });
+
+  it("reports a stale count that is too low as the rows this full page proves", () => {
+    expect(pageTotal(25, 100, 25, 110)).toBe(125);
+    expect(pageTotal(25, 100, 25, 300)).toBe(300);
+  });
+
+  it("prefers what a partial page proves over a stale count either way", () => {
+    expect(pageTotal(10, 100, 25, 300)).toBe(110);
+    expect(pageTotal(10, 100, 25, 50)).toBe(110);
+  });
+
+  it("reports the count for an empty page past the end", () => {
+    expect(pageTotal(0, 500, 25, 42)).toBe(42);
   });
 });

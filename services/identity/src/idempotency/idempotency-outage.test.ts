@@ -1,0 +1,68 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import express from "express";
+import { createHttpApp, DependencyUnavailableError, sendData } from "@svc/http";
+import { fetchJson, silentLogger, startApp, type StartedApp } from "@svc/testing";
+import { idempotency } from "./idempotency-middleware.ts";
+import type { IdempotencyRecordId, IdempotencyStore, Reservation, ReserveInput, StoredResponse } from "./idempotency-store.ts";
+
+/**
+ * The database behind the keys hangs: the request fails with 503 after its query timeout, and
+ * releasing its key would wait out the same timeout once more. The 503 must not wait for it
+ * (the fault suite saw POST /v1/applications answer after two query timeouts).
+ */
+class HangingReleaseStore implements IdempotencyStore {
+  readonly held = new Set<string>();
+  releasing: Promise<void> | undefined;
+  open: () => void = () => {};
+  #id = (id: IdempotencyRecordId) => `${id.clientId}:${id.keyHash.toString("hex")}`;
+  async reserve(input: ReserveInput): Promise<Reservation> {
+    if (this.held.has(this.#id(input))) return { kind: "in_progress", requestHash: input.requestHash };
+    this.held.add(this.#id(input));
+    return { kind: "reserved" };
+  }
+  async complete(_id: IdempotencyRecordId, _response: StoredResponse) {}
+  release(id: IdempotencyRecordId): Promise<void> {
+    this.releasing = new Promise<void>((resolve) => (this.open = resolve)).then(() => void this.held.delete(this.#id(id)));
+    return this.releasing;
+  }
+  async pruneExpired() {
+    return 0;
+  }
+}
+
+const store = new HangingReleaseStore();
+let app: StartedApp;
+let failing = true;
+
+beforeAll(async () => {
+  const routes = express.Router();
+  const guard: express.RequestHandler = (_req, res, next) => {
+    res.locals.auth = { clientId: "c1" };
+    next();
+  };
+  const mw = idempotency({ store, clientOf: (res) => String(res.locals.auth.clientId), ttlMs: 86_400_000, now: () => new Date(), logger: silentLogger(), waitMs: 5_000 });
+  routes.post("/things", guard, mw, (_req, res) => {
+    if (failing) throw new DependencyUnavailableError("the service database", new Error("Query read timeout"));
+    sendData(res, { ok: true }, { status: 201 });
+  });
+  app = await startApp(createHttpApp({ platform: { service: "t", version: "0.0.0", environment: "sandbox" }, logger: silentLogger(), routes }));
+});
+afterAll(() => app.close());
+
+const post = () => fetchJson<{ error?: { code: string } }>(`${app.baseUrl}/things`, { method: "POST", headers: { "Content-Type": "application/json", "Idempotency-Key": "k-outage" }, body: "{}" });
+
+describe("Idempotency-Key when the database fails the request", () => {
+  it("answers the 503 without waiting for the key's release, and frees the key once the release lands", async () => {
+    const started = Date.now();
+    const first = await post();
+    expect(first.status).toBe(503);
+    expect(first.body.error?.code).toBe("SERVICE_UNAVAILABLE");
+    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(store.releasing).toBeDefined();
+    // The database answers again: the release lands and the same key runs the request anew.
+    failing = false;
+    store.open();
+    await store.releasing;
+    expect((await post()).status).toBe(201);
+  });
+});

@@ -1,0 +1,124 @@
+/**
+ * A service's real entry point (its main.ts) as its own process, for a benchmark: configured as
+ * in production except for where its dependencies are: a private PostgreSQL database (migrated on
+ * start), its own NATS namespace, and a test issuer whose JWKS this process serves.
+ */
+import { randomBytes } from "node:crypto";
+import { createServer, type Server } from "node:http";
+import { once } from "node:events";
+import type { AddressInfo } from "node:net";
+import { connectNats, drainNats, jetstreamManager } from "@svc/messaging";
+import { startBenchProcess, type BenchProcess } from "./bench-report.ts";
+import { testEnv } from "./config.ts";
+import { createTempPgDatabase, type TempDatabase } from "./databases.ts";
+import { silentLogger } from "./http.ts";
+import { unusedPort } from "./tcp-proxy.ts";
+import { createTestIssuer, TEST_AUDIENCE, TEST_ISSUER, type MintOptions } from "./tokens.ts";
+
+export interface ServiceUnderBench {
+  process: BenchProcess;
+  /** The public API, e.g. http://127.0.0.1:41234. */
+  origin: string;
+  /** /livez, /readyz, /metrics. */
+  internalOrigin: string;
+  /** Its private PostgreSQL database (migrated by the service on start). */
+  databaseUrl: string;
+  /** Its NATS_NAMESPACE (subjects, streams and buckets of its own). */
+  namespace: string;
+  mint(options: MintOptions): Promise<string>;
+  stop(): Promise<void>;
+}
+
+export interface ServiceUnderBenchOptions {
+  /** The repository root (cwd of the process, as WORKDIR in the image). */
+  root: string;
+  /** Relative to root, e.g. services/vacancies/src/main.ts. */
+  entry: string;
+  /** Node flags before the entry point (the process launch's). */
+  nodeArgs: ReadonlyArray<string>;
+  /** The service's own settings (LEGACY_DATABASE_URL, …); they win over the wiring below. */
+  env: Record<string, string>;
+  /** Log lines (stdout, JSON) to keep for waitForLine, e.g. /change detection pass done/. */
+  keep?: RegExp;
+  readyTimeoutMs?: number;
+}
+
+async function serveJwks(jwks: unknown): Promise<Server> {
+  const server = createServer((_req, res) => {
+    res.writeHead(200, { "content-type": "application/json" });
+    res.end(JSON.stringify(jwks));
+  }).listen(0, "127.0.0.1");
+  await once(server, "listening");
+  return server;
+}
+
+async function dropNamespace(namespace: string): Promise<void> {
+  const nc = await connectNats({ servers: testEnv.TEST_NATS_URL, name: "bench-cleanup", logger: silentLogger() });
+  try {
+    const jsm = await jetstreamManager(nc);
+    for await (const name of jsm.streams.names()) if (name.includes(namespace)) await jsm.streams.delete(name).catch(() => false);
+  } finally {
+    await drainNats(nc);
+  }
+}
+
+export async function startServiceUnderBench(options: ServiceUnderBenchOptions): Promise<ServiceUnderBench> {
+  const issuer = await createTestIssuer();
+  const jwks = await serveJwks(issuer.jwks);
+  const database: TempDatabase = await createTempPgDatabase("bench");
+  const namespace = `bench${randomBytes(4).toString("hex")}`;
+  const [port, internalPort] = [await unusedPort(), await unusedPort()];
+  const cleanup = async () => {
+    jwks.close();
+    await database.drop().catch(() => undefined);
+    await dropNamespace(namespace).catch(() => undefined);
+  };
+  let server: BenchProcess | undefined;
+  try {
+    server = startBenchProcess([...options.nodeArgs, options.entry], {
+      cwd: options.root,
+      keep: options.keep,
+      env: {
+        NODE_ENV: "production",
+        PORT: String(port),
+        INTERNAL_PORT: String(internalPort),
+        LOG_LEVEL: "info",
+        ENVIRONMENT: "sandbox",
+        AUTH_JWKS_URL: `http://127.0.0.1:${(jwks.address() as AddressInfo).port}/.well-known/jwks.json`,
+        TOKEN_ISSUER: TEST_ISSUER,
+        TOKEN_AUDIENCE: TEST_AUDIENCE,
+        DATABASE_URL: database.url,
+        MIGRATE_ON_START: "true",
+        NATS_SERVERS: testEnv.TEST_NATS_URL,
+        NATS_NAMESPACE: namespace,
+        ...options.env,
+      },
+    });
+    const internalOrigin = `http://127.0.0.1:${internalPort}`;
+    const deadline = Date.now() + (options.readyTimeoutMs ?? 120_000);
+    for (;;) {
+      if (server.child.exitCode !== null) throw new Error(`${options.entry} exited (${server.child.exitCode}):\n${server.kept().join("\n")}`);
+      const ready = await fetch(`${internalOrigin}/readyz`).then((r) => r.ok, () => false);
+      if (ready) break;
+      if (Date.now() > deadline) throw new Error(`${options.entry} not ready within the timeout:\n${server.kept().join("\n")}`);
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    const started = server;
+    return {
+      process: started,
+      origin: `http://127.0.0.1:${port}`,
+      internalOrigin,
+      databaseUrl: database.url,
+      namespace,
+      mint: (mint) => issuer.mint(mint),
+      stop: async () => {
+        await started.stop();
+        await cleanup();
+      },
+    };
+  } catch (err) {
+    await server?.stop();
+    await cleanup();
+    throw err;
+  }
+}
