@@ -23,7 +23,7 @@ let dispatcher: RunningDispatcher;
 let client: WebhookHttpClient;
 
 beforeAll(async () => {
-  tracing = startInMemoryTracing("webhooks-dispatcher");
+  tracing = await startInMemoryTracing("webhooks-dispatcher");
   ca = createTestCa();
   receiver = await startReceiver({ key: ca.serverKey, cert: ca.serverCert });
   h = await startHarness({ resolver: fakeResolver(), caFile: ca.caFile });
@@ -101,6 +101,17 @@ describe("dispatcher tracing", () => {
       expect(traceIdOf(post)).toBe(traceIdOf(a));
       expect(post.attributes["http.request.method"]).toBe("POST");
     }
+  });
+
+  it("delivers a ping in the trace of the POST /test request that asked for it", async () => {
+    const sub = await subscribe(["vacancy.created"], () => ({ status: 200 }));
+    const res = await h.api(OWNER, "POST", `/v1/webhooks/${sub.id}/test`);
+    expect(res.status).toBe(202);
+    const deliveryId = res.body.data.delivery_uuid as string;
+    const attempt = await tracing.ended("ping attempt", (s) => s.attributes["webhook.delivery_uuid"] === deliveryId, 20_000);
+    expect(attempt.attributes).toMatchObject({ "webhook.event_type": "system.ping", "webhook.outcome": "succeeded" });
+    const request = tracing.one("POST /test server span", (s) => s.kind === SpanKind.SERVER && s.attributes["http.route"] === "/v1/webhooks/:webhook_uuid/test" && traceIdOf(s) === traceIdOf(attempt));
+    expect(parentIdOf(attempt)).toBe(spanIdOf(request));
   });
 });
 

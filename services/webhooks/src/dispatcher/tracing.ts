@@ -1,18 +1,11 @@
 import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context, type Span } from "@opentelemetry/api";
 import type { TraceContext } from "@svc/messaging";
+import { traceContextOf } from "../trace-context.ts";
 
 const tracer = trace.getTracer("webhooks-dispatcher");
 
 function contextOf(stored: TraceContext | undefined): Context {
   return stored ? propagation.extract(ROOT_CONTEXT, { ...stored }) : ROOT_CONTEXT;
-}
-
-/** The W3C trace context of `ctx`, to store or to carry in message headers; undefined when untraced. */
-export function traceContextOf(ctx: Context): TraceContext | undefined {
-  const carrier: Record<string, string> = {};
-  propagation.inject(ctx, carrier);
-  if (!carrier.traceparent) return undefined;
-  return carrier.tracestate ? { traceparent: carrier.traceparent, tracestate: carrier.tracestate } : { traceparent: carrier.traceparent };
 }
 
 async function inSpan<T>(span: Span, parent: Context, work: (span: Span) => Promise<T>): Promise<T> {

@@ -4,6 +4,7 @@ import { buildEvent, eventTypesFor } from "@svc/events";
 import type { Logger } from "@svc/logging";
 import { BlockedUrlError, type UrlGuard } from "../outbound/url-guard.ts";
 import { generateSecret, type SecretBox } from "../signing/secret-box.ts";
+import { traceContextOf } from "../trace-context.ts";
 import type { Clock, Delivery, DeliveryDetail, DeliveryMessage, DeliveryStatus, Page, PageRequest, Subscription } from "./model.ts";
 import type { DeliveryQueue, DeliveryStore, SubscriptionPatch, SubscriptionStore } from "./ports.ts";
 
@@ -96,7 +97,9 @@ export class SubscriptionService {
     if (!subscription.enabled) throw new DomainError(409, "CONFLICT", "the webhook subscription is disabled; enable it to send a test event");
     const event = buildEvent({ type: "system.ping", entityId: id, publicBaseUrl: this.#d.publicBaseUrl, occurredAt: this.#d.clock.now() });
     const body = JSON.stringify(event);
-    const delivery = await this.#d.deliveries.createSingle(id, { eventUuid: event.event_uuid, eventType: event.event_type, body }, randomUUID(), this.#d.clock.now());
+    // The ping carries the request's trace, so its attempt spans join the POST /test trace.
+    const newEvent = { eventUuid: event.event_uuid, eventType: event.event_type, body, trace: traceContextOf() };
+    const delivery = await this.#d.deliveries.createSingle(id, newEvent, randomUUID(), this.#d.clock.now());
     await this.#enqueue(delivery);
     return delivery;
   }
