@@ -1,6 +1,9 @@
 // The environment contract: each process gets exactly the variables its config.ts reads.
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { render, valueSets } from "./support/helm.ts";
+import { NODE_FLAGS } from "../../tools/stack.ts";
+import { render, repoRoot, valueSets } from "./support/helm.ts";
 import { deployments, envOf } from "./support/workloads.ts";
 
 const common = [
@@ -83,9 +86,20 @@ describe("environment contract", () => {
     expect(env.get("OTEL_RESOURCE_ATTRIBUTES")?.value).toContain("cloud.region=eu-west-1");
   });
 
-  it("starts each process with its own entry point", async () => {
+  it("starts each process as npm start does: the same node flags, its instrument.ts preloaded, its own entry point", async () => {
     const pods = deployments(await render());
-    expect(pods.get("isvc-auth")?.containers[0]?.command).toEqual(["node", "services/auth/src/main.ts"]);
-    expect(pods.get("isvc-dispatcher")?.containers[0]?.command).toEqual(["node", "services/webhooks/src/dispatcher-main.ts"]);
+    const preload = (service: string) => ["--import", `./services/${service}/src/instrument.ts`];
+    expect(pods.get("isvc-auth")?.containers[0]?.command).toEqual(["node", ...NODE_FLAGS, ...preload("auth"), "services/auth/src/main.ts"]);
+    expect(pods.get("isvc-dispatcher")?.containers[0]?.command).toEqual(["node", ...NODE_FLAGS, ...preload("webhooks"), "services/webhooks/src/dispatcher-main.ts"]);
+    for (const [name, pod] of pods) {
+      const command = pod.containers[0]!.command as string[];
+      const instrument = command[command.indexOf("--import") + 1]!;
+      expect(existsSync(join(repoRoot, instrument)), `${name}: ${instrument}`).toBe(true);
+    }
+  });
+
+  it("keeps the production node flags in development and adds --watch", async () => {
+    const [, vacancies] = [...deployments(await render(valueSets.dev))].find(([name]) => name.endsWith("-vacancies"))!;
+    expect(vacancies.containers[0]?.command).toEqual(["node", ...NODE_FLAGS, "--watch", "--import", "./services/vacancies/src/instrument.ts", "services/vacancies/src/main.ts"]);
   });
 });

@@ -149,6 +149,10 @@ spec:
         {{- range $v.image.nodeArgs }}
         - {{ . | quote }}
         {{- end }}
+        {{- /* The process preload beside the entry point: module resolution cache and tracing
+        (OpenTelemetry patches modules as they load, so it must run before main). */}}
+        - --import
+        - ./{{ dir .traits.entrypoint }}/instrument.ts
         - {{ .traits.entrypoint }}
       ports:
         {{- if .traits.public }}
