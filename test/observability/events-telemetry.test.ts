@@ -28,7 +28,7 @@ const namespaces: string[] = [];
 const closers: Array<() => Promise<void>> = [];
 
 beforeAll(async () => {
-  tracing = startInMemoryTracing("events-test");
+  tracing = await startInMemoryTracing("events-test");
   database = await createTempPgDatabase("obs_events");
   pool = testPool(database.url);
   ({ nc, js, jsm } = await connectForTest(testEnv.TEST_NATS_URL, "observability-events-test"));

@@ -15,7 +15,7 @@ let app: StartedApp;
 const lines: Array<Record<string, unknown>> = [];
 
 beforeAll(async () => {
-  tracing = startInMemoryTracing("http-test");
+  tracing = await startInMemoryTracing("http-test");
   const destination = new Writable({
     write(chunk, _enc, done) {
       lines.push(JSON.parse(String(chunk)) as Record<string, unknown>);

@@ -1,8 +1,10 @@
-// Loaded with `node --import` before main.ts, so instrumented modules are patched as they load.
-import { startTelemetry } from "@svc/telemetry";
+// Loaded with `node --import` before main.ts: main's imports then resolve through the package-scope
+// cache (Node 24 ESM loading cost, see @svc/telemetry), and instrumented modules are patched as they load.
+import { registerEsmFormatCache, startTelemetry } from "@svc/telemetry";
 import { loadTelemetryConfig, SERVICE_NAME, SERVICE_VERSION } from "./config.ts";
 
+registerEsmFormatCache();
 const telemetry = loadTelemetryConfig();
 // The dispatcher is the second entry point of this codebase; its spans name it (OTEL_SERVICE_NAME still wins).
 const isDispatcher = /dispatcher-main\.ts$/.test(process.argv[1] ?? "");
-startTelemetry({ serviceName: isDispatcher ? `${SERVICE_NAME}-dispatcher` : SERVICE_NAME, serviceVersion: SERVICE_VERSION, environment: telemetry.ENVIRONMENT, settings: telemetry });
+await startTelemetry({ serviceName: isDispatcher ? `${SERVICE_NAME}-dispatcher` : SERVICE_NAME, serviceVersion: SERVICE_VERSION, environment: telemetry.ENVIRONMENT, settings: telemetry });

@@ -17,14 +17,14 @@ describe("telemetryEnabled", () => {
 });
 
 describe("startTelemetry", () => {
-  it("starts nothing when off", () => {
-    expect(startTelemetry({ serviceName: "x", serviceVersion: "0.1.0", environment: "sandbox", settings: { OTEL_SDK_DISABLED: false } })).toBeUndefined();
+  it("starts nothing when off", async () => {
+    expect(await startTelemetry({ serviceName: "x", serviceVersion: "0.1.0", environment: "sandbox", settings: { OTEL_SDK_DISABLED: false } })).toBeUndefined();
   });
 
   it("records spans with the service's resource attributes when on", async () => {
     const exporter = new InMemorySpanExporter();
     const processor = new SimpleSpanProcessor({ exporter });
-    const sdk = startTelemetry({
+    const sdk = await startTelemetry({
       serviceName: "vacancies",
       serviceVersion: "0.1.0",
       environment: "sandbox",

@@ -12,21 +12,22 @@ export type Tracing = {
   stop(): Promise<void>;
 };
 
-export function startInMemoryTracing(serviceName = "test"): Tracing {
+export async function startInMemoryTracing(serviceName = "test"): Promise<Tracing> {
   const exporter = new InMemorySpanExporter();
-  const sdk = startTelemetry({ serviceName, serviceVersion: "0.0.0-test", environment: "sandbox", settings: { OTEL_SDK_DISABLED: false }, spanProcessors: [new SimpleSpanProcessor({ exporter })] });
+  const sdk = await startTelemetry({ serviceName, serviceVersion: "0.0.0-test", environment: "sandbox", settings: { OTEL_SDK_DISABLED: false }, spanProcessors: [new SimpleSpanProcessor({ exporter })] });
   const spans = () => exporter.getFinishedSpans();
+  const one = (what: string, pick: (s: ReadableSpan) => boolean): ReadableSpan => {
+    const found = spans().filter(pick);
+    if (found.length !== 1) throw new Error(`expected one ${what}, found ${found.length} among: ${spans().map((s) => s.name).join(", ")}`);
+    return found[0]!;
+  };
   return {
     spans,
-    one(what, pick) {
-      const found = spans().filter(pick);
-      if (found.length !== 1) throw new Error(`expected one ${what}, found ${found.length} among: ${spans().map((s) => s.name).join(", ")}`);
-      return found[0]!;
-    },
+    one,
     async ended(what, pick, timeoutMs = 5_000) {
       const deadline = Date.now() + timeoutMs;
       while (!spans().some(pick) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
-      return this.one(what, pick);
+      return one(what, pick);
     },
     async stop() {
       await sdk?.shutdown();
