@@ -1,3 +1,9 @@
+import { existsSync } from "node:fs";
+import { dirname, isAbsolute, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const REPO_ROOT = fileURLToPath(new URL("..", import.meta.url));
+
 /**
  * The local stack's shape: every process `npm start` runs, with its port. One place, so the
  * launcher, the system tests and the README agree.
@@ -21,6 +27,17 @@ export interface StackProcess {
  * measurable CPU cost per request (bench/results, `npm run bench`).
  */
 export const NODE_FLAGS: ReadonlyArray<string> = ["--max-semi-space-size=16"];
+
+/**
+ * `--import` of the process preload beside an entry point (its `instrument.ts`: the ESM format
+ * cache, then tracing), as `npm start` and the chart run every service; nothing for an entry
+ * without one. `entry` is absolute or relative to `cwd`.
+ */
+export function preloadFor(entry: string, cwd: string = REPO_ROOT): string[] {
+  const preload = join(dirname(entry), "instrument.ts");
+  if (!existsSync(isAbsolute(preload) ? preload : join(cwd, preload))) return [];
+  return ["--import", isAbsolute(preload) ? preload : `./${preload}`];
+}
 
 const BASE: ReadonlyArray<StackProcess> = [
   { name: "auth", cwd: "services/auth", entry: "src/main.ts", port: 8081, internalPort: 9481 },

@@ -14,7 +14,7 @@ import { Pool } from "undici";
 import { createPgPool, runMigrations } from "@svc/db";
 import { connectNats, drainNats, names, serve } from "@svc/messaging";
 import { createTempPgDatabase, memoryRows, processCpuMs, recordBenchRows, settledRss, silentLogger, startBenchProcess, startServiceUnderBench, testEnv, type BenchProcess, type BenchRow } from "@svc/testing";
-import { NODE_FLAGS } from "../../../tools/stack.ts";
+import { NODE_FLAGS, preloadFor } from "../../../tools/stack.ts";
 import { MIGRATIONS_FOLDER } from "../src/db/migrations.ts";
 
 const CONCURRENCY = 16;
@@ -99,7 +99,7 @@ async function main(): Promise<void> {
   const service = await startServiceUnderBench({
     root,
     entry: "services/identity/src/main.ts",
-    nodeArgs: NODE_FLAGS,
+    nodeArgs: [...NODE_FLAGS, ...preloadFor("services/identity/src/main.ts")],
     env: { IDENTITY_PEPPER: "bench-pepper-that-is-at-least-32-bytes-long", DATABASE_POOL_MAX: String(CONCURRENCY) },
   });
   const nc = await connectNats({ servers: testEnv.TEST_NATS_URL, name: "identity-bench", logger: silentLogger() });

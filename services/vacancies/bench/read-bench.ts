@@ -23,7 +23,7 @@ import { createLegacyDb } from "@svc/db";
 import { openServerConnection, seedDatabase, addDays } from "@svc/legacy";
 import { memoryRows, processCpuMs, recordBenchRows, settledRss, startBenchProcess, startServiceUnderBench, type BenchProcess, type BenchRow } from "@svc/testing";
 import { dateIn } from "@svc/time";
-import { NODE_FLAGS } from "../../../tools/stack.ts";
+import { NODE_FLAGS, preloadFor } from "../../../tools/stack.ts";
 import { countStatement, pageStatement } from "../src/source/mysql-vacancy-source.ts";
 import { filterOf } from "./baseline-server.ts";
 
@@ -146,7 +146,7 @@ out(`load average at start: ${loadavg().map((l) => l.toFixed(2)).join(" ")}; nod
 const started = await startServiceUnderBench({
   root,
   entry: "services/vacancies/src/main.ts",
-  nodeArgs: NODE_ARGS,
+  nodeArgs: [...NODE_ARGS, ...preloadFor("services/vacancies/src/main.ts")],
   env: { LEGACY_DATABASE_URL: legacyUrl },
   keep: /change detection pass done/,
 });
