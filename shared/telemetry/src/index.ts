@@ -103,6 +103,7 @@ export async function startTelemetry(options: TelemetryOptions): Promise<NodeSDK
 }
 
 export { registerEsmFormatCache } from "./esm-format-cache.ts";
+export { startIdleHeapRelease, type IdleHeapRelease, type IdleHeapReleaseOptions } from "./idle-heap-release.ts";
 export { createMetrics, type Metrics, type MetricsOptions } from "./metrics.ts";
 export { NoOrphanClientSpans, samplerFromSettings, SAMPLER_NAMES, type SamplerName } from "./sampler.ts";
 export { parseSamples, sampleValue, type Sample } from "./prometheus-text.ts";
