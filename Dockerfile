@@ -28,6 +28,8 @@ RUN --mount=type=cache,target=/root/.npm \
 
 FROM ${NODE_IMAGE} AS runtime
 ENV NODE_ENV=production
+# glibc allocator settings of every process (tools/stack.ts RUNTIME_ENV says why; a test compares).
+ENV MALLOC_ARENA_MAX=2 MALLOC_MMAP_THRESHOLD_=131072 MALLOC_TRIM_THRESHOLD_=131072
 WORKDIR /app
 # npm and corepack are not needed at run time; fewer binaries, fewer CVEs to patch.
 RUN rm -rf /usr/local/lib/node_modules/npm /usr/local/lib/node_modules/corepack \

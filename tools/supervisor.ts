@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { join } from "node:path";
-import { NODE_FLAGS, preloadFor, type StackProcess } from "./stack.ts";
+import { NODE_FLAGS, preloadFor, RUNTIME_ENV, type StackProcess } from "./stack.ts";
 
 export interface SupervisorOptions {
   root: string;
@@ -25,7 +25,7 @@ export class Supervisor {
   start(proc: StackProcess): void {
     const cwd = join(this.#options.root, proc.cwd);
     const args = [...NODE_FLAGS, ...(this.#options.watch ? ["--watch"] : []), ...preloadFor(proc.entry, cwd), proc.entry];
-    const env: NodeJS.ProcessEnv = { ...this.#options.env };
+    const env: NodeJS.ProcessEnv = { ...RUNTIME_ENV, ...this.#options.env };
     if (proc.port !== null) env.PORT = String(proc.port);
     if (proc.internalPort !== null) env.INTERNAL_PORT = String(proc.internalPort);
     const child = spawn(process.execPath, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"] });

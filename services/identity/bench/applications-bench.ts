@@ -14,7 +14,7 @@ import { Pool } from "undici";
 import { createPgPool, runMigrations } from "@svc/db";
 import { connectNats, drainNats, names, serve } from "@svc/messaging";
 import { createTempPgDatabase, memoryRows, processCpuMs, recordBenchRows, settledRss, silentLogger, startBenchProcess, startServiceUnderBench, testEnv, type BenchProcess, type BenchRow } from "@svc/testing";
-import { NODE_FLAGS, preloadFor } from "../../../tools/stack.ts";
+import { NODE_FLAGS, preloadFor, RUNTIME_ENV } from "../../../tools/stack.ts";
 import { MIGRATIONS_FOLDER } from "../src/db/migrations.ts";
 
 const CONCURRENCY = 16;
@@ -100,7 +100,7 @@ async function main(): Promise<void> {
     root,
     entry: "services/identity/src/main.ts",
     nodeArgs: [...NODE_FLAGS, ...preloadFor("services/identity/src/main.ts")],
-    env: { IDENTITY_PEPPER: "bench-pepper-that-is-at-least-32-bytes-long", DATABASE_POOL_MAX: String(CONCURRENCY) },
+    env: { ...RUNTIME_ENV, IDENTITY_PEPPER: "bench-pepper-that-is-at-least-32-bytes-long", DATABASE_POOL_MAX: String(CONCURRENCY) },
   });
   const nc = await connectNats({ servers: testEnv.TEST_NATS_URL, name: "identity-bench", logger: silentLogger() });
   const responder = serve<{ uuid: string }, unknown>(nc, names(service.namespace).rpc.vacancyExists, ({ uuid }) => ({ exists: VACANCIES.includes(uuid), practice_id: "bench-practice" }), { queue: "vacancies", logger: silentLogger() });
@@ -110,7 +110,7 @@ async function main(): Promise<void> {
     const migrate = createPgPool({ url: baselineDb.url, schema: "identity", applicationName: "identity-bench" });
     await runMigrations(migrate, { schema: "identity", migrationsFolder: MIGRATIONS_FOLDER });
     await migrate.end();
-    baselineProcess = startBenchProcess([...NODE_FLAGS, fileURLToPath(new URL("./baseline-process.ts", import.meta.url)), baselineDb.url, String(CONCURRENCY)], { env: { NODE_ENV: "production" }, keep: /^\{"port"/ });
+    baselineProcess = startBenchProcess([...NODE_FLAGS, fileURLToPath(new URL("./baseline-process.ts", import.meta.url)), baselineDb.url, String(CONCURRENCY)], { env: { ...RUNTIME_ENV, NODE_ENV: "production" }, keep: /^\{"port"/ });
     const port = (JSON.parse(await baselineProcess.waitForLine(/^\{"port"/, 30_000)) as { port: number }).port;
     const token = await service.mint({ scope: "applications:write" });
     const app: Target = { origin: service.origin, process: service.process, headers: () => ({ authorization: `Bearer ${token}` }) };

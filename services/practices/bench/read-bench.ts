@@ -21,7 +21,7 @@ import { parseArgs } from "node:util";
 import { Pool } from "undici";
 import { brusselsDate, openServerConnection, seedDatabase } from "@svc/legacy";
 import { memoryRows, processCpuMs, recordBenchRows, settledRss, startBenchProcess, startServiceUnderBench, type BenchProcess, type BenchRow, type ServiceUnderBench } from "@svc/testing";
-import { NODE_FLAGS, preloadFor } from "../../../tools/stack.ts";
+import { NODE_FLAGS, preloadFor, RUNTIME_ENV } from "../../../tools/stack.ts";
 
 const { values: args } = parseArgs({
   options: {
@@ -144,13 +144,13 @@ async function practiceIds(origin: string, token: string): Promise<string[]> {
 }
 
 async function startBaseline(legacyUrl: string, today: string): Promise<{ process: BenchProcess; origin: string }> {
-  const proc = startBenchProcess([...NODE_ARGS, fileURLToPath(new URL("./baseline-process.ts", import.meta.url)), legacyUrl, today], { env: { NODE_ENV: "production" }, keep: /^\{"port"/ });
+  const proc = startBenchProcess([...NODE_ARGS, fileURLToPath(new URL("./baseline-process.ts", import.meta.url)), legacyUrl, today], { env: { ...RUNTIME_ENV, NODE_ENV: "production" }, keep: /^\{"port"/ });
   const line = await proc.waitForLine(/^\{"port"/, 30_000);
   return { process: proc, origin: `http://127.0.0.1:${(JSON.parse(line) as { port: number }).port}` };
 }
 
 async function startApp(legacyUrl: string, env: Record<string, string>): Promise<ServiceUnderBench> {
-  const service = await startServiceUnderBench({ root, entry: "services/practices/src/main.ts", nodeArgs: [...NODE_ARGS, ...preloadFor("services/practices/src/main.ts")], env: { LEGACY_DATABASE_URL: legacyUrl, ...env }, keep: /change detection pass done/ });
+  const service = await startServiceUnderBench({ root, entry: "services/practices/src/main.ts", nodeArgs: [...NODE_ARGS, ...preloadFor("services/practices/src/main.ts")], env: { ...RUNTIME_ENV, LEGACY_DATABASE_URL: legacyUrl, ...env }, keep: /change detection pass done/ });
   // The first pass over a fresh database is the baseline sweep of every practice: not inside the measurements.
   await service.process.waitForLine(/change detection pass done/, 300_000);
   return service;

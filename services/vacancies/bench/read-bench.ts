@@ -23,7 +23,7 @@ import { createLegacyDb } from "@svc/db";
 import { openServerConnection, seedDatabase, addDays } from "@svc/legacy";
 import { memoryRows, processCpuMs, recordBenchRows, settledRss, startBenchProcess, startServiceUnderBench, type BenchProcess, type BenchRow } from "@svc/testing";
 import { dateIn } from "@svc/time";
-import { NODE_FLAGS, preloadFor } from "../../../tools/stack.ts";
+import { NODE_FLAGS, preloadFor, RUNTIME_ENV } from "../../../tools/stack.ts";
 import { countStatement, pageStatement } from "../src/source/mysql-vacancy-source.ts";
 import { filterOf } from "./baseline-server.ts";
 
@@ -65,7 +65,7 @@ async function ensureBenchData(): Promise<string> {
 type Target = { kind: "service" | "baseline"; origin: string; token: string; process: BenchProcess };
 
 async function startBaseline(legacyUrl: string): Promise<Target> {
-  const proc = startBenchProcess([...NODE_ARGS, fileURLToPath(new URL("./baseline-process.ts", import.meta.url)), legacyUrl], { env: { NODE_ENV: "production" }, keep: /^\{"port"/ });
+  const proc = startBenchProcess([...NODE_ARGS, fileURLToPath(new URL("./baseline-process.ts", import.meta.url)), legacyUrl], { env: { ...RUNTIME_ENV, NODE_ENV: "production" }, keep: /^\{"port"/ });
   const line = await proc.waitForLine(/^\{"port"/, 30_000);
   return { kind: "baseline", origin: `http://127.0.0.1:${(JSON.parse(line) as { port: number }).port}`, token: "", process: proc };
 }
@@ -147,7 +147,7 @@ const started = await startServiceUnderBench({
   root,
   entry: "services/vacancies/src/main.ts",
   nodeArgs: [...NODE_ARGS, ...preloadFor("services/vacancies/src/main.ts")],
-  env: { LEGACY_DATABASE_URL: legacyUrl },
+  env: { ...RUNTIME_ENV, LEGACY_DATABASE_URL: legacyUrl },
   keep: /change detection pass done/,
 });
 const baseline = await startBaseline(legacyUrl);
