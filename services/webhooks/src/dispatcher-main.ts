@@ -8,7 +8,6 @@ import { MIGRATIONS_FOLDER } from "./db/migrations.ts";
 import { systemClock } from "./domain/model.ts";
 import { systemResolver } from "./outbound/resolver.ts";
 import { createDeliveryClient, startDispatcher } from "./dispatcher/start-dispatcher.ts";
-import { startOperator } from "./operator/start-operator.ts";
 import { createNatsDeliveryQueue } from "./queue/nats-delivery-queue.ts";
 
 // Composition root of the webhook dispatcher (same codebase and image as the webhooks API).
@@ -28,9 +27,10 @@ if (config.WEBHOOK_SECRET_KEY.isDevelopmentKey) logger.warn("WEBHOOK_SECRET_KEY 
 const nc = await connectNats({ servers: [...config.NATS_SERVERS], name: PROCESS_NAME, logger });
 const client = createDeliveryClient(config, systemResolver());
 const dispatcher = await startDispatcher({ config, nc, pool, client, clock: systemClock, logger, meter: metrics.meter });
-// The WebhookSubscription controller, on the elected replica only (the chart enables it).
+// The WebhookSubscription controller, on the elected replica only (the chart enables it). Imported
+// only then: the Kubernetes client is ~20 MB of heap a dispatcher without the operator never uses.
 const operator = config.OPERATOR_ENABLED
-  ? startOperator({ config, pool, queue: createNatsDeliveryQueue(jetstream(nc), names(config.NATS_NAMESPACE)), resolver: systemResolver(), clock: systemClock, logger })
+  ? (await import("./operator/start-operator.ts")).startOperator({ config, pool, queue: createNatsDeliveryQueue(jetstream(nc), names(config.NATS_NAMESPACE)), resolver: systemResolver(), clock: systemClock, logger })
   : undefined;
 const readiness: ReadinessCheck[] = [
   { name: "database", check: async () => void (await pool.query("SELECT 1")) },
