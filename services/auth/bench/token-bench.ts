@@ -15,7 +15,7 @@ import { createLocalJWKSet, type JSONWebKeySet } from "jose";
 import { createCachedTokenVerifier, createTokenVerifier, startRevocationFeed } from "@svc/auth";
 import { createPgPool, runMigrations } from "@svc/db";
 import { connectNats, drainNats, jetstreamManager } from "@svc/messaging";
-import { createTempPgDatabase, memoryRows, recordBenchRows, settledRss, silentLogger, startBenchProcess, testEnv, unusedPort, type BenchProcess, type BenchRow } from "@svc/testing";
+import { createTempPgDatabase, IDLE_SETTLE_MS, memoryRows, recordBenchRows, settledRss, silentLogger, startBenchProcess, testEnv, unusedPort, type BenchProcess, type BenchRow } from "@svc/testing";
 import { NODE_FLAGS, preloadFor, RUNTIME_ENV } from "../../../tools/stack.ts";
 import { ClientManager } from "../src/clients/client-manager.ts";
 import { PgClientStore } from "../src/clients/pg-client-store.ts";
@@ -174,8 +174,7 @@ try {
   // Warm-up (JIT, pools, the proof cache), then the idle RSS once settled; the peak is over every measurement after it.
   await batch(auth, Array.from({ length: 300 }, () => tokenShot(clients.main.id, clients.main.secret)), 8);
   await batch(auth, Array.from({ length: 300 }, () => ({ path: "/health" })), 8);
-  await new Promise((r) => setTimeout(r, 3_000));
-  const idleMb = await settledRss(authProcess.pid);
+  const idleMb = await settledRss(authProcess.pid, { settleMs: IDLE_SETTLE_MS });
   authProcess.memory.reset();
   const tokens = await measureTokens(auth, clients);
   const verification = await measureVerification(auth, resource, token);

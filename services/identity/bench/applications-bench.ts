@@ -13,7 +13,7 @@ import { fileURLToPath } from "node:url";
 import { Pool } from "undici";
 import { createPgPool, runMigrations } from "@svc/db";
 import { connectNats, drainNats, names, serve } from "@svc/messaging";
-import { createTempPgDatabase, memoryRows, processCpuMs, recordBenchRows, settledRss, silentLogger, startBenchProcess, startServiceUnderBench, testEnv, type BenchProcess, type BenchRow } from "@svc/testing";
+import { createTempPgDatabase, IDLE_SETTLE_MS, memoryRows, processCpuMs, recordBenchRows, settledRss, silentLogger, startBenchProcess, startServiceUnderBench, testEnv, type BenchProcess, type BenchRow } from "@svc/testing";
 import { NODE_FLAGS, preloadFor, RUNTIME_ENV } from "../../../tools/stack.ts";
 import { MIGRATIONS_FOLDER } from "../src/db/migrations.ts";
 
@@ -120,7 +120,8 @@ async function main(): Promise<void> {
     await measure("warm-up", app, WARM_UP);
     await measure("warm-up", bare, WARM_UP);
     await new Promise((r) => setTimeout(r, 3_000));
-    const idle = { service: await settledRss(service.process.pid), baseline: await settledRss(baselineProcess.pid) };
+    const [serviceIdle, baselineIdle] = await Promise.all([settledRss(service.process.pid, { settleMs: IDLE_SETTLE_MS }), settledRss(baselineProcess.pid, { settleMs: IDLE_SETTLE_MS })]);
+    const idle = { service: serviceIdle, baseline: baselineIdle };
     const scenarios: Array<[string, Target]> = [
       ["baseline: node:http + bare insert of the same rows (pg, 1 tx)", bare],
       ["POST /v1/applications (new person)", app],

@@ -20,7 +20,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { Pool } from "undici";
 import { brusselsDate, openServerConnection, seedDatabase } from "@svc/legacy";
-import { memoryRows, processCpuMs, recordBenchRows, settledRss, startBenchProcess, startServiceUnderBench, type BenchProcess, type BenchRow, type ServiceUnderBench } from "@svc/testing";
+import { IDLE_SETTLE_MS, memoryRows, processCpuMs, recordBenchRows, settledRss, startBenchProcess, startServiceUnderBench, type BenchProcess, type BenchRow, type ServiceUnderBench } from "@svc/testing";
 import { NODE_FLAGS, preloadFor, RUNTIME_ENV } from "../../../tools/stack.ts";
 
 const { values: args } = parseArgs({
@@ -188,7 +188,9 @@ try {
     await slice(s.appTarget, 1);
   }
   await new Promise((r) => setTimeout(r, 3_000));
-  const idle = { app: await settledRss(appDefault.process.pid), appNoCache: await settledRss(appNoCache.process.pid), baseline: await settledRss(bare.process.pid) };
+  const settled = (pid: number) => settledRss(pid, { settleMs: IDLE_SETTLE_MS });
+  const [app, appNoCache, baselineIdle] = await Promise.all([settled(appDefault.process.pid), settled(appNoCache.process.pid), settled(bare.process.pid)]);
+  const idle = { app, appNoCache, baseline: baselineIdle };
 
   const printed: Array<[string, Measured, Measured | undefined]> = [];
   const rows: BenchRow[] = [];

@@ -21,7 +21,7 @@ import { parseArgs } from "node:util";
 import { Pool } from "undici";
 import { createLegacyDb } from "@svc/db";
 import { openServerConnection, seedDatabase, addDays } from "@svc/legacy";
-import { memoryRows, processCpuMs, recordBenchRows, settledRss, startBenchProcess, startServiceUnderBench, type BenchProcess, type BenchRow } from "@svc/testing";
+import { IDLE_SETTLE_MS, memoryRows, processCpuMs, recordBenchRows, settledRss, startBenchProcess, startServiceUnderBench, type BenchProcess, type BenchRow } from "@svc/testing";
 import { dateIn } from "@svc/time";
 import { NODE_FLAGS, preloadFor, RUNTIME_ENV } from "../../../tools/stack.ts";
 import { countStatement, pageStatement } from "../src/source/mysql-vacancy-source.ts";
@@ -176,7 +176,8 @@ try {
     await load(baseline, pathFor, 1_000);
   }
   await new Promise((r) => setTimeout(r, 3_000));
-  const idle = { service: await settledRss(service.process.pid), baseline: await settledRss(baseline.process.pid) };
+  const [serviceIdle, baselineIdle] = await Promise.all([settledRss(service.process.pid, { settleMs: IDLE_SETTLE_MS }), settledRss(baseline.process.pid, { settleMs: IDLE_SETTLE_MS })]);
+  const idle = { service: serviceIdle, baseline: baselineIdle };
 
   out(`${pages} pages of 100; ${CONNECTIONS} connections; ${ROUNDS} rounds of ${SECONDS}s per target and scenario, alternating\n`);
   out(`${"scenario".padEnd(28)} ${"svc req/s".padStart(9)} ${"base req/s".padStart(10)} ${"ratio".padStart(6)}   ${"svc p50/p99 ms".padStart(15)}   ${"base p50/p99 ms".padStart(15)}  errors  ${"svc/base CPU µs/req".padStart(19)}  ${"svc/base peak MB".padStart(16)}`);

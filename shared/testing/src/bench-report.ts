@@ -156,7 +156,8 @@ export class MemorySampler {
  * RSS once a process has settled after start-up or load: the median of `samples` readings
  * `intervalMs` apart (a lone allocation burst between two readings does not count).
  */
-export async function settledRss(pid: number, options: { samples?: number; intervalMs?: number } = {}): Promise<number> {
+export async function settledRss(pid: number, options: { samples?: number; intervalMs?: number; settleMs?: number } = {}): Promise<number> {
+  if (options.settleMs) await new Promise((resolve) => setTimeout(resolve, options.settleMs));
   const readings: number[] = [];
   const samples = options.samples ?? 10;
   for (let i = 0; i < samples; i++) {
@@ -167,6 +168,12 @@ export async function settledRss(pid: number, options: { samples?: number; inter
   readings.sort((a, b) => a - b);
   return readings[Math.floor(readings.length / 2)] ?? Number.NaN;
 }
+
+/**
+ * How long a process has served nothing before its RSS counts as idle: longer than the idle heap
+ * release (@svc/telemetry, every service's instrument.ts) needs to see a quiet period and act.
+ */
+export const IDLE_SETTLE_MS = 12_000;
 
 /** The issue's memory targets for every service process (issue #12). */
 export const MEMORY_TARGETS = { idleMb: 120, loadMb: 200 } as const;

@@ -7,7 +7,7 @@ export { platformContract } from "./platform-contract.ts";
 export { readEventStream, waitFor, sleep, type StreamReader } from "./event-stream.ts";
 export { type PrivateNatsServer, startPrivateNatsServer } from "./nats-server.ts";
 export { spawnServiceProcess, type ServiceProcess } from "./service-process.ts";
-export { recordBenchRows, readBenchRows, processMemory, processCpuMs, MemorySampler, settledRss, memoryRows, startBenchProcess, MEMORY_TARGETS, type BenchRow, type RecordedBenchRow, type ProcessMemory, type BenchProcess } from "./bench-report.ts";
+export { recordBenchRows, readBenchRows, processMemory, processCpuMs, MemorySampler, settledRss, memoryRows, startBenchProcess, MEMORY_TARGETS, IDLE_SETTLE_MS, type BenchRow, type RecordedBenchRow, type ProcessMemory, type BenchProcess } from "./bench-report.ts";
 export { createTestCa, startHttpsReceiver, type TestCa, type HttpsReceiver, type ReceivedRequest } from "./https-receiver.ts";
 export { type PrivatePostgres, startPrivatePostgres } from "./private-postgres.ts";
 export { type PrivateMariaDb, startPrivateMariaDb } from "./private-mariadb.ts";
