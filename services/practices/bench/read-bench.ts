@@ -189,8 +189,8 @@ try {
   }
   await new Promise((r) => setTimeout(r, 3_000));
   const settled = (pid: number) => settledRss(pid, { settleMs: IDLE_SETTLE_MS });
-  const [app, appNoCache, baselineIdle] = await Promise.all([settled(appDefault.process.pid), settled(appNoCache.process.pid), settled(bare.process.pid)]);
-  const idle = { app, appNoCache, baseline: baselineIdle };
+  const [appIdle, appNoCacheIdle, baselineIdle] = await Promise.all([settled(appDefault.process.pid), settled(appNoCache.process.pid), settled(bare.process.pid)]);
+  const idle = { app: appIdle, appNoCache: appNoCacheIdle, baseline: baselineIdle };
 
   const printed: Array<[string, Measured, Measured | undefined]> = [];
   const rows: BenchRow[] = [];
