@@ -23,7 +23,11 @@ beforeAll(async () => {
     },
   });
   const routes = express.Router();
-  routes.get("/v1/things/:id", (req, res) => sendData(res, { id: req.params.id }));
+  routes.get("/v1/things/:id", (req, res) => {
+    // What the bearer-token middleware leaves for the request log (@svc/auth).
+    res.locals.auth = { clientId: "client-42" };
+    sendData(res, { id: req.params.id });
+  });
   routes.get("/v1/broken", () => {
     throw new Error("boom");
   });
@@ -50,6 +54,8 @@ describe("server spans", () => {
     const line = requestLine("/v1/things/:id");
     expect(line).toMatchObject({ trace_id: CALLER_TRACE, span_id: spanIdOf(span), status: 200, method: "GET" });
     expect(line?.request_id).toEqual(expect.any(String));
+    expect(line).toMatchObject({ client_id: "client-42", route: "/v1/things/:id" });
+    expect(line?.duration_ms).toEqual(expect.any(Number));
     expect(JSON.stringify(line)).not.toContain("secret-token");
   });
 
