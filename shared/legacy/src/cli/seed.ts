@@ -1,5 +1,5 @@
 /**
- * npm run sandbox:seed -- --seed 42 --scale 1 [--today 2025-06-15] [--database legacy_sandbox] [--url mysql://root@127.0.0.1:3306]
+ * npm run sandbox:seed -- --seed 42 --scale 1 [--today 2025-06-15] [--database legacy_sandbox] [--url mysql://root@127.0.0.1:3306] [--if-empty]
  *
  * (Re)loads the synthetic legacy data set into a sandbox database. Refuses databases it did not create.
  */
@@ -8,16 +8,18 @@ import { brusselsDate } from "../brussels-time.ts";
 import { PER_SCALE } from "../generator/dataset.ts";
 import { openServerConnection } from "../load/connection.ts";
 import { SandboxRefusedError } from "../load/sandbox-guard.ts";
-import { seedDatabase } from "../load/seed-database.ts";
+import { seedDatabase, type SeedMode } from "../load/seed-database.ts";
 
 const USAGE = `usage: npm run sandbox:seed -- [options]
   --seed N          generator seed (default 1)
   --scale S         bulk volume multiplier (default 1 = ${PER_SCALE.vacancies} vacancies; 50 = ${50 * PER_SCALE.vacancies})
   --today DATE      reference date YYYY-MM-DD (default: today in Europe/Brussels)
   --database NAME   sandbox database (default legacy_sandbox)
-  --url URL         server (default mysql://root@127.0.0.1:3306)`;
+  --url URL         server (default mysql://root@127.0.0.1:3306)
+  --if-empty        keep a complete data set that is already there instead of reloading it
+                    (the chart's seeding Job, so an upgrade does not replace the sandbox's data)`;
 
-function parse(): { seed: number; scale: number; today: string; database: string; url: string } | null {
+function parse(): { seed: number; scale: number; today: string; database: string; url: string; mode: SeedMode } | null {
   const { values } = parseArgs({
     options: {
       seed: { type: "string", default: "1" },
@@ -25,6 +27,7 @@ function parse(): { seed: number; scale: number; today: string; database: string
       today: { type: "string" },
       database: { type: "string", default: "legacy_sandbox" },
       url: { type: "string", default: "mysql://root@127.0.0.1:3306" },
+      "if-empty": { type: "boolean", default: false },
       help: { type: "boolean", short: "h", default: false },
     },
     strict: true,
@@ -36,6 +39,7 @@ function parse(): { seed: number; scale: number; today: string; database: string
     today: values.today ?? brusselsDate(Date.now()),
     database: values.database,
     url: values.url,
+    mode: values["if-empty"] ? "if-absent" : "replace",
   };
 }
 
@@ -54,7 +58,7 @@ async function main(): Promise<number> {
   const connection = await openServerConnection(args.url);
   try {
     const { seed, scale, today } = args;
-    const result = await seedDatabase(connection, args.database, { seed, scale, today }, "replace", (m) => console.log(m));
+    const result = await seedDatabase(connection, args.database, { seed, scale, today }, args.mode, (m) => console.log(m));
     console.log(JSON.stringify({ action: result.action, database: result.database, ...result.options, counts: result.counts, seconds: +(result.durationMs / 1000).toFixed(2) }));
     return 0;
   } catch (error) {
