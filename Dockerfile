@@ -1,9 +1,11 @@
 # syntax=docker/dockerfile:1
-# One image for every component; the Kubernetes command picks the process:
-#   node services/<name>/src/main.ts            auth, practices, vacancies, identity, webhooks
-#   node services/webhooks/src/dispatcher-main.ts   the webhook dispatcher
-#   node tools/migrate.ts                       the migrations Job
-# Node 24 runs the TypeScript sources directly (type stripping): there is no build output.
+# One image for every component; the Kubernetes command picks the process (tools/bundles.ts):
+#   node --import ./dist/<name>/instrument.js dist/<name>/main.js   auth, practices, vacancies, identity, webhooks
+#   node --import ./dist/webhooks/instrument.js dist/webhooks/dispatcher-main.js   the webhook dispatcher
+#   node dist/tools/migrate.js                  the migrations Job
+# The production image holds the compiled bundles (`npm run build`: plain JavaScript, so no
+# process loads Node's TypeScript stripper) and the files they read; the `dev` target adds the
+# TypeScript sources, which Tilt's live update syncs and `node --watch` runs directly.
 
 # Debian slim rather than Alpine: argon2 loads a prebuilt glibc binary, and live update needs tar.
 ARG NODE_IMAGE=node:24-slim
@@ -26,6 +28,19 @@ COPY .npmrc ./
 RUN --mount=type=cache,target=/root/.npm \
     npm ci --omit=dev --workspaces --include-workspace-root=false --no-audit --no-fund
 
+# The bundles (tools/build.ts). Scripts stay off: esbuild runs from its platform package, and
+# nothing else installed here is executed.
+FROM ${NODE_IMAGE} AS build
+WORKDIR /src
+COPY --from=manifests /src/ ./
+COPY .npmrc ./
+RUN --mount=type=cache,target=/root/.npm \
+    npm ci --ignore-scripts --no-audit --no-fund
+COPY shared/ ./shared/
+COPY services/ ./services/
+COPY tools/ ./tools/
+RUN node tools/build.ts
+
 FROM ${NODE_IMAGE} AS runtime
 ENV NODE_ENV=production
 # glibc allocator settings of every process (tools/stack.ts RUNTIME_ENV says why; a test compares).
@@ -35,25 +50,31 @@ WORKDIR /app
 RUN rm -rf /usr/local/lib/node_modules/npm /usr/local/lib/node_modules/corepack \
       /usr/local/bin/npm /usr/local/bin/npx /usr/local/bin/corepack
 COPY --from=prod-deps /app/ ./
-# Sources owned by root and not writable by the process user.
-COPY package.json ./
-COPY shared/ ./shared/
-COPY services/ ./services/
-COPY tools/ ./tools/
-# The route table the local gateway reads (the chart's Ingress reads the same file).
+# Owned by root and not writable by the process user: the bundles, and the files they read where
+# the sources sit (tools/bundles.ts RUNTIME_FILES; a test compares): the version, each service's
+# migrations, the OpenAPI document, the route table the local gateway reads.
+COPY package.json ./package.json
+COPY --from=build /src/dist/ ./dist/
+COPY services/auth/drizzle/ ./services/auth/drizzle/
+COPY services/practices/drizzle/ ./services/practices/drizzle/
+COPY services/vacancies/drizzle/ ./services/vacancies/drizzle/
+COPY services/identity/drizzle/ ./services/identity/drizzle/
+COPY services/webhooks/drizzle/ ./services/webhooks/drizzle/
+COPY shared/openapi/openapi.json ./shared/openapi/openapi.json
 COPY charts/integration-service/routes.json ./charts/integration-service/routes.json
 # Numeric, so Kubernetes can verify runAsNonRoot; uid 1000 is the image's "node" user.
 USER 1000:1000
 EXPOSE 8080 9464
 # The process writes nothing outside /tmp, so the root filesystem can be mounted read-only.
-CMD ["node", "-e", "console.error('choose a process: node services/<name>/src/main.ts'); process.exit(64)"]
+CMD ["node", "-e", "console.error('choose a process: node dist/<name>/main.js'); process.exit(64)"]
 
-# Development image for Tilt: the same runtime, with sources the process user may overwrite,
-# because live update syncs edited files into the running container (node --watch restarts).
+# Development image for Tilt: the same runtime plus the TypeScript sources (the chart's
+# image.runSources), owned by the process user, because live update syncs edited files into the
+# running container (node --watch restarts).
 FROM runtime AS dev
-USER root
-RUN chown -R 1000:1000 /app/shared /app/services /app/tools
-USER 1000:1000
+COPY --chown=1000:1000 shared/ ./shared/
+COPY --chown=1000:1000 services/ ./services/
+COPY --chown=1000:1000 tools/ ./tools/
 
 # The default target is the production image.
 FROM runtime

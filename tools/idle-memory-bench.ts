@@ -15,7 +15,7 @@ import { parseArgs } from "node:util";
 import { createConnection } from "mysql2/promise";
 import { connectNats, drainNats, jetstreamManager } from "@svc/messaging";
 import { createTempPgDatabase, memoryRows, processMemory, recordBenchRows, settledRss, silentLogger, spawnServiceProcess, testEnv } from "@svc/testing";
-import { STACK, type StackProcess } from "./stack.ts";
+import { entryArgs, STACK, type StackProcess } from "./stack.ts";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const { values: args } = parseArgs({ options: { settle: { type: "string", default: "15" }, requests: { type: "string", default: "200" }, "node-options": { type: "string" } } });
@@ -53,7 +53,7 @@ function stackPids(launcherPid: number): Map<string, number> {
     try {
       const cwd = relative(root, readlinkSync(`/proc/${pid}/cwd`));
       const argv = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0");
-      const match = STACK.find((p: StackProcess) => p.cwd === cwd && argv.includes(p.entry));
+      const match = STACK.find((p: StackProcess) => p.cwd === cwd && argv.includes(entryArgs(p.entry, { cwd: join(root, p.cwd), from: "bundle" }).at(-1)!));
       if (match) found.set(match.name, pid);
     } catch {
       // exited meanwhile

@@ -10,7 +10,8 @@ const SCHEMAS = ["auth", "practices", "vacancies", "identity", "webhooks"] as co
 const url = migrateConfig().databaseUrl;
 for (const schema of SCHEMAS) {
   const folder = fileURLToPath(new URL(`../services/${schema}/drizzle`, import.meta.url));
-  if (!existsSync(folder)) continue;
+  // Every service has migrations: a missing folder is a broken image, not a schema to skip.
+  if (!existsSync(folder)) throw new Error(`no migrations for schema ${schema} at ${folder}`);
   const pool = createPgPool({ url, schema, applicationName: "migrate", max: 1, statementTimeoutMs: 300_000 });
   try {
     await runMigrations(pool, { schema, migrationsFolder: folder });

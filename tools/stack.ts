@@ -1,8 +1,7 @@
 import { existsSync } from "node:fs";
-import { dirname, isAbsolute, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { dirname, isAbsolute, join, relative, resolve } from "node:path";
+import { bundleArgs, REPO_ROOT } from "./bundles.ts";
 
-const REPO_ROOT = fileURLToPath(new URL("..", import.meta.url));
 
 /**
  * The local stack's shape: every process `npm start` runs, with its port. One place, so the
@@ -45,14 +44,26 @@ export const RUNTIME_ENV: Readonly<Record<string, string>> = Object.freeze({
 });
 
 /**
- * `--import` of the process preload beside an entry point (its `instrument.ts`: the ESM format
- * cache, then tracing), as `npm start` and the chart run every service; nothing for an entry
- * without one. `entry` is absolute or relative to `cwd`.
+ * What a process runs: `bundle`, the compiled JavaScript of `npm run build` (tools/build.ts), as
+ * production, `npm start` and the benchmarks do; or `source`, the TypeScript itself through Node's
+ * type stripping, as `npm run dev` (with --watch) and the tests do.
  */
-export function preloadFor(entry: string, cwd: string = REPO_ROOT): string[] {
+export type RunFrom = "bundle" | "source";
+
+/**
+ * The node arguments after the flags that start a process: `--import` of the process preload
+ * beside its entry point (its `instrument.ts`: the ESM format cache, idle heap release, then
+ * tracing), then the entry point, from the sources or from the bundles as `from` says; no preload
+ * for an entry without one. `entry` is absolute or relative to `cwd`; the bundles must be built.
+ */
+export function entryArgs(entry: string, options: { cwd?: string; from: RunFrom }): string[] {
+  const cwd = options.cwd ?? REPO_ROOT;
+  if (options.from === "bundle") {
+    return bundleArgs(relative(REPO_ROOT, resolve(cwd, entry))).map((arg) => (arg.startsWith("-") ? arg : join(REPO_ROOT, arg)));
+  }
   const preload = join(dirname(entry), "instrument.ts");
-  if (!existsSync(isAbsolute(preload) ? preload : join(cwd, preload))) return [];
-  return ["--import", isAbsolute(preload) ? preload : `./${preload}`];
+  const hasPreload = existsSync(isAbsolute(preload) ? preload : join(cwd, preload));
+  return [...(hasPreload ? ["--import", isAbsolute(preload) ? preload : `./${preload}`] : []), entry];
 }
 
 const BASE: ReadonlyArray<StackProcess> = [

@@ -1,10 +1,11 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { join } from "node:path";
-import { NODE_FLAGS, preloadFor, RUNTIME_ENV, type StackProcess } from "./stack.ts";
+import { entryArgs, NODE_FLAGS, RUNTIME_ENV, type StackProcess } from "./stack.ts";
 
 export interface SupervisorOptions {
   root: string;
   env: NodeJS.ProcessEnv;
+  /** Sources with `node --watch` (restarts on edits), or the built bundles. */
   watch: boolean;
   /** Called with a process's name and a line of its output. */
   onLine: (name: string, line: string) => void;
@@ -24,7 +25,8 @@ export class Supervisor {
 
   start(proc: StackProcess): void {
     const cwd = join(this.#options.root, proc.cwd);
-    const args = [...NODE_FLAGS, ...(this.#options.watch ? ["--watch"] : []), ...preloadFor(proc.entry, cwd), proc.entry];
+    const watch = this.#options.watch;
+    const args = [...NODE_FLAGS, ...(watch ? ["--watch"] : []), ...entryArgs(proc.entry, { cwd, from: watch ? "source" : "bundle" })];
     const env: NodeJS.ProcessEnv = { ...RUNTIME_ENV, ...this.#options.env };
     if (proc.port !== null) env.PORT = String(proc.port);
     if (proc.internalPort !== null) env.INTERNAL_PORT = String(proc.internalPort);

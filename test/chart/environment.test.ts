@@ -1,8 +1,9 @@
 // The environment contract: each process gets exactly the variables its config.ts reads.
 import { existsSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { NODE_FLAGS } from "../../tools/stack.ts";
+import { bundlePath, ENTRY_POINTS } from "../../tools/bundles.ts";
 import { render, repoRoot, valueSets } from "./support/helm.ts";
 import { deployments, envOf } from "./support/workloads.ts";
 
@@ -86,19 +87,23 @@ describe("environment contract", () => {
     expect(env.get("OTEL_RESOURCE_ATTRIBUTES")?.value).toContain("cloud.region=eu-west-1");
   });
 
-  it("starts each process as npm start does: the same node flags, its instrument.ts preloaded, its own entry point", async () => {
+  it("starts each process as npm start does: the same node flags, the bundles of its instrument.ts and entry point", async () => {
     const pods = deployments(await render());
-    const preload = (service: string) => ["--import", `./services/${service}/src/instrument.ts`];
-    expect(pods.get("isvc-auth")?.containers[0]?.command).toEqual(["node", ...NODE_FLAGS, ...preload("auth"), "services/auth/src/main.ts"]);
-    expect(pods.get("isvc-dispatcher")?.containers[0]?.command).toEqual(["node", ...NODE_FLAGS, ...preload("webhooks"), "services/webhooks/src/dispatcher-main.ts"]);
+    const bundled = (entry: string) => ["--import", `./${bundlePath(join(dirname(entry), "instrument.ts"))}`, bundlePath(entry)];
+    expect(pods.get("isvc-auth")?.containers[0]?.command).toEqual(["node", ...NODE_FLAGS, ...bundled("services/auth/src/main.ts")]);
+    expect(pods.get("isvc-dispatcher")?.containers[0]?.command).toEqual(["node", ...NODE_FLAGS, ...bundled("services/webhooks/src/dispatcher-main.ts")]);
+    // Every file a pod runs is one tools/build.ts writes, and its source exists.
+    const built = new Map(ENTRY_POINTS.map((entry) => [bundlePath(entry), entry]));
     for (const [name, pod] of pods) {
       const command = pod.containers[0]!.command as string[];
-      const instrument = command[command.indexOf("--import") + 1]!;
-      expect(existsSync(join(repoRoot, instrument)), `${name}: ${instrument}`).toBe(true);
+      for (const file of [command[command.indexOf("--import") + 1]!.replace(/^\.\//, ""), command.at(-1)!]) {
+        expect(built.has(file), `${name}: ${file} is not built`).toBe(true);
+        expect(existsSync(join(repoRoot, built.get(file)!)), `${name}: source of ${file}`).toBe(true);
+      }
     }
   });
 
-  it("keeps the production node flags in development and adds --watch", async () => {
+  it("keeps the production node flags in development, adds --watch and runs the sources live update syncs", async () => {
     const [, vacancies] = [...deployments(await render(valueSets.dev))].find(([name]) => name.endsWith("-vacancies"))!;
     expect(vacancies.containers[0]?.command).toEqual(["node", ...NODE_FLAGS, "--watch", "--import", "./services/vacancies/src/instrument.ts", "services/vacancies/src/main.ts"]);
   });

@@ -1,5 +1,6 @@
 // helm lint --strict and helm template for every value set CI keeps, and what each set changes
 // against the default output.
+import { bundlePath, ENTRY_POINTS } from "../../tools/bundles.ts";
 import { describe, expect, it } from "vitest";
 import { byKind, chartDir, helm, kubeVersion, render, valueArgs, valueSets } from "./support/helm.ts";
 import { component, deployments } from "./support/workloads.ts";
@@ -40,11 +41,12 @@ describe("helm template", () => {
     expect(byKind(objects, "Secret")).toEqual([]);
   });
 
-  it("runs migrations as a pre-install/pre-upgrade hook with node tools/migrate.ts", async () => {
+  it("runs migrations as a pre-install/pre-upgrade hook with the bundle of tools/migrate.ts", async () => {
     const [job] = byKind(await render(), "Job");
     expect(job?.metadata.annotations?.["helm.sh/hook"]).toBe("pre-install,pre-upgrade");
     const spec = (job?.spec as { template: { spec: { containers: { command: string[] }[] } } }).template.spec;
-    expect(spec.containers[0]?.command).toEqual(["node", "tools/migrate.ts"]);
+    expect(spec.containers[0]?.command).toEqual(["node", bundlePath("tools/migrate.ts")]);
+    expect(ENTRY_POINTS).toContain("tools/migrate.ts");
   });
 
   it("production: pins the image by digest and adds a ServiceMonitor, without a seeding Job", async () => {
@@ -63,7 +65,8 @@ describe("helm template", () => {
     const seed = jobs.find((j) => component(j) === "sandbox-seed");
     expect(seed?.metadata.annotations?.["helm.sh/hook-weight"]).toBe("5");
     const spec = (seed?.spec as { template: { spec: { containers: { command: string[] }[] } } }).template.spec;
-    expect(spec.containers[0]?.command).toEqual(["node", "shared/legacy/src/cli/seed.ts", "--if-empty"]);
+    expect(spec.containers[0]?.command).toEqual(["node", bundlePath("shared/legacy/src/cli/seed.ts"), "--if-empty"]);
+    expect(ENTRY_POINTS).toContain("shared/legacy/src/cli/seed.ts");
     const secrets = byKind(objects, "Secret").map((s) => s.metadata.name).sort();
     expect(secrets).toEqual(["isvc-secrets", "isvc-signing-keys"]);
     const chartSecret = byKind(objects, "Secret").find((s) => s.metadata.name === "isvc-secrets");
@@ -86,6 +89,7 @@ describe("helm template", () => {
     const jobs = byKind(objects, "Job");
     expect(jobs.map(component)).toEqual(["sandbox-seed"]);
     expect(jobs[0]?.metadata.annotations?.["helm.sh/hook"]).toBeUndefined();
+    expect((jobs[0]?.spec as { template: { spec: { containers: { command: string[] }[] } } }).template.spec.containers[0]?.command).toEqual(["node", "shared/legacy/src/cli/seed.ts", "--if-empty"]);
     for (const spec of deployments(objects).values()) {
       expect(spec.containers[0]?.env?.find((e) => e.name === "MIGRATE_ON_START")?.value).toBe("true");
     }

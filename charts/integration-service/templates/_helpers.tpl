@@ -22,6 +22,22 @@ Prefix of every object name: the release name alone, so Service DNS names are sh
 {{- printf "%s-%s" (include "integration-service.fullname" .root) .name -}}
 {{- end -}}
 
+{{/*
+The file node runs for a source file of the image, (dict "root" $ "file" "services/x/src/main.ts"):
+the file itself with image.runSources, else its compiled bundle, dist/<workspace>/<file>.js, the
+rule of tools/bundles.ts bundlePath (a chart test compares the two).
+*/}}
+{{- define "integration-service.runFile" -}}
+{{- if .root.Values.image.runSources -}}
+{{- .file -}}
+{{- else -}}
+{{- $parts := splitList "/" .file -}}
+{{- $group := index $parts 0 -}}
+{{- if has $group (list "services" "shared") }}{{ $group = index $parts 1 }}{{ end -}}
+{{- printf "dist/%s/%s.js" $group (base .file | trimSuffix ".ts") -}}
+{{- end -}}
+{{- end -}}
+
 {{- define "integration-service.chart" -}}
 {{- printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" -}}
 {{- end -}}

@@ -152,8 +152,8 @@ spec:
         {{- /* The process preload beside the entry point: module resolution cache and tracing
         (OpenTelemetry patches modules as they load, so it must run before main). */}}
         - --import
-        - ./{{ dir .traits.entrypoint }}/instrument.ts
-        - {{ .traits.entrypoint }}
+        - ./{{ include "integration-service.runFile" (dict "root" $root "file" (printf "%s/instrument.ts" (dir .traits.entrypoint))) }}
+        - {{ include "integration-service.runFile" (dict "root" $root "file" .traits.entrypoint) }}
       ports:
         {{- if .traits.public }}
         - name: http

@@ -14,7 +14,8 @@ import { Pool } from "undici";
 import { createPgPool, runMigrations } from "@svc/db";
 import { connectNats, drainNats, names, serve } from "@svc/messaging";
 import { createTempPgDatabase, IDLE_SETTLE_MS, memoryRows, processCpuMs, recordBenchRows, settledRss, silentLogger, startBenchProcess, startServiceUnderBench, testEnv, type BenchProcess, type BenchRow } from "@svc/testing";
-import { NODE_FLAGS, preloadFor, RUNTIME_ENV } from "../../../tools/stack.ts";
+import { entryArgs, NODE_FLAGS, RUNTIME_ENV } from "../../../tools/stack.ts";
+import { build } from "../../../tools/build.ts";
 import { MIGRATIONS_FOLDER } from "../src/db/migrations.ts";
 
 const CONCURRENCY = 16;
@@ -96,10 +97,11 @@ function row(r: Result, baseline: Result) {
 
 async function main(): Promise<void> {
   console.log(`load average at start: ${loadavg().map((l) => l.toFixed(2)).join(" ")}; node flags of both servers: ${NODE_FLAGS.join(" ") || "(none)"}`);
+  await build();
   const service = await startServiceUnderBench({
     root,
     entry: "services/identity/src/main.ts",
-    nodeArgs: [...NODE_FLAGS, ...preloadFor("services/identity/src/main.ts")],
+    args: [...NODE_FLAGS, ...entryArgs("services/identity/src/main.ts", { from: "bundle" })],
     env: { ...RUNTIME_ENV, IDENTITY_PEPPER: "bench-pepper-that-is-at-least-32-bytes-long", DATABASE_POOL_MAX: String(CONCURRENCY) },
   });
   const nc = await connectNats({ servers: testEnv.TEST_NATS_URL, name: "identity-bench", logger: silentLogger() });

@@ -21,7 +21,8 @@ import { parseArgs } from "node:util";
 import { Pool } from "undici";
 import { brusselsDate, openServerConnection, seedDatabase } from "@svc/legacy";
 import { IDLE_SETTLE_MS, memoryRows, processCpuMs, recordBenchRows, settledRss, startBenchProcess, startServiceUnderBench, type BenchProcess, type BenchRow, type ServiceUnderBench } from "@svc/testing";
-import { NODE_FLAGS, preloadFor, RUNTIME_ENV } from "../../../tools/stack.ts";
+import { entryArgs, NODE_FLAGS, RUNTIME_ENV } from "../../../tools/stack.ts";
+import { build } from "../../../tools/build.ts";
 
 const { values: args } = parseArgs({
   options: {
@@ -150,7 +151,8 @@ async function startBaseline(legacyUrl: string, today: string): Promise<{ proces
 }
 
 async function startApp(legacyUrl: string, env: Record<string, string>): Promise<ServiceUnderBench> {
-  const service = await startServiceUnderBench({ root, entry: "services/practices/src/main.ts", nodeArgs: [...NODE_ARGS, ...preloadFor("services/practices/src/main.ts")], env: { ...RUNTIME_ENV, LEGACY_DATABASE_URL: legacyUrl, ...env }, keep: /change detection pass done/ });
+  await build();
+  const service = await startServiceUnderBench({ root, entry: "services/practices/src/main.ts", args: [...NODE_ARGS, ...entryArgs("services/practices/src/main.ts", { from: "bundle" })], env: { ...RUNTIME_ENV, LEGACY_DATABASE_URL: legacyUrl, ...env }, keep: /change detection pass done/ });
   // The first pass over a fresh database is the baseline sweep of every practice: not inside the measurements.
   await service.process.waitForLine(/change detection pass done/, 300_000);
   return service;

@@ -23,7 +23,8 @@ import { createLegacyDb } from "@svc/db";
 import { openServerConnection, seedDatabase, addDays } from "@svc/legacy";
 import { IDLE_SETTLE_MS, memoryRows, processCpuMs, recordBenchRows, settledRss, startBenchProcess, startServiceUnderBench, type BenchProcess, type BenchRow } from "@svc/testing";
 import { dateIn } from "@svc/time";
-import { NODE_FLAGS, preloadFor, RUNTIME_ENV } from "../../../tools/stack.ts";
+import { entryArgs, NODE_FLAGS, RUNTIME_ENV } from "../../../tools/stack.ts";
+import { build } from "../../../tools/build.ts";
 import { countStatement, pageStatement } from "../src/source/mysql-vacancy-source.ts";
 import { filterOf } from "./baseline-server.ts";
 
@@ -143,10 +144,11 @@ async function explain(legacyUrl: string, scenarios: Array<[string, () => string
 
 const legacyUrl = await ensureBenchData();
 out(`load average at start: ${loadavg().map((l) => l.toFixed(2)).join(" ")}; node flags of both servers: ${NODE_ARGS.join(" ") || "(none)"}`);
+await build();
 const started = await startServiceUnderBench({
   root,
   entry: "services/vacancies/src/main.ts",
-  nodeArgs: [...NODE_ARGS, ...preloadFor("services/vacancies/src/main.ts")],
+  args: [...NODE_ARGS, ...entryArgs("services/vacancies/src/main.ts", { from: "bundle" })],
   env: { ...RUNTIME_ENV, LEGACY_DATABASE_URL: legacyUrl },
   keep: /change detection pass done/,
 });

@@ -23,6 +23,7 @@ import { createNatsDeliveryQueue } from "../src/queue/nats-delivery-queue.ts";
 import { PgDispatchStore } from "../src/stores/pg-dispatch-store.ts";
 import { baseEnv, testNamespace } from "../test/support/harness.ts";
 import { spawnDispatcher } from "../test/support/dispatcher-process.ts";
+import { build } from "../../../tools/build.ts";
 import { killHard } from "../test/support/private-nats.ts";
 import { createTestCa } from "../test/support/test-ca.ts";
 import { startFastReceiver, type FastReceiver } from "./fast-receiver.ts";
@@ -85,7 +86,8 @@ async function runScenario(scenario: "deliveries" | "events"): Promise<Result> {
     out(`[${scenario}] backlog of ${scenario === "deliveries" ? `${TOTAL} pending deliveries` : `${EVENTS} events`} built in ${((performance.now() - built) / 1000).toFixed(1)} s; load average ${loadAverage()}`);
 
     const spawnedAt = Date.now();
-    dispatcher = spawnDispatcher(env, NODE_ARGS);
+    await build();
+    dispatcher = spawnDispatcher(env, NODE_ARGS, "bundle");
     const gcs = traceMajorGcs(dispatcher);
     const samples = await sampleUntilDrained(dispatcher, receiver);
     const drained = Date.now();

@@ -14,6 +14,7 @@ import { systemClock } from "../src/domain/model.ts";
 import { systemResolver } from "../src/outbound/resolver.ts";
 import { baseEnv, testNamespace } from "../test/support/harness.ts";
 import { spawnDispatcher } from "../test/support/dispatcher-process.ts";
+import { build } from "../../../tools/build.ts";
 import { killHard } from "../test/support/private-nats.ts";
 import { startReceiver } from "../test/support/receiver.ts";
 import { createTestCa } from "../test/support/test-ca.ts";
@@ -41,7 +42,8 @@ const env = { ...baseEnv({ databaseUrl: database.url, namespace, natsUrl: testEn
 const service = createSubscriptionService({ config: loadConfig(env), logger: silentLogger(), pool, resolver: systemResolver(), queue: { enqueue: async () => {} }, clock: systemClock });
 // --profile (or --cpu-prof): writes a CPU profile of the dispatcher to /tmp/webhooks-prof.
 const PROFILE = process.argv.includes("--profile") || process.argv.includes("--cpu-prof");
-const dispatcher = spawnDispatcher(env, PROFILE ? ["--cpu-prof", "--cpu-prof-dir=/tmp/webhooks-prof"] : []);
+await build();
+const dispatcher = spawnDispatcher(env, PROFILE ? ["--cpu-prof", "--cpu-prof-dir=/tmp/webhooks-prof"] : [], "bundle");
 
 try {
   const fanOutPaths: string[] = [];

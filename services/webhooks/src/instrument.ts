@@ -3,6 +3,7 @@ import { preloadProcess } from "@svc/telemetry";
 import { loadTelemetryConfig, SERVICE_NAME, SERVICE_VERSION } from "./config.ts";
 
 const telemetry = loadTelemetryConfig();
-// The dispatcher is the second entry point of this codebase; its spans name it (OTEL_SERVICE_NAME still wins).
-const isDispatcher = /dispatcher-main\.ts$/.test(process.argv[1] ?? "");
+// The dispatcher is the second entry point of this codebase (its source or its bundle); its spans
+// name it (OTEL_SERVICE_NAME still wins).
+const isDispatcher = /dispatcher-main\.[jt]s$/.test(process.argv[1] ?? "");
 await preloadProcess({ serviceName: isDispatcher ? `${SERVICE_NAME}-dispatcher` : SERVICE_NAME, serviceVersion: SERVICE_VERSION, environment: telemetry.ENVIRONMENT, settings: telemetry });

@@ -32,10 +32,10 @@ export interface ServiceUnderBench {
 export interface ServiceUnderBenchOptions {
   /** The repository root (cwd of the process, as WORKDIR in the image). */
   root: string;
-  /** Relative to root, e.g. services/vacancies/src/main.ts. */
+  /** Relative to root, e.g. services/vacancies/src/main.ts (names the process in errors). */
   entry: string;
-  /** Node flags before the entry point (the process launch's). */
-  nodeArgs: ReadonlyArray<string>;
+  /** The whole command line after `node`: flags, preload and entry point (tools/stack.ts entryArgs). */
+  args: ReadonlyArray<string>;
   /** The service's own settings (LEGACY_DATABASE_URL, …); they win over the wiring below. */
   env: Record<string, string>;
   /** Log lines (stdout, JSON) to keep for waitForLine, e.g. /change detection pass done/. */
@@ -75,7 +75,7 @@ export async function startServiceUnderBench(options: ServiceUnderBenchOptions):
   };
   let server: BenchProcess | undefined;
   try {
-    server = startBenchProcess([...options.nodeArgs, options.entry], {
+    server = startBenchProcess([...options.args], {
       cwd: options.root,
       keep: options.keep,
       env: {

@@ -1,15 +1,16 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { NODE_FLAGS, preloadFor, RUNTIME_ENV } from "../../../../tools/stack.ts";
+import { entryArgs, NODE_FLAGS, RUNTIME_ENV, type RunFrom } from "../../../../tools/stack.ts";
 
 const ENTRY = fileURLToPath(new URL("../../src/dispatcher-main.ts", import.meta.url));
 
 /**
  * The real dispatcher entry point as a child process on this Node (24), with exactly `env`, started
- * as deployed (the production node flags, allocator settings and its instrument.ts preload), plus `nodeArgs`.
+ * as deployed (the production node flags, allocator settings and its instrument.ts preload), plus `nodeArgs`;
+ * from the sources (tests), or from the built bundles (benchmarks: what production runs; build first).
  */
-export function spawnDispatcher(env: Record<string, string>, nodeArgs: string[] = []): ChildProcess & { output: () => string } {
-  const child = spawn(process.execPath, [...NODE_FLAGS, ...nodeArgs, ...preloadFor(ENTRY), ENTRY], { env: { ...RUNTIME_ENV, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+export function spawnDispatcher(env: Record<string, string>, nodeArgs: string[] = [], from: RunFrom = "source"): ChildProcess & { output: () => string } {
+  const child = spawn(process.execPath, [...NODE_FLAGS, ...nodeArgs, ...entryArgs(ENTRY, { from })], { env: { ...RUNTIME_ENV, ...env }, stdio: ["ignore", "pipe", "pipe"] });
   let output = "";
   const keep = (chunk: Buffer) => {
     output = (output + chunk.toString()).slice(-20_000);

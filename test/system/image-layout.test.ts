@@ -1,0 +1,102 @@
+// The production image runs the bundles with only the files the Dockerfile's runtime stage copies
+// (tools/bundles.ts RUNTIME_FILES). Here that file set is laid out in an empty folder beside the
+// installed node_modules, and every process the chart runs is started from it with the chart's
+// own command line: a file the code reads that the image lacks, or a source import left in a
+// bundle, fails here rather than in a cluster. (No Docker engine here, so the folder stands in
+// for the image; test/chart/image.test.ts checks that the Dockerfile copies the same set.)
+import { execFile } from "node:child_process";
+import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTempMysqlDatabase, createTempPgDatabase, fetchJson, startServiceUnderBench, type TempDatabase } from "@svc/testing";
+import { build } from "../../tools/build.ts";
+import { bundleArgs, REPO_ROOT, RUNTIME_FILES } from "../../tools/bundles.ts";
+import { NODE_FLAGS, RUNTIME_ENV } from "../../tools/stack.ts";
+
+const run = promisify(execFile);
+const version = (JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as { version: string }).version;
+
+describe("the image's file set (bundles and RUNTIME_FILES only)", () => {
+  let image: string;
+  let legacy: TempDatabase;
+
+  beforeAll(async () => {
+    await build();
+    image = mkdtempSync(join(tmpdir(), "image-layout-"));
+    for (const file of RUNTIME_FILES) cpSync(join(REPO_ROOT, file), join(image, file), { recursive: true });
+    symlinkSync(join(REPO_ROOT, "node_modules"), join(image, "node_modules"));
+    legacy = await createTempMysqlDatabase("image");
+  }, 60_000);
+
+  afterAll(async () => {
+    await legacy?.drop();
+    if (image) rmSync(image, { recursive: true, force: true });
+  });
+
+  const node = (args: string[], env: Record<string, string> = {}) =>
+    run(process.execPath, [...NODE_FLAGS, ...args], { cwd: image, env: { PATH: process.env.PATH ?? "", ...RUNTIME_ENV, NODE_ENV: "production", ...env }, timeout: 120_000 });
+
+  it("the migrations Job migrates every schema", { timeout: 120_000 }, async () => {
+    const database = await createTempPgDatabase("image");
+    try {
+      const { stdout } = await node(bundleArgs("tools/migrate.ts"), { DATABASE_URL: database.url });
+      expect(stdout.match(/^migrated schema \w+$/gm)).toEqual(["auth", "practices", "vacancies", "identity", "webhooks"].map((s) => `migrated schema ${s}`));
+    } finally {
+      await database.drop();
+    }
+  });
+
+  it("the seeding Job loads the sandbox data set", { timeout: 120_000 }, async () => {
+    const url = new URL(legacy.url);
+    const database = url.pathname.slice(1);
+    url.pathname = "/";
+    const { stdout } = await node([...bundleArgs("shared/legacy/src/cli/seed.ts"), "--url", url.toString(), "--database", database, "--if-empty"]);
+    expect(stdout).toContain(`sandbox database "${database}" loaded`);
+    // Run again (a Helm upgrade): the data set is kept, not reloaded.
+    const again = await node([...bundleArgs("shared/legacy/src/cli/seed.ts"), "--url", url.toString(), "--database", database, "--if-empty"]);
+    expect(again.stdout).toContain(`sandbox database "${database}" already loaded`);
+  });
+
+  const services: Array<{ entry: string; env?: Record<string, string>; publicPath?: string }> = [
+    { entry: "services/auth/src/main.ts", publicPath: "/openapi.json" },
+    { entry: "services/practices/src/main.ts", env: { LEGACY_DATABASE_URL: "" } },
+    { entry: "services/vacancies/src/main.ts", env: { LEGACY_DATABASE_URL: "" } },
+    { entry: "services/identity/src/main.ts", env: { IDENTITY_PEPPER: "image-layout-test-pepper-of-at-least-32-bytes" } },
+    { entry: "services/webhooks/src/main.ts" },
+    { entry: "services/webhooks/src/dispatcher-main.ts" },
+  ];
+  for (const service of services) {
+    it(`${service.entry}: starts, migrates its schema, becomes ready and reports the installation's version`, { timeout: 120_000 }, async () => {
+      const env = Object.fromEntries(Object.entries({ ...RUNTIME_ENV, ...service.env }).map(([k, v]) => [k, k === "LEGACY_DATABASE_URL" ? legacy.url : v]));
+      const started = await startServiceUnderBench({ root: image, entry: service.entry, args: [...NODE_FLAGS, ...bundleArgs(service.entry)], env });
+      try {
+        const health = await fetchJson(`${started.internalOrigin}/readyz`);
+        expect(health.status).toBe(200);
+        if (service.publicPath !== undefined) {
+          const served = await fetch(`${started.origin}${service.publicPath}`);
+          expect(served.status).toBe(200);
+          expect(await served.text()).toBe(readFileSync(join(REPO_ROOT, "shared/openapi/openapi.json"), "utf8"));
+        }
+        if (!service.entry.endsWith("dispatcher-main.ts")) {
+          const reported = await fetchJson<{ data: { build: string } }>(`${started.origin}/version`);
+          expect(reported.body.data.build).toBe(version);
+        }
+      } finally {
+        await started.stop();
+      }
+    });
+  }
+
+  it("the local gateway starts with the route table", { timeout: 60_000 }, async () => {
+    const child = execFile(process.execPath, bundleArgs("services/gateway/src/main.ts"), { cwd: image, env: { PATH: process.env.PATH ?? "", PORT: "0", GATEWAY_UPSTREAMS: "auth=http://127.0.0.1:9" } });
+    let output = "";
+    child.stdout?.on("data", (chunk: Buffer) => void (output += chunk.toString()));
+    try {
+      await expect.poll(() => output, { timeout: 30_000 }).toContain("gateway listening");
+    } finally {
+      child.kill();
+    }
+  });
+});
