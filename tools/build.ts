@@ -19,7 +19,7 @@ import { randomBytes } from "node:crypto";
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, posix, relative } from "node:path";
 import { fileURLToPath } from "node:url";
-import { build as esbuild, type Plugin } from "esbuild";
+import { build as esbuild, stop as stopEsbuild, type Plugin } from "esbuild";
 import { bundlePath, DIST_DIR, ENTRY_POINTS, REPO_ROOT } from "./bundles.ts";
 
 export interface BuildResult {
@@ -107,6 +107,10 @@ export async function build(options: { root?: string; prune?: boolean } = {}): P
     write: false,
     metafile: true,
     plugins: [installedPackagesExternal, sourceLocatedImportMeta(root)],
+  }).finally(() => {
+    // esbuild's API keeps a child process (its service) until stopped; the launcher's children
+    // are its service processes only, and tests count them.
+    void stopEsbuild();
   });
   for (const [output, meta] of Object.entries(result.metafile.outputs)) {
     const stray = meta.imports.filter((i) => i.external && (i.path.startsWith("@svc/") || i.path.endsWith(".ts")));

@@ -9,13 +9,13 @@ import { createServer } from "node:net";
 import { randomBytes } from "node:crypto";
 import { readdirSync, readFileSync, readlinkSync, rmSync } from "node:fs";
 import { tmpdir, loadavg } from "node:os";
-import { join, relative } from "node:path";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { createConnection } from "mysql2/promise";
 import { connectNats, drainNats, jetstreamManager } from "@svc/messaging";
 import { createTempPgDatabase, memoryRows, processMemory, recordBenchRows, settledRss, silentLogger, spawnServiceProcess, testEnv } from "@svc/testing";
-import { entryArgs, STACK, type StackProcess } from "./stack.ts";
+import { STACK, stackProcessOf } from "./stack.ts";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const { values: args } = parseArgs({ options: { settle: { type: "string", default: "15" }, requests: { type: "string", default: "200" }, "node-options": { type: "string" } } });
@@ -51,9 +51,8 @@ function stackPids(launcherPid: number): Map<string, number> {
   const found = new Map<string, number>();
   for (const pid of children) {
     try {
-      const cwd = relative(root, readlinkSync(`/proc/${pid}/cwd`));
       const argv = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0");
-      const match = STACK.find((p: StackProcess) => p.cwd === cwd && argv.includes(entryArgs(p.entry, { cwd: join(root, p.cwd), from: "bundle" }).at(-1)!));
+      const match = stackProcessOf(STACK, readlinkSync(`/proc/${pid}/cwd`), argv);
       if (match) found.set(match.name, pid);
     } catch {
       // exited meanwhile

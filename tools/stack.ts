@@ -66,6 +66,17 @@ export function entryArgs(entry: string, options: { cwd?: string; from: RunFrom 
   return [...(hasPreload ? ["--import", isAbsolute(preload) ? preload : `./${preload}`] : []), entry];
 }
 
+/**
+ * Which of `stack`'s processes a running process is, from its working directory and command line
+ * (/proc/<pid>/cwd and cmdline), whether it runs the sources or the bundles; undefined for another.
+ */
+export function stackProcessOf(stack: ReadonlyArray<StackProcess>, cwd: string, argv: ReadonlyArray<string>): StackProcess | undefined {
+  return stack.find((p) => {
+    const dir = join(REPO_ROOT, p.cwd);
+    return cwd === dir && (argv.includes(p.entry) || argv.includes(entryArgs(p.entry, { cwd: dir, from: "bundle" }).at(-1)!));
+  });
+}
+
 const BASE: ReadonlyArray<StackProcess> = [
   { name: "auth", cwd: "services/auth", entry: "src/main.ts", port: 8081, internalPort: 9481 },
   { name: "practices", cwd: "services/practices", entry: "src/main.ts", port: 8082, internalPort: 9482 },

@@ -15,7 +15,7 @@ import {
   type PrivateMariaDb, type PrivateNatsServer, type PrivatePostgres, type ServiceProcess,
 } from "@svc/testing";
 import { ensureLocalSigningKeys } from "../../../services/auth/src/keys/local-keys.ts";
-import { stackWithOffset, type StackProcess } from "../../../tools/stack.ts";
+import { stackProcessOf, stackWithOffset, type StackProcess } from "../../../tools/stack.ts";
 
 export const ROOT = fileURLToPath(new URL("../../..", import.meta.url));
 export const LEGACY_DATABASE = "legacy_fault";
@@ -87,7 +87,7 @@ async function processName(pid: number, stack: ReadonlyArray<StackProcess>): Pro
   try {
     const cwd = await readlink(`/proc/${pid}/cwd`);
     const argv = (await readFile(`/proc/${pid}/cmdline`, "utf8")).split("\0");
-    return stack.find((p) => cwd === join(ROOT, p.cwd) && argv.includes(p.entry))?.name;
+    return stackProcessOf(stack, cwd, argv)?.name;
   } catch {
     return undefined;
   }
