@@ -18,6 +18,7 @@ import { connectNats, drainNats, jetstreamManager } from "@svc/messaging";
 import { createTempPgDatabase, IDLE_SETTLE_MS, memoryRows, recordBenchRows, settledRss, silentLogger, startBenchProcess, testEnv, unusedPort, type BenchProcess, type BenchRow } from "@svc/testing";
 import { entryArgs, NODE_FLAGS, RUNTIME_ENV } from "../../../tools/stack.ts";
 import { build } from "../../../tools/build.ts";
+import { benchMemoryLimit } from "../../../tools/chart-limits.ts";
 import { ClientManager } from "../src/clients/client-manager.ts";
 import { PgClientStore } from "../src/clients/pg-client-store.ts";
 import { MIGRATIONS_FOLDER } from "../src/db/migrations.ts";
@@ -49,7 +50,7 @@ async function startResource(env: Record<string, string>, children: ChildProcess
 async function startAuth(env: Record<string, string>): Promise<{ origin: string; process: BenchProcess }> {
   await build();
   const [port, internalPort] = [await unusedPort(), await unusedPort()];
-  const auth = startBenchProcess([...NODE_FLAGS, ...entryArgs("services/auth/src/main.ts", { from: "bundle" })], { cwd: ROOT, env: { ...RUNTIME_ENV, ...env, NODE_ENV: "production", LOG_LEVEL: "info", PORT: String(port), INTERNAL_PORT: String(internalPort) } });
+  const auth = startBenchProcess([...NODE_FLAGS, ...entryArgs("services/auth/src/main.ts", { from: "bundle" })], { cwd: ROOT, env: { ...RUNTIME_ENV, ...env, NODE_ENV: "production", LOG_LEVEL: "info", PORT: String(port), INTERNAL_PORT: String(internalPort) }, ...benchMemoryLimit("auth") });
   const deadline = Date.now() + 60_000;
   while (!(await fetch(`http://127.0.0.1:${internalPort}/readyz`).then((r) => r.ok, () => false))) {
     if (auth.child.exitCode !== null || Date.now() > deadline) throw new Error(`auth did not become ready:\n${auth.kept().join("\n")}`);

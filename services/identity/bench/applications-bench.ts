@@ -16,6 +16,7 @@ import { connectNats, drainNats, names, serve } from "@svc/messaging";
 import { createTempPgDatabase, IDLE_SETTLE_MS, memoryRows, processCpuMs, recordBenchRows, settledRss, silentLogger, startBenchProcess, startServiceUnderBench, testEnv, type BenchProcess, type BenchRow } from "@svc/testing";
 import { entryArgs, NODE_FLAGS, RUNTIME_ENV } from "../../../tools/stack.ts";
 import { build } from "../../../tools/build.ts";
+import { benchMemoryLimit } from "../../../tools/chart-limits.ts";
 import { MIGRATIONS_FOLDER } from "../src/db/migrations.ts";
 
 const CONCURRENCY = 16;
@@ -103,6 +104,7 @@ async function main(): Promise<void> {
     entry: "services/identity/src/main.ts",
     args: [...NODE_FLAGS, ...entryArgs("services/identity/src/main.ts", { from: "bundle" })],
     env: { ...RUNTIME_ENV, IDENTITY_PEPPER: "bench-pepper-that-is-at-least-32-bytes-long", DATABASE_POOL_MAX: String(CONCURRENCY) },
+    ...benchMemoryLimit("identity"),
   });
   const nc = await connectNats({ servers: testEnv.TEST_NATS_URL, name: "identity-bench", logger: silentLogger() });
   const responder = serve<{ uuid: string }, unknown>(nc, names(service.namespace).rpc.vacancyExists, ({ uuid }) => ({ exists: VACANCIES.includes(uuid), practice_id: "bench-practice" }), { queue: "vacancies", logger: silentLogger() });
@@ -112,7 +114,7 @@ async function main(): Promise<void> {
     const migrate = createPgPool({ url: baselineDb.url, schema: "identity", applicationName: "identity-bench" });
     await runMigrations(migrate, { schema: "identity", migrationsFolder: MIGRATIONS_FOLDER });
     await migrate.end();
-    baselineProcess = startBenchProcess([...NODE_FLAGS, fileURLToPath(new URL("./baseline-process.ts", import.meta.url)), baselineDb.url, String(CONCURRENCY)], { env: { ...RUNTIME_ENV, NODE_ENV: "production" }, keep: /^\{"port"/ });
+    baselineProcess = startBenchProcess([...NODE_FLAGS, fileURLToPath(new URL("./baseline-process.ts", import.meta.url)), baselineDb.url, String(CONCURRENCY)], { env: { ...RUNTIME_ENV, NODE_ENV: "production" }, keep: /^\{"port"/, ...benchMemoryLimit("identity") });
     const port = (JSON.parse(await baselineProcess.waitForLine(/^\{"port"/, 30_000)) as { port: number }).port;
     const token = await service.mint({ scope: "applications:write" });
     const app: Target = { origin: service.origin, process: service.process, headers: () => ({ authorization: `Bearer ${token}` }) };

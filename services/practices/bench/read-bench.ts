@@ -23,6 +23,7 @@ import { brusselsDate, openServerConnection, seedDatabase } from "@svc/legacy";
 import { IDLE_SETTLE_MS, memoryRows, processCpuMs, recordBenchRows, settledRss, startBenchProcess, startServiceUnderBench, type BenchProcess, type BenchRow, type ServiceUnderBench } from "@svc/testing";
 import { entryArgs, NODE_FLAGS, RUNTIME_ENV } from "../../../tools/stack.ts";
 import { build } from "../../../tools/build.ts";
+import { benchMemoryLimit } from "../../../tools/chart-limits.ts";
 
 const { values: args } = parseArgs({
   options: {
@@ -145,14 +146,14 @@ async function practiceIds(origin: string, token: string): Promise<string[]> {
 }
 
 async function startBaseline(legacyUrl: string, today: string): Promise<{ process: BenchProcess; origin: string }> {
-  const proc = startBenchProcess([...NODE_ARGS, fileURLToPath(new URL("./baseline-process.ts", import.meta.url)), legacyUrl, today], { env: { ...RUNTIME_ENV, NODE_ENV: "production" }, keep: /^\{"port"/ });
+  const proc = startBenchProcess([...NODE_ARGS, fileURLToPath(new URL("./baseline-process.ts", import.meta.url)), legacyUrl, today], { env: { ...RUNTIME_ENV, NODE_ENV: "production" }, keep: /^\{"port"/, ...benchMemoryLimit("practices") });
   const line = await proc.waitForLine(/^\{"port"/, 30_000);
   return { process: proc, origin: `http://127.0.0.1:${(JSON.parse(line) as { port: number }).port}` };
 }
 
 async function startApp(legacyUrl: string, env: Record<string, string>): Promise<ServiceUnderBench> {
   await build();
-  const service = await startServiceUnderBench({ root, entry: "services/practices/src/main.ts", args: [...NODE_ARGS, ...entryArgs("services/practices/src/main.ts", { from: "bundle" })], env: { ...RUNTIME_ENV, LEGACY_DATABASE_URL: legacyUrl, ...env }, keep: /change detection pass done/ });
+  const service = await startServiceUnderBench({ root, entry: "services/practices/src/main.ts", args: [...NODE_ARGS, ...entryArgs("services/practices/src/main.ts", { from: "bundle" })], env: { ...RUNTIME_ENV, LEGACY_DATABASE_URL: legacyUrl, ...env }, keep: /change detection pass done/, ...benchMemoryLimit("practices") });
   // The first pass over a fresh database is the baseline sweep of every practice: not inside the measurements.
   await service.process.waitForLine(/change detection pass done/, 300_000);
   return service;

@@ -25,6 +25,7 @@ import { IDLE_SETTLE_MS, memoryRows, processCpuMs, recordBenchRows, settledRss, 
 import { dateIn } from "@svc/time";
 import { entryArgs, NODE_FLAGS, RUNTIME_ENV } from "../../../tools/stack.ts";
 import { build } from "../../../tools/build.ts";
+import { benchMemoryLimit } from "../../../tools/chart-limits.ts";
 import { countStatement, pageStatement } from "../src/source/mysql-vacancy-source.ts";
 import { filterOf } from "./baseline-server.ts";
 
@@ -66,7 +67,7 @@ async function ensureBenchData(): Promise<string> {
 type Target = { kind: "service" | "baseline"; origin: string; token: string; process: BenchProcess };
 
 async function startBaseline(legacyUrl: string): Promise<Target> {
-  const proc = startBenchProcess([...NODE_ARGS, fileURLToPath(new URL("./baseline-process.ts", import.meta.url)), legacyUrl], { env: { ...RUNTIME_ENV, NODE_ENV: "production" }, keep: /^\{"port"/ });
+  const proc = startBenchProcess([...NODE_ARGS, fileURLToPath(new URL("./baseline-process.ts", import.meta.url)), legacyUrl], { env: { ...RUNTIME_ENV, NODE_ENV: "production" }, keep: /^\{"port"/, ...benchMemoryLimit("vacancies") });
   const line = await proc.waitForLine(/^\{"port"/, 30_000);
   return { kind: "baseline", origin: `http://127.0.0.1:${(JSON.parse(line) as { port: number }).port}`, token: "", process: proc };
 }
@@ -150,6 +151,7 @@ const started = await startServiceUnderBench({
   entry: "services/vacancies/src/main.ts",
   args: [...NODE_ARGS, ...entryArgs("services/vacancies/src/main.ts", { from: "bundle" })],
   env: { ...RUNTIME_ENV, LEGACY_DATABASE_URL: legacyUrl },
+  ...benchMemoryLimit("vacancies"),
   keep: /change detection pass done/,
 });
 const baseline = await startBaseline(legacyUrl);

@@ -6,7 +6,7 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
-import { appendFileSync, readFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { benchEnv } from "./config.ts";
 
@@ -218,6 +218,42 @@ export interface BenchProcess {
   waitForLine(pattern: RegExp, timeoutMs: number): Promise<string>;
   /** SIGTERM, SIGKILL after `graceMs`; resolves once it has exited. */
   stop(graceMs?: number): Promise<void>;
+  /** The memory limit it runs under (bytes), or null: unconstrained (see startBenchProcess). */
+  memoryLimit: number | null;
+}
+
+const CGROUP_V1_MEMORY = "/sys/fs/cgroup/memory";
+let cgroups = 0;
+
+/**
+ * A cgroup (v1 memory controller) limited to `bytes`, as a Kubernetes memory limit makes for a
+ * pod's container; null where this machine does not let us create one (not root, cgroup v2 only).
+ * Node sizes V8's heap from the limit it finds at start-up, so a process measured inside it grows
+ * its heap as in the pod, not as on a host with all of this machine's memory.
+ */
+function memoryCgroup(bytes: number): { procs: string; remove: () => void } | null {
+  const dir = `${CGROUP_V1_MEMORY}/bench-${process.pid}-${++cgroups}`;
+  try {
+    mkdirSync(dir);
+    writeFileSync(`${dir}/memory.limit_in_bytes`, String(bytes));
+  } catch {
+    try {
+      rmdirSync(dir);
+    } catch {
+      // never created
+    }
+    return null;
+  }
+  return {
+    procs: `${dir}/cgroup.procs`,
+    remove: () => {
+      try {
+        rmdirSync(dir);
+      } catch {
+        // a process still in it; the machine's next boot clears it
+      }
+    },
+  };
 }
 
 /**
@@ -225,8 +261,15 @@ export interface BenchProcess {
  * arguments). Its output is read line by line so a busy server never blocks on a full pipe;
  * lines matching `keep` are remembered for waitForLine.
  */
-export function startBenchProcess(args: string[], options: { env: Record<string, string | undefined>; cwd?: string; keep?: RegExp }): BenchProcess {
-  const child = spawn(process.execPath, args, { env: options.env, cwd: options.cwd, stdio: ["ignore", "pipe", "pipe"] });
+export function startBenchProcess(
+  args: string[],
+  options: { env: Record<string, string | undefined>; cwd?: string; keep?: RegExp; memoryLimitBytes?: number },
+): BenchProcess {
+  const cgroup = options.memoryLimitBytes === undefined ? null : memoryCgroup(options.memoryLimitBytes);
+  // In a cgroup from its first instruction: the shell joins it, then becomes node (same pid).
+  const child = cgroup
+    ? spawn("/bin/sh", ["-c", 'echo $$ > "$0" && exec "$@"', cgroup.procs, process.execPath, ...args], { env: options.env, cwd: options.cwd, stdio: ["ignore", "pipe", "pipe"] })
+    : spawn(process.execPath, args, { env: options.env, cwd: options.cwd, stdio: ["ignore", "pipe", "pipe"] });
   if (child.pid === undefined) throw new Error(`could not start ${args.join(" ")}`);
   const kept: string[] = [];
   const waiters: Array<{ pattern: RegExp; resolve: (line: string) => void }> = [];
@@ -242,11 +285,13 @@ export function startBenchProcess(args: string[], options: { env: Record<string,
   };
   for (const stream of [child.stdout, child.stderr]) if (stream) createInterface({ input: stream }).on("line", onLine);
   const exited = once(child, "exit");
+  if (cgroup) void exited.then(() => cgroup.remove());
   const memory = new MemorySampler(child.pid);
   return {
     child,
     pid: child.pid,
     memory,
+    memoryLimit: cgroup ? options.memoryLimitBytes! : null,
     kept: () => [...kept],
     waitForLine: (pattern, timeoutMs) => {
       const seen = kept.find((line) => pattern.test(line));

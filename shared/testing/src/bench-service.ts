@@ -41,6 +41,8 @@ export interface ServiceUnderBenchOptions {
   /** Log lines (stdout, JSON) to keep for waitForLine, e.g. /change detection pass done/. */
   keep?: RegExp;
   readyTimeoutMs?: number;
+  /** Run under this memory limit, as its pod does (startBenchProcess). */
+  memoryLimitBytes?: number;
 }
 
 async function serveJwks(jwks: unknown): Promise<Server> {
@@ -78,6 +80,7 @@ export async function startServiceUnderBench(options: ServiceUnderBenchOptions):
     server = startBenchProcess([...options.args], {
       cwd: options.root,
       keep: options.keep,
+      ...(options.memoryLimitBytes === undefined ? {} : { memoryLimitBytes: options.memoryLimitBytes }),
       env: {
         NODE_ENV: "production",
         PORT: String(port),

@@ -1,4 +1,4 @@
-export { testEnv } from "./config.ts";
+export { benchEnv, testEnv } from "./config.ts";
 export { silentLogger, startApp, fetchJson, type StartedApp, type JsonResponse } from "./http.ts";
 export { createTestIssuer, TEST_AUDIENCE, TEST_ISSUER, type TestIssuer, type MintOptions } from "./tokens.ts";
 export { TcpProxy, unusedPort } from "./tcp-proxy.ts";

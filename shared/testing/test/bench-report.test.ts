@@ -92,3 +92,27 @@ describe("memoryRows", () => {
     ]);
   });
 });
+
+describe("startBenchProcess under a memory limit", () => {
+  it("runs the process in a memory cgroup of that size from its start, as a pod's limit does, and removes it after", async () => {
+    const script = join(dir, "limits.ts");
+    writeFileSync(script, `console.log(JSON.stringify({ limit: process.constrainedMemory(), cgroup: (await import("node:fs")).readFileSync("/proc/self/cgroup", "utf8") }));\nsetInterval(() => {}, 1000);`);
+    const limit = 384 * 2 ** 20;
+    const child = startBenchProcess([script], { env: {}, keep: /limit/, memoryLimitBytes: limit });
+    try {
+      const seen = JSON.parse(await child.waitForLine(/limit/, 10_000)) as { limit: number; cgroup: string };
+      if (child.memoryLimit === null) {
+        // A machine where no cgroup can be made (not root, no v1 memory controller): unconstrained, and it says so.
+        expect(seen.cgroup).not.toMatch(/memory:\/bench-/);
+      } else {
+        expect(child.memoryLimit).toBe(limit);
+        expect(seen.limit).toBe(limit);
+        expect(seen.cgroup).toMatch(new RegExp(`memory:/bench-${process.pid}-\\d+`));
+      }
+    } finally {
+      await child.stop();
+    }
+    const left = readdirSync("/sys/fs/cgroup/memory", { withFileTypes: true }).filter((e) => e.isDirectory() && e.name.startsWith(`bench-${process.pid}-`));
+    await expect.poll(() => left.filter((e) => readdirSync("/sys/fs/cgroup/memory").includes(e.name)).length, { timeout: 5_000 }).toBe(0);
+  });
+});
