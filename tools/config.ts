@@ -1,4 +1,5 @@
 import { fileURLToPath } from "node:url";
+import { reachableOffset } from "./stack.ts";
 
 /**
  * The local stack's settings. Defaults are this machine's services at their standard addresses;
@@ -25,6 +26,7 @@ export function localStackConfig(env: NodeJS.ProcessEnv = process.env): LocalSta
   const legacyDatabase = env.LEGACY_DATABASE ?? "legacy_sandbox";
   const portOffset = Number(env.STACK_PORT_OFFSET ?? "0");
   if (!Number.isInteger(portOffset) || portOffset < 0 || portOffset > 50_000) throw new Error("STACK_PORT_OFFSET must be a whole number from 0 to 50000");
+  if (!reachableOffset(portOffset)) throw new Error(`STACK_PORT_OFFSET=${portOffset} puts a process on a port fetch and browsers refuse (a Fetch "bad port", such as 10080); choose another`);
   const baseUrl = env.PUBLIC_BASE_URL ?? `http://localhost:${8080 + portOffset}`;
   const legacyUrl = new URL(mysqlUrl);
   legacyUrl.pathname = `/${legacyDatabase}`;

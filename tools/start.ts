@@ -13,7 +13,13 @@ import { prepareSandbox, prepareDemoClient } from "./sandbox.ts";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const { values } = parseArgs({ options: { watch: { type: "boolean", default: false } } });
-const config = localStackConfig();
+let config: ReturnType<typeof localStackConfig>;
+try {
+  config = localStackConfig();
+} catch (err) {
+  console.error(`Cannot start: ${(err as Error).message}`);
+  process.exit(1);
+}
 const stack = stackWithOffset(config.portOffset);
 
 const problems = await preflight(dependencies({ pg: config.pgUrl, mysql: config.mysqlUrl, nats: config.natsUrl }));

@@ -14,7 +14,7 @@ import { createConnection } from "mysql2/promise";
 import { connectNats, drainNats, jetstreamManager } from "@svc/messaging";
 import { createTempPgDatabase, silentLogger, spawnServiceProcess, testEnv, type ServiceProcess, type TempDatabase } from "@svc/testing";
 import { ensureLocalSigningKeys } from "../../services/auth/src/keys/local-keys.ts";
-import { stackWithOffset, type StackProcess } from "../../tools/stack.ts";
+import { reachableOffset, stackWithOffset, type StackProcess } from "../../tools/stack.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
@@ -60,7 +60,7 @@ async function portFree(port: number): Promise<boolean> {
  * (32768), so an outgoing connection cannot hold one; test/system/local-stack.test.ts uses 20000.
  */
 async function freeOffset(): Promise<number> {
-  const candidates = Array.from({ length: 24 }, (_, i) => 11_000 + i * 500).filter((o) => o !== 20_000);
+  const candidates = Array.from({ length: 24 }, (_, i) => 11_000 + i * 500).filter((o) => o !== 20_000 && reachableOffset(o));
   candidates.sort(() => Math.random() - 0.5);
   for (const offset of candidates) {
     const ports = stackWithOffset(offset).flatMap((p) => [p.port, p.internalPort]).filter((p): p is number => p !== null);

@@ -1,6 +1,7 @@
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { fetchJson, spawnServiceProcess, unusedPort, type ServiceProcess } from "@svc/testing";
+import { reachableOffset, stackPorts } from "../../tools/stack.ts";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 
@@ -16,6 +17,17 @@ describe("npm start (tools/start.ts)", () => {
     expect(output()).toContain(`PostgreSQL is not reachable at 127.0.0.1:${port}`);
     expect(output()).toContain("pg_ctlcluster");
     expect(output()).not.toContain("MySQL/MariaDB is not reachable");
+  });
+
+  it("refuses a port offset that puts a process on a port fetch refuses (10080, a Fetch \"bad port\")", async () => {
+    expect(reachableOffset(0)).toBe(true);
+    expect(reachableOffset(2_000)).toBe(false);
+    expect(stackPorts(2_000)).toContain(10_080);
+    const { output, exited } = launch({ STACK_PORT_OFFSET: "2000" });
+    expect(await exited()).not.toBe(0);
+    expect(output()).toContain("STACK_PORT_OFFSET=2000 puts a process on a port fetch and browsers refuse");
+    const refused = await fetch("http://127.0.0.1:10080/").then(() => "connected", (err: Error & { cause?: Error }) => err.cause?.message);
+    expect(refused).toBe("bad port");
   });
 
   describe("the whole system", () => {

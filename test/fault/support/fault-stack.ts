@@ -15,7 +15,7 @@ import {
   type PrivateMariaDb, type PrivateNatsServer, type PrivatePostgres, type ServiceProcess,
 } from "@svc/testing";
 import { ensureLocalSigningKeys } from "../../../services/auth/src/keys/local-keys.ts";
-import { stackProcessOf, stackWithOffset, type StackProcess } from "../../../tools/stack.ts";
+import { reachableOffset, stackProcessOf, stackWithOffset, type StackProcess } from "../../../tools/stack.ts";
 
 export const ROOT = fileURLToPath(new URL("../../..", import.meta.url));
 export const LEGACY_DATABASE = "legacy_fault";
@@ -59,7 +59,7 @@ async function portFree(port: number): Promise<boolean> {
  * ephemeral range (32768), so no outgoing connection holds one.
  */
 async function freeOffset(): Promise<number> {
-  const candidates = Array.from({ length: 16 }, (_, i) => 2_000 + i * 500).sort(() => Math.random() - 0.5);
+  const candidates = Array.from({ length: 16 }, (_, i) => 2_000 + i * 500).filter(reachableOffset).sort(() => Math.random() - 0.5);
   for (const offset of candidates) {
     const ports = stackWithOffset(offset).flatMap((p) => [p.port, p.internalPort]).filter((p): p is number => p !== null);
     if ((await Promise.all(ports.map(portFree))).every(Boolean)) return offset;
