@@ -18,9 +18,8 @@
 import { loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { Pool } from "undici";
 import { brusselsDate, openServerConnection, seedDatabase } from "@svc/legacy";
-import { IDLE_SETTLE_MS, memoryRows, processCpuMs, recordBenchRows, settledRss, startBenchProcess, startServiceUnderBench, type BenchProcess, type BenchRow, type ServiceUnderBench } from "@svc/testing";
+import { closedLoopLoad, IDLE_SETTLE_MS, memoryRows, processCpuMs, recordBenchRows, settledRss, startBenchProcess, startServiceUnderBench, type BenchProcess, type BenchRow, type ServiceUnderBench } from "@svc/testing";
 import { entryArgs, NODE_FLAGS, RUNTIME_ENV } from "../../../tools/stack.ts";
 import { build } from "../../../tools/build.ts";
 import { benchMemoryLimit } from "../../../tools/chart-limits.ts";
@@ -84,28 +83,14 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 }
 
-/** Closed loop for `seconds`: CONNECTIONS clients, each sending its next request when the last one is answered. */
+/** Closed loop for `seconds`: CONNECTIONS clients, each sending its next request when the last one is answered (closedLoopLoad). */
 async function slice(target: Target, seconds: number): Promise<Slice> {
-  const pool = new Pool(target.origin, { connections: CONNECTIONS, pipelining: 1 });
   target.process.memory.reset();
   const cpuBefore = processCpuMs(target.process.pid);
-  const until = performance.now() + seconds * 1000;
-  const latencies: number[] = [];
-  let errors = 0;
   let sent = 0;
-  const client = async () => {
-    while (performance.now() < until) {
-      const t0 = performance.now();
-      const res = await pool.request({ method: "GET", path: target.path(sent++), headers: target.headers });
-      await res.body.text();
-      if (res.statusCode !== 200) errors++;
-      latencies.push(performance.now() - t0);
-    }
-  };
-  await Promise.all(Array.from({ length: CONNECTIONS }, client));
+  const result = await closedLoopLoad(target.origin, () => ({ path: target.path(sent++), headers: target.headers }), { connections: CONNECTIONS, durationMs: seconds * 1000 });
   const cpuMs = processCpuMs(target.process.pid) - cpuBefore;
-  await pool.close();
-  return { latencies, sent, errors, cpuMs, peakMb: target.process.memory.peak() };
+  return { latencies: result.latencies, sent, errors: result.latencies.length - (result.statuses[200] ?? 0), cpuMs, peakMb: target.process.memory.peak() };
 }
 
 function summarise(slices: Slice[]): Measured {

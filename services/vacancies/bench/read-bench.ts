@@ -21,7 +21,7 @@ import { parseArgs } from "node:util";
 import { Pool } from "undici";
 import { createLegacyDb } from "@svc/db";
 import { openServerConnection, seedDatabase, addDays } from "@svc/legacy";
-import { IDLE_SETTLE_MS, memoryRows, processCpuMs, recordBenchRows, settledRss, startBenchProcess, startServiceUnderBench, type BenchProcess, type BenchRow } from "@svc/testing";
+import { closedLoopLoad, IDLE_SETTLE_MS, memoryRows, processCpuMs, recordBenchRows, settledRss, startBenchProcess, startServiceUnderBench, type BenchProcess, type BenchRow } from "@svc/testing";
 import { dateIn } from "@svc/time";
 import { entryArgs, NODE_FLAGS, RUNTIME_ENV } from "../../../tools/stack.ts";
 import { build } from "../../../tools/build.ts";
@@ -75,28 +75,14 @@ async function startBaseline(legacyUrl: string): Promise<Target> {
 /** Latencies (ms) of the answered requests, and the server process's CPU time meanwhile. */
 type Sample = { latencies: number[]; errors: number; elapsedMs: number; cpuMs: number };
 
-/** CONNECTIONS loops, each sending its next request as soon as the previous body is read. */
+/** CONNECTIONS loops, each sending its next request as soon as the previous body is read (closedLoopLoad). */
 async function load(target: Target, pathFor: () => string, ms: number): Promise<Sample> {
-  const pool = new Pool(target.origin, { connections: CONNECTIONS, pipelining: 1 });
   const headers = { authorization: `Bearer ${target.token}`, accept: "application/json" };
-  const latencies: number[] = [];
-  let errors = 0;
   const cpuBefore = processCpuMs(target.process.pid);
-  const started = performance.now();
-  const end = started + ms;
-  await Promise.all(Array.from({ length: CONNECTIONS }, async () => {
-    while (performance.now() < end) {
-      const t0 = performance.now();
-      const res = await pool.request({ origin: target.origin, path: pathFor(), method: "GET", headers });
-      await res.body.arrayBuffer();
-      if (res.statusCode !== 200) errors += 1;
-      latencies.push(performance.now() - t0);
-    }
-  }));
-  const elapsedMs = performance.now() - started;
+  const result = await closedLoopLoad(target.origin, () => ({ path: pathFor(), headers }), { connections: CONNECTIONS, durationMs: ms });
   const cpuMs = processCpuMs(target.process.pid) - cpuBefore;
-  await pool.close();
-  return { latencies, errors, elapsedMs, cpuMs };
+  const errors = result.latencies.length - (result.statuses[200] ?? 0);
+  return { latencies: result.latencies, errors, elapsedMs: result.elapsedMs, cpuMs };
 }
 
 function merge(samples: Sample[]): Sample {

@@ -1,0 +1,55 @@
+import express from "express";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { silentLogger, startApp, type StartedApp } from "@svc/testing";
+import { createHttpApp, listEnvelopeBytes, sendPage, type Meta } from "../src/index.ts";
+
+const meta: Meta = { request_id: "00000000-0000-4000-8000-000000000000", api_version: "v1", pagination: { page: 2, per_page: 3, total: 7, total_pages: 3 } };
+const wholeEnvelope = (items: unknown[]) => Buffer.from(JSON.stringify({ success: true, data: items, meta }));
+
+// Items that exercise every way JSON.stringify differs between strings and values.
+const ITEMS: Record<string, unknown[]> = {
+  "no items": [],
+  "one ASCII item": [{ id: "a", n: 1, ok: true, none: null }],
+  "Latin-1 and outside it (en dash, emoji, CJK)": [{ html: "<p>patiëntenzorg – “quoted” 😀 中文</p>" }, { html: "plain" }],
+  "escapes (quotes, backslashes, control characters, U+2028, lone surrogates)": [{ s: 'a"b\\c\n\t\u0001\u2028\ud800x\udfff' }],
+  "nested objects and arrays": [{ a: { b: [1, { c: [null, "x"] }] } }, [1, 2]],
+  "values JSON has no form for": [undefined, () => 1, { skipped: undefined, fn: () => 1, date: new Date(0) }],
+};
+
+describe("listEnvelopeBytes", () => {
+  it.each(Object.entries(ITEMS))("is byte for byte JSON.stringify of the whole envelope: %s", (_name, items) => {
+    expect(listEnvelopeBytes(items, meta).equals(wholeEnvelope(items))).toBe(true);
+  });
+});
+
+describe("sendPage over HTTP", () => {
+  let app: StartedApp;
+  const items = ITEMS["Latin-1 and outside it (en dash, emoji, CJK)"]!;
+  beforeAll(async () => {
+    const routes = express.Router();
+    routes.get("/v1/pages", (_req, res) => sendPage(res, items, { page: 1, perPage: 25, total: 2 }));
+    app = await startApp(createHttpApp({ platform: { service: "demo", version: "0.1.0", environment: "sandbox" }, logger: silentLogger(), routes }));
+  });
+  afterAll(() => app.close());
+
+  it("answers JSON in UTF-8 with the exact length and the envelope's pagination", async () => {
+    const res = await fetch(`${app.baseUrl}/v1/pages`);
+    const raw = Buffer.from(await res.arrayBuffer());
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toBe("application/json; charset=utf-8");
+    expect(Number(res.headers.get("content-length"))).toBe(raw.length);
+    const body = JSON.parse(raw.toString("utf8")) as { success: boolean; data: unknown[]; meta: Meta };
+    expect(body.success).toBe(true);
+    expect(body.data).toEqual(items);
+    expect(body.meta.pagination).toEqual({ page: 1, per_page: 25, total: 2, total_pages: 1 });
+    expect(body.meta.request_id).toBe(res.headers.get("x-request-id"));
+  });
+
+  it("answers HEAD with the headers and no body", async () => {
+    const res = await fetch(`${app.baseUrl}/v1/pages`, { method: "HEAD" });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toBe("application/json; charset=utf-8");
+    expect(Number(res.headers.get("content-length"))).toBeGreaterThan(0);
+    expect((await res.arrayBuffer()).byteLength).toBe(0);
+  });
+});

@@ -1,0 +1,89 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { once } from "node:events";
+import { createServer as createTcpServer, type AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { closedLoopLoad } from "../src/index.ts";
+
+// A real node:http server on loopback, answering by path.
+const BIG = Buffer.alloc(300_000, "x");
+const seen: Array<{ path: string; authorization: string | undefined; host: string | undefined }> = [];
+let server: Server;
+let origin: string;
+
+function answer(req: IncomingMessage, res: ServerResponse): void {
+  seen.push({ path: req.url ?? "", authorization: req.headers.authorization, host: req.headers.host });
+  if (req.url === "/big") {
+    res.writeHead(200, { "content-type": "application/octet-stream", "content-length": BIG.length });
+    res.end(BIG);
+  } else if (req.url === "/missing") {
+    res.writeHead(404, { "content-length": 2 });
+    res.end("no");
+  } else if (req.url === "/closing") {
+    res.writeHead(200, { "content-length": 2, connection: "close" });
+    res.end("ok");
+  } else if (req.url === "/chunked") {
+    // Several chunks in separate writes, one of them large, then a trailer section.
+    res.writeHead(200, { "content-type": "text/plain", trailer: "x-checksum" });
+    res.write("a");
+    setImmediate(() => {
+      res.write(BIG);
+      res.addTrailers({ "x-checksum": "1" });
+      res.end("b");
+    });
+  } else {
+    res.writeHead(200, { "content-length": 0 });
+    res.end();
+  }
+}
+
+beforeAll(async () => {
+  server = createServer(answer).listen(0, "127.0.0.1");
+  await once(server, "listening");
+  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(() => server.close());
+
+describe("closedLoopLoad", () => {
+  it("reads whole bodies that arrive in many chunks and counts every response by status", async () => {
+    let i = 0;
+    const paths = ["/big", "/missing", "/empty"];
+    const result = await closedLoopLoad(origin, () => ({ path: paths[i++ % paths.length]!, headers: { authorization: "Bearer t" } }), { connections: 4, durationMs: 300 });
+    const answered = Object.values(result.statuses).reduce((a, b) => a + b, 0);
+    expect(answered).toBe(result.latencies.length);
+    expect(answered).toBe(i);
+    expect(result.statuses[404]).toBeGreaterThan(0);
+    expect(result.statuses[200]).toBeGreaterThan(result.statuses[404]!);
+    expect(result.latencies.every((ms) => ms > 0)).toBe(true);
+    expect(seen.filter((s) => s.path === "/big").every((s) => s.authorization === "Bearer t" && s.host === new URL(origin).host)).toBe(true);
+  });
+
+  it("opens a new connection when the server closes one after its response", async () => {
+    const result = await closedLoopLoad(origin, () => ({ path: "/closing" }), { connections: 2, durationMs: 200 });
+    expect(result.statuses[200]).toBeGreaterThan(10);
+  });
+
+  it("reads chunked bodies to their last chunk and trailers", async () => {
+    const result = await closedLoopLoad(origin, () => ({ path: "/chunked" }), { connections: 2, durationMs: 200 });
+    expect(result.statuses[200]).toBeGreaterThan(2);
+    expect(result.statuses[200]).toBe(result.latencies.length);
+  });
+
+  it("refuses a response it cannot frame instead of guessing", async () => {
+    const raw = createTcpServer((socket) => socket.once("data", () => socket.write("HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\n\r\nno framing")));
+    raw.listen(0, "127.0.0.1");
+    await once(raw, "listening");
+    try {
+      await expect(closedLoopLoad(`http://127.0.0.1:${(raw.address() as AddressInfo).port}`, () => ({ path: "/" }), { connections: 1, durationMs: 100 })).rejects.toThrow(/without a usable Content-Length/);
+    } finally {
+      raw.close();
+    }
+  });
+
+  it("fails when nothing listens rather than hanging", async () => {
+    const closed = createServer().listen(0, "127.0.0.1");
+    await once(closed, "listening");
+    const port = (closed.address() as AddressInfo).port;
+    closed.close();
+    await expect(closedLoopLoad(`http://127.0.0.1:${port}`, () => ({ path: "/" }), { connections: 1, durationMs: 100 })).rejects.toThrow(/ECONNREFUSED/);
+  });
+});
