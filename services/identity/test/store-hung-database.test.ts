@@ -4,6 +4,9 @@ import { createPgPool, runMigrations } from "@svc/db";
 import { DependencyUnavailableError } from "@svc/http";
 import { startPrivatePostgres, type PrivatePostgres } from "@svc/testing";
 import { MIGRATIONS_FOLDER } from "../src/db/migrations.ts";
+import { idempotencyKeys } from "../src/db/schema.ts";
+import { PgIdempotencyStore } from "../src/idempotency/pg-idempotency-store.ts";
+import type { ReserveInput } from "../src/idempotency/idempotency-store.ts";
 import { identityDb } from "../src/store/db.ts";
 import { PgIdentityStore } from "../src/store/pg-identity-store.ts";
 
@@ -40,6 +43,44 @@ describe("the identity store when PostgreSQL hangs mid-transaction", () => {
     } finally {
       server.thaw();
       await pool.end();
+    }
+  }, 60_000);
+});
+
+/** A reservation of one key by one request, made at `now` with the middleware's 60 s lease. */
+function reservation(keyHash: Buffer, requestHash: Buffer, now = new Date()): ReserveInput {
+  return { clientId: "hang-client", keyHash, requestHash, now, expiresAt: new Date(now.getTime() + 86_400_000), lockedUntil: new Date(now.getTime() + 60_000) };
+}
+
+// A statement sent to a server that hangs fails after the query timeout, yet the server runs it
+// once it answers again. The fault suite saw that happen to a key's reservation: the client got its
+// 503, the late INSERT then held the key for a whole lease, and every retry waited 10 s for a 409
+// (or, once the lease ended, ran on top of that wait) for a minute after PostgreSQL came back.
+describe("Idempotency-Key reservations when PostgreSQL hangs", () => {
+  it("a reservation that failed on a hung server does not hold the key once the server answers again", async () => {
+    const applicationName = "identity-key-hang-test";
+    const pool = createPgPool({ url: server.url, schema: "identity", applicationName, statementTimeoutMs: 1_000 });
+    const observer = createPgPool({ url: server.url, schema: "identity", applicationName: "identity-key-hang-observer", max: 1 });
+    const store = new PgIdempotencyStore(identityDb(pool), idempotencyKeys);
+    const keyHash = randomBytes(32);
+    const requestHash = randomBytes(32);
+    try {
+      await runMigrations(pool, { schema: "identity", migrationsFolder: MIGRATIONS_FOLDER });
+      // An open idle connection, so the reservation reaches the server (a new one would fail to connect).
+      await pool.query("SELECT 1");
+      server.freeze();
+      const failed = await store.reserve(reservation(keyHash, requestHash)).then(() => undefined, (err: unknown) => err).finally(() => server.thaw());
+      expect(failed).toBeInstanceOf(DependencyUnavailableError);
+      // The abandoned session's statements run (or are rolled back) before it ends: wait for that.
+      const sessions = async () => (await observer.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1", [applicationName])).rows[0]!.n;
+      for (const deadline = Date.now() + 10_000; (await sessions()) > 0 && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 50));
+      expect(await sessions()).toBe(0);
+      // The client was told 503 (its key freed): the retry of the same request runs at once.
+      expect((await store.reserve(reservation(keyHash, requestHash))).kind).toBe("reserved");
+    } finally {
+      server.thaw();
+      await pool.end();
+      await observer.end();
     }
   }, 60_000);
 });

@@ -54,7 +54,7 @@ export function idempotency(options: IdempotencyOptions): RequestHandler {
       res.status(turn.response.status).set(REPLAYED_HEADER, "true").type("application/json").send(turn.response.body);
       return;
     }
-    settleWithResponse(res, options, id);
+    settleWithResponse(res, options, id, turn.lockedUntil);
     next();
   };
 }
@@ -69,18 +69,16 @@ function fingerprintOf(method: string, path: string, body: unknown): Buffer {
   }
 }
 
-async function waitForTurn(options: IdempotencyOptions, id: IdempotencyRecordId, requestHash: Buffer): Promise<Exclude<Reservation, { kind: "in_progress" }>> {
+/** This request runs, holding the key until `lockedUntil`, or replays the stored response. */
+type Turn = { kind: "reserved"; lockedUntil: Date } | Extract<Reservation, { kind: "completed" }>;
+
+async function waitForTurn(options: IdempotencyOptions, id: IdempotencyRecordId, requestHash: Buffer): Promise<Turn> {
   const deadline = Date.now() + (options.waitMs ?? 10_000);
   for (let pause = 10; ; pause = Math.min(pause * 2, 200)) {
     const now = options.now();
-    const turn = await options.store.reserve({
-      ...id,
-      requestHash,
-      now,
-      expiresAt: new Date(now.getTime() + options.ttlMs),
-      lockedUntil: new Date(now.getTime() + (options.leaseMs ?? 60_000)),
-    });
-    if (turn.kind === "reserved") return turn;
+    const lockedUntil = new Date(now.getTime() + (options.leaseMs ?? 60_000));
+    const turn = await options.store.reserve({ ...id, requestHash, now, expiresAt: new Date(now.getTime() + options.ttlMs), lockedUntil });
+    if (turn.kind === "reserved") return { kind: "reserved", lockedUntil };
     // A running request with another body may still fail and free the key, so only a stored one is final.
     if (turn.kind === "completed") {
       if (!turn.requestHash.equals(requestHash)) throw keyReused();
@@ -96,15 +94,12 @@ async function waitForTurn(options: IdempotencyOptions, id: IdempotencyRecordId,
  * response, a retry with the key finds it. Every response of these routes goes through res.json
  * (sendData and the error middleware).
  */
-function settleWithResponse(res: Response, options: IdempotencyOptions, id: IdempotencyRecordId): void {
+function settleWithResponse(res: Response, options: IdempotencyOptions, id: IdempotencyRecordId, lockedUntil: Date): void {
   const sendJson = res.json.bind(res);
   res.json = ((body: unknown) => {
     const status = res.statusCode;
     const stored = status >= 200 && status < 300;
-    const settle = stored ? options.store.complete(id, { status, body: JSON.stringify(body) }) : options.store.release(id);
-    const settled = settle
-      // The key then stays held until its lease ends; the response itself is still right.
-      .catch((err: unknown) => options.logger.warn({ error_name: (err as Error).name, status }, "idempotency record not updated"));
+    const settled = stored ? storeResponse(options, id, { status, body: JSON.stringify(body) }) : releaseKey(options, id, lockedUntil);
     // A 5xx may be the key store's database failing or hanging: releasing would wait out the
     // same timeout once more. It is answered at once; until the release lands, a retry with the
     // key waits for it as for any running request.
@@ -112,4 +107,33 @@ function settleWithResponse(res: Response, options: IdempotencyOptions, id: Idem
     else void settled.finally(() => sendJson(body));
     return res;
   }) as Response["json"];
+}
+
+/** A 2xx kept with the key. Not stored, the key stays held until its lease ends; the response itself is still right. */
+function storeResponse(options: IdempotencyOptions, id: IdempotencyRecordId, response: { status: number; body: string }): Promise<void> {
+  return options.store.complete(id, response).catch((err: unknown) => options.logger.warn({ error_name: (err as Error).name, status: response.status }, "idempotency record not updated"));
+}
+
+/**
+ * Frees the key of a request that failed; resolves after the first attempt. The client was told
+ * it may retry with the same key, so a release that fails (the database is down, often why the
+ * request failed) is tried again in the background until it lands or the lease has ended anyway:
+ * otherwise every retry would wait for a 409 for the rest of the lease, long after the database
+ * came back.
+ */
+function releaseKey(options: IdempotencyOptions, id: IdempotencyRecordId, lockedUntil: Date): Promise<void> {
+  return options.store.release(id).catch((err: unknown) => {
+    options.logger.warn({ error_name: (err as Error).name }, "idempotency key not released; retrying until its lease ends");
+    void retryRelease(options, id, lockedUntil);
+  });
+}
+
+async function retryRelease(options: IdempotencyOptions, id: IdempotencyRecordId, lockedUntil: Date): Promise<void> {
+  for (let pause = 250; options.now().getTime() < lockedUntil.getTime(); pause = Math.min(pause * 2, 5_000)) {
+    // Unreferenced: a process shutting down does not wait for a key its lease will free anyway.
+    await new Promise<void>((resolve) => setTimeout(resolve, pause).unref());
+    const released = await options.store.release(id).then(() => true, () => false);
+    if (released) return options.logger.info("idempotency key released on a later attempt");
+  }
+  options.logger.warn("idempotency key not released; held until its lease ends");
 }

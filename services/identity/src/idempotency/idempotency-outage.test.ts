@@ -30,7 +30,28 @@ class HangingReleaseStore implements IdempotencyStore {
   }
 }
 
+/** The database is down when the request fails: releasing its key fails too, until it is back. */
+class DownReleaseStore implements IdempotencyStore {
+  readonly held = new Set<string>();
+  down = true;
+  #id = (id: IdempotencyRecordId) => `${id.clientId}:${id.keyHash.toString("hex")}`;
+  async reserve(input: ReserveInput): Promise<Reservation> {
+    if (this.held.has(this.#id(input))) return { kind: "in_progress", requestHash: input.requestHash };
+    this.held.add(this.#id(input));
+    return { kind: "reserved" };
+  }
+  async complete(_id: IdempotencyRecordId, _response: StoredResponse) {}
+  async release(id: IdempotencyRecordId) {
+    if (this.down) throw new DependencyUnavailableError("the service database", new Error("connect ECONNREFUSED"));
+    this.held.delete(this.#id(id));
+  }
+  async pruneExpired() {
+    return 0;
+  }
+}
+
 const store = new HangingReleaseStore();
+const downStore = new DownReleaseStore();
 let app: StartedApp;
 let failing = true;
 
@@ -40,16 +61,18 @@ beforeAll(async () => {
     res.locals.auth = { clientId: "c1" };
     next();
   };
-  const mw = idempotency({ store, clientOf: (res) => String(res.locals.auth.clientId), ttlMs: 86_400_000, now: () => new Date(), logger: silentLogger(), waitMs: 5_000 });
-  routes.post("/things", guard, mw, (_req, res) => {
+  const options = { clientOf: (res: express.Response) => String(res.locals.auth.clientId), ttlMs: 86_400_000, now: () => new Date(), logger: silentLogger(), waitMs: 5_000 };
+  const handler: express.RequestHandler = (_req, res) => {
     if (failing) throw new DependencyUnavailableError("the service database", new Error("Query read timeout"));
     sendData(res, { ok: true }, { status: 201 });
-  });
+  };
+  routes.post("/things", guard, idempotency({ store, ...options }), handler);
+  routes.post("/down", guard, idempotency({ store: downStore, ...options }), handler);
   app = await startApp(createHttpApp({ platform: { service: "t", version: "0.0.0", environment: "sandbox" }, logger: silentLogger(), routes }));
 });
 afterAll(() => app.close());
 
-const post = () => fetchJson<{ error?: { code: string } }>(`${app.baseUrl}/things`, { method: "POST", headers: { "Content-Type": "application/json", "Idempotency-Key": "k-outage" }, body: "{}" });
+const post = (path = "/things") => fetchJson<{ error?: { code: string } }>(`${app.baseUrl}${path}`, { method: "POST", headers: { "Content-Type": "application/json", "Idempotency-Key": "k-outage" }, body: "{}" });
 
 describe("Idempotency-Key when the database fails the request", () => {
   it("answers the 503 without waiting for the key's release, and frees the key once the release lands", async () => {
@@ -64,5 +87,17 @@ describe("Idempotency-Key when the database fails the request", () => {
     store.open();
     await store.releasing;
     expect((await post()).status).toBe(201);
+  });
+
+  it("keeps releasing the key of a failed request while the database is down, so a retry runs once it is back", async () => {
+    failing = true;
+    expect((await post("/down")).status).toBe(503);
+    expect(downStore.held.size).toBe(1);
+    // The database comes back: a later attempt frees the key (it is not left held for the lease).
+    downStore.down = false;
+    for (const deadline = Date.now() + 5_000; downStore.held.size > 0 && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 20));
+    expect(downStore.held.size).toBe(0);
+    failing = false;
+    expect((await post("/down")).status).toBe(201);
   });
 });
