@@ -6,7 +6,7 @@ import type { Vacancy } from "../src/vacancy-catalogue.ts";
 import { NOON_ON_TODAY, seededLegacyDatabase, startVacancies, type Envelope, type RunningVacancies } from "./support.ts";
 
 // The list total is reused for VACANCY_TOTALS_CACHE_MS on full pages (README "List totals"), is
-// exact on a page that is not full, and is counted again once the lifetime is over.
+// exact on a page that is not full, and is recounted in the background once the lifetime is over.
 const TTL_MS = 60_000;
 let database: TempDatabase;
 let run: RunningVacancies;
@@ -33,7 +33,7 @@ async function page(perPage: number, number: number) {
 const softDelete = (uuid: string) => writer.query("UPDATE tbl_vacature SET verwijderd = 1 WHERE uuid = ?", [uuid]);
 
 describe("GET /v1/vacancies totals with VACANCY_TOTALS_CACHE_MS", () => {
-  it("reuses a full page's total within the lifetime, counts again after it, and is exact on a partial page at once", async () => {
+  it("reuses a full page's total within the lifetime, recounts it in the background after it, and is exact on a partial page at once", async () => {
     const before = await page(10, 1);
     const lastNumber = Math.ceil(before.total / 10);
     const last = await page(10, lastNumber);
@@ -48,9 +48,11 @@ describe("GET /v1/vacancies totals with VACANCY_TOTALS_CACHE_MS", () => {
     // ... while the partial last page proves the new total without waiting.
     expect((await page(10, lastNumber)).total).toBe(before.total - 1);
 
-    // Once the lifetime is over the full pages count again.
+    // Once the lifetime is over, the next full page still answers with the counted total while the
+    // count runs again beside it (no request waits for a recount); later pages get the new count.
     clock += 1;
-    expect((await page(10, 1)).total).toBe(before.total - 1);
+    expect((await page(10, 1)).total).toBe(before.total);
+    await expect.poll(async () => (await page(10, 1)).total).toBe(before.total - 1);
   });
 
   it("keeps totals of different filters apart", async () => {

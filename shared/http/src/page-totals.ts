@@ -6,19 +6,33 @@
  *   - otherwise the count for the same query is reused for up to `ttlMs` (TotalsCache), and never
  *     reported lower than the page itself proves (offset + rows).
  *
- * So a total is at most `ttlMs` old, and only on pages that are full (or empty past the end).
- * Page contents are always read fresh.
+ * So a total is at most `ttlMs` old (plus the time one recount takes, see TotalsCache), and only on
+ * pages that are full (or empty past the end). Page contents are always read fresh.
  */
+
+interface Entry {
+  /** When the count behind this entry started. */
+  at: number;
+  total: Promise<number>;
+  /** The count once it arrived. */
+  value?: number;
+  /** The recount running for an entry past its lifetime. */
+  recount?: Promise<number>;
+}
 
 /**
  * Short-lived counts by query key. Concurrent misses share one count; a failed count is not kept.
- * Bounded, oldest entry first out, because filters hold free text.
+ * Past its lifetime a total is recounted in the background while requests keep getting it, so no
+ * request waits for a COUNT that a total a few seconds old could answer: only the first request
+ * for a key, or one after a failed count, waits. A served total is therefore at most `ttlMs` plus
+ * one recount old (a recount is bounded by the source's query timeout). Bounded, oldest entry first
+ * out, because filters hold free text.
  */
 export class TotalsCache {
   readonly #ttlMs: number;
   readonly #now: () => number;
   readonly #maxEntries: number;
-  readonly #entries = new Map<string, { at: number; total: Promise<number> }>();
+  readonly #entries = new Map<string, Entry>();
 
   constructor(options: { ttlMs: number; now: () => number; maxEntries?: number }) {
     this.#ttlMs = options.ttlMs;
@@ -26,7 +40,7 @@ export class TotalsCache {
     this.#maxEntries = options.maxEntries ?? 500;
   }
 
-  /** How old a total may be (ms); 0 counts on every call. */
+  /** How old a total may be (ms) before it is recounted; 0 counts on every call. */
   get ttlMs(): number {
     return this.#ttlMs;
   }
@@ -36,14 +50,41 @@ export class TotalsCache {
     const now = this.#now();
     const hit = this.#entries.get(key);
     if (hit && now - hit.at < this.#ttlMs) return hit.total;
-    const total = count();
+    if (hit?.value !== undefined) {
+      hit.recount ??= this.#recount(key, hit, count, now);
+      return hit.total;
+    }
+    return this.#store(key, count(), now).total;
+  }
+
+  #store(key: string, total: Promise<number>, at: number): Entry {
+    const entry: Entry = { at, total };
     this.#entries.delete(key);
-    this.#entries.set(key, { at: now, total });
-    total.catch(() => {
-      if (this.#entries.get(key)?.total === total) this.#entries.delete(key);
-    });
+    this.#entries.set(key, entry);
+    total.then(
+      (value) => {
+        entry.value = value;
+      },
+      () => {
+        if (this.#entries.get(key) === entry) this.#entries.delete(key);
+      },
+    );
     while (this.#entries.size > this.#maxEntries) this.#entries.delete(this.#entries.keys().next().value as string);
-    return total;
+    return entry;
+  }
+
+  /** Replaces `stale` once the new count arrives; a failed one drops it, so the next request counts itself. */
+  #recount(key: string, stale: Entry, count: () => Promise<number>, at: number): Promise<number> {
+    const recount = count();
+    recount.then(
+      () => {
+        if (this.#entries.get(key) === stale) this.#store(key, recount, at);
+      },
+      () => {
+        if (this.#entries.get(key) === stale) this.#entries.delete(key);
+      },
+    );
+    return recount;
   }
 }
 

@@ -13,14 +13,48 @@ function setup(ttlMs: number, maxEntries?: number) {
 }
 
 describe("TotalsCache", () => {
-  it("reuses a total within its lifetime and counts again after it", async () => {
+  it("reuses a total within its lifetime, then serves it while one recount runs, then the recount", async () => {
     const t = setup(5_000);
     expect(await t.cache.get("k", t.count(7))).toBe(7);
     t.advance(4_999);
     expect(await t.cache.get("k", t.count(8))).toBe(7);
+    expect(t.calls()).toBe(1);
     t.advance(1);
-    expect(await t.cache.get("k", t.count(9))).toBe(9);
+    let finish = (_: number) => {};
+    const slow = () => {
+      t.count(0)();
+      return new Promise<number>((resolve) => (finish = resolve));
+    };
+    // Past its lifetime: the stale total answers at once, and concurrent calls start one recount only.
+    expect(await Promise.all([t.cache.get("k", slow), t.cache.get("k", slow)])).toEqual([7, 7]);
     expect(t.calls()).toBe(2);
+    finish(9);
+    await Promise.resolve();
+    expect(await t.cache.get("k", t.count(10))).toBe(9);
+    expect(t.calls()).toBe(2);
+  });
+
+  it("drops a total whose recount failed, so the next call counts and waits for it", async () => {
+    const t = setup(5_000);
+    await t.cache.get("k", t.count(7));
+    t.advance(5_000);
+    expect(await t.cache.get("k", () => Promise.reject(new Error("down")))).toBe(7);
+    await new Promise((r) => setImmediate(r));
+    expect(await t.cache.get("k", t.count(11))).toBe(11);
+  });
+
+  it("dates a recounted total from when the recount started", async () => {
+    const t = setup(5_000);
+    await t.cache.get("k", t.count(1));
+    t.advance(6_000);
+    await t.cache.get("k", t.count(2));
+    await new Promise((r) => setImmediate(r));
+    t.advance(4_999);
+    expect(await t.cache.get("k", t.count(3))).toBe(2);
+    t.advance(1);
+    expect(await t.cache.get("k", t.count(4))).toBe(2);
+    await new Promise((r) => setImmediate(r));
+    expect(await t.cache.get("k", t.count(5))).toBe(4);
   });
 
   it("counts on every call when its lifetime is 0", async () => {
