@@ -5,48 +5,42 @@ import { fetchJson, silentLogger, startApp, type StartedApp } from "@svc/testing
 import { idempotency } from "./idempotency-middleware.ts";
 import type { IdempotencyRecordId, IdempotencyStore, Reservation, ReserveInput, StoredResponse } from "./idempotency-store.ts";
 
-/**
- * The database behind the keys hangs: the request fails with 503 after its query timeout, and
- * releasing its key would wait out the same timeout once more. The 503 must not wait for it
- * (the fault suite saw POST /v1/applications answer after two query timeouts).
- */
-class HangingReleaseStore implements IdempotencyStore {
+/** Keys held in memory; each outage below differs only in how releasing a key behaves. */
+abstract class HeldKeysStore implements IdempotencyStore {
   readonly held = new Set<string>();
-  releasing: Promise<void> | undefined;
-  open: () => void = () => {};
-  #id = (id: IdempotencyRecordId) => `${id.clientId}:${id.keyHash.toString("hex")}`;
+  protected idOf = (id: IdempotencyRecordId) => `${id.clientId}:${id.keyHash.toString("hex")}`;
   async reserve(input: ReserveInput): Promise<Reservation> {
-    if (this.held.has(this.#id(input))) return { kind: "in_progress", requestHash: input.requestHash };
-    this.held.add(this.#id(input));
+    if (this.held.has(this.idOf(input))) return { kind: "in_progress", requestHash: input.requestHash };
+    this.held.add(this.idOf(input));
     return { kind: "reserved" };
   }
   async complete(_id: IdempotencyRecordId, _response: StoredResponse) {}
-  release(id: IdempotencyRecordId): Promise<void> {
-    this.releasing = new Promise<void>((resolve) => (this.open = resolve)).then(() => void this.held.delete(this.#id(id)));
-    return this.releasing;
-  }
+  abstract release(id: IdempotencyRecordId): Promise<void>;
   async pruneExpired() {
     return 0;
   }
 }
 
-/** The database is down when the request fails: releasing its key fails too, until it is back. */
-class DownReleaseStore implements IdempotencyStore {
-  readonly held = new Set<string>();
-  down = true;
-  #id = (id: IdempotencyRecordId) => `${id.clientId}:${id.keyHash.toString("hex")}`;
-  async reserve(input: ReserveInput): Promise<Reservation> {
-    if (this.held.has(this.#id(input))) return { kind: "in_progress", requestHash: input.requestHash };
-    this.held.add(this.#id(input));
-    return { kind: "reserved" };
+/**
+ * The database behind the keys hangs: the request fails with 503 after its query timeout, and
+ * releasing its key would wait out the same timeout once more. The 503 must not wait for it
+ * (the fault suite saw POST /v1/applications answer after two query timeouts).
+ */
+class HangingReleaseStore extends HeldKeysStore {
+  releasing: Promise<void> | undefined;
+  open: () => void = () => {};
+  release(id: IdempotencyRecordId): Promise<void> {
+    this.releasing = new Promise<void>((resolve) => (this.open = resolve)).then(() => void this.held.delete(this.idOf(id)));
+    return this.releasing;
   }
-  async complete(_id: IdempotencyRecordId, _response: StoredResponse) {}
+}
+
+/** The database is down when the request fails: releasing its key fails too, until it is back. */
+class DownReleaseStore extends HeldKeysStore {
+  down = true;
   async release(id: IdempotencyRecordId) {
     if (this.down) throw new DependencyUnavailableError("the service database", new Error("connect ECONNREFUSED"));
-    this.held.delete(this.#id(id));
-  }
-  async pruneExpired() {
-    return 0;
+    this.held.delete(this.idOf(id));
   }
 }
 
