@@ -1,6 +1,6 @@
 import { Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { createLogger } from "../src/index.ts";
+import { createLogger, REDACTED_PATHS, redactionPathShapes } from "../src/index.ts";
 
 function capture() {
   const lines: Record<string, unknown>[] = [];
@@ -35,6 +35,45 @@ describe("createLogger", () => {
       expect(text).not.toContain(leaked);
     }
     expect(text).toContain("[redacted]");
+  });
+
+  it.each(REDACTED_PATHS)("redacts %s wherever the path leads, nested or one level down", (path) => {
+    const { lines, destination } = capture();
+    // The path made real: `*` stands for any key.
+    const secret = `leak-${path}`;
+    const object: Record<string, unknown> = {};
+    let at = object;
+    const parts = path.split(".").map((part) => (part === "*" ? "anything" : part));
+    parts.slice(0, -1).forEach((part) => (at = (at[part] = {}) as Record<string, unknown>));
+    at[parts.at(-1)!] = secret;
+    createLogger({ service: "x", level: "info", destination }).info(object, "line");
+    expect(JSON.stringify(lines[0])).not.toContain(secret);
+    expect(JSON.stringify(lines[0])).toContain("[redacted]");
+  });
+
+  it("leaves lines without those paths as they are, and never changes the caller's object", () => {
+    const { lines, destination } = capture();
+    const log = createLogger({ service: "x", level: "info", destination });
+    const request = { request_id: "r1", client_id: "c1", method: "GET", route: "/v1/vacancies", status: 200, duration_ms: 1.5 };
+    log.info(request, "request");
+    expect(lines[0]).toMatchObject(request);
+    const withSecret = { client_secret: "s3cr3t", nested: { token: "t0k" }, keep: "me" };
+    log.info(withSecret, "created");
+    expect(lines[1]).toMatchObject({ client_secret: "[redacted]", nested: { token: "[redacted]" }, keep: "me" });
+    expect(withSecret).toEqual({ client_secret: "s3cr3t", nested: { token: "t0k" }, keep: "me" });
+  });
+
+  it("redacts child logger bindings too", () => {
+    const { lines, destination } = capture();
+    const child = createLogger({ service: "x", level: "info", destination }).child({ token: "bound-tok" });
+    child.info("line");
+    child.child({ component: "c", nested: { secret: "deeper-secret" } }).info("line");
+    expect(JSON.stringify(lines)).not.toMatch(/bound-tok|deeper-secret/);
+    expect(lines[1]).toMatchObject({ component: "c" });
+  });
+
+  it.each(["a.*.b", "a.*", "*.*", "a[0]", "*.a.b"])("refuses a redaction path it would not check for: %s", (path) => {
+    expect(() => redactionPathShapes([path])).toThrow(/shape/);
   });
 
   it("respects the level", () => {
