@@ -90,8 +90,14 @@ function holdsRedactedPath(object: Record<string, unknown>): boolean {
  */
 function redacted(object: Record<string, unknown>): Record<string, unknown> {
   if (!holdsRedactedPath(object)) return object;
-  const copy = redactAll(object) as Record<string, unknown>;
+  // Errors serialised first (as pino would after this hook): a cloned Error loses its message and
+  // stack. The serialised copy keeps the error's prototype, so pino's own pass still names its type.
+  const errors = Object.keys(object).filter((key) => object[key] instanceof Error);
+  const plain = { ...object };
+  for (const key of errors) plain[key] = pino.stdSerializers.err(object[key] as Error);
+  const copy = redactAll(plain) as Record<string, unknown>;
   delete copy.restore;
+  for (const key of errors) if (isObject(copy[key])) Object.setPrototypeOf(copy[key], Object.getPrototypeOf(object[key]));
   return copy;
 }
 

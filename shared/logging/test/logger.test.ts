@@ -63,6 +63,15 @@ describe("createLogger", () => {
     expect(withSecret).toEqual({ client_secret: "s3cr3t", nested: { token: "t0k" }, keep: "me" });
   });
 
+  it("keeps an error's message and stack when a redacted path sits on it", () => {
+    const { lines, destination } = capture();
+    const error = Object.assign(new Error("boom"), { token: "err-tok", code: "E1" });
+    createLogger({ service: "x", level: "info", destination }).error({ err: error }, "failed");
+    expect(lines[0]).toMatchObject({ err: { type: "Error", message: "boom", token: "[redacted]", code: "E1" }, msg: "failed" });
+    expect(String((lines[0]!.err as { stack: string }).stack)).toContain("boom");
+    expect(JSON.stringify(lines[0])).not.toContain("err-tok");
+  });
+
   it("redacts child logger bindings too", () => {
     const { lines, destination } = capture();
     const child = createLogger({ service: "x", level: "info", destination }).child({ token: "bound-tok" });
