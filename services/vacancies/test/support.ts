@@ -49,7 +49,7 @@ export interface Envelope<T = unknown> {
 let issuer: TestIssuer | undefined;
 
 /** The real app on port 0 over `legacyUrl`, with a pinned clock (or a moving one: `now` as a function). */
-export async function startVacancies(options: { legacyUrl: string; now?: number | (() => number); timeoutMs?: number; config?: typeof config }): Promise<RunningVacancies> {
+export async function startVacancies(options: { legacyUrl: string; now?: number | (() => number); timeoutMs?: number; config?: typeof config; earlyRows?: number }): Promise<RunningVacancies> {
   issuer ??= await createTestIssuer();
   const keys = issuer;
   const legacy = createLegacyDb({ url: options.legacyUrl, connectTimeoutMs: options.timeoutMs ?? 2_000, queryTimeoutMs: options.timeoutMs ?? 5_000 });
@@ -60,7 +60,7 @@ export async function startVacancies(options: { legacyUrl: string; now?: number 
       config: options.config ?? config,
       logger: silentLogger(),
       verify: createTokenVerifier({ keys: keys.keys, issuer: TEST_ISSUER, audience: TEST_AUDIENCE }),
-      vacancies: new MysqlVacancySource(legacy, config.TIME_ZONE),
+      vacancies: new MysqlVacancySource(legacy, config.TIME_ZONE, { earlyRows: options.earlyRows }),
       now,
     }),
   );

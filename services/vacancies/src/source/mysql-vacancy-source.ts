@@ -58,6 +58,11 @@ interface RangeFilter {
   value: unknown;
   /** How this index tells live rows from soft-deleted ones. */
   live: string;
+  /**
+   * Matches most rows (published=true: ~80 %; published=false is narrow). Driving with it means sorting every matching id; an early
+   * page is cheaper walked in key order with the term checked on each row (see selectionOf).
+   */
+  wide: boolean;
 }
 
 const LIVE = "v.verwijderd = 0";
@@ -69,16 +74,19 @@ function rangeFiltersOf(filter: VacancyFilter, asOf: AsOf): RangeFilter[] {
   // updated_since first: an incremental sync asks for a short recent window, usually far narrower
   // than "published", so with both it should drive and published be checked on its few rows.
   const ranges: RangeFilter[] = [];
-  if (filter.updatedSinceLocal !== undefined) ranges.push({ index: "idx_vac_gewijzigd", term: "v.gewijzigd_op >= ?", value: filter.updatedSinceLocal, live: NOT_DELETED });
-  if (filter.published !== undefined) ranges.push({ index: "idx_vac_gepubliceerd", term: filter.published ? PUBLISHED : UNPUBLISHED, value: asOf.today, live: LIVE });
+  if (filter.updatedSinceLocal !== undefined) ranges.push({ index: "idx_vac_gewijzigd", term: "v.gewijzigd_op >= ?", value: filter.updatedSinceLocal, live: NOT_DELETED, wide: false });
+  if (filter.published !== undefined) ranges.push({ index: "idx_vac_gepubliceerd", term: filter.published ? PUBLISHED : UNPUBLISHED, value: asOf.today, live: LIVE, wide: true });
   return ranges;
 }
 
 /** Every legacy index the statements name; a test checks each exists in the legacy schema. */
 export const INDEXES_USED = [...EQUALITY_FILTERS.map((f) => f.index), "idx_vac_gepubliceerd", "idx_vac_gewijzigd", "idx_vac_status", "PRIMARY"];
 
-/** Unfiltered pages that end within this many rows walk the primary key (see selectionOf). */
-const EARLY_ROWS = 5_000;
+/**
+ * Pages that end within this many rows walk an index in key order (see selectionOf): reading up to
+ * this many rows costs about what sorting every matching id costs (~15 ms at 100,000 vacancies).
+ */
+export const EARLY_ROWS = 5_000;
 
 /**
  * FROM and WHERE of the vacancies matching `filter`, soft-deleted ones excluded. One index drives:
@@ -86,23 +94,27 @@ const EARLY_ROWS = 5_000;
  * first equality filter (in primary-key order, no sort). Every other equality filter is an
  * index-only join on the primary key; a second range filter is checked on the row.
  *
- * Without a filter nearly every row is live, so an early page is quickest walking the primary key
- * and stopping after offset + limit rows; the optimizer would sort every live id instead, which
- * costs as much for page 1 as for the last page (deep pages keep that plan).
+ * An early page (one that ends within EARLY_ROWS) is found quicker without a sort when most rows
+ * match: with no filter, or only `published`, it walks the primary key and stops after offset +
+ * limit matching rows; with an equality filter and `published`, the equality index drives and
+ * `published` is checked on each row it walks. The optimizer would sort every matching id instead,
+ * which costs as much for page 1 as for the last page (deep pages keep that plan).
  */
-function selectionOf(filter: VacancyFilter, asOf: AsOf, page?: PageRequest): { from: string; where: string; params: unknown[] } {
+function selectionOf(filter: VacancyFilter, asOf: AsOf, page?: PageRequest, earlyRows = EARLY_ROWS): { from: string; where: string; params: unknown[] } {
   const equalities: ReadonlyArray<(typeof EQUALITY_FILTERS)[number]> = EQUALITY_FILTERS.filter((f) => filter[f.key] !== undefined);
   const ranges = rangeFiltersOf(filter, asOf);
-  const rangeDrives = ranges.length > 0 && equalities[0]?.key !== "practice";
-  const drivingRange = rangeDrives ? ranges[0] : undefined;
-  const checkedRanges = rangeDrives ? ranges.slice(1) : ranges;
+  const early = page !== undefined && page.offset + page.limit <= earlyRows;
+  const drivers = early ? ranges.filter((r) => !r.wide) : ranges;
+  const rangeDrives = drivers.length > 0 && equalities[0]?.key !== "practice";
+  const drivingRange = rangeDrives ? drivers[0] : undefined;
+  const checkedRanges = ranges.filter((r) => r !== drivingRange);
   const drivingEquality = rangeDrives ? undefined : equalities[0];
   const joined = rangeDrives ? equalities : equalities.slice(1);
   // Forced, or the optimizer may enter through a joined index and read `v` rows by primary key.
   const index = drivingEquality?.index ?? (drivingRange && joined.length > 0 ? drivingRange.index : undefined);
-  const early = page !== undefined && equalities.length === 0 && ranges.length === 0 && page.offset + page.limit <= EARLY_ROWS;
+  const walkPrimary = early && equalities.length === 0 && drivingRange === undefined;
   const params: unknown[] = [];
-  let from = `tbl_vacature v${index ? ` FORCE INDEX (${index})` : early ? " FORCE INDEX (PRIMARY)" : ""}`;
+  let from = `tbl_vacature v${index ? ` FORCE INDEX (${index})` : walkPrimary ? " FORCE INDEX (PRIMARY)" : ""}`;
   joined.forEach((f, i) => {
     from += `\n  JOIN tbl_vacature f${i} FORCE INDEX (${f.index}) ON f${i}.vacature_id = v.vacature_id AND f${i}.verwijderd = 0 AND ${f.term(`f${i}`)}`;
     params.push(...f.values(filter));
@@ -127,10 +139,10 @@ export function countStatement(filter: VacancyFilter, asOf: AsOf): Statement {
 /**
  * One page ordered by the integer primary key, which never changes, so walking every page yields
  * each vacancy once. The page's ids come first, from indexes only; then only those rows are read:
- * a deep OFFSET skips index entries, not MEDIUMTEXT rows.
+ * a deep OFFSET skips index entries, not MEDIUMTEXT rows. `earlyRows`: see EARLY_ROWS.
  */
-export function pageStatement(filter: VacancyFilter, asOf: AsOf, page: PageRequest): Statement {
-  const s = selectionOf(filter, asOf, page);
+export function pageStatement(filter: VacancyFilter, asOf: AsOf, page: PageRequest, earlyRows = EARLY_ROWS): Statement {
+  const s = selectionOf(filter, asOf, page, earlyRows);
   return {
     sql: `SELECT ${COLUMNS}
 FROM (SELECT v.vacature_id FROM ${s.from}
@@ -152,15 +164,20 @@ export function singleStatement(uuid: string, asOf: AsOf): Statement {
 export class MysqlVacancySource implements VacancySource {
   readonly #db: LegacyDb;
   readonly #toIso: LocalToIso;
+  readonly #earlyRows: number;
 
-  /** `zone`: the zone the legacy DATETIME columns hold wall-clock time in. */
-  constructor(db: LegacyDb, zone: string) {
+  /**
+   * `zone`: the zone the legacy DATETIME columns hold wall-clock time in. `earlyRows` (tests): up
+   * to which row a page takes the early plans (EARLY_ROWS); 0 gives every page the deep-page plans.
+   */
+  constructor(db: LegacyDb, zone: string, options: { earlyRows?: number } = {}) {
     this.#db = db;
     this.#toIso = zonedIso(zone);
+    this.#earlyRows = options.earlyRows ?? EARLY_ROWS;
   }
 
   async page(filter: VacancyFilter, asOf: AsOf, page: PageRequest): Promise<Vacancy[]> {
-    const statement = pageStatement(filter, asOf, page);
+    const statement = pageStatement(filter, asOf, page, this.#earlyRows);
     const rows = await this.#db.query<VacancyRow>(statement.sql, statement.params);
     return rows.map((row) => toVacancy(row, this.#toIso));
   }
