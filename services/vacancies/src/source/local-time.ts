@@ -2,39 +2,66 @@
  * Wall-clock DATETIME → ISO 8601 with offset, as @svc/time's localToIso, but fast enough for list
  * pages: localToIso formats through Intl several times per value (~50 µs), which for 200
  * timestamps a page cost more than the rest of the mapping. Offsets change at most once an hour
- * (tzdb has no zone with two changes in one hour), so the offset of each local hour is worked out
- * once with localToIso and reused for every time in that hour; an hour a change falls in, or a
- * skipped (spring) hour, always goes through localToIso itself, so results are identical.
+ * (tzdb has no zone with two changes in one hour), so a day whose 25 hour boundaries (00:00 to
+ * 24:00) all have one offset has it for every second: that offset is worked out once per day and
+ * reused. The hours of a day with a change (two a year in most zones) are each worked out the same
+ * way; an hour a change falls in, or a skipped (spring) hour, always goes through localToIso
+ * itself, so results are identical.
+ *
+ * Per day rather than per hour: a change-detection sweep reads every vacancy's two timestamps, which
+ * spread over years; cached per hour that kept ~35,000 entries (~3 MB of live heap, marked by every
+ * full collection) after a sweep of 100,000 vacancies, per day ~1,500.
  */
 import { localToIso } from "@svc/time";
 
 export type LocalToIso = (local: string | null) => string | null;
 
 const LOCAL = /^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(?:\.\d+)?$/;
-/** Distinct local hours kept; a century of hours is ~876,000, so clear rather than grow unbounded. */
-const MAX_HOURS = 100_000;
+/** Distinct local days (or hours of changing days) kept; clear rather than grow unbounded. */
+const MAX_ENTRIES = 50_000;
 
-/** The offset suffix (`+02:00`) every second of the local hour `YYYY-MM-DD HH` has, or null if not uniform. */
-function uniformOffset(hour: string, zone: string): string | null {
-  const wall = hour.replace(" ", "T");
-  const first = localToIso(`${hour}:00:00`, zone);
-  const last = localToIso(`${hour}:59:59`, zone);
-  // A skipped hour comes back moved forward: its wall clock differs from the input.
-  if (first?.slice(0, 19) !== `${wall}:00:00` || last?.slice(0, 19) !== `${wall}:59:59`) return null;
-  return first.slice(19) === last.slice(19) ? first.slice(19) : null;
+const pad = (n: number) => String(n).padStart(2, "0");
+
+/** The offset suffix (`+02:00`) of an existing local wall-clock time, or null if the zone skips it. */
+function offsetAt(local: string, zone: string): string | null {
+  const iso = localToIso(local, zone);
+  // A skipped time comes back moved forward: its wall clock differs from the input.
+  return iso?.slice(0, 19) === local.replace(" ", "T") ? iso.slice(19) : null;
+}
+
+/** The offset suffix every second of the local hour `YYYY-MM-DD HH` has, or null if not uniform. */
+function uniformHour(hour: string, zone: string): string | null {
+  const first = offsetAt(`${hour}:00:00`, zone);
+  return first !== null && first === offsetAt(`${hour}:59:59`, zone) ? first : null;
+}
+
+/** The offset suffix every second of the local day `YYYY-MM-DD` has, or null if it changes that day. */
+function uniformDay(day: string, zone: string): string | null {
+  const first = offsetAt(`${day} 00:00:00`, zone);
+  if (first === null) return null;
+  for (let h = 1; h < 24; h++) if (offsetAt(`${day} ${pad(h)}:00:00`, zone) !== first) return null;
+  return offsetAt(`${day} 23:59:59`, zone) === first ? first : null;
+}
+
+function cached(map: Map<string, string | null>, key: string, compute: (key: string) => string | null): string | null {
+  let value = map.get(key);
+  if (value === undefined) {
+    if (map.size >= MAX_ENTRIES) map.clear();
+    value = compute(key);
+    map.set(key, value);
+  }
+  return value;
 }
 
 export function zonedIso(zone: string): LocalToIso {
+  const days = new Map<string, string | null>();
   const hours = new Map<string, string | null>();
+  const ofDay = (day: string) => uniformDay(day, zone);
+  const ofHour = (hour: string) => uniformHour(hour, zone);
   return (local) => {
     if (local === null || local === "" || local.startsWith("0000-00-00") || !LOCAL.test(local)) return localToIso(local, zone);
-    const hour = `${local.slice(0, 10)} ${local.slice(11, 13)}`;
-    let suffix = hours.get(hour);
-    if (suffix === undefined) {
-      if (hours.size >= MAX_HOURS) hours.clear();
-      suffix = uniformOffset(hour, zone);
-      hours.set(hour, suffix);
-    }
-    return suffix === null ? localToIso(local, zone) : `${local.slice(0, 10)}T${local.slice(11, 19)}${suffix}`;
+    const day = local.slice(0, 10);
+    const suffix = cached(days, day, ofDay) ?? cached(hours, `${day} ${local.slice(11, 13)}`, ofHour);
+    return suffix === null ? localToIso(local, zone) : `${day}T${local.slice(11, 19)}${suffix}`;
   };
 }
