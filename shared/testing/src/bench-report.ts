@@ -259,11 +259,12 @@ function memoryCgroup(bytes: number): { procs: string; remove: () => void } | nu
 /**
  * Runs a server under test as its own process on this Node (`args`: node flags, entry, its
  * arguments). Its output is read line by line so a busy server never blocks on a full pipe;
- * lines matching `keep` are remembered for waitForLine.
+ * lines matching `keep` are remembered for waitForLine, and every line goes to `onLine` (e.g. a
+ * `--trace-gc-nvp` line per collection, more than `kept` holds).
  */
 export function startBenchProcess(
   args: string[],
-  options: { env: Record<string, string | undefined>; cwd?: string; keep?: RegExp; memoryLimitBytes?: number },
+  options: { env: Record<string, string | undefined>; cwd?: string; keep?: RegExp; memoryLimitBytes?: number; onLine?: (line: string) => void },
 ): BenchProcess {
   const cgroup = options.memoryLimitBytes === undefined ? null : memoryCgroup(options.memoryLimitBytes);
   // In a cgroup from its first instruction: the shell joins it, then becomes node (same pid).
@@ -274,6 +275,7 @@ export function startBenchProcess(
   const kept: string[] = [];
   const waiters: Array<{ pattern: RegExp; resolve: (line: string) => void }> = [];
   const onLine = (line: string) => {
+    options.onLine?.(line);
     for (const w of [...waiters]) if (w.pattern.test(line)) {
       waiters.splice(waiters.indexOf(w), 1);
       w.resolve(line);

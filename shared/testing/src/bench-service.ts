@@ -43,6 +43,8 @@ export interface ServiceUnderBenchOptions {
   readyTimeoutMs?: number;
   /** Run under this memory limit, as its pod does (startBenchProcess). */
   memoryLimitBytes?: number;
+  /** Every line of its output (startBenchProcess). */
+  onLine?: (line: string) => void;
 }
 
 async function serveJwks(jwks: unknown): Promise<Server> {
@@ -81,6 +83,7 @@ export async function startServiceUnderBench(options: ServiceUnderBenchOptions):
       cwd: options.root,
       keep: options.keep,
       ...(options.memoryLimitBytes === undefined ? {} : { memoryLimitBytes: options.memoryLimitBytes }),
+      ...(options.onLine === undefined ? {} : { onLine: options.onLine }),
       env: {
         NODE_ENV: "production",
         PORT: String(port),

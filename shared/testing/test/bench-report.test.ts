@@ -66,11 +66,13 @@ describe("process memory and CPU from /proc", () => {
     // Busy for 300 ms of CPU, then holds 200 MB of touched memory until told to exit.
     writeFileSync(script, `const t = process.cpuUsage(); while ((process.cpuUsage(t).user + process.cpuUsage(t).system) < 300_000);
       const keep = Buffer.alloc(200 * 2 ** 20, 1); console.log("grown " + keep.length); setInterval(() => {}, 1000);`);
-    const child = startBenchProcess([script], { env: {}, keep: /grown/ });
+    const lines: string[] = [];
+    const child = startBenchProcess([script], { env: {}, keep: /grown/, onLine: (line) => lines.push(line) });
     try {
       const sampler = new MemorySampler(child.pid, 50);
       const before = sampler.current();
       await child.waitForLine(/grown/, 20_000);
+      expect(lines).toContain(`grown ${200 * 2 ** 20}`);
       expect(sampler.peak() - before).toBeGreaterThan(150);
       sampler.reset();
       expect(sampler.peak()).toBeGreaterThan(150);
