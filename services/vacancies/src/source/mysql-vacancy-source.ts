@@ -59,8 +59,9 @@ interface RangeFilter {
   /** How this index tells live rows from soft-deleted ones. */
   live: string;
   /**
-   * Matches most rows (published=true: ~80 %; published=false is narrow). Driving with it means sorting every matching id; an early
-   * page is cheaper walked in key order with the term checked on each row (see selectionOf).
+   * Driving with it means sorting many ids: `published` either way (true matches ~80 % of rows, and
+   * false is a scan of every live entry of idx_vac_gepubliceerd), 15-20 ms at 100,000 vacancies. An
+   * early page is quicker walked in key order with the term checked on each row (see selectionOf).
    */
   wide: boolean;
 }
@@ -86,7 +87,7 @@ export const INDEXES_USED = [...EQUALITY_FILTERS.map((f) => f.index), "idx_vac_g
  * Pages that end within this many rows walk an index in key order (see selectionOf): reading up to
  * this many rows costs about what sorting every matching id costs (~15 ms at 100,000 vacancies).
  */
-export const EARLY_ROWS = 5_000;
+const EARLY_ROWS = 5_000;
 
 /**
  * FROM and WHERE of the vacancies matching `filter`, soft-deleted ones excluded. One index drives:
