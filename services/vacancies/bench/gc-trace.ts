@@ -10,10 +10,9 @@
  *   node services/vacancies/bench/gc-trace.ts [--path /v1/vacancies?per_page=100] [--connections 32]
  *     [--seconds 5] [--node-args "--max-semi-space-size=16"]   (replaces NODE_FLAGS)
  */
-import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { closedLoopLoad, startServiceUnderBench } from "@svc/testing";
+import { closedLoopLoad, processMemory, startServiceUnderBench } from "@svc/testing";
 import { build } from "../../../tools/build.ts";
 import { benchMemoryLimit } from "../../../tools/chart-limits.ts";
 import { entryArgs, NODE_FLAGS, RUNTIME_ENV } from "../../../tools/stack.ts";
@@ -36,20 +35,18 @@ const parse = (line: string): GcLine => Object.fromEntries(line.split(/\s+/).map
 const mean = (lines: GcLine[], key: string) => lines.reduce((sum, l) => sum + Number(l[key] ?? 0), 0) / Math.max(1, lines.length);
 const mb = (bytes: number) => `${(bytes / 1e6).toFixed(2)} MB`;
 
-/** The largest VmRSS, RssAnon and RssFile seen while `during` runs (sampled every 20 ms), in MB. */
+/** The largest RSS, and its anonymous and file-backed parts, seen while `during` runs (sampled every 20 ms), in MB. */
 async function peakRss<T>(pid: number, during: Promise<T>): Promise<{ result: T; rss: number; anon: number; file: number }> {
-  let rss = 0;
-  let anon = 0;
-  let file = 0;
-  const field = (status: string, key: string) => Number(new RegExp(`${key}:\\s+(\\d+)`).exec(status)?.[1] ?? 0) / 1024;
+  const peak = { rss: 0, anon: 0, file: 0 };
   const timer = setInterval(() => {
-    const status = readFileSync(`/proc/${pid}/status`, "utf8");
-    rss = Math.max(rss, field(status, "VmRSS"));
-    anon = Math.max(anon, field(status, "RssAnon"));
-    file = Math.max(file, field(status, "RssFile"));
+    const memory = processMemory(pid);
+    if (!memory) return;
+    peak.rss = Math.max(peak.rss, memory.rssMb);
+    peak.anon = Math.max(peak.anon, memory.anonMb);
+    peak.file = Math.max(peak.file, memory.fileMb);
   }, 20);
   try {
-    return { result: await during, rss, anon, file };
+    return { result: await during, ...peak };
   } finally {
     clearInterval(timer);
   }

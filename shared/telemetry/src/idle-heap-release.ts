@@ -2,7 +2,7 @@ import { performance, type EventLoopUtilization } from "node:perf_hooks";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 
-type LastResortGc = (options: { type: "major"; execution: "sync"; flavor: "last-resort" }) => void;
+export type LastResortGc = (options: { type: "major"; execution: "sync"; flavor: "last-resort" }) => void;
 
 export type IdleHeapReleaseOptions = {
   /** How often the process looks at itself. */
@@ -53,7 +53,7 @@ export function startIdleHeapRelease(options: IdleHeapReleaseOptions = {}): Idle
 }
 
 /** V8's gc() without exposing it on this realm's global object (no `--expose-gc` for every module). */
-function lastResortGc(): LastResortGc {
+export function lastResortGc(): LastResortGc {
   setFlagsFromString("--expose-gc");
   try {
     return runInNewContext("gc") as LastResortGc;

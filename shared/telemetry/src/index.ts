@@ -116,7 +116,7 @@ export async function preloadProcess(options: TelemetryOptions): Promise<NodeSDK
 }
 
 export { registerEsmFormatCache } from "./esm-format-cache.ts";
-export { startIdleHeapRelease, type IdleHeapRelease, type IdleHeapReleaseOptions } from "./idle-heap-release.ts";
+export { lastResortGc, startIdleHeapRelease, type IdleHeapRelease, type IdleHeapReleaseOptions, type LastResortGc } from "./idle-heap-release.ts";
 export { createMetrics, type Metrics, type MetricsOptions } from "./metrics.ts";
 export { NoOrphanClientSpans, samplerFromSettings, SAMPLER_NAMES, type SamplerName } from "./sampler.ts";
 export { parseSamples, sampleValue, type Sample } from "./prometheus-text.ts";
