@@ -31,7 +31,7 @@ if (kind === "service") {
   const issuer = await createTestIssuer();
   token = await issuer.mint({ scope: "vacancies:read" });
   const verify = createTokenVerifier({ keys: issuer.keys, issuer: TEST_ISSUER, audience: TEST_AUDIENCE });
-  server = createServer(createApp({ config, logger: silentLogger(), verify, vacancies: new MysqlVacancySource(db, config.TIME_ZONE), now: Date.now }));
+  server = createServer(createApp({ config, logger: silentLogger(), verify, vacancies: new MysqlVacancySource(db, config.TIME_ZONE, { marks: { ttlMs: config.VACANCY_PAGE_MARKS_CACHE_MS, now: Date.now } }), now: Date.now }));
 } else {
   server = baselineServer(db, config.TIME_ZONE);
 }

@@ -31,6 +31,10 @@ const shape = z.object({
   // day; 0 counts on every request. Pages are always read fresh; a page that is not full has an
   // exact total regardless.
   VACANCY_TOTALS_CACHE_MS: env.int(5_000, 0, 300_000),
+  // How long a list's page marks (where every 250th row of the list starts, see
+  // source/mysql-vacancy-source.ts) are reused for pages past the first 5,000 rows; 0 sorts every
+  // matching id for each such page instead.
+  VACANCY_PAGE_MARKS_CACHE_MS: env.int(5_000, 0, 300_000),
 }).superRefine(refineLeaderElection);
 
 export type Config = ReturnType<typeof loadConfig>;

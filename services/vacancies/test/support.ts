@@ -17,6 +17,12 @@ export const SEED = 1;
 // totals cache itself is tested in vacancy-list-totals.test.ts.
 export const config = loadConfig({ ENVIRONMENT: "sandbox", VACANCY_TOTALS_CACHE_MS: "0" });
 
+/** Page marks for startVacancies (none unless asked for): rows between marks, their lifetime. */
+export interface TestMarks {
+  spacing: number;
+  ttlMs: number;
+}
+
 /** A temporary legacy database with the sandbox data set (scale 0 = the fixtures only). */
 export async function seededLegacyDatabase(scale: number): Promise<TempDatabase> {
   const database = await createTempMysqlDatabase("vac_t");
@@ -49,7 +55,7 @@ export interface Envelope<T = unknown> {
 let issuer: TestIssuer | undefined;
 
 /** The real app on port 0 over `legacyUrl`, with a pinned clock (or a moving one: `now` as a function). */
-export async function startVacancies(options: { legacyUrl: string; now?: number | (() => number); timeoutMs?: number; config?: typeof config; earlyRows?: number }): Promise<RunningVacancies> {
+export async function startVacancies(options: { legacyUrl: string; now?: number | (() => number); timeoutMs?: number; config?: typeof config; earlyRows?: number; marks?: TestMarks }): Promise<RunningVacancies> {
   issuer ??= await createTestIssuer();
   const keys = issuer;
   const legacy = createLegacyDb({ url: options.legacyUrl, connectTimeoutMs: options.timeoutMs ?? 2_000, queryTimeoutMs: options.timeoutMs ?? 5_000 });
@@ -60,7 +66,7 @@ export async function startVacancies(options: { legacyUrl: string; now?: number 
       config: options.config ?? config,
       logger: silentLogger(),
       verify: createTokenVerifier({ keys: keys.keys, issuer: TEST_ISSUER, audience: TEST_AUDIENCE }),
-      vacancies: new MysqlVacancySource(legacy, config.TIME_ZONE, { earlyRows: options.earlyRows }),
+      vacancies: new MysqlVacancySource(legacy, config.TIME_ZONE, { earlyRows: options.earlyRows, marks: options.marks && { ...options.marks, now } }),
       now,
     }),
   );

@@ -16,6 +16,8 @@ let database: TempDatabase;
 let run: RunningVacancies;
 /** The same service with every page on the deep-page plans (early pages walk an index instead). */
 let deep: RunningVacancies;
+/** The same service with every page walked from a page mark (one every 5 rows). */
+let marked: RunningVacancies;
 let rows: VacatureRow[];
 /** Every live vacancy, in list order, from an unfiltered walk. */
 let all: Vacancy[];
@@ -24,19 +26,21 @@ beforeAll(async () => {
   database = await seededLegacyDatabase(SCALE);
   run = await startVacancies({ legacyUrl: database.url });
   deep = await startVacancies({ legacyUrl: database.url, earlyRows: 0 });
+  marked = await startVacancies({ legacyUrl: database.url, earlyRows: 0, marks: { spacing: 5, ttlMs: 60_000 } });
   rows = [...generateDataset({ seed: SEED, scale: SCALE, today: TODAY }).rows("tbl_vacature")];
   all = (await walkAll(run, "", 100)).items;
 });
 afterAll(async () => {
   await run.close();
   await deep.close();
+  await marked.close();
   await database.drop();
 });
 
 const since = (iso: string) => (v: Vacancy) => v.updated_at !== null && Date.parse(v.updated_at) >= Date.parse(iso);
 
 describe("GET /v1/vacancies pagination", () => {
-  it.each([["early-page", () => run], ["deep-page", () => deep]])("walks every page at per_page=7 and meets every live vacancy exactly once, in a stable order (%s plans)", async (_plans, service) => {
+  it.each([["early-page", () => run], ["deep-page", () => deep], ["page-mark", () => marked]])("walks every page at per_page=7 and meets every live vacancy exactly once, in a stable order (%s plans)", async (_plans, service) => {
     const walk = await walkAll(service(), "", 7);
     const live = rows.filter((r) => r.verwijderd === 0);
     expect(walk.items.map((v) => v.uuid)).toEqual(live.map((r) => r.uuid));
@@ -97,11 +101,11 @@ describe("GET /v1/vacancies filters", () => {
     [`published=false&status=created&updated_since=2024-01-01`, (v) => !v.published && v.status.value === "created" && since("2024-01-01T00:00:00+01:00")(v)],
   ];
 
-  it.each(cases)("%s returns exactly the vacancies whose fields match, in list order, on the early-page and the deep-page plans", async (query, matches) => {
+  it.each(cases)("%s returns exactly the vacancies whose fields match, in list order, on the early-page, deep-page and page-mark plans", async (query, matches) => {
     const expected = all.filter(matches);
     expect(expected.length).toBeGreaterThan(0);
     expect(expected.length).toBeLessThan(all.length);
-    for (const service of [run, deep]) {
+    for (const service of [run, deep, marked]) {
       const walk = await walkAll(service, query, 100);
       expect(walk.items.map((v) => v.uuid)).toEqual(expected.map((v) => v.uuid));
       expect(walk.total).toBe(expected.length);
@@ -153,7 +157,7 @@ describe("GET /v1/vacancies filters", () => {
 describe("GET /v1/vacancies query plans", () => {
   /** The access steps of the statement finding a page's ids (the derived table), from EXPLAIN. */
   async function idSteps(filter: VacancyFilter, earlyRows?: number): Promise<Array<{ key: string | null; Extra: string | null }>> {
-    const statement = pageStatement(filter, { today: TODAY }, { offset: 0, limit: 100 }, earlyRows);
+    const statement = pageStatement(filter, { today: TODAY }, { offset: 0, limit: 100 }, { earlyRows });
     const plan = await run.legacy.query<{ select_type: string; key: string | null; Extra: string | null }>(`EXPLAIN ${statement.sql}`, statement.params);
     return plan.filter((step) => step.select_type === "DERIVED");
   }
@@ -169,6 +173,19 @@ describe("GET /v1/vacancies query plans", () => {
   ])("page 1 with %s finds its ids without sorting them", async (_query, filter) => {
     const steps = await idSteps(filter);
     expect(steps.length).toBeGreaterThan(0);
+    for (const step of steps) expect(step.Extra ?? "").not.toMatch(/filesort/);
+  });
+
+  it.each<[string, VacancyFilter]>([
+    ["no filter", {}],
+    ["published=true", { published: true }],
+    ["language=nl&published=true", { language: "nl", published: true }],
+    ["province=OVL&position=TA", { province: "OVL", position: "TA" }],
+  ])("a page walked from a page mark with %s finds its ids in key order from the mark, without sorting them", async (_query, filter) => {
+    const statement = pageStatement(filter, { today: TODAY }, { offset: 3, limit: 100 }, { fromKey: 200 });
+    const plan = await run.legacy.query<{ select_type: string; type: string; key: string | null; Extra: string | null }>(`EXPLAIN ${statement.sql}`, statement.params);
+    const steps = plan.filter((step) => step.select_type === "DERIVED");
+    expect(steps[0]?.type).toBe("range");
     for (const step of steps) expect(step.Extra ?? "").not.toMatch(/filesort/);
   });
 

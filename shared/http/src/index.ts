@@ -8,4 +8,4 @@ export { Shutdown } from "./shutdown.ts";
 export { internalEndpoints, type ReadinessCheck, type InternalEndpointsOptions } from "./internal.ts";
 export { requireJson } from "./body.ts";
 export { serve, closeInternalLast, exitOnStartupError, type ServeOptions, type Serving } from "./serve.ts";
-export { TotalsCache, totalFromPage, pageTotal } from "./page-totals.ts";
+export { RefreshingCache, TotalsCache, totalFromPage, pageTotal } from "./page-totals.ts";

@@ -10,29 +10,29 @@
  * pages that are full (or empty past the end). Page contents are always read fresh.
  */
 
-interface Entry {
-  /** When the count behind this entry started. */
+interface Entry<T> {
+  /** When the computation behind this entry started. */
   at: number;
-  total: Promise<number>;
-  /** The count once it arrived. */
-  value?: number;
+  total: Promise<T>;
+  /** The value once it arrived. */
+  value?: T;
   /** The recount running for an entry past its lifetime. */
-  recount?: Promise<number>;
+  recount?: Promise<T>;
 }
 
 /**
- * Short-lived counts by query key. Concurrent misses share one count; a failed count is not kept.
- * Past its lifetime a total is recounted in the background while requests keep getting it, so no
- * request waits for a COUNT that a total a few seconds old could answer: only the first request
- * for a key, or one after a failed count, waits. A served total is therefore at most `ttlMs` plus
- * one recount old (a recount is bounded by the source's query timeout). Bounded, oldest entry first
- * out, because filters hold free text.
+ * Short-lived values by query key (a list's total, a list's page marks). Concurrent misses share
+ * one computation; a failed one is not kept. Past its lifetime a value is recomputed in the
+ * background while requests keep getting it, so no request waits for work that a value a few
+ * seconds old could answer: only the first request for a key, or one after a failure, waits. A
+ * served value is therefore at most `ttlMs` plus one recomputation old (bounded by the source's
+ * query timeout). Bounded, oldest entry first out, because filters hold free text.
  */
-export class TotalsCache {
+export class RefreshingCache<T> {
   readonly #ttlMs: number;
   readonly #now: () => number;
   readonly #maxEntries: number;
-  readonly #entries = new Map<string, Entry>();
+  readonly #entries = new Map<string, Entry<T>>();
 
   constructor(options: { ttlMs: number; now: () => number; maxEntries?: number }) {
     this.#ttlMs = options.ttlMs;
@@ -40,25 +40,25 @@ export class TotalsCache {
     this.#maxEntries = options.maxEntries ?? 500;
   }
 
-  /** How old a total may be (ms) before it is recounted; 0 counts on every call. */
+  /** How old a value may be (ms) before it is recomputed; 0 computes on every call. */
   get ttlMs(): number {
     return this.#ttlMs;
   }
 
-  get(key: string, count: () => Promise<number>): Promise<number> {
-    if (this.#ttlMs <= 0) return count();
+  get(key: string, compute: () => Promise<T>): Promise<T> {
+    if (this.#ttlMs <= 0) return compute();
     const now = this.#now();
     const hit = this.#entries.get(key);
     if (hit && now - hit.at < this.#ttlMs) return hit.total;
     if (hit?.value !== undefined) {
-      hit.recount ??= this.#recount(key, hit, count, now);
+      hit.recount ??= this.#recount(key, hit, compute, now);
       return hit.total;
     }
-    return this.#store(key, count(), now).total;
+    return this.#store(key, compute(), now).total;
   }
 
-  #store(key: string, total: Promise<number>, at: number): Entry {
-    const entry: Entry = { at, total };
+  #store(key: string, total: Promise<T>, at: number): Entry<T> {
+    const entry: Entry<T> = { at, total };
     this.#entries.delete(key);
     this.#entries.set(key, entry);
     total.then(
@@ -73,9 +73,9 @@ export class TotalsCache {
     return entry;
   }
 
-  /** Replaces `stale` once the new count arrives; a failed one drops it, so the next request counts itself. */
-  #recount(key: string, stale: Entry, count: () => Promise<number>, at: number): Promise<number> {
-    const recount = count();
+  /** Replaces `stale` once the new value arrives; a failed one drops it, so the next request computes it itself. */
+  #recount(key: string, stale: Entry<T>, compute: () => Promise<T>, at: number): Promise<T> {
+    const recount = compute();
     recount.then(
       () => {
         if (this.#entries.get(key) === stale) this.#store(key, recount, at);
@@ -87,6 +87,9 @@ export class TotalsCache {
     return recount;
   }
 }
+
+/** List totals (COUNTs) by query key. */
+export class TotalsCache extends RefreshingCache<number> {}
 
 /**
  * The total a page proves on its own: a page that is not full (or the empty first page) ends the

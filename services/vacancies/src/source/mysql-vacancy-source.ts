@@ -8,6 +8,7 @@
  * its ids and its total on covering secondary indexes alone, and reads only the page's rows.
  */
 import type { LegacyDb } from "@svc/db";
+import { RefreshingCache } from "@svc/http";
 import type { Vacancy } from "../vacancy-catalogue.ts";
 import type { AsOf, PageRequest, ReferenceLists, VacancyFilter, VacancyLink, VacancySource } from "../vacancy-source.ts";
 import { zonedIso, type LocalToIso } from "./local-time.ts";
@@ -90,22 +91,32 @@ export const INDEXES_USED = [...EQUALITY_FILTERS.map((f) => f.index), "idx_vac_g
 const EARLY_ROWS = 5_000;
 
 /**
+ * Which plan a page takes. `early`: walk an index in key order and stop (see selectionOf), else
+ * sort every matching id. `fromKey`: the walk starts at this row key (a page mark, see
+ * MysqlVacancySource), always on the early plan.
+ */
+interface Plan {
+  early: boolean;
+  fromKey?: number;
+}
+
+/**
  * FROM and WHERE of the vacancies matching `filter`, soft-deleted ones excluded. One index drives:
  * a practice (few vacancies each), else updated_since or published (a covering range), else the
  * first equality filter (in primary-key order, no sort). Every other equality filter is an
  * index-only join on the primary key; a second range filter is checked on the row.
  *
- * An early page (one that ends within EARLY_ROWS) is found quicker without a sort when most rows
- * match: with no filter, or only `published`, it walks the primary key and stops after offset +
- * limit matching rows; with an equality filter and `published`, the equality index drives and
- * `published` is checked on each row it walks. The optimizer would sort every matching id instead,
- * which costs as much for page 1 as for the last page (deep pages keep that plan).
+ * An early page (one that ends within EARLY_ROWS, or one that starts walking at a page mark) is
+ * found quicker without a sort when most rows match: with no filter, or only `published`, it walks
+ * the primary key and stops after offset + limit matching rows; with an equality filter and
+ * `published`, the equality index drives and `published` is checked on each row it walks. The
+ * optimizer would sort every matching id instead, which costs as much for page 1 as for the last
+ * page (deep pages without a mark keep that plan).
  */
-function selectionOf(filter: VacancyFilter, asOf: AsOf, page?: PageRequest, earlyRows = EARLY_ROWS): { from: string; where: string; params: unknown[] } {
+function selectionOf(filter: VacancyFilter, asOf: AsOf, plan: Plan): { from: string; where: string; params: unknown[] } {
   const equalities: ReadonlyArray<(typeof EQUALITY_FILTERS)[number]> = EQUALITY_FILTERS.filter((f) => filter[f.key] !== undefined);
   const ranges = rangeFiltersOf(filter, asOf);
-  const early = page !== undefined && page.offset + page.limit <= earlyRows;
-  const drivers = early ? ranges.filter((r) => !r.wide) : ranges;
+  const drivers = plan.early ? ranges.filter((r) => !r.wide) : ranges;
   const rangeDrives = drivers.length > 0 && equalities[0]?.key !== "practice";
   const drivingRange = rangeDrives ? drivers[0] : undefined;
   const checkedRanges = ranges.filter((r) => r !== drivingRange);
@@ -113,7 +124,7 @@ function selectionOf(filter: VacancyFilter, asOf: AsOf, page?: PageRequest, earl
   const joined = rangeDrives ? equalities : equalities.slice(1);
   // Forced, or the optimizer may enter through a joined index and read `v` rows by primary key.
   const index = drivingEquality?.index ?? (drivingRange && joined.length > 0 ? drivingRange.index : undefined);
-  const walkPrimary = early && equalities.length === 0 && drivingRange === undefined;
+  const walkPrimary = plan.early && equalities.length === 0 && drivingRange === undefined;
   const params: unknown[] = [];
   let from = `tbl_vacature v${index ? ` FORCE INDEX (${index})` : walkPrimary ? " FORCE INDEX (PRIMARY)" : ""}`;
   joined.forEach((f, i) => {
@@ -129,21 +140,27 @@ function selectionOf(filter: VacancyFilter, asOf: AsOf, page?: PageRequest, earl
     where.push(range.term);
     params.push(range.value);
   }
+  if (plan.fromKey !== undefined) {
+    where.push("v.vacature_id >= ?");
+    params.push(plan.fromKey);
+  }
   return { from, where: where.join(" AND "), params };
 }
 
 export function countStatement(filter: VacancyFilter, asOf: AsOf): Statement {
-  const s = selectionOf(filter, asOf);
+  const s = selectionOf(filter, asOf, { early: false });
   return { sql: `SELECT COUNT(*) AS n FROM ${s.from}\nWHERE ${s.where}`, params: s.params };
 }
 
 /**
  * One page ordered by the integer primary key, which never changes, so walking every page yields
  * each vacancy once. The page's ids come first, from indexes only; then only those rows are read:
- * a deep OFFSET skips index entries, not MEDIUMTEXT rows. `earlyRows`: see EARLY_ROWS.
+ * a deep OFFSET skips index entries, not MEDIUMTEXT rows. `earlyRows`: see EARLY_ROWS; `fromKey`:
+ * the page starts at `page.offset` counted from this row key (a page mark) instead of the start.
  */
-export function pageStatement(filter: VacancyFilter, asOf: AsOf, page: PageRequest, earlyRows = EARLY_ROWS): Statement {
-  const s = selectionOf(filter, asOf, page, earlyRows);
+export function pageStatement(filter: VacancyFilter, asOf: AsOf, page: PageRequest, plan: { earlyRows?: number; fromKey?: number } = {}): Statement {
+  const early = plan.fromKey !== undefined || page.offset + page.limit <= (plan.earlyRows ?? EARLY_ROWS);
+  const s = selectionOf(filter, asOf, { early, fromKey: plan.fromKey });
   return {
     sql: `SELECT ${COLUMNS}
 FROM (SELECT v.vacature_id FROM ${s.from}
@@ -155,6 +172,21 @@ ORDER BY v.vacature_id`,
   };
 }
 
+/**
+ * The page marks of a list: the row key at every `spacing`-th position (0, spacing, 2 x spacing,
+ * ...) of the vacancies matching `filter`, in list order. One sort of every matching id, as one
+ * deep page costs; see MysqlVacancySource.
+ */
+export function marksStatement(filter: VacancyFilter, asOf: AsOf, spacing: number): Statement {
+  const s = selectionOf(filter, asOf, { early: false });
+  return {
+    sql: `SELECT vacature_id AS rowKey FROM (SELECT v.vacature_id, ROW_NUMBER() OVER (ORDER BY v.vacature_id) AS n FROM ${s.from}
+  WHERE ${s.where}) numbered
+WHERE MOD(n - 1, ?) = 0 ORDER BY vacature_id`,
+    params: [...s.params, spacing],
+  };
+}
+
 export function singleStatement(uuid: string, asOf: AsOf): Statement {
   return {
     sql: `SELECT ${COLUMNS} FROM tbl_vacature v ${LABEL_JOINS} WHERE v.uuid = ? AND v.verwijderd = 0`,
@@ -162,25 +194,69 @@ export function singleStatement(uuid: string, asOf: AsOf): Statement {
   };
 }
 
+/** Page marks (see MysqlVacancySource): how far apart, and how long a list's marks are reused. */
+export interface PageMarkOptions {
+  /** Rows between two marks: a marked page walks at most this many rows more than it returns. */
+  spacing?: number;
+  /** How long (ms) a list's marks are reused before they are read again in the background; 0: no marks. */
+  ttlMs: number;
+  now: () => number;
+}
+
+const MARK_SPACING = 250;
+
+/**
+ * Deep pages and page marks. A page past EARLY_ROWS cannot stop early: OFFSET n needs the n
+ * matching ids before it, so MariaDB sorts every matching id (~96,000 for an unfiltered list at
+ * benchmark scale, 18-23 ms a page). With `marks`, a list's marks (the row key at every
+ * `spacing`-th position, one such sort) are kept for `ttlMs` like a list total, and a deep page
+ * walks from the mark at or before its offset in key order: at most `spacing` rows more than it
+ * returns. The rows are read fresh; only where a page starts comes from the marks, so while they
+ * are up to `ttlMs` old (plus one re-read) a page's start can be off by the vacancies created,
+ * deleted or restored before it in that time. Lists filtered by updated_since (driven by the
+ * modification index, not in key order) always take the deep plan.
+ */
 export class MysqlVacancySource implements VacancySource {
   readonly #db: LegacyDb;
   readonly #toIso: LocalToIso;
   readonly #earlyRows: number;
+  readonly #marks: { spacing: number; cache: RefreshingCache<number[]> } | undefined;
 
   /**
    * `zone`: the zone the legacy DATETIME columns hold wall-clock time in. `earlyRows` (tests): up
-   * to which row a page takes the early plans (EARLY_ROWS); 0 gives every page the deep-page plans.
+   * to which row a page takes the early plans (EARLY_ROWS); 0 gives every page the deep-page plans
+   * (or, with marks, walks every page from a mark). `marks`: see the class comment; none, or a
+   * `ttlMs` of 0, and deep pages sort.
    */
-  constructor(db: LegacyDb, zone: string, options: { earlyRows?: number } = {}) {
+  constructor(db: LegacyDb, zone: string, options: { earlyRows?: number; marks?: PageMarkOptions } = {}) {
     this.#db = db;
     this.#toIso = zonedIso(zone);
     this.#earlyRows = options.earlyRows ?? EARLY_ROWS;
+    const marks = options.marks;
+    this.#marks = marks && marks.ttlMs > 0 ? { spacing: marks.spacing ?? MARK_SPACING, cache: new RefreshingCache({ ttlMs: marks.ttlMs, now: marks.now }) } : undefined;
   }
 
   async page(filter: VacancyFilter, asOf: AsOf, page: PageRequest): Promise<Vacancy[]> {
-    const statement = pageStatement(filter, asOf, page, this.#earlyRows);
+    const statement = await this.#pageStatement(filter, asOf, page);
     const rows = await this.#db.query<VacancyRow>(statement.sql, statement.params);
     return rows.map((row) => toVacancy(row, this.#toIso));
+  }
+
+  async #pageStatement(filter: VacancyFilter, asOf: AsOf, page: PageRequest): Promise<Statement> {
+    const marks = this.#marks;
+    if (!marks || page.offset + page.limit <= this.#earlyRows || filter.updatedSinceLocal !== undefined) return pageStatement(filter, asOf, page, { earlyRows: this.#earlyRows });
+    const key = JSON.stringify([asOf.today, filter.language, filter.province, filter.position, filter.status, filter.published, filter.practice]);
+    const keys = await marks.cache.get(key, () => this.#readMarks(filter, asOf, marks.spacing));
+    // Past the last mark (the list grew, or the page is past its end): walk from the last one.
+    const i = Math.min(Math.floor(page.offset / marks.spacing), keys.length - 1);
+    if (i < 0) return pageStatement(filter, asOf, page, { earlyRows: Number.POSITIVE_INFINITY });
+    return pageStatement(filter, asOf, { offset: page.offset - i * marks.spacing, limit: page.limit }, { fromKey: keys[i] });
+  }
+
+  async #readMarks(filter: VacancyFilter, asOf: AsOf, spacing: number): Promise<number[]> {
+    const statement = marksStatement(filter, asOf, spacing);
+    const rows = await this.#db.query<{ rowKey: number }>(statement.sql, statement.params);
+    return rows.map((row) => Number(row.rowKey));
   }
 
   async count(filter: VacancyFilter, asOf: AsOf): Promise<number> {
