@@ -1,7 +1,7 @@
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { silentLogger, startApp, type StartedApp } from "@svc/testing";
-import { createHttpApp, listEnvelopeBytes, sendPage, type Meta } from "../src/index.ts";
+import { createHttpApp, listBodyPool, listEnvelopeBytes, sendPage, type Meta } from "../src/index.ts";
 
 const meta: Meta = { request_id: "00000000-0000-4000-8000-000000000000", api_version: "v1", pagination: { page: 2, per_page: 3, total: 7, total_pages: 3 } };
 const wholeEnvelope = (items: unknown[]) => Buffer.from(JSON.stringify({ success: true, data: items, meta }));
@@ -22,12 +22,16 @@ describe("listEnvelopeBytes", () => {
   });
 });
 
+const bigPage = (n: number) => Array.from({ length: 100 }, (_, i) => ({ n, i, html: `<p>${n}–${i} “${"x".repeat(1_900 + (n % 7))}”</p>` }));
+
 describe("sendPage over HTTP", () => {
   let app: StartedApp;
   const items = ITEMS["Latin-1 and outside it (en dash, emoji, CJK)"]!;
   beforeAll(async () => {
     const routes = express.Router();
     routes.get("/v1/pages", (_req, res) => sendPage(res, items, { page: 1, perPage: 25, total: 2 }));
+    // ~200 KB pages whose every byte depends on n, so a body buffer reused too early shows.
+    routes.get("/v1/big/:n", (req, res) => sendPage(res, bigPage(Number(req.params.n)), { page: 1, perPage: 100, total: 100 }));
     app = await startApp(createHttpApp({ platform: { service: "demo", version: "0.1.0", environment: "sandbox" }, logger: silentLogger(), routes }));
   });
   afterAll(() => app.close());
@@ -43,6 +47,17 @@ describe("sendPage over HTTP", () => {
     expect(body.data).toEqual(items);
     expect(body.meta.pagination).toEqual({ page: 1, per_page: 25, total: 2, total_pages: 1 });
     expect(body.meta.request_id).toBe(res.headers.get("x-request-id"));
+  });
+
+  it("sends every page intact while many are in flight at once, reusing body buffers only once written", async () => {
+    const allocatedBefore = listBodyPool.allocated;
+    for (let round = 0; round < 4; round++) {
+      const numbers = Array.from({ length: 40 }, (_, i) => round * 100 + i);
+      const bodies = await Promise.all(numbers.map(async (n) => (await fetch(`${app.baseUrl}/v1/big/${n}`)).json() as Promise<{ data: unknown[] }>));
+      bodies.forEach((body, i) => expect(body.data).toEqual(bigPage(numbers[i] as number)));
+    }
+    // 160 pages of ~200 KB: buffers were reused, at most one per page in flight.
+    expect(listBodyPool.allocated - allocatedBefore).toBeLessThanOrEqual(40);
   });
 
   it("answers HEAD with the headers and no body", async () => {
