@@ -98,7 +98,20 @@ const EARLY_ROWS = 5_000;
 interface Plan {
   early: boolean;
   fromKey?: number;
+  /** See WINDOW_PREFIX_ROWS: how many ids of the modification window to take, if that plan applies. */
+  windowPrefix?: number;
 }
+
+/**
+ * An updated_since list without other filters proves liveness with NOT_DELETED, which materialises
+ * every deleted id (~3,900 at benchmark scale) per query: ~1.5 ms of MariaDB's ~3.3 ms for page 1.
+ * A page ending within this many rows instead takes a prefix of the window's ids in key order (the
+ * rows it needs, plus a quarter and 16 for deleted ones among them) and checks liveness on just
+ * those rows. The result is exact when the page comes back full; a short page (the window's last,
+ * or more deleted rows than the margin) is read again with NOT_DELETED (MysqlVacancySource.page).
+ */
+const WINDOW_PREFIX_ROWS = 1_000;
+const windowPrefixOf = (page: PageRequest) => Math.ceil((page.offset + page.limit) * 1.25) + 16;
 
 /**
  * FROM and WHERE of the vacancies matching `filter`, soft-deleted ones excluded. One index drives:
@@ -113,7 +126,7 @@ interface Plan {
  * optimizer would sort every matching id instead, which costs as much for page 1 as for the last
  * page (deep pages without a mark keep that plan).
  */
-function selectionOf(filter: VacancyFilter, asOf: AsOf, plan: Plan): { from: string; where: string; params: unknown[] } {
+function selectionOf(filter: VacancyFilter, asOf: AsOf, plan: Plan): { from: string; where: string; params: unknown[]; windowPrefix: boolean } {
   const equalities: ReadonlyArray<(typeof EQUALITY_FILTERS)[number]> = EQUALITY_FILTERS.filter((f) => filter[f.key] !== undefined);
   const ranges = rangeFiltersOf(filter, asOf);
   const drivers = plan.early ? ranges.filter((r) => !r.wide) : ranges;
@@ -131,7 +144,21 @@ function selectionOf(filter: VacancyFilter, asOf: AsOf, plan: Plan): { from: str
     from += `\n  JOIN tbl_vacature f${i} FORCE INDEX (${f.index}) ON f${i}.vacature_id = v.vacature_id AND f${i}.verwijderd = 0 AND ${f.term(`f${i}`)}`;
     params.push(...f.values(filter));
   });
-  const where = [drivingRange?.live ?? LIVE];
+  // Liveness as the driving index tells it, unless something cheaper proves it already: a joined
+  // equality index holds live entries only (`f.verwijderd = 0`), and a range checked on the row
+  // reads the row anyway.
+  let live = drivingRange?.live ?? LIVE;
+  if (live === NOT_DELETED && joined.length > 0) live = "";
+  else if (live === NOT_DELETED && checkedRanges.length > 0) live = LIVE;
+  if (live === NOT_DELETED && drivingRange && plan.windowPrefix !== undefined && plan.fromKey === undefined) {
+    return {
+      from: `(SELECT v.vacature_id FROM tbl_vacature v FORCE INDEX (${drivingRange.index})\n    WHERE ${drivingRange.term} ORDER BY v.vacature_id LIMIT ?) w\n  JOIN tbl_vacature v ON v.vacature_id = w.vacature_id`,
+      where: LIVE,
+      params: [drivingRange.value, plan.windowPrefix],
+      windowPrefix: true,
+    };
+  }
+  const where = live === "" ? [] : [live];
   if (drivingEquality) {
     where.push(drivingEquality.term("v"));
     params.push(...drivingEquality.values(filter));
@@ -144,7 +171,7 @@ function selectionOf(filter: VacancyFilter, asOf: AsOf, plan: Plan): { from: str
     where.push("v.vacature_id >= ?");
     params.push(plan.fromKey);
   }
-  return { from, where: where.join(" AND "), params };
+  return { from, where: where.length > 0 ? where.join(" AND ") : "TRUE", params, windowPrefix: false };
 }
 
 export function countStatement(filter: VacancyFilter, asOf: AsOf): Statement {
@@ -158,10 +185,12 @@ export function countStatement(filter: VacancyFilter, asOf: AsOf): Statement {
  * a deep OFFSET skips index entries, not MEDIUMTEXT rows. `earlyRows`: see EARLY_ROWS; `fromKey`:
  * the page starts at `page.offset` counted from this row key (a page mark) instead of the start.
  */
-export function pageStatement(filter: VacancyFilter, asOf: AsOf, page: PageRequest, plan: { earlyRows?: number; fromKey?: number } = {}): Statement {
+export function pageStatement(filter: VacancyFilter, asOf: AsOf, page: PageRequest, plan: { earlyRows?: number; fromKey?: number; windowPrefix?: boolean } = {}): Statement & { windowPrefix: boolean } {
   const early = plan.fromKey !== undefined || page.offset + page.limit <= (plan.earlyRows ?? EARLY_ROWS);
-  const s = selectionOf(filter, asOf, { early, fromKey: plan.fromKey });
+  const prefixed = plan.windowPrefix !== false && page.offset + page.limit <= Math.min(WINDOW_PREFIX_ROWS, plan.earlyRows ?? EARLY_ROWS);
+  const s = selectionOf(filter, asOf, { early, fromKey: plan.fromKey, windowPrefix: prefixed ? windowPrefixOf(page) : undefined });
   return {
+    windowPrefix: s.windowPrefix,
     sql: `SELECT ${COLUMNS}
 FROM (SELECT v.vacature_id FROM ${s.from}
   WHERE ${s.where} ORDER BY v.vacature_id LIMIT ? OFFSET ?) page
@@ -238,11 +267,16 @@ export class MysqlVacancySource implements VacancySource {
 
   async page(filter: VacancyFilter, asOf: AsOf, page: PageRequest): Promise<Vacancy[]> {
     const statement = await this.#pageStatement(filter, asOf, page);
-    const rows = await this.#db.query<VacancyRow>(statement.sql, statement.params);
+    let rows = await this.#db.query<VacancyRow>(statement.sql, statement.params);
+    if (statement.windowPrefix && rows.length < page.limit) {
+      // A short page from a window prefix may have lost rows to deleted ones: read it exactly.
+      const exact = pageStatement(filter, asOf, page, { earlyRows: this.#earlyRows, windowPrefix: false });
+      rows = await this.#db.query<VacancyRow>(exact.sql, exact.params);
+    }
     return rows.map((row) => toVacancy(row, this.#toIso));
   }
 
-  async #pageStatement(filter: VacancyFilter, asOf: AsOf, page: PageRequest): Promise<Statement> {
+  async #pageStatement(filter: VacancyFilter, asOf: AsOf, page: PageRequest): Promise<Statement & { windowPrefix: boolean }> {
     const marks = this.#marks;
     if (!marks || page.offset + page.limit <= this.#earlyRows || filter.updatedSinceLocal !== undefined) return pageStatement(filter, asOf, page, { earlyRows: this.#earlyRows });
     const key = JSON.stringify([asOf.today, filter.language, filter.province, filter.position, filter.status, filter.published, filter.practice]);
