@@ -1,4 +1,5 @@
 import { createTokenVerifier } from "@svc/auth";
+import { createConnection as createMysqlConnection, type Connection as MysqlConnection } from "mysql2/promise";
 import { createLegacyDb, type LegacyDb } from "@svc/db";
 import { openServerConnection, seedDatabase } from "@svc/legacy";
 import { createTempMysqlDatabase, createTestIssuer, fetchJson, silentLogger, startApp, testEnv, TEST_AUDIENCE, TEST_ISSUER, type JsonResponse, type StartedApp, type TempDatabase, type TestIssuer } from "@svc/testing";
@@ -100,3 +101,28 @@ export async function walkAll(run: RunningVacancies, query: string, perPage: num
 
 /** The items' uuids, sorted, for set comparisons. */
 export const uuidsOf = (items: ReadonlyArray<{ uuid: string }>): string[] => items.map((v) => v.uuid).sort();
+/** The uuids in list order. */
+export const inOrder = (items: ReadonlyArray<{ uuid: string }>): string[] => items.map((v) => v.uuid);
+
+/**
+ * A small legacy database (scale 0.1) that a test may change through `writer`, served twice: `run`
+ * with the plans under test (`options`), `exact` with every page on the sorted deep-page plans.
+ */
+export async function comparedPlans(options: Omit<Parameters<typeof startVacancies>[0], "legacyUrl">): Promise<{ database: TempDatabase; writer: MysqlConnection; run: RunningVacancies; exact: RunningVacancies; close: () => Promise<void> }> {
+  const database = await seededLegacyDatabase(0.1);
+  const writer = await createMysqlConnection({ uri: database.url });
+  const run = await startVacancies({ ...options, legacyUrl: database.url });
+  const exact = await startVacancies({ legacyUrl: database.url, now: options.now, earlyRows: 0 });
+  return {
+    database,
+    writer,
+    run,
+    exact,
+    close: async () => {
+      await run.close();
+      await exact.close();
+      await writer.end();
+      await database.drop();
+    },
+  };
+}

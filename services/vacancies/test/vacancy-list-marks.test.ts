@@ -1,35 +1,23 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createConnection, type Connection } from "mysql2/promise";
-import type { TempDatabase } from "@svc/testing";
 import type { Vacancy } from "../src/vacancy-catalogue.ts";
-import { NOON_ON_TODAY, seededLegacyDatabase, startVacancies, walkAll, type Envelope, type RunningVacancies } from "./support.ts";
+import { comparedPlans, inOrder, NOON_ON_TODAY, walkAll, type Envelope, type RunningVacancies } from "./support.ts";
 
 // Deep pages walk from page marks kept for their lifetime (source/mysql-vacancy-source.ts,
 // VACANCY_PAGE_MARKS_CACHE_MS): rows are always read fresh, only where a page starts may lag a
 // change before it by the marks' lifetime. Every page here is "deep" (earlyRows 0).
 const TTL_MS = 60_000;
 const SPACING = 10;
-let database: TempDatabase;
+let world: Awaited<ReturnType<typeof comparedPlans>>;
 let run: RunningVacancies;
 /** The same data without marks: every page sorts, exact at once. */
 let exact: RunningVacancies;
-let writer: Connection;
 let clock = NOON_ON_TODAY;
 
 beforeAll(async () => {
-  database = await seededLegacyDatabase(0.1);
-  writer = await createConnection({ uri: database.url });
-  run = await startVacancies({ legacyUrl: database.url, now: () => clock, earlyRows: 0, marks: { spacing: SPACING, ttlMs: TTL_MS } });
-  exact = await startVacancies({ legacyUrl: database.url, now: () => clock, earlyRows: 0 });
+  world = await comparedPlans({ now: () => clock, earlyRows: 0, marks: { spacing: SPACING, ttlMs: TTL_MS } });
+  ({ run, exact } = world);
 });
-afterAll(async () => {
-  await run.close();
-  await exact.close();
-  await writer.end();
-  await database.drop();
-});
-
-const inOrder = (items: readonly Vacancy[]) => items.map((v) => v.uuid);
+afterAll(() => world.close());
 
 async function page(service: RunningVacancies, perPage: number, number: number): Promise<string[]> {
   const res = await service.get<Envelope<Vacancy[]>>(`/v1/vacancies?per_page=${perPage}&page=${number}`);
@@ -37,7 +25,7 @@ async function page(service: RunningVacancies, perPage: number, number: number):
   return inOrder(res.body.data);
 }
 
-const setDeleted = (uuids: readonly string[], deleted: 0 | 1) => writer.query("UPDATE tbl_vacature SET verwijderd = ? WHERE uuid IN (?)", [deleted, uuids]);
+const setDeleted = (uuids: readonly string[], deleted: 0 | 1) => world.writer.query("UPDATE tbl_vacature SET verwijderd = ? WHERE uuid IN (?)", [deleted, uuids]);
 
 describe("GET /v1/vacancies deep pages with page marks", () => {
   it("keeps where a page starts for the marks' lifetime, reads the rows fresh, and moves the start once the marks are read again", async () => {

@@ -1,33 +1,21 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createConnection, type Connection } from "mysql2/promise";
-import type { TempDatabase } from "@svc/testing";
 import { pageStatement } from "../src/source/mysql-vacancy-source.ts";
 import type { Vacancy } from "../src/vacancy-catalogue.ts";
-import { seededLegacyDatabase, startVacancies, TODAY, walkAll, type RunningVacancies } from "./support.ts";
+import { comparedPlans, inOrder, TODAY, walkAll, type RunningVacancies } from "./support.ts";
 
 // An updated_since list without other filters reads early pages from a prefix of the modification
 // window and checks liveness on those rows only (source/mysql-vacancy-source.ts, WINDOW_PREFIX_ROWS);
 // a short page is read again exactly. Compared with the same service on the exact plans.
 const SINCE = "updated_since=2000-01-01";
-let database: TempDatabase;
+let world: Awaited<ReturnType<typeof comparedPlans>>;
 let run: RunningVacancies;
 let exact: RunningVacancies;
-let writer: Connection;
 
 beforeAll(async () => {
-  database = await seededLegacyDatabase(0.1);
-  writer = await createConnection({ uri: database.url });
-  run = await startVacancies({ legacyUrl: database.url });
-  exact = await startVacancies({ legacyUrl: database.url, earlyRows: 0 });
+  world = await comparedPlans({});
+  ({ run, exact } = world);
 });
-afterAll(async () => {
-  await run.close();
-  await exact.close();
-  await writer.end();
-  await database.drop();
-});
-
-const inOrder = (items: readonly Vacancy[]) => items.map((v) => v.uuid);
+afterAll(() => world.close());
 
 describe("GET /v1/vacancies?updated_since pages from a window prefix", () => {
   it("takes the prefix plan for early pages only", () => {
@@ -45,7 +33,7 @@ describe("GET /v1/vacancies?updated_since pages from a window prefix", () => {
     expect(inOrder((await walkAll(run, SINCE, 30)).items)).toEqual(before);
     // 70 of page 1's 100 rows go: the prefix of 141 ids holds fewer than 100 live ones.
     const gone = before.slice(0, 100).filter((_, i) => i % 10 < 7);
-    await writer.query("UPDATE tbl_vacature SET verwijderd = 1 WHERE uuid IN (?)", [gone]);
+    await world.writer.query("UPDATE tbl_vacature SET verwijderd = 1 WHERE uuid IN (?)", [gone]);
     try {
       const after = inOrder((await walkAll(exact, SINCE, 100)).items);
       expect(after).toEqual(before.filter((uuid) => !gone.includes(uuid)));
@@ -54,7 +42,7 @@ describe("GET /v1/vacancies?updated_since pages from a window prefix", () => {
       expect(inOrder((await walkAll(run, SINCE, 100)).items)).toEqual(after);
       expect(inOrder((await walkAll(run, SINCE, 30)).items)).toEqual(after);
     } finally {
-      await writer.query("UPDATE tbl_vacature SET verwijderd = 0 WHERE uuid IN (?)", [gone]);
+      await world.writer.query("UPDATE tbl_vacature SET verwijderd = 0 WHERE uuid IN (?)", [gone]);
     }
   });
 });
