@@ -3,7 +3,7 @@ import { pageTotal, totalFromPage, type DateOrInstant } from "@svc/http";
 import { localOfInstant } from "@svc/time";
 import type { AllowedOf, Vacancy } from "./vacancy-catalogue.ts";
 import { asOf, type VacancyReader } from "./vacancy-reader.ts";
-import type { VacancyFilter } from "./vacancy-source.ts";
+import { listKey, type VacancyFilter } from "./vacancy-source.ts";
 
 /** The validated query of GET /v1/vacancies. */
 export interface ListQuery {
@@ -50,8 +50,7 @@ export async function listVacancies(reader: VacancyReader, query: ListQuery): Pr
   const window = { offset: (query.page - 1) * query.per_page, limit: query.per_page };
   const filter = filterOf(query, reader.zone);
   const today = asOf(reader);
-  const key = JSON.stringify([today.today, filter.language, filter.province, filter.position, filter.status, filter.published, filter.practice, filter.updatedSinceLocal]);
-  const counted = reader.totals.get(key, () => reader.source.count(filter, today));
+  const counted = reader.totals.get(listKey(filter, today), () => reader.source.count(filter, today));
   // Not awaited when the page proves the total (or the page fails): its failure is not this request's.
   counted.catch(() => undefined);
   const items = await reader.source.page(filter, today, window);

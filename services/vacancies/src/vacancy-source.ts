@@ -21,6 +21,11 @@ export interface AsOf {
   today: string;
 }
 
+/** One key per filter set and day: what a list's cached total and page marks are kept under. */
+export function listKey(filter: VacancyFilter, asOf: AsOf): string {
+  return JSON.stringify([asOf.today, filter.language, filter.province, filter.position, filter.status, filter.published, filter.practice, filter.updatedSinceLocal]);
+}
+
 export interface PageRequest {
   offset: number;
   limit: number;

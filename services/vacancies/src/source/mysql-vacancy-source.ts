@@ -10,7 +10,7 @@
 import type { LegacyDb } from "@svc/db";
 import { RefreshingCache } from "@svc/http";
 import type { Vacancy } from "../vacancy-catalogue.ts";
-import type { AsOf, PageRequest, ReferenceLists, VacancyFilter, VacancyLink, VacancySource } from "../vacancy-source.ts";
+import { listKey, type AsOf, type PageRequest, type ReferenceLists, type VacancyFilter, type VacancyLink, type VacancySource } from "../vacancy-source.ts";
 import { zonedIso, type LocalToIso } from "./local-time.ts";
 import { statusCodeOf, toReferenceEntry, toVacancy, type ReferenceRow, type VacancyRow } from "./to-vacancy.ts";
 
@@ -279,8 +279,7 @@ export class MysqlVacancySource implements VacancySource {
   async #pageStatement(filter: VacancyFilter, asOf: AsOf, page: PageRequest): Promise<Statement & { windowPrefix: boolean }> {
     const marks = this.#marks;
     if (!marks || page.offset + page.limit <= this.#earlyRows || filter.updatedSinceLocal !== undefined) return pageStatement(filter, asOf, page, { earlyRows: this.#earlyRows });
-    const key = JSON.stringify([asOf.today, filter.language, filter.province, filter.position, filter.status, filter.published, filter.practice]);
-    const keys = await marks.cache.get(key, () => this.#readMarks(filter, asOf, marks.spacing));
+    const keys = await marks.cache.get(listKey(filter, asOf), () => this.#readMarks(filter, asOf, marks.spacing));
     // Past the last mark (the list grew, or the page is past its end): walk from the last one.
     const i = Math.min(Math.floor(page.offset / marks.spacing), keys.length - 1);
     if (i < 0) return pageStatement(filter, asOf, page, { earlyRows: Number.POSITIVE_INFINITY });
