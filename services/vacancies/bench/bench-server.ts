@@ -12,7 +12,7 @@ import { createLegacyDb } from "@svc/db";
 import { createTestIssuer, silentLogger, TEST_AUDIENCE, TEST_ISSUER } from "@svc/testing";
 import { createApp } from "../src/app.ts";
 import { loadConfig } from "../src/config.ts";
-import { MysqlVacancySource } from "../src/source/mysql-vacancy-source.ts";
+import { vacancySourceFor } from "../src/source/mysql-vacancy-source.ts";
 import { baselineServer } from "./baseline-server.ts";
 
 const { kind, legacyUrl } = workerData as { kind: "service" | "baseline"; legacyUrl: string };
@@ -31,7 +31,7 @@ if (kind === "service") {
   const issuer = await createTestIssuer();
   token = await issuer.mint({ scope: "vacancies:read" });
   const verify = createTokenVerifier({ keys: issuer.keys, issuer: TEST_ISSUER, audience: TEST_AUDIENCE });
-  server = createServer(createApp({ config, logger: silentLogger(), verify, vacancies: new MysqlVacancySource(db, config.TIME_ZONE, { marks: { ttlMs: config.VACANCY_PAGE_MARKS_CACHE_MS, now: Date.now } }), now: Date.now }));
+  server = createServer(createApp({ config, logger: silentLogger(), verify, vacancies: vacancySourceFor(db, config), now: Date.now }));
 } else {
   server = baselineServer(db, config.TIME_ZONE);
 }

@@ -12,7 +12,7 @@ import { VacancyChangeSource } from "./changes/vacancy-change-source.ts";
 import { MIGRATIONS_FOLDER } from "./db/migrations.ts";
 import { serveVacancyExists } from "./rpc.ts";
 import { MysqlVacancyFeed } from "./source/mysql-vacancy-feed.ts";
-import { MysqlVacancySource } from "./source/mysql-vacancy-source.ts";
+import { vacancySourceFor } from "./source/mysql-vacancy-source.ts";
 
 // Composition root: config → logger → dependencies → app → listen → graceful shutdown.
 let config: Config;
@@ -36,7 +36,7 @@ const legacy = createLegacyDb({
 });
 const pool = createPgPool({ url: config.DATABASE_URL, schema: SERVICE_NAME, applicationName: SERVICE_NAME, max: config.DATABASE_POOL_MAX });
 if (config.MIGRATE_ON_START) await runMigrations(pool, { schema: SERVICE_NAME, migrationsFolder: MIGRATIONS_FOLDER });
-const vacancies = new MysqlVacancySource(legacy, config.TIME_ZONE, { marks: { ttlMs: config.VACANCY_PAGE_MARKS_CACHE_MS, now: Date.now } });
+const vacancies = vacancySourceFor(legacy, config);
 const nc = await connectNats({ servers: [...config.NATS_SERVERS], name: SERVICE_NAME, logger });
 const vacancyExists = serveVacancyExists(nc, config.NATS_NAMESPACE, vacancies, logger);
 // NATS is not a readiness check: the HTTP read API does not need it, and a NATS outage must not

@@ -321,3 +321,8 @@ export class MysqlVacancySource implements VacancySource {
     return { positions: positions.map(toReferenceEntry), provinces: provinces.map(toReferenceEntry) };
   }
 }
+
+/** The source as the service runs it, from its settings (main.ts and the read benchmark alike). */
+export function vacancySourceFor(db: LegacyDb, settings: { TIME_ZONE: string; VACANCY_PAGE_MARKS_CACHE_MS: number }, now: () => number = Date.now): MysqlVacancySource {
+  return new MysqlVacancySource(db, settings.TIME_ZONE, { marks: { ttlMs: settings.VACANCY_PAGE_MARKS_CACHE_MS, now } });
+}
