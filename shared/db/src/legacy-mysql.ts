@@ -73,6 +73,9 @@ function spanName(sql: string, attributes: Attributes): string {
   return `${operation} ${String(attributes["db.namespace"])}`;
 }
 
+/** How many prepared statements each pooled connection keeps (an LRU; see createLegacyDb). */
+export const PREPARED_STATEMENTS_PER_CONNECTION = 256;
+
 export function createLegacyDb(options: LegacyDbOptions): LegacyDb {
   const queryTimeout = options.queryTimeoutMs ?? 5_000;
   const poolOptions: PoolOptions = {
@@ -89,12 +92,15 @@ export function createLegacyDb(options: LegacyDbOptions): LegacyDb {
     supportBigNumbers: true,
     multipleStatements: false,
     charset: "utf8mb4",
-    // Reads are text queries, never prepared statements (execute()); mysql2 still gives every
-    // connection a statement cache whose four arrays are allocated at full size up front: at its
-    // default of 16,000 entries that is 512 KB of heap per connection, ~5 MB of a service's live
-    // heap with its pool open (found in a heap snapshot of the vacancies service), marked by every
-    // full collection. (0 would mean the default.)
-    maxPreparedStatements: 1,
+    // Reads are server-side prepared statements (execute(), binary protocol), each prepared once
+    // per connection and kept: MariaDB then skips parsing the statement on every call, and rows
+    // come back in binary form. Measured on a single vacancy read at 32 concurrent queries:
+    // MariaDB's CPU per query 89 → 54 µs, the client's 60 → 49 µs (the statements are built with
+    // placeholders only, so a service has a few dozen distinct texts). The cache is an LRU whose
+    // arrays are allocated at full size up front: mysql2's default of 16,000 entries is 512 KB of
+    // heap per connection (found in a heap snapshot), 256 is 8 KB. An evicted statement is closed
+    // on the server (its max_prepared_stmt_count, 16,382 by default, is shared by all clients).
+    maxPreparedStatements: PREPARED_STATEMENTS_PER_CONNECTION,
   };
   // mysql2's callback API, wrapped here once: its promise API captures a stack trace for every
   // call (getConnection and query), ~5 % of a single vacancy read's CPU, measured.
@@ -136,7 +142,22 @@ export function createLegacyDb(options: LegacyDbOptions): LegacyDb {
     const conn = await acquire();
     try {
       const rows = await new Promise<RowDataPacket[]>((resolve, reject) => {
-        conn.query<RowDataPacket[]>({ sql, timeout: queryTimeout, values: params as unknown[] }, (err, result) => (err ? reject(err) : resolve(result)));
+        // mysql2's own timeout covers the execution only, not the PREPARE before a statement's
+        // first execution on this connection: this one bounds both (the connection is destroyed).
+        const timer = setTimeout(() => {
+          conn.destroy();
+          reject(Object.assign(new Error(`Query inactivity timeout: no answer within ${queryTimeout} ms`), { code: "PROTOCOL_SEQUENCE_TIMEOUT", fatal: true }));
+        }, queryTimeout);
+        const done = (err: Error | null, result: RowDataPacket[]) => {
+          clearTimeout(timer);
+          if (err) reject(err);
+          else resolve(result);
+        };
+        const options = { sql, values: params as unknown[] };
+        // A list parameter (`IN (?)` with an array) is expanded into a value list by the text
+        // protocol only; a prepared statement would bind it as one JSON value.
+        if (params.some(Array.isArray)) conn.query<RowDataPacket[]>(options, done);
+        else conn.execute<RowDataPacket[]>(options, done);
       });
       conn.release();
       return rows;
