@@ -14,12 +14,17 @@ describe("MySQL practice feed statements", () => {
     }
   });
 
-  it("scopes the read API's union to a list of ids or to ids from one on, as bound values", () => {
+  it("scopes the read API's union to one id, a list of ids or ids from one on, as bound values", () => {
     const byIds = pageSql({}, "2025-06-15", { limit: 4, offset: 0 }, { ids: ["ACC/2009/117", "x' OR 1=1"] });
     expect(byIds.text.split("?").length - 1).toBe(byIds.params.length);
     expect(byIds.text).toContain("p.crm_ref IN (?)");
     expect(byIds.text).toContain("c.crm_id IN (?)");
     expect(byIds.text).not.toContain("1=1");
+    const one = pageSql({}, "2025-06-15", { limit: 2, offset: 0 }, "x' OR 1=1");
+    expect(one.text).toContain("p.crm_ref = ?");
+    expect(one.text).toContain("c.crm_id = ?");
+    expect(one.params.filter((p) => p === "x' OR 1=1")).toHaveLength(2);
+    expect(one.text.split("?").length - 1).toBe(one.params.length);
     const from = pageSql({}, "2025-06-15", { limit: 4, offset: 0 }, { from: "M" });
     expect(from.text).toContain("p.crm_ref >= ?");
     expect(from.text).toContain("c.crm_id >= ?");

@@ -54,7 +54,10 @@ export interface Scope {
 
 function scopeTerms(column: string, scope: Scope): Fragment[] {
   const terms: Fragment[] = [];
-  if (scope.ids !== undefined) terms.push({ text: `${column} IN (?)`, params: [scope.ids] });
+  // One id (a single read) is an equality, so the statement is the same text every time and stays
+  // prepared (@svc/db); a list is bound as one value list (`IN (?)`, the text protocol's expansion).
+  if (scope.ids?.length === 1) terms.push({ text: `${column} = ?`, params: [scope.ids[0]] });
+  else if (scope.ids !== undefined) terms.push({ text: `${column} IN (?)`, params: [scope.ids] });
   if (scope.from !== undefined) terms.push({ text: `${column} >= ?`, params: [scope.from] });
   return terms;
 }
