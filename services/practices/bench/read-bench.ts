@@ -7,8 +7,8 @@
  * Uses the `legacy_bench` database, seeded with scale 50 through the generator's own guard and
  * lock only when absent (another service's bench may have made it already; it is then kept).
  * The service is its real entry point (src/main.ts) in its own process, launched as in production
- * (tools/stack.ts NODE_FLAGS), twice: as configured by default (5 s totals cache) and with the
- * totals cache off; the baseline (baseline-process.ts) is its own process too. Each one's RSS is
+ * (tools/stack.ts NODE_FLAGS), twice: as configured by default (5 s totals and page-marks caches)
+ * and with both off; the baseline (baseline-process.ts) is its own process too. Each one's RSS is
  * read from /proc: idle after start-up and warm-up, and the peak while loaded. This process only
  * generates load.
  *
@@ -149,7 +149,7 @@ const legacyUrl = `${args.url.replace(/\/$/, "")}/${DATABASE}`;
 print(`load average at start: ${loadavg().map((l) => l.toFixed(2)).join(" ")}; node flags of every server: ${NODE_ARGS.join(" ") || "(none)"}`);
 print(`practices read bench: ${DATABASE} (scale ${data.scale}, today ${data.today}), ${CONNECTIONS} connections, ${WARMUP}s warm-up + ${SECONDS}s per row in ${ROUNDS} slices alternating with its baseline`);
 const appDefault = await startApp(legacyUrl, {});
-const appNoCache = await startApp(legacyUrl, { PRACTICE_TOTALS_CACHE_MS: "0" });
+const appNoCache = await startApp(legacyUrl, { PRACTICE_TOTALS_CACHE_MS: "0", PRACTICE_PAGE_MARKS_CACHE_MS: "0" });
 const bare = await startBaseline(legacyUrl, data.today);
 try {
   const token = await appDefault.mint({ scope: "practices:read" });
@@ -159,11 +159,12 @@ try {
   const base = (path: (i: number) => string): Target => ({ process: bare.process, origin: bare.origin, path, headers: {} });
   const appAt = (app: ServiceUnderBench, bearer: string, path: (i: number) => string): Target => ({ process: app.process, origin: app.origin, path, headers: { authorization: `Bearer ${bearer}`, accept: "application/json" } });
   const single = (i: number) => encodeURIComponent(ids[i % ids.length] as string);
-  // Pages 1-20 of 25 in turn (a page reads about offset + per_page rows per branch), and page 1 alone.
+  // Pages 1-20 of 25 in turn (cut from the start of the union, a page reads about offset + per_page
+  // practices per branch; from a page mark, about per_page), and page 1 alone.
   const scenarios: Array<{ key: string; base: string; app: string; baseTarget: Target; appTarget: Target; single?: boolean; cacheOff?: boolean }> = [
-    { key: "list p1-20, per_page=25, totals cache off", base: "baseline  list p1-20 (page + COUNT SQL)", app: "app       list p1-20, totals cache off", cacheOff: true,
+    { key: "list p1-20, per_page=25, totals and page-marks caches off", base: "baseline  list p1-20 (page + COUNT SQL)", app: "app       list p1-20, caches off", cacheOff: true,
       baseTarget: base((i) => `/list?per_page=25&page=${listPage(i)}`), appTarget: appAt(appNoCache, tokenNoCache, (i) => `/v1/practices?per_page=25&page=${listPage(i)}`) },
-    { key: "list p1-20, per_page=25 (5 s totals cache)", base: "baseline  list p1-20 (page SQL only)", app: "app       list p1-20, default (5 s totals)",
+    { key: "list p1-20, per_page=25 (5 s totals and page marks)", base: "baseline  list p1-20 (page SQL only)", app: "app       list p1-20, default (5 s totals, marks)",
       baseTarget: base((i) => `/list?per_page=25&page=${listPage(i)}&count=false`), appTarget: appAt(appDefault, token, (i) => `/v1/practices?per_page=25&page=${listPage(i)}`) },
     { key: "list p1, per_page=25 (5 s totals cache)", base: "baseline  list p1 (page SQL only)", app: "app       list p1, default (5 s totals)",
       baseTarget: base(() => "/list?per_page=25&page=1&count=false"), appTarget: appAt(appDefault, token, () => "/v1/practices?per_page=25&page=1") },

@@ -30,6 +30,10 @@ const shape = z.object({
   // How long a list total (COUNT over the whole union, a full scan) is reused for the same filters
   // and day; 0 counts on every request. Page contents are always read fresh.
   PRACTICE_TOTALS_CACHE_MS: env.int(5_000, 0, 300_000),
+  // How long a list's page marks (where every 25th position of the union starts) are reused for
+  // the same filters and day, so that a later page reads about what page 1 reads; 0: no marks,
+  // every page is cut from the start of the union. Page contents are always read fresh.
+  PRACTICE_PAGE_MARKS_CACHE_MS: env.int(5_000, 0, 300_000),
   // Largest JSON body in production, sized for a CRM mirror bulk request of 1,000 accounts.
   CRM_MIRROR_BODY_LIMIT_BYTES: env.int(4 * 1024 * 1024, 64 * 1024, 64 * 1024 * 1024),
 }).superRefine(refineLeaderElection);

@@ -1,5 +1,5 @@
 import { NotFoundError, pageTotal, totalFromPage, type TotalsCache } from "@svc/http";
-import type { Practice, PracticeFilters, PracticeSource } from "./practice.ts";
+import { listKey, type Practice, type PracticeFilters, type PracticeSource } from "./practice.ts";
 
 export interface PracticeReader {
   source: PracticeSource;
@@ -25,8 +25,7 @@ export async function listPractices(reader: PracticeReader, query: { page: numbe
   // COUNT over the union, reused for up to the cache's lifetime (@svc/http page-totals).
   let total = totalFromPage(items.length, offset, perPage);
   if (total === undefined) {
-    const key = JSON.stringify([today, filters.active, filters.visible, filters.language, filters.province, filters.search]);
-    total = pageTotal(items.length, offset, perPage, await reader.totals.get(key, () => reader.source.count(filters, today)));
+    total = pageTotal(items.length, offset, perPage, await reader.totals.get(listKey(filters, today), () => reader.source.count(filters, today)));
   }
   return { items, page, perPage, total };
 }

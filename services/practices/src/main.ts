@@ -11,7 +11,7 @@ import { PracticeChangeSource } from "./changes/practice-change-source.ts";
 import { startEventPipeline } from "@svc/events";
 import { MIGRATIONS_FOLDER } from "./db/migrations.ts";
 import { MysqlPracticeFeed } from "./source/mysql-practice-feed.ts";
-import { MysqlPracticeSource } from "./source/mysql-practice-source.ts";
+import { practiceSourceFor } from "./source/mysql-practice-source.ts";
 import { PgCrmMirrorStore } from "./crm-mirror/pg-crm-mirror-store.ts";
 
 // Composition root: config → logger → dependencies → app → listen → graceful shutdown.
@@ -37,7 +37,7 @@ const legacy = createLegacyDb({
 const pool = createPgPool({ url: config.DATABASE_URL, schema: SERVICE_NAME, applicationName: SERVICE_NAME, max: config.DATABASE_POOL_MAX });
 if (config.MIGRATE_ON_START) await runMigrations(pool, { schema: SERVICE_NAME, migrationsFolder: MIGRATIONS_FOLDER });
 const now = () => Date.now();
-const appDeps = { meter: metrics.meter, config, logger, verify, practices: new MysqlPracticeSource(legacy), crmMirror: new PgCrmMirrorStore(pool, { now }), now };
+const appDeps = { meter: metrics.meter, config, logger, verify, practices: practiceSourceFor(legacy, config, now), crmMirror: new PgCrmMirrorStore(pool, { now }), now };
 const readiness: ReadinessCheck[] = [{ name: "legacy-database", check: () => legacy.ping() }, { name: "database", check: async () => void (await pool.query("SELECT 1")) }];
 readiness.push(revocations.readiness); // only until the revocation list first loads; later NATS outages do not fail it
 

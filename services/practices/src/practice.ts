@@ -44,6 +44,11 @@ export interface PracticeFilters {
   search?: string;
 }
 
+/** One key per filter set and day: what a list's cached total and page marks are kept under. */
+export function listKey(filters: PracticeFilters, today: string): string {
+  return JSON.stringify([today, filters.active, filters.visible, filters.language, filters.province, filters.search]);
+}
+
 export interface ObservedValue {
   value: string;
   note: string;

@@ -6,7 +6,8 @@
  * order and totals are pushed down into SQL; with the mapper, the only place with legacy names.
  */
 import type { LegacyDb } from "@svc/db";
-import type { ObservedValue, Practice, PracticeFilters, PracticeSource } from "../practice.ts";
+import { RefreshingCache } from "@svc/http";
+import { listKey, type ObservedValue, type Practice, type PracticeFilters, type PracticeSource } from "../practice.ts";
 import { toPractice, type PracticeRow } from "./to-practice.ts";
 
 interface Fragment {
@@ -170,15 +171,36 @@ ORDER BY page.practice_id`,
 }
 
 /**
- * COUNT over the same union as pageSql. When no filter reads the representative key, both branches
- * select the id alone, which saves building the key for every row.
+ * The whole union of the filtered practices, as a derived table `u` with a `practice_id` column.
+ * When no filter reads the representative key, both branches select the id alone, which saves
+ * building the key for every row.
  */
-export function countSql(f: PracticeFilters, today: string): Fragment {
+function unionOf(f: PracticeFilters, today: string): Fragment {
   const p = primaryBranch(f, {});
   const s = secondaryBranch(f, today, {});
-  const primary = p.keyed ? statement(p) : statement(p, "", { text: "p.crm_ref", params: [] });
+  const primary = p.keyed ? statement(p) : statement(p, "", { text: "p.crm_ref AS practice_id", params: [] });
   const secondary = p.keyed ? statement(s) : statement(s, "", { text: "c.crm_id", params: [] });
-  return { text: `SELECT COUNT(*) AS total FROM ((${primary.text}) UNION ALL (${secondary.text})) u`, params: [...primary.params, ...secondary.params] };
+  return { text: `((${primary.text}) UNION ALL (${secondary.text})) u`, params: [...primary.params, ...secondary.params] };
+}
+
+/** COUNT over the same union as pageSql. */
+export function countSql(f: PracticeFilters, today: string): Fragment {
+  const u = unionOf(f, today);
+  return { text: `SELECT COUNT(*) AS total FROM ${u.text}`, params: u.params };
+}
+
+/**
+ * The page marks of a list: the practice_id at every `spacing`-th position (0, spacing, 2 x
+ * spacing, ...) of the practices matching `f`, in list order. One pass over the union, about what
+ * its COUNT costs (see MysqlPracticeSource).
+ */
+export function marksSql(f: PracticeFilters, today: string, spacing: number): Fragment {
+  const u = unionOf(f, today);
+  return {
+    text: `SELECT practice_id FROM (SELECT u.practice_id, ROW_NUMBER() OVER (ORDER BY u.practice_id) AS n FROM ${u.text}) numbered
+WHERE MOD(n - 1, ?) = 0 ORDER BY practice_id`,
+    params: [...u.params, spacing],
+  };
 }
 
 // Free-text fields whose sources hold a small set worth publishing (spec 2.7 observed_values).
@@ -197,17 +219,63 @@ function observedSql(): string {
     .join(" UNION ALL ");
 }
 
+/** Page marks (see MysqlPracticeSource): how far apart, and how long a list's marks are reused. */
+export interface PageMarkOptions {
+  /** Positions between two marks: a marked page reads at most this many practices more than it returns from each source. */
+  spacing?: number;
+  /** How long (ms) a list's marks are reused before they are read again in the background; 0: no marks. */
+  ttlMs: number;
+  now: () => number;
+}
+
+/** One mark per page at the default page size: a marked page of 25 reads what page 1 reads. */
+const MARK_SPACING = 25;
+/** Filter sets whose marks are kept (~850 ids each for the unfiltered list at benchmark scale). */
+const MARKED_LISTS = 64;
+
+/**
+ * Both sources as one list, with page marks. Page N of the union cannot start at its offset: each
+ * branch has to produce offset + limit practices in order before the union is cut (pageSql), so
+ * page 10 of 25 grouped ~275 primary rows (each read by primary key) and walked ~750 CRM ids,
+ * anti-joining each, against ~25 and ~75 for page 1: MariaDB's cost grew with the page number.
+ * With `marks`, a list's marks (the practice_id at every `spacing`-th position, one pass over the
+ * union, as its COUNT costs) are kept for `ttlMs` like a list total, and a page from the first
+ * mark on is cut from the mark at or before its offset (`practice_id >= mark` in both branches):
+ * at most `spacing` practices more than a page from each source. The practices are read fresh;
+ * only where a page starts comes from the marks, so while they are up to `ttlMs` old (plus one
+ * re-read) a page's start can be off by the practices created or deleted before it in that time.
+ * An exact-name search (a handful of practices) never uses marks.
+ */
 export class MysqlPracticeSource implements PracticeSource {
   readonly #db: LegacyDb;
+  readonly #marks: { spacing: number; cache: RefreshingCache<string[]> } | undefined;
 
-  constructor(db: LegacyDb) {
+  constructor(db: LegacyDb, options: { marks?: PageMarkOptions } = {}) {
     this.#db = db;
+    const marks = options.marks;
+    this.#marks = marks && marks.ttlMs > 0 ? { spacing: marks.spacing ?? MARK_SPACING, cache: new RefreshingCache({ ttlMs: marks.ttlMs, now: marks.now, maxEntries: MARKED_LISTS }) } : undefined;
   }
 
   async page(filters: PracticeFilters, today: string, window: Window): Promise<Practice[]> {
-    const q = pageSql(filters, today, window);
+    const q = await this.#pageSql(filters, today, window);
     const rows = await this.#db.query<PracticeRow>(q.text, q.params);
     return rows.map((row) => toPractice(row, today));
+  }
+
+  async #pageSql(filters: PracticeFilters, today: string, window: Window): Promise<Fragment> {
+    const marks = this.#marks;
+    if (!marks || window.offset < marks.spacing || filters.search !== undefined) return pageSql(filters, today, window);
+    const ids = await marks.cache.get(listKey(filters, today), () => this.#readMarks(filters, today, marks.spacing));
+    // Past the last mark (the list shrank, or the page is past its end): cut from the last one.
+    const i = Math.min(Math.floor(window.offset / marks.spacing), ids.length - 1);
+    if (i <= 0) return pageSql(filters, today, window);
+    return pageSql(filters, today, { limit: window.limit, offset: window.offset - i * marks.spacing }, { from: ids[i] });
+  }
+
+  async #readMarks(filters: PracticeFilters, today: string, spacing: number): Promise<string[]> {
+    const q = marksSql(filters, today, spacing);
+    const rows = await this.#db.query<{ practice_id: string }>(q.text, q.params);
+    return rows.map((row) => row.practice_id);
   }
 
   async count(filters: PracticeFilters, today: string): Promise<number> {
@@ -230,4 +298,9 @@ export class MysqlPracticeSource implements PracticeSource {
     for (const row of rows) out[row.path]?.push({ value: row.value, note: `held by ${Number(row.n)} CRM records` });
     return out;
   }
+}
+
+/** The source as the service runs it, from its settings (main.ts and the read benchmark alike). */
+export function practiceSourceFor(db: LegacyDb, settings: { PRACTICE_PAGE_MARKS_CACHE_MS: number }, now: () => number = Date.now): MysqlPracticeSource {
+  return new MysqlPracticeSource(db, { marks: { ttlMs: settings.PRACTICE_PAGE_MARKS_CACHE_MS, now } });
 }

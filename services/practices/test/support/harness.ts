@@ -22,7 +22,7 @@ import {
 import { createApp } from "../../src/app.ts";
 import { loadConfig } from "../../src/config.ts";
 import type { CrmMirrorStore } from "../../src/crm-mirror/account.ts";
-import { MysqlPracticeSource } from "../../src/source/mysql-practice-source.ts";
+import { MysqlPracticeSource, type PageMarkOptions } from "../../src/source/mysql-practice-source.ts";
 
 /** The reference date the data set is seeded with, and the injected clock's calendar date in Brussels. */
 export const TODAY = "2025-06-15";
@@ -69,21 +69,24 @@ export interface StartOptions {
   crmMirror?: CrmMirrorStore;
   issuer?: TestIssuer;
   legacyTimeoutMs?: number;
+  /** Page marks of the source (none by default: every page is cut from the start of the union). */
+  marks?: Omit<PageMarkOptions, "now">;
 }
 
 export async function startPractices(options: StartOptions): Promise<PracticesApp> {
   const issuer = options.issuer ?? (await createTestIssuer());
   const config = loadConfig({ ENVIRONMENT: "sandbox", PRACTICE_TOTALS_CACHE_MS: "0", ...options.env });
   const timeout = options.legacyTimeoutMs;
+  const now = options.now ?? (() => NOW);
   const legacy = createLegacyDb({ url: options.legacyUrl, connectTimeoutMs: timeout, queryTimeoutMs: timeout });
   const verify = createTokenVerifier({ keys: issuer.keys, issuer: TEST_ISSUER, audience: TEST_AUDIENCE });
   const handler = createApp({
     config,
     logger: silentLogger(),
     verify,
-    practices: new MysqlPracticeSource(legacy),
+    practices: new MysqlPracticeSource(legacy, options.marks ? { marks: { ...options.marks, now } } : {}),
     crmMirror: options.crmMirror ?? unusedMirror,
-    now: options.now ?? (() => NOW),
+    now,
   });
   const app = await startApp(handler);
   const tokens = new Map<string, Promise<string>>();
