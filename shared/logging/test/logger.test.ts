@@ -1,6 +1,6 @@
 import { Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { createLogger, REDACTED_PATHS, redactionPathShapes } from "../src/index.ts";
+import { createLogger, isoTimestamp, REDACTED_PATHS, redactionPathShapes } from "../src/index.ts";
 
 function capture() {
   const lines: Record<string, unknown>[] = [];
@@ -89,5 +89,33 @@ describe("createLogger", () => {
     const { lines, destination } = capture();
     createLogger({ service: "x", level: "warn", destination }).info("dropped");
     expect(lines).toHaveLength(0);
+  });
+});
+
+describe("isoTimestamp", () => {
+  it("writes what pino's isoTime writes for the same instant, across milliseconds, seconds, days and years", () => {
+    const instants = [Date.parse("2026-11-26T09:04:07.000Z"), Date.parse("2026-03-29T00:59:59.999Z"), Date.parse("1999-12-31T23:59:59.995Z"), 0];
+    for (const start of instants) {
+      for (const step of [0, 1, 7, 10, 99, 100, 450, 999, 1000, 1001, 86_400_000]) {
+        const at = start + step;
+        // Called twice in a row: the second call reuses the second's cached text.
+        let now = at - (step % 3);
+        const stamp = isoTimestamp(() => now);
+        stamp();
+        now = at;
+        expect(stamp(), String(at)).toBe(`,"time":"${new Date(at).toISOString()}"`);
+      }
+    }
+  });
+
+  it("stamps every line of a logger with the ISO time of the moment it is written", () => {
+    const lines: string[] = [];
+    const logger = createLogger({ service: "t", level: "info", destination: new Writable({ write: (chunk: Buffer, _e, done) => (lines.push(chunk.toString()), done()) }) });
+    const before = Date.now();
+    logger.info("one");
+    const after = Date.now();
+    const time = Date.parse((JSON.parse(lines[0] as string) as { time: string }).time);
+    expect(time).toBeGreaterThanOrEqual(before);
+    expect(time).toBeLessThanOrEqual(after);
   });
 });
