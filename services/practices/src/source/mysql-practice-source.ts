@@ -135,11 +135,14 @@ function statement(b: Branch, order = "", select = b.select): Fragment {
   return join([{ text: "SELECT", params: [] }, select, { text: "FROM", params: [] }, b.from, { text: "WHERE", params: [] }, b.where, b.tail, { text: order, params: [] }], " ");
 }
 
+// The period's DATE columns come as text ('YYYY-MM-DD', as the driver would build them): cheaper
+// for mysql2 to decode than to assemble from the binary protocol's parts (see the vacancy COLUMNS).
 const DETAILS = `page.bron, page.practice_id, page.actieve_rijen,
   p.naam AS praktijk_naam, p.actief, p.zichtbaar, p.taal AS praktijk_taal, p.logo, p.regio_tekst, p.contact_tekst, p.coach_mdw_ref,
   (SELECT JSON_ARRAYAGG(t.tdm_ref) FROM tbl_praktijk m JOIN tbl_praktijk_tdm t ON t.praktijk_id = m.praktijk_id WHERE m.crm_ref = page.practice_id) AS tdm_refs,
   c.crm_id, c.naam AS crm_naam, c.alias, c.organisatie_type, c.btw_nummer, c.straat, c.postcode, c.gemeente, c.provincie, c.land,
-  c.email, c.telefoon, c.taal AS crm_taal, c.periode_start, c.periode_stop, pc.breedtegraad, pc.lengtegraad`;
+  c.email, c.telefoon, c.taal AS crm_taal,
+  CAST(c.periode_start AS CHAR) AS periode_start, CAST(c.periode_stop AS CHAR) AS periode_stop, pc.breedtegraad, pc.lengtegraad`;
 
 interface Window {
   limit: number;
