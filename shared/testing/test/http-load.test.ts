@@ -88,6 +88,32 @@ describe("closedLoopLoad", () => {
     expect(result.statuses[200]).toBe(result.latencies.length);
   });
 
+  it("reads a response head that arrives split across reads, the first part kept while the next read lands", async () => {
+    // The head in two writes a little apart (two reads into the connection's one read buffer),
+    // then a body longer than that buffer in several writes.
+    const body = Buffer.alloc(200_000, "y");
+    const raw = createTcpServer((socket) => {
+      socket.on("error", () => undefined); // a write after the client closed: not this test's concern
+      socket.on("data", () => {
+        socket.write("HTTP/1.1 201 Created\r\ncontent-type: text/pl");
+        setTimeout(() => {
+          socket.write(`ain\r\ncontent-length: ${body.length}\r\n\r\n`);
+          socket.write(body.subarray(0, 70_000));
+          setImmediate(() => socket.write(body.subarray(70_000)));
+        }, 5);
+      });
+    });
+    raw.listen(0, "127.0.0.1");
+    await once(raw, "listening");
+    try {
+      const result = await closedLoopLoad(`http://127.0.0.1:${(raw.address() as AddressInfo).port}`, () => ({ path: "/" }), { connections: 2, durationMs: 150 });
+      expect(result.statuses[201]).toBeGreaterThan(2);
+      expect(result.statuses[201]).toBe(result.latencies.length);
+    } finally {
+      raw.close();
+    }
+  });
+
   it("refuses a response it cannot frame instead of guessing", async () => {
     const raw = createTcpServer((socket) => socket.once("data", () => socket.write("HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\n\r\nno framing")));
     raw.listen(0, "127.0.0.1");
