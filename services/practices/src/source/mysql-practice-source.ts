@@ -6,7 +6,7 @@
  * order and totals are pushed down into SQL; with the mapper, the only place with legacy names.
  */
 import type { LegacyDb } from "@svc/db";
-import { RefreshingCache } from "@svc/http";
+import { PageMarks } from "@svc/http";
 import { listKey, type ObservedValue, type Practice, type PracticeFilters, type PracticeSource } from "../practice.ts";
 import { toPractice, type PracticeRow } from "./to-practice.ts";
 
@@ -251,12 +251,12 @@ const MARKED_LISTS = 64;
  */
 export class MysqlPracticeSource implements PracticeSource {
   readonly #db: LegacyDb;
-  readonly #marks: { spacing: number; cache: RefreshingCache<string[]> } | undefined;
+  readonly #marks: PageMarks<string> | undefined;
 
   constructor(db: LegacyDb, options: { marks?: PageMarkOptions } = {}) {
     this.#db = db;
     const marks = options.marks;
-    this.#marks = marks && marks.ttlMs > 0 ? { spacing: marks.spacing ?? MARK_SPACING, cache: new RefreshingCache({ ttlMs: marks.ttlMs, now: marks.now, maxEntries: MARKED_LISTS }) } : undefined;
+    this.#marks = marks && marks.ttlMs > 0 ? new PageMarks({ spacing: marks.spacing ?? MARK_SPACING, ttlMs: marks.ttlMs, now: marks.now, maxEntries: MARKED_LISTS }) : undefined;
   }
 
   async page(filters: PracticeFilters, today: string, window: Window): Promise<Practice[]> {
@@ -268,11 +268,10 @@ export class MysqlPracticeSource implements PracticeSource {
   async #pageSql(filters: PracticeFilters, today: string, window: Window): Promise<Fragment> {
     const marks = this.#marks;
     if (!marks || window.offset < marks.spacing || filters.search !== undefined) return pageSql(filters, today, window);
-    const ids = await marks.cache.get(listKey(filters, today), () => this.#readMarks(filters, today, marks.spacing));
-    // Past the last mark (the list shrank, or the page is past its end): cut from the last one.
-    const i = Math.min(Math.floor(window.offset / marks.spacing), ids.length - 1);
-    if (i <= 0) return pageSql(filters, today, window);
-    return pageSql(filters, today, { limit: window.limit, offset: window.offset - i * marks.spacing }, { from: ids[i] });
+    // Past the last mark (the list shrank, or the page is past its end) it is cut from the last one.
+    const start = await marks.start(listKey(filters, today), window.offset, (spacing) => this.#readMarks(filters, today, spacing));
+    if (!start || start.index === 0) return pageSql(filters, today, window);
+    return pageSql(filters, today, { limit: window.limit, offset: start.offset }, { from: start.key });
   }
 
   async #readMarks(filters: PracticeFilters, today: string, spacing: number): Promise<string[]> {

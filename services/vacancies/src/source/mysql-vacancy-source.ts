@@ -8,7 +8,7 @@
  * its ids and its total on covering secondary indexes alone, and reads only the page's rows.
  */
 import type { LegacyDb } from "@svc/db";
-import { RefreshingCache } from "@svc/http";
+import { PageMarks } from "@svc/http";
 import type { Vacancy } from "../vacancy-catalogue.ts";
 import { listKey, type AsOf, type PageRequest, type ReferenceLists, type VacancyFilter, type VacancyLink, type VacancySource } from "../vacancy-source.ts";
 import { zonedIso, type LocalToIso } from "./local-time.ts";
@@ -255,7 +255,7 @@ export class MysqlVacancySource implements VacancySource {
   readonly #db: LegacyDb;
   readonly #toIso: LocalToIso;
   readonly #earlyRows: number;
-  readonly #marks: { spacing: number; cache: RefreshingCache<number[]> } | undefined;
+  readonly #marks: PageMarks<number> | undefined;
 
   /**
    * `zone`: the zone the legacy DATETIME columns hold wall-clock time in. `earlyRows` (tests): up
@@ -268,7 +268,7 @@ export class MysqlVacancySource implements VacancySource {
     this.#toIso = zonedIso(zone);
     this.#earlyRows = options.earlyRows ?? EARLY_ROWS;
     const marks = options.marks;
-    this.#marks = marks && marks.ttlMs > 0 ? { spacing: marks.spacing ?? MARK_SPACING, cache: new RefreshingCache({ ttlMs: marks.ttlMs, now: marks.now }) } : undefined;
+    this.#marks = marks && marks.ttlMs > 0 ? new PageMarks({ spacing: marks.spacing ?? MARK_SPACING, ttlMs: marks.ttlMs, now: marks.now }) : undefined;
   }
 
   async page(filter: VacancyFilter, asOf: AsOf, page: PageRequest): Promise<Vacancy[]> {
@@ -285,11 +285,10 @@ export class MysqlVacancySource implements VacancySource {
   async #pageStatement(filter: VacancyFilter, asOf: AsOf, page: PageRequest): Promise<Statement & { windowPrefix: boolean }> {
     const marks = this.#marks;
     if (!marks || page.offset + page.limit <= this.#earlyRows || filter.updatedSinceLocal !== undefined) return pageStatement(filter, asOf, page, { earlyRows: this.#earlyRows });
-    const keys = await marks.cache.get(listKey(filter, asOf), () => this.#readMarks(filter, asOf, marks.spacing));
-    // Past the last mark (the list grew, or the page is past its end): walk from the last one.
-    const i = Math.min(Math.floor(page.offset / marks.spacing), keys.length - 1);
-    if (i < 0) return pageStatement(filter, asOf, page, { earlyRows: Number.POSITIVE_INFINITY });
-    return pageStatement(filter, asOf, { offset: page.offset - i * marks.spacing, limit: page.limit }, { fromKey: keys[i] });
+    // Past the last mark (the list grew, or the page is past its end) it walks from the last one.
+    const start = await marks.start(listKey(filter, asOf), page.offset, (spacing) => this.#readMarks(filter, asOf, spacing));
+    if (!start) return pageStatement(filter, asOf, page, { earlyRows: Number.POSITIVE_INFINITY });
+    return pageStatement(filter, asOf, { offset: start.offset, limit: page.limit }, { fromKey: start.key });
   }
 
   async #readMarks(filter: VacancyFilter, asOf: AsOf, spacing: number): Promise<number[]> {
