@@ -9,4 +9,4 @@ export { internalEndpoints, type ReadinessCheck, type InternalEndpointsOptions }
 export { requireJson } from "./body.ts";
 export { serve, closeInternalLast, exitOnStartupError, type ServeOptions, type Serving } from "./serve.ts";
 export { RefreshingCache, TotalsCache, totalFromPage, pageTotal } from "./page-totals.ts";
-export { PageMarks } from "./page-marks.ts";
+export { PageMarks, type PageMarkOptions } from "./page-marks.ts";

@@ -9,7 +9,22 @@ import { RefreshingCache } from "./page-totals.ts";
  * start can be off by the rows created or deleted before it meanwhile, as with OFFSET paging under
  * concurrent writes. Used by the vacancies and practices sources.
  */
+/** How a list source keeps its page marks. */
+export interface PageMarkOptions {
+  /** Rows between two marks: a page from a mark reads fewer than this many rows more than it returns. */
+  spacing?: number;
+  /** How long (ms) a list's marks are reused before they are read again in the background; 0: no marks. */
+  ttlMs: number;
+  now: () => number;
+}
+
 export class PageMarks<K> {
+  /** The marks `options` ask for (`spacing` defaulting to `defaults.spacing`), or none without options or with a `ttlMs` of 0. */
+  static of<K>(options: PageMarkOptions | undefined, defaults: { spacing: number; maxEntries?: number }): PageMarks<K> | undefined {
+    if (!options || options.ttlMs <= 0) return undefined;
+    return new PageMarks<K>({ spacing: options.spacing ?? defaults.spacing, ttlMs: options.ttlMs, now: options.now, ...(defaults.maxEntries === undefined ? {} : { maxEntries: defaults.maxEntries }) });
+  }
+
   readonly spacing: number;
   readonly #cache: RefreshingCache<K[]>;
 

@@ -42,6 +42,14 @@ describe("PageMarks", () => {
     expect(t.reads.map((r) => r.list)).toEqual(["x", "y", "x"]);
   });
 
+  it("are none without options or with a lifetime of 0, and take the source's spacing unless told another", () => {
+    const now = () => 0;
+    expect(PageMarks.of(undefined, { spacing: 25 })).toBeUndefined();
+    expect(PageMarks.of({ ttlMs: 0, now }, { spacing: 25 })).toBeUndefined();
+    expect(PageMarks.of({ ttlMs: 5_000, now }, { spacing: 25 })?.spacing).toBe(25);
+    expect(PageMarks.of({ ttlMs: 5_000, now, spacing: 7 }, { spacing: 25 })?.spacing).toBe(7);
+  });
+
   it("refuses a spacing that is not a positive integer", () => {
     for (const spacing of [0, -1, 2.5, Number.NaN]) expect(() => new PageMarks({ spacing, ttlMs: 1, now: () => 0 })).toThrow(RangeError);
   });

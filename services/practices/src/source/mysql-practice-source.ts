@@ -6,7 +6,7 @@
  * order and totals are pushed down into SQL; with the mapper, the only place with legacy names.
  */
 import type { LegacyDb } from "@svc/db";
-import { PageMarks } from "@svc/http";
+import { PageMarks, type PageMarkOptions } from "@svc/http";
 import { listKey, type ObservedValue, type Practice, type PracticeFilters, type PracticeSource } from "../practice.ts";
 import { toPractice, type PracticeRow } from "./to-practice.ts";
 
@@ -222,15 +222,6 @@ function observedSql(): string {
     .join(" UNION ALL ");
 }
 
-/** Page marks (see MysqlPracticeSource): how far apart, and how long a list's marks are reused. */
-export interface PageMarkOptions {
-  /** Positions between two marks: a marked page reads at most this many practices more than it returns from each source. */
-  spacing?: number;
-  /** How long (ms) a list's marks are reused before they are read again in the background; 0: no marks. */
-  ttlMs: number;
-  now: () => number;
-}
-
 /** One mark per page at the default page size: a marked page of 25 reads what page 1 reads. */
 const MARK_SPACING = 25;
 /** Filter sets whose marks are kept (~850 ids each for the unfiltered list at benchmark scale). */
@@ -241,13 +232,11 @@ const MARKED_LISTS = 64;
  * branch has to produce offset + limit practices in order before the union is cut (pageSql), so
  * page 10 of 25 grouped ~275 primary rows (each read by primary key) and walked ~750 CRM ids,
  * anti-joining each, against ~25 and ~75 for page 1: MariaDB's cost grew with the page number.
- * With `marks`, a list's marks (the practice_id at every `spacing`-th position, one pass over the
- * union, as its COUNT costs) are kept for `ttlMs` like a list total, and a page from the first
- * mark on is cut from the mark at or before its offset (`practice_id >= mark` in both branches):
- * at most `spacing` practices more than a page from each source. The practices are read fresh;
- * only where a page starts comes from the marks, so while they are up to `ttlMs` old (plus one
- * re-read) a page's start can be off by the practices created or deleted before it in that time.
- * An exact-name search (a handful of practices) never uses marks.
+ * With `marks` (PageMarks in @svc/http: the practice_id at every `spacing`-th position, one pass
+ * over the union as its COUNT costs, kept `ttlMs` like a list total), a page from the first mark
+ * on is cut from the mark at or before its offset (`practice_id >= mark` in both branches): fewer
+ * than `spacing` practices more than a page from each source, read fresh; only where the page
+ * starts may lag by the marks' age. An exact-name search (a handful of practices) never uses marks.
  */
 export class MysqlPracticeSource implements PracticeSource {
   readonly #db: LegacyDb;
@@ -255,8 +244,7 @@ export class MysqlPracticeSource implements PracticeSource {
 
   constructor(db: LegacyDb, options: { marks?: PageMarkOptions } = {}) {
     this.#db = db;
-    const marks = options.marks;
-    this.#marks = marks && marks.ttlMs > 0 ? new PageMarks({ spacing: marks.spacing ?? MARK_SPACING, ttlMs: marks.ttlMs, now: marks.now, maxEntries: MARKED_LISTS }) : undefined;
+    this.#marks = PageMarks.of(options.marks, { spacing: MARK_SPACING, maxEntries: MARKED_LISTS });
   }
 
   async page(filters: PracticeFilters, today: string, window: Window): Promise<Practice[]> {

@@ -22,7 +22,8 @@ import {
 import { createApp } from "../../src/app.ts";
 import { loadConfig } from "../../src/config.ts";
 import type { CrmMirrorStore } from "../../src/crm-mirror/account.ts";
-import { MysqlPracticeSource, type PageMarkOptions } from "../../src/source/mysql-practice-source.ts";
+import type { PageMarkOptions } from "@svc/http";
+import { MysqlPracticeSource } from "../../src/source/mysql-practice-source.ts";
 
 /** The reference date the data set is seeded with, and the injected clock's calendar date in Brussels. */
 export const TODAY = "2025-06-15";

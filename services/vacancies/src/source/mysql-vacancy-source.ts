@@ -8,7 +8,7 @@
  * its ids and its total on covering secondary indexes alone, and reads only the page's rows.
  */
 import type { LegacyDb } from "@svc/db";
-import { PageMarks } from "@svc/http";
+import { PageMarks, type PageMarkOptions } from "@svc/http";
 import type { Vacancy } from "../vacancy-catalogue.ts";
 import { listKey, type AsOf, type PageRequest, type ReferenceLists, type VacancyFilter, type VacancyLink, type VacancySource } from "../vacancy-source.ts";
 import { zonedIso, type LocalToIso } from "./local-time.ts";
@@ -229,15 +229,6 @@ export function singleStatement(uuid: string, asOf: AsOf): Statement {
   };
 }
 
-/** Page marks (see MysqlVacancySource): how far apart, and how long a list's marks are reused. */
-export interface PageMarkOptions {
-  /** Rows between two marks: a marked page walks at most this many rows more than it returns. */
-  spacing?: number;
-  /** How long (ms) a list's marks are reused before they are read again in the background; 0: no marks. */
-  ttlMs: number;
-  now: () => number;
-}
-
 const MARK_SPACING = 250;
 
 /**
@@ -267,8 +258,7 @@ export class MysqlVacancySource implements VacancySource {
     this.#db = db;
     this.#toIso = zonedIso(zone);
     this.#earlyRows = options.earlyRows ?? EARLY_ROWS;
-    const marks = options.marks;
-    this.#marks = marks && marks.ttlMs > 0 ? new PageMarks({ spacing: marks.spacing ?? MARK_SPACING, ttlMs: marks.ttlMs, now: marks.now }) : undefined;
+    this.#marks = PageMarks.of(options.marks, { spacing: MARK_SPACING });
   }
 
   async page(filter: VacancyFilter, asOf: AsOf, page: PageRequest): Promise<Vacancy[]> {
