@@ -27,6 +27,11 @@ export class BodyPool {
     this.#options = options;
   }
 
+  /** Bytes of each pooled buffer: a `take` of more gets a buffer of its own. */
+  get bufferBytes(): number {
+    return this.#options.bufferBytes;
+  }
+
   /** Free buffers held now. */
   get free(): number {
     return this.#free.length;

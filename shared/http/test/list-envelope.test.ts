@@ -22,6 +22,18 @@ describe("listEnvelopeBytes", () => {
   });
 });
 
+// Pages of 100 items near and past what a pooled buffer holds, by how many UTF-8 bytes a UTF-16 unit
+// takes. An en dash is one unit and three bytes, so a page of them is exactly as large as its bound.
+const perItem = (unitsPerPage: number) => Math.floor(unitsPerPage / 100);
+const pageOf = (text: string) => Array.from({ length: 100 }, (_, i) => ({ i, s: text }));
+const SIZED_PAGES: Record<string, unknown[]> = {
+  "en dashes, bound just within a pooled buffer": pageOf("–".repeat(perItem(listBodyPool.bufferBytes / 3) - 20)),
+  // Past the pool's buffers by its bound, though two bytes a unit would still fit one.
+  "en dashes, bound past a pooled buffer: a buffer of the exact size": pageOf("–".repeat(perItem(listBodyPool.bufferBytes / 2.5))),
+  "emoji (four bytes for two units)": pageOf("😀".repeat(perItem(listBodyPool.bufferBytes / 6) - 20)),
+  "ASCII past a pooled buffer": pageOf("x".repeat(perItem(listBodyPool.bufferBytes))),
+};
+
 const bigPage = (n: number) => Array.from({ length: 100 }, (_, i) => ({ n, i, html: `<p>${n}–${i} “${"x".repeat(1_900 + (n % 7))}”</p>` }));
 
 describe("sendPage over HTTP", () => {
@@ -32,6 +44,7 @@ describe("sendPage over HTTP", () => {
     routes.get("/v1/pages", (_req, res) => sendPage(res, items, { page: 1, perPage: 25, total: 2 }));
     // ~200 KB pages whose every byte depends on n, so a body buffer reused too early shows.
     routes.get("/v1/big/:n", (req, res) => sendPage(res, bigPage(Number(req.params.n)), { page: 1, perPage: 100, total: 100 }));
+    routes.get("/v1/sized/:name", (req, res) => sendPage(res, SIZED_PAGES[req.params.name] ?? [], { page: 1, perPage: 100, total: 100 }));
     app = await startApp(createHttpApp({ platform: { service: "demo", version: "0.1.0", environment: "sandbox" }, logger: silentLogger(), routes }));
   });
   afterAll(() => app.close());
@@ -58,6 +71,14 @@ describe("sendPage over HTTP", () => {
     }
     // 160 pages of ~200 KB: buffers were reused, at most one per page in flight.
     expect(listBodyPool.allocated - allocatedBefore).toBeLessThanOrEqual(40);
+  });
+
+  it.each(Object.keys(SIZED_PAGES))("sends a page byte for byte as JSON.stringify of its envelope: %s", async (name) => {
+    const res = await fetch(`${app.baseUrl}/v1/sized/${encodeURIComponent(name)}`);
+    const raw = Buffer.from(await res.arrayBuffer());
+    const body = JSON.parse(raw.toString("utf8")) as { meta: Meta };
+    expect(Number(res.headers.get("content-length"))).toBe(raw.length);
+    expect(raw.equals(Buffer.from(JSON.stringify({ success: true, data: SIZED_PAGES[name], meta: body.meta })))).toBe(true);
   });
 
   it("answers HEAD with the headers and no body", async () => {
