@@ -15,7 +15,7 @@ import { availableParallelism, loadavg } from "node:os";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { readBenchRows, type RecordedBenchRow } from "@svc/testing";
+import { cpuProbeMicros, readBenchRows, readCpuTicks, stealPercent, type RecordedBenchRow } from "@svc/testing";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const RESULTS = join(root, "bench/results");
@@ -95,6 +95,8 @@ const files = benchFiles().filter((f) => !values.only || relative(root, f).inclu
 mkdirSync(RESULTS, { recursive: true });
 const startedAt = new Date();
 const loadAtStart = load();
+const probeAtStart = cpuProbeMicros();
+const ticksAtStart = readCpuTicks();
 const allRows: RecordedBenchRow[] = [];
 const raw: string[] = [];
 let failures = 0;
@@ -102,7 +104,7 @@ for (const file of files) {
   const name = relative(root, file);
   const rowsFile = join(RESULTS, `${name.replace(/[^a-z0-9]+/gi, "-")}.rows.tmp`);
   rmSync(rowsFile, { force: true });
-  console.log(`\n=== ${name} (load average ${load()})`);
+  console.log(`\n=== ${name} (load average ${load()}; machine probe ${cpuProbeMicros()} µs)`);
   const run = spawnSync(process.execPath, [file], {
     cwd: root,
     encoding: "utf8",
@@ -119,7 +121,11 @@ for (const file of files) {
   if (failed) failures += 1;
   raw.push(`## ${name}`, "", "```", (run.stdout ?? "").trim(), "```", failed ? `(exited ${run.status ?? run.signal}${run.error ? `: ${run.error.message}` : ""})` : "", `${rows.length} rows recorded; load average after: ${load()}`, "");
 }
-const header = `Measured ${startedAt.toISOString().slice(0, 10)} with Node ${process.version} on this ${availableParallelism()}-core machine, load average ${loadAtStart} at the start and ${load()} at the end (other work ran on it: compare ratios, not absolute figures).`;
+const steal = stealPercent(ticksAtStart, readCpuTicks());
+const header = [
+  `Measured ${startedAt.toISOString().slice(0, 10)} with Node ${process.version} on this ${availableParallelism()}-core machine, load average ${loadAtStart} at the start and ${load()} at the end (other work ran on it: compare ratios, not absolute figures).`,
+  `Machine speed (@svc/testing machine-probe.ts): a fixed JSON workload took ${probeAtStart} µs at the start and ${cpuProbeMicros()} µs at the end (lower is faster; everything measured in between, baselines included, moves with it), CPU steal over the run ${steal === null ? "unknown" : `${steal.toFixed(1)} %`}.`,
+].join(" ");
 const report = [
   `# Benchmark run ${startedAt.toISOString()}`,
   "",

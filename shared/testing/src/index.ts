@@ -14,3 +14,4 @@ export { type PrivateMariaDb, startPrivateMariaDb } from "./private-mariadb.ts";
 export { ContractValidator, contractValidator, installFetchContractValidation, validateWebhookPayload, type ContractValidation, type ObservedResponse } from "./contract.ts";
 export { startServiceUnderBench, type ServiceUnderBench, type ServiceUnderBenchOptions } from "./bench-service.ts";
 export { closedLoopLoad, type LoadRequest, type LoadResult } from "./http-load.ts";
+export { cpuProbeMicros, readCpuTicks, stealPercent, parseCpuTicks, type CpuTicks } from "./machine-probe.ts";
