@@ -98,7 +98,8 @@ function writeListEnvelope(envelope: ListEnvelopeParts, body: Buffer): Buffer {
 
 /**
  * List bodies: see BodyPool. A page of 100 vacancies is ~180 KB, ~180,000 UTF-16 units, so its
- * bound (utf8Bound) fits a buffer of 640 KB; only what a socket has not written yet is resident.
+ * bound (utf8Bound) fits a buffer of 640 KB; a buffer's pages become resident only as far as
+ * bodies have filled it (~180 KB for such pages).
  */
 export const listBodyPool = new BodyPool({ bufferBytes: 640 * 1024, maxFree: 8, idleMs: 10_000 });
 
