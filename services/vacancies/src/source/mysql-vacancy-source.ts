@@ -119,6 +119,15 @@ interface Plan {
 const WINDOW_PREFIX_ROWS = 1_000;
 const windowPrefixOf = (page: PageRequest) => Math.ceil((page.offset + page.limit) * 1.25) + 16;
 
+interface Selection {
+  from: string;
+  where: string;
+  params: unknown[];
+  windowPrefix: boolean;
+  /** The walk meets the rows in primary-key order (no range index drives it). */
+  keyOrdered: boolean;
+}
+
 /**
  * FROM and WHERE of the vacancies matching `filter`, soft-deleted ones excluded. One index drives:
  * a practice (few vacancies each), else updated_since or published (a covering range), else the
@@ -132,7 +141,7 @@ const windowPrefixOf = (page: PageRequest) => Math.ceil((page.offset + page.limi
  * optimizer would sort every matching id instead, which costs as much for page 1 as for the last
  * page (deep pages without a mark keep that plan).
  */
-function selectionOf(filter: VacancyFilter, asOf: AsOf, plan: Plan): { from: string; where: string; params: unknown[]; windowPrefix: boolean } {
+function selectionOf(filter: VacancyFilter, asOf: AsOf, plan: Plan): Selection {
   const equalities: ReadonlyArray<(typeof EQUALITY_FILTERS)[number]> = EQUALITY_FILTERS.filter((f) => filter[f.key] !== undefined);
   const ranges = rangeFiltersOf(filter, asOf);
   const drivers = plan.early ? ranges.filter((r) => !r.wide) : ranges;
@@ -162,6 +171,7 @@ function selectionOf(filter: VacancyFilter, asOf: AsOf, plan: Plan): { from: str
       where: LIVE,
       params: [drivingRange.value, plan.windowPrefix],
       windowPrefix: true,
+      keyOrdered: false,
     };
   }
   const where = live === "" ? [] : [live];
@@ -177,7 +187,7 @@ function selectionOf(filter: VacancyFilter, asOf: AsOf, plan: Plan): { from: str
     where.push("v.vacature_id >= ?");
     params.push(plan.fromKey);
   }
-  return { from, where: where.length > 0 ? where.join(" AND ") : "TRUE", params, windowPrefix: false };
+  return { from, where: where.length > 0 ? where.join(" AND ") : "TRUE", params, windowPrefix: false, keyOrdered: drivingRange === undefined };
 }
 
 export function countStatement(filter: VacancyFilter, asOf: AsOf): Statement {
@@ -190,11 +200,30 @@ export function countStatement(filter: VacancyFilter, asOf: AsOf): Statement {
  * each vacancy once. The page's ids come first, from indexes only; then only those rows are read:
  * a deep OFFSET skips index entries, not MEDIUMTEXT rows. `earlyRows`: see EARLY_ROWS; `fromKey`:
  * the page starts at `page.offset` counted from this row key (a page mark) instead of the start.
+ *
+ * A page with nothing to skip on the early plan (page 1, or a page that starts on its mark) whose
+ * walk meets the rows in key order is one walk that reads each row as it matches and stops after
+ * `limit`: no derived table of ids to materialise, sort and join back. That costs MariaDB 12-27 % less CPU for page 1 of an unfiltered,
+ * language+published or province list (0.82 → 0.60 ms unfiltered; minimum of four alternating
+ * rounds at four concurrent queries). With an OFFSET the same walk would read every skipped row
+ * whole, and a walk in modification-time order (updated_since) would sort whole rows, so every
+ * other page finds its ids first.
  */
 export function pageStatement(filter: VacancyFilter, asOf: AsOf, page: PageRequest, plan: { earlyRows?: number; fromKey?: number; windowPrefix?: boolean } = {}): Statement & { windowPrefix: boolean } {
   const early = plan.fromKey !== undefined || page.offset + page.limit <= (plan.earlyRows ?? EARLY_ROWS);
   const prefixed = plan.windowPrefix !== false && page.offset + page.limit <= Math.min(WINDOW_PREFIX_ROWS, plan.earlyRows ?? EARLY_ROWS);
   const s = selectionOf(filter, asOf, { early, fromKey: plan.fromKey, windowPrefix: prefixed ? windowPrefixOf(page) : undefined });
+  if (early && page.offset === 0 && s.keyOrdered) {
+    return {
+      windowPrefix: false,
+      sql: `SELECT ${COLUMNS}
+FROM ${s.from}
+${LABEL_JOINS}
+WHERE ${s.where}
+ORDER BY v.vacature_id LIMIT ?`,
+      params: [asOf.today, ...s.params, page.limit],
+    };
+  }
   return {
     windowPrefix: s.windowPrefix,
     sql: `SELECT ${COLUMNS}
