@@ -3,8 +3,11 @@
  * production (tools/stack.ts NODE_FLAGS, the chart's memory limit) with `--trace-gc-nvp`, loaded by
  * the benchmark client on one path, and per young collection (scavenge) what survived it and what
  * was promoted to the old generation, how often a full Mark-Compact ran and what it cost (its
- * pause, and the marking done on helper threads), and the peak RSS split into the process's own
- * memory and the node binary's pages. How the `--no-allocation-site-pretenuring` flag was found and
+ * pause, and the marking done on helper threads), the peak RSS split into the process's own
+ * memory and the node binary's pages, the service's CPU per request, and how many of the slow
+ * responses (over 1.5x the median) completed in the 400 ms before a Mark-Compact, beside how much
+ * of the run those windows cover (the marking before one takes the helper threads' CPU from
+ * MariaDB and the load generator: README "Where the list tail comes from"). How the `--no-allocation-site-pretenuring` flag was found and
  * checked (README "Benchmarks"). Against legacy_bench, seeded by read-bench.ts.
  *
  *   node services/vacancies/bench/gc-trace.ts [--path /v1/vacancies?per_page=100] [--connections 32]
@@ -12,7 +15,7 @@
  */
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { closedLoopLoad, processMemory, startServiceUnderBench } from "@svc/testing";
+import { closedLoopLoad, processCpuMs, processMemory, startServiceUnderBench } from "@svc/testing";
 import { build } from "../../../tools/build.ts";
 import { benchMemoryLimit } from "../../../tools/chart-limits.ts";
 import { entryArgs, NODE_FLAGS, RUNTIME_ENV } from "../../../tools/stack.ts";
@@ -29,9 +32,27 @@ const { values: args } = parseArgs({
 const nodeArgs = args["node-args"] === undefined ? [...NODE_FLAGS] : args["node-args"].split(" ").filter(Boolean);
 const root = fileURLToPath(new URL("../../..", import.meta.url));
 
-/** One `--trace-gc-nvp` line: `pause=1.2 mutator=3.4 gc=s … promoted=123 …`. */
-type GcLine = Record<string, string>;
-const parse = (line: string): GcLine => Object.fromEntries(line.split(/\s+/).map((pair) => pair.split("=")).filter((pair) => pair.length === 2));
+/** One `--trace-gc-nvp` line: `pause=1.2 mutator=3.4 gc=s … promoted=123 …`, and when it arrived (performance.now()). */
+type GcLine = Record<string, string> & { arrivedAt: number };
+const parse = (line: string): GcLine => ({ ...Object.fromEntries(line.split(/\s+/).map((pair) => pair.split("=")).filter((pair) => pair.length === 2)), arrivedAt: performance.now() });
+
+/**
+ * Of the responses slower than 1.5x the median, the share that completed within `beforeMs` before
+ * a Mark-Compact (up to 50 ms after it), and the share of the run those windows cover: the first
+ * far above the second means the slow responses come with the full collections.
+ */
+function slowNearMarkCompacts(result: { latencies: number[]; starts: number[]; elapsedMs: number }, markCompactsAt: number[], median: number, beforeMs = 400) {
+  const windows = markCompactsAt.map((at) => [Math.max(0, at - beforeMs), Math.min(result.elapsedMs, at + 50)] as const);
+  const inWindow = (t: number) => windows.some(([from, to]) => t >= from && t <= to);
+  const slow = result.latencies.flatMap((latency, i) => (latency > 1.5 * median ? [result.starts[i]! + latency] : []));
+  let covered = 0;
+  let reach = 0;
+  for (const [from, to] of windows) {
+    covered += Math.max(0, to - Math.max(from, reach));
+    reach = Math.max(reach, to);
+  }
+  return { slow: slow.length, nearShare: slow.length ? slow.filter(inWindow).length / slow.length : 0, coveredShare: covered / result.elapsedMs };
+}
 const mean = (lines: GcLine[], key: string) => lines.reduce((sum, l) => sum + Number(l[key] ?? 0), 0) / Math.max(1, lines.length);
 const mb = (bytes: number) => `${(bytes / 1e6).toFixed(2)} MB`;
 
@@ -71,18 +92,22 @@ try {
   const load = (ms: number) => closedLoopLoad(service.origin, () => ({ path: args.path, headers }), { connections: Number(args.connections), durationMs: ms });
   await load(3_000); // warm-up: JIT, pools, the collector's own sizing
   gcLines = [];
+  const cpuBefore = processCpuMs(service.process.pid);
   const { result, rss, anon, file } = await peakRss(service.process.pid, load(Number(args.seconds) * 1000));
+  const cpuPerRequestUs = ((processCpuMs(service.process.pid) - cpuBefore) * 1000) / result.latencies.length;
   const seconds = result.elapsedMs / 1000;
   const sorted = [...result.latencies].sort((a, b) => a - b);
   const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
   const scavenges = gcLines.filter((l) => l.gc === "s");
   const fulls = gcLines.filter((l) => l.gc === "mc");
+  const near = slowNearMarkCompacts(result, fulls.map((l) => l.arrivedAt - result.startedAt), at(0.5));
   process.stdout.write(
     [
       `node flags: ${nodeArgs.join(" ") || "(none)"}; ${args.path}, ${args.connections} connections, ${seconds.toFixed(1)} s`,
-      `requests: ${(result.latencies.length / seconds).toFixed(0)}/s, p50 ${at(0.5).toFixed(1)} ms, p99 ${at(0.99).toFixed(1)} ms`,
+      `requests: ${(result.latencies.length / seconds).toFixed(0)}/s, p50 ${at(0.5).toFixed(1)} ms, p90 ${at(0.9).toFixed(1)} ms, p99 ${at(0.99).toFixed(1)} ms, max ${at(1).toFixed(1)} ms; service CPU ${cpuPerRequestUs.toFixed(0)} µs a request`,
       `scavenges: ${(scavenges.length / seconds).toFixed(0)}/s, each: ${mb(mean(scavenges, "allocated"))} allocated since the last, ${mb(mean(scavenges, "new_space_survived"))} survived, ${mb(mean(scavenges, "promoted"))} promoted, pause ${mean(scavenges, "pause").toFixed(2)} ms`,
       `mark-compacts: ${(fulls.length / seconds).toFixed(1)}/s, each: pause ${mean(fulls, "pause").toFixed(1)} ms, marking on helper threads ${mean(fulls, "background.mark").toFixed(0)} ms, heap ${mb(mean(fulls, "start_object_size"))} → ${mb(mean(fulls, "end_object_size"))}`,
+      `slow responses (> 1.5x p50): ${near.slow}, ${(100 * near.nearShare).toFixed(0)} % of them completed in the 400 ms before a Mark-Compact; those windows cover ${(100 * near.coveredShare).toFixed(0)} % of the run`,
       `peak RSS: ${rss.toFixed(0)} MB (peak anonymous ${anon.toFixed(0)} MB, file-backed: the node binary's pages ${file.toFixed(0)} MB)`,
     ].join("\n") + "\n",
   );

@@ -23,6 +23,10 @@ export interface LoadRequest {
 export interface LoadResult {
   /** Milliseconds from writing each request to its response's last byte, in completion order. */
   latencies: number[];
+  /** When each of those requests was written: milliseconds after `startedAt`, in the same order. */
+  starts: number[];
+  /** `performance.now()` when the clock started (every connection set up), to place other events in the run. */
+  startedAt: number;
   /** Responses by status code. */
   statuses: Record<number, number>;
   elapsedMs: number;
@@ -238,6 +242,7 @@ export async function closedLoopLoad(origin: string, next: () => LoadRequest, op
   const host = url.hostname.replace(/^\[|\]$/g, "");
   const port = Number(url.port || 80);
   const latencies: number[] = [];
+  const starts: number[] = [];
   const statuses: Record<number, number> = {};
   const connections = Array.from({ length: options.connections }, () => new LoadConnection(host, port));
   try {
@@ -250,11 +255,12 @@ export async function closedLoopLoad(origin: string, next: () => LoadRequest, op
         const t0 = performance.now();
         const response = await connection.exchange(bytes);
         latencies.push(performance.now() - t0);
+        starts.push(t0 - started);
         statuses[response.status] = (statuses[response.status] ?? 0) + 1;
       }
     };
     await Promise.all(connections.map(loop));
-    return { latencies, statuses, elapsedMs: performance.now() - started };
+    return { latencies, starts, startedAt: started, statuses, elapsedMs: performance.now() - started };
   } finally {
     for (const connection of connections) connection.close();
   }

@@ -77,6 +77,34 @@ describe("closedLoopLoad", () => {
     }
   });
 
+  it("places every response in time: its request's start beside its latency", async () => {
+    // Answered at once for the first ~150 ms of the run, then after 100 ms.
+    let slowFrom = Number.POSITIVE_INFINITY;
+    const stepped = createServer((_req, res) => {
+      setTimeout(() => res.writeHead(200, { "content-length": 0 }).end(), performance.now() >= slowFrom ? 100 : 0);
+    }).listen(0, "127.0.0.1");
+    await once(stepped, "listening");
+    try {
+      const load = closedLoopLoad(`http://127.0.0.1:${(stepped.address() as AddressInfo).port}`, () => ({ path: "/" }), { connections: 2, durationMs: 400 });
+      // The clock starts once both connections answered their first request (at once).
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      slowFrom = performance.now() + 130;
+      const result = await load;
+      expect(result.starts).toHaveLength(result.latencies.length);
+      const offset = slowFrom - result.startedAt;
+      const pairs = result.starts.map((start, i) => ({ start, latency: result.latencies[i]! }));
+      const early = pairs.filter((p) => p.start + p.latency < offset - 5);
+      const late = pairs.filter((p) => p.start > offset + 5);
+      expect(early.length).toBeGreaterThan(5);
+      expect(late.length).toBeGreaterThan(2);
+      expect(early.every((p) => p.latency < 60)).toBe(true);
+      expect(late.every((p) => p.latency >= 95)).toBe(true);
+      expect(pairs.every((p) => p.start >= 0 && p.start + p.latency <= result.elapsedMs + 1)).toBe(true);
+    } finally {
+      stepped.close();
+    }
+  });
+
   it("opens a new connection when the server closes one after its response", async () => {
     const result = await closedLoopLoad(origin, () => ({ path: "/closing" }), { connections: 2, durationMs: 200 });
     expect(result.statuses[200]).toBeGreaterThan(10);
