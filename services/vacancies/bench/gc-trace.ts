@@ -7,8 +7,9 @@
  * memory and the node binary's pages, the service's CPU per request, and how many of the slow
  * responses (over 1.5x the median) completed in the 400 ms before a Mark-Compact, beside how much
  * of the run those windows cover (the marking before one takes the helper threads' CPU from
- * MariaDB and the load generator: README "Where the list tail comes from"). How the `--no-allocation-site-pretenuring` flag was found and
- * checked (README "Benchmarks"). Against legacy_bench, seeded by read-bench.ts.
+ * MariaDB and the load generator: README "Where the list tail comes from"). How the
+ * `--no-allocation-site-pretenuring` flag was found and checked (README "Benchmarks"). Against
+ * legacy_bench, seeded by read-bench.ts.
  *
  *   node services/vacancies/bench/gc-trace.ts [--path /v1/vacancies?per_page=100] [--connections 32]
  *     [--seconds 5] [--node-args "--max-semi-space-size=16"]   (replaces NODE_FLAGS)
