@@ -3,18 +3,34 @@ import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["**/node_modules/**", "**/dist/**", "bench/results/**", "charts/**", "k8s/**", "**/drizzle/**"] },
+  {
+    ignores: [
+      "**/node_modules/**",
+      "**/dist/**",
+      "bench/results/**",
+      "charts/**",
+      "k8s/**",
+      "**/drizzle/**",
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
     files: ["**/*.ts"],
     rules: {
-      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
+      "@typescript-eslint/no-unused-vars": [
+        "error",
+        { argsIgnorePattern: "^_", varsIgnorePattern: "^_" },
+      ],
       "@typescript-eslint/consistent-type-imports": "error",
       // Configuration is parsed once, in each process's config.ts (STYLE.md practice 3).
       "no-restricted-properties": [
         "error",
-        { object: "process", property: "env", message: "Read the environment only in a config.ts; pass the parsed config in." },
+        {
+          object: "process",
+          property: "env",
+          message: "Read the environment only in a config.ts; pass the parsed config in.",
+        },
       ],
       "no-console": "error",
     },
@@ -27,7 +43,14 @@ export default tseslint.config(
   },
   {
     // Programs that talk to a person on a terminal, and tests.
-    files: ["tools/**/*.ts", "**/cli/**/*.ts", "**/*.test.ts", "test/**/*.ts", "**/test/**/*.ts", "**/bench/**/*.ts"],
+    files: [
+      "tools/**/*.ts",
+      "**/cli/**/*.ts",
+      "**/*.test.ts",
+      "test/**/*.ts",
+      "**/test/**/*.ts",
+      "**/bench/**/*.ts",
+    ],
     rules: { "no-console": "off" },
   },
 );

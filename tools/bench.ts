@@ -15,14 +15,26 @@ import { availableParallelism, loadavg } from "node:os";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { cpuProbeMicros, readBenchRows, readCpuTicks, stealPercent, type RecordedBenchRow } from "@svc/testing";
+import {
+  cpuProbeMicros,
+  readBenchRows,
+  readCpuTicks,
+  stealPercent,
+  type RecordedBenchRow,
+} from "@svc/testing";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const RESULTS = join(root, "bench/results");
 // BENCH_README: another file to rewrite instead (to try the markers out without touching the README).
 const README = process.env.BENCH_README ?? join(root, "README.md");
 const MARKERS = { start: "<!-- bench:start -->", end: "<!-- bench:end -->" };
-const { values } = parseArgs({ options: { only: { type: "string" }, readme: { type: "boolean", default: false }, "readme-only": { type: "boolean", default: false } } });
+const { values } = parseArgs({
+  options: {
+    only: { type: "string" },
+    readme: { type: "boolean", default: false },
+    "readme-only": { type: "boolean", default: false },
+  },
+});
 
 function benchFiles(): string[] {
   const inBenchFolders = ["services", "shared"].flatMap((top) =>
@@ -34,11 +46,16 @@ function benchFiles(): string[] {
           .map((f) => join(root, top, d.name, "bench", f)),
       ),
   );
-  const tools = readdirSync(join(root, "tools")).filter((f) => f.endsWith("-bench.ts")).map((f) => join(root, "tools", f));
+  const tools = readdirSync(join(root, "tools"))
+    .filter((f) => f.endsWith("-bench.ts"))
+    .map((f) => join(root, "tools", f));
   return [...inBenchFolders, ...tools];
 }
 
-const load = () => loadavg().map((l) => l.toFixed(1)).join(" ");
+const load = () =>
+  loadavg()
+    .map((l) => l.toFixed(1))
+    .join(" ");
 const cell = (text: string) => text.replace(/\|/g, "\\|");
 
 function formatNumber(value: number): string {
@@ -50,13 +67,17 @@ function formatNumber(value: number): string {
 
 /** value / baseline; "–" without a baseline. */
 function ratioOf(row: RecordedBenchRow): string {
-  if (row.baseline === undefined || row.baseline === 0 || !Number.isFinite(row.baseline)) return "–";
+  if (row.baseline === undefined || row.baseline === 0 || !Number.isFinite(row.baseline))
+    return "–";
   return `${(row.value / row.baseline).toFixed(2)}×`;
 }
 
 /** One markdown table: benchmark, scenario, metric, value, baseline, ratio, target, met. */
 function benchTable(rows: RecordedBenchRow[]): string {
-  const lines = ["| benchmark | scenario | metric | value | baseline | ratio | target | met |", "|---|---|---|---:|---:|---:|---|---|"];
+  const lines = [
+    "| benchmark | scenario | metric | value | baseline | ratio | target | met |",
+    "|---|---|---|---:|---:|---:|---|---|",
+  ];
   for (const row of rows) {
     const unit = row.unit ? ` ${row.unit}` : "";
     lines.push(
@@ -76,17 +97,25 @@ function rewriteReadme(rows: RecordedBenchRow[], header: string): void {
   const start = text.indexOf(MARKERS.start);
   const end = text.indexOf(MARKERS.end);
   if (start < 0 || end < start) {
-    console.error(`${relative(root, README)} has no ${MARKERS.start} … ${MARKERS.end} markers: the table was not written there.`);
+    console.error(
+      `${relative(root, README)} has no ${MARKERS.start} … ${MARKERS.end} markers: the table was not written there.`,
+    );
     process.exitCode = 1;
     return;
   }
-  writeFileSync(README, `${text.slice(0, start)}${readmeSection(rows, header)}${text.slice(end + MARKERS.end.length)}`);
+  writeFileSync(
+    README,
+    `${text.slice(0, start)}${readmeSection(rows, header)}${text.slice(end + MARKERS.end.length)}`,
+  );
   console.log(`rewrote the benchmark table in ${relative(root, README)} (${rows.length} rows)`);
 }
 
 if (values["readme-only"]) {
   const rows = readBenchRows(join(RESULTS, "latest.jsonl"));
-  const header = readFileSync(join(RESULTS, "latest.md"), "utf8").split("\n").find((l) => l.startsWith("Measured ")) ?? "";
+  const header =
+    readFileSync(join(RESULTS, "latest.md"), "utf8")
+      .split("\n")
+      .find((l) => l.startsWith("Measured ")) ?? "";
   rewriteReadme(rows, header);
   process.exit(process.exitCode ?? 0);
 }
@@ -119,7 +148,18 @@ for (const file of files) {
   allRows.push(...rows);
   const failed = run.status !== 0;
   if (failed) failures += 1;
-  raw.push(`## ${name}`, "", "```", (run.stdout ?? "").trim(), "```", failed ? `(exited ${run.status ?? run.signal}${run.error ? `: ${run.error.message}` : ""})` : "", `${rows.length} rows recorded; load average after: ${load()}`, "");
+  raw.push(
+    `## ${name}`,
+    "",
+    "```",
+    (run.stdout ?? "").trim(),
+    "```",
+    failed
+      ? `(exited ${run.status ?? run.signal}${run.error ? `: ${run.error.message}` : ""})`
+      : "",
+    `${rows.length} rows recorded; load average after: ${load()}`,
+    "",
+  );
 }
 const steal = stealPercent(ticksAtStart, readCpuTicks());
 const header = [
@@ -142,8 +182,13 @@ const report = [
 // A subset (--only) does not replace the full run's files.
 const base = values.only ? `latest-${values.only.replace(/[^a-z0-9]+/gi, "-")}` : "latest";
 writeFileSync(join(RESULTS, `${base}.md`), report);
-writeFileSync(join(RESULTS, `${base}.jsonl`), allRows.map((r) => JSON.stringify(r)).join("\n") + (allRows.length ? "\n" : ""));
+writeFileSync(
+  join(RESULTS, `${base}.jsonl`),
+  allRows.map((r) => JSON.stringify(r)).join("\n") + (allRows.length ? "\n" : ""),
+);
 console.log(`\n${header}\n\n${benchTable(allRows)}\n`);
-console.log(`wrote bench/results/${base}.md and ${base}.jsonl (${files.length} benchmarks, ${failures} failed, ${allRows.length} rows)`);
+console.log(
+  `wrote bench/results/${base}.md and ${base}.jsonl (${files.length} benchmarks, ${failures} failed, ${allRows.length} rows)`,
+);
 if (values.readme) rewriteReadme(allRows, header);
 process.exit(failures > 0 ? 1 : (process.exitCode ?? 0));

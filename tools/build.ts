@@ -36,7 +36,9 @@ export interface BuildResult {
 const installedPackagesExternal: Plugin = {
   name: "installed-packages-external",
   setup(build) {
-    build.onResolve({ filter: /^[^./]/ }, (args) => (args.path.startsWith("@svc/") ? undefined : { path: args.path, external: true }));
+    build.onResolve({ filter: /^[^./]/ }, (args) =>
+      args.path.startsWith("@svc/") ? undefined : { path: args.path, external: true },
+    );
   },
 };
 
@@ -54,7 +56,13 @@ function sourceLocatedImportMeta(root: string): Plugin {
         const source = readFileSync(args.path, "utf8");
         if (!source.includes("import.meta.url")) return undefined;
         const fromBundle = posix.join("../..", relative(root, args.path).split("\\").join("/"));
-        return { contents: source.replaceAll("import.meta.url", `new URL(${JSON.stringify(fromBundle)}, import.meta.url).href`), loader: "ts" };
+        return {
+          contents: source.replaceAll(
+            "import.meta.url",
+            `new URL(${JSON.stringify(fromBundle)}, import.meta.url).href`,
+          ),
+          loader: "ts",
+        };
       });
     },
   };
@@ -75,19 +83,29 @@ function writeIfChanged(path: string, contents: Uint8Array): boolean {
 
 function listFiles(dir: string): string[] {
   try {
-    return readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name));
+    return readdirSync(dir, { recursive: true, withFileTypes: true })
+      .filter((e) => e.isFile())
+      .map((e) => join(e.parentPath, e.name));
   } catch {
     return [];
   }
 }
 
-export async function build(options: { root?: string; prune?: boolean } = {}): Promise<BuildResult> {
+export async function build(
+  options: { root?: string; prune?: boolean } = {},
+): Promise<BuildResult> {
   const root = options.root ?? REPO_ROOT;
   const started = performance.now();
   const outdir = join(root, DIST_DIR);
-  const entryPoints = ENTRY_POINTS.map((entry) => ({ in: join(root, entry), out: bundlePath(entry).slice(DIST_DIR.length + 1).replace(/\.js$/, "") }));
+  const entryPoints = ENTRY_POINTS.map((entry) => ({
+    in: join(root, entry),
+    out: bundlePath(entry)
+      .slice(DIST_DIR.length + 1)
+      .replace(/\.js$/, ""),
+  }));
   const outs = new Set(entryPoints.map((e) => e.out));
-  if (outs.size !== entryPoints.length) throw new Error("two entry points map to the same bundle (tools/bundles.ts)");
+  if (outs.size !== entryPoints.length)
+    throw new Error("two entry points map to the same bundle (tools/bundles.ts)");
   const result = await esbuild({
     absWorkingDir: root,
     entryPoints,
@@ -113,8 +131,11 @@ export async function build(options: { root?: string; prune?: boolean } = {}): P
     void stopEsbuild();
   });
   for (const [output, meta] of Object.entries(result.metafile.outputs)) {
-    const stray = meta.imports.filter((i) => i.external && (i.path.startsWith("@svc/") || i.path.endsWith(".ts")));
-    if (stray.length > 0) throw new Error(`${output} still imports TypeScript: ${stray.map((i) => i.path).join(", ")}`);
+    const stray = meta.imports.filter(
+      (i) => i.external && (i.path.startsWith("@svc/") || i.path.endsWith(".ts")),
+    );
+    if (stray.length > 0)
+      throw new Error(`${output} still imports TypeScript: ${stray.map((i) => i.path).join(", ")}`);
   }
   const files: string[] = [];
   const written: string[] = [];
@@ -138,5 +159,7 @@ export async function build(options: { root?: string; prune?: boolean } = {}): P
 if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
   const result = await build({ prune: true });
   const bundles = result.files.filter((f) => f.endsWith(".js") && !f.includes("/chunks/")).length;
-  console.log(`built ${bundles} bundles and ${result.files.length - bundles} other files into ${DIST_DIR}/ in ${result.ms} ms (${result.written.length} changed, ${result.removed.length} stale removed)`);
+  console.log(
+    `built ${bundles} bundles and ${result.files.length - bundles} other files into ${DIST_DIR}/ in ${result.ms} ms (${result.written.length} changed, ${result.removed.length} stale removed)`,
+  );
 }

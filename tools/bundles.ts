@@ -50,7 +50,10 @@ export function bundlePath(entry: string): string {
  */
 export function bundleArgs(entry: string): string[] {
   const preload = posix.join(posix.dirname(entry), "instrument.ts");
-  return [...(ENTRY_POINTS.includes(preload) ? ["--import", `./${bundlePath(preload)}`] : []), bundlePath(entry)];
+  return [
+    ...(ENTRY_POINTS.includes(preload) ? ["--import", `./${bundlePath(preload)}`] : []),
+    bundlePath(entry),
+  ];
 }
 
 /**

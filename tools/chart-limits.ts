@@ -5,7 +5,15 @@ import { parse } from "yaml";
 import { benchEnv } from "@svc/testing";
 import { REPO_ROOT } from "./bundles.ts";
 
-const UNITS: Record<string, number> = { "": 1, Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, k: 1e3, M: 1e6, G: 1e9 };
+const UNITS: Record<string, number> = {
+  "": 1,
+  Ki: 2 ** 10,
+  Mi: 2 ** 20,
+  Gi: 2 ** 30,
+  k: 1e3,
+  M: 1e6,
+  G: 1e9,
+};
 
 /** A Kubernetes memory quantity ("384Mi", "1Gi", "500M") in bytes. */
 export function memoryQuantityBytes(quantity: string): number {
@@ -16,7 +24,9 @@ export function memoryQuantityBytes(quantity: string): number {
 
 /** The memory limit of a chart component (auth, practices, vacancies, identity, webhooks, dispatcher), in bytes. */
 export function chartMemoryLimitBytes(component: string): number {
-  const values = parse(readFileSync(`${REPO_ROOT}charts/integration-service/values.yaml`, "utf8")) as {
+  const values = parse(
+    readFileSync(`${REPO_ROOT}charts/integration-service/values.yaml`, "utf8"),
+  ) as {
     components: Record<string, { resources?: { limits?: { memory?: string } } } | undefined>;
   };
   const limit = values.components[component]?.resources?.limits?.memory;
@@ -29,5 +39,7 @@ export function chartMemoryLimitBytes(component: string): number {
  * processes (the service and its baseline alike): its chart memory limit, unless BENCH_MEMORY=host.
  */
 export function benchMemoryLimit(component: string): { memoryLimitBytes?: number } {
-  return benchEnv.BENCH_MEMORY === "host" ? {} : { memoryLimitBytes: chartMemoryLimitBytes(component) };
+  return benchEnv.BENCH_MEMORY === "host"
+    ? {}
+    : { memoryLimitBytes: chartMemoryLimitBytes(component) };
 }

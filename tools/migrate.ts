@@ -12,7 +12,13 @@ for (const schema of SCHEMAS) {
   const folder = fileURLToPath(new URL(`../services/${schema}/drizzle`, import.meta.url));
   // Every service has migrations: a missing folder is a broken image, not a schema to skip.
   if (!existsSync(folder)) throw new Error(`no migrations for schema ${schema} at ${folder}`);
-  const pool = createPgPool({ url, schema, applicationName: "migrate", max: 1, statementTimeoutMs: 300_000 });
+  const pool = createPgPool({
+    url,
+    schema,
+    applicationName: "migrate",
+    max: 1,
+    statementTimeoutMs: 300_000,
+  });
   try {
     await runMigrations(pool, { schema, migrationsFolder: folder });
     console.log(`migrated schema ${schema}`);

@@ -8,10 +8,21 @@ import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { SCOPES } from "@svc/auth";
 import { installationVersion } from "@svc/config";
-import { buildOpenApiDocument, OPENAPI_JSON_PATH, PLATFORM_OPERATIONS, serializeDocument, type OpenApiDocument, type OperationSpec } from "@svc/openapi";
+import {
+  buildOpenApiDocument,
+  OPENAPI_JSON_PATH,
+  PLATFORM_OPERATIONS,
+  serializeDocument,
+  type OpenApiDocument,
+  type OperationSpec,
+} from "@svc/openapi";
 import { AUTH_OPERATIONS, AUTH_TAGS, SCOPE_DESCRIPTIONS } from "../services/auth/src/operations.ts";
 import { IDENTITY_OPERATIONS, IDENTITY_TAGS } from "../services/identity/src/http/operations.ts";
-import { CRM_MIRROR_OPERATIONS, PRACTICE_OPERATIONS, PRACTICE_TAGS } from "../services/practices/src/operations.ts";
+import {
+  CRM_MIRROR_OPERATIONS,
+  PRACTICE_OPERATIONS,
+  PRACTICE_TAGS,
+} from "../services/practices/src/operations.ts";
 import { VACANCY_OPERATIONS, VACANCY_TAGS } from "../services/vacancies/src/operations.ts";
 import { WEBHOOK_OPERATIONS, WEBHOOK_TAGS } from "../services/webhooks/src/http/operations.ts";
 
@@ -59,4 +70,5 @@ function main(args: string[]): void {
   console.log(`wrote ${OPENAPI_JSON_PATH} (${generated.length} bytes)`);
 }
 
-if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) main(process.argv.slice(2));
+if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url))
+  main(process.argv.slice(2));

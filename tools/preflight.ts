@@ -22,7 +22,10 @@ export function dependencies(urls: { pg: string; mysql: string; nats: string }):
       check: async () => {
         const admin = new URL(urls.pg);
         admin.pathname = "/postgres";
-        const client = new pg.Client({ connectionString: admin.toString(), connectionTimeoutMillis: 3_000 });
+        const client = new pg.Client({
+          connectionString: admin.toString(),
+          connectionTimeoutMillis: 3_000,
+        });
         await client.connect();
         await client.end();
       },
@@ -61,7 +64,9 @@ export async function preflight(deps: Dependency[]): Promise<string[]> {
       await dep.check();
     } catch (err) {
       const reason = err instanceof Error ? err.message : String(err);
-      problems.push(`${dep.name} is not reachable at ${dep.address} (${reason}).\n    Start it with: ${dep.howToStart}`);
+      problems.push(
+        `${dep.name} is not reachable at ${dep.address} (${reason}).\n    Start it with: ${dep.howToStart}`,
+      );
     }
   }
   return problems;

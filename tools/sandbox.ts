@@ -6,7 +6,11 @@ import type { LocalStackConfig } from "./config.ts";
  * (shared/legacy; never over an existing non-sandbox database).
  */
 export async function prepareSandbox(config: LocalStackConfig): Promise<void> {
-  await ensureSandbox({ url: config.mysqlUrl, database: config.legacyDatabase, log: (line: string) => console.log(`sandbox: ${line}`) });
+  await ensureSandbox({
+    url: config.mysqlUrl,
+    database: config.legacyDatabase,
+    log: (line: string) => console.log(`sandbox: ${line}`),
+  });
 }
 
 /** Creates (once) a local demo client with every scope and returns how to use it. */
@@ -16,7 +20,11 @@ export async function prepareDemoClient(config: LocalStackConfig): Promise<strin
   const environment = config.childEnv.ENVIRONMENT === "production" ? "production" : "sandbox";
   let demo: Awaited<ReturnType<typeof ensureDemoClient>>;
   try {
-    demo = await ensureDemoClient({ databaseUrl: config.pgUrl, file: config.demoClientFile, environment });
+    demo = await ensureDemoClient({
+      databaseUrl: config.pgUrl,
+      file: config.demoClientFile,
+      environment,
+    });
   } catch (err) {
     // The stack is up; a missing demo client must not take it down.
     return `Demo client could not be prepared (${(err as Error).message}); create one with: npm run clients -- create --name demo --all-scopes`;

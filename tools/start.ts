@@ -22,9 +22,13 @@ try {
 }
 const stack = stackWithOffset(config.portOffset);
 
-const problems = await preflight(dependencies({ pg: config.pgUrl, mysql: config.mysqlUrl, nats: config.natsUrl }));
+const problems = await preflight(
+  dependencies({ pg: config.pgUrl, mysql: config.mysqlUrl, nats: config.natsUrl }),
+);
 if (problems.length > 0) {
-  console.error(`Cannot start: ${problems.length} dependenc${problems.length === 1 ? "y is" : "ies are"} not reachable.\n  - ${problems.join("\n  - ")}`);
+  console.error(
+    `Cannot start: ${problems.length} dependenc${problems.length === 1 ? "y is" : "ies are"} not reachable.\n  - ${problems.join("\n  - ")}`,
+  );
   process.exit(1);
 }
 await ensurePgDatabase(config.pgUrl);
@@ -36,7 +40,8 @@ const supervisor = new Supervisor({
   root,
   env: { ...config.childEnv, GATEWAY_UPSTREAMS: upstreamsOf(stack) },
   watch: values.watch,
-  onLine: (name, line) => process.stdout.write(config.rawLogs ? `${line}\n` : `${name.padEnd(20)} ${line}\n`),
+  onLine: (name, line) =>
+    process.stdout.write(config.rawLogs ? `${line}\n` : `${name.padEnd(20)} ${line}\n`),
   onGiveUp: (name) => {
     console.error(`${name} keeps crashing; stopping the stack.`);
     void stop(1);
@@ -54,10 +59,17 @@ process.on("SIGTERM", () => void stop(0));
 
 for (const proc of stack) supervisor.start(proc);
 for (const proc of stack) {
-  await waitForHealth(proc.internalPort === null ? `http://127.0.0.1:${proc.port}/health` : `http://127.0.0.1:${proc.internalPort}/livez`, 60_000);
+  await waitForHealth(
+    proc.internalPort === null
+      ? `http://127.0.0.1:${proc.port}/health`
+      : `http://127.0.0.1:${proc.internalPort}/livez`,
+    60_000,
+  );
 }
 const demo = await prepareDemoClient(config);
-console.log(`\nIntegration service is up: ${config.baseUrl}  (health: ${config.baseUrl}/v1/health)`);
+console.log(
+  `\nIntegration service is up: ${config.baseUrl}  (health: ${config.baseUrl}/v1/health)`,
+);
 if (demo) console.log(demo);
 console.log("Press Ctrl+C to stop.\n");
 

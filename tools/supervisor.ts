@@ -26,7 +26,11 @@ export class Supervisor {
   start(proc: StackProcess): void {
     const cwd = join(this.#options.root, proc.cwd);
     const watch = this.#options.watch;
-    const args = [...NODE_FLAGS, ...(watch ? ["--watch"] : []), ...entryArgs(proc.entry, { cwd, from: watch ? "source" : "bundle" })];
+    const args = [
+      ...NODE_FLAGS,
+      ...(watch ? ["--watch"] : []),
+      ...entryArgs(proc.entry, { cwd, from: watch ? "source" : "bundle" }),
+    ];
     const env: NodeJS.ProcessEnv = { ...RUNTIME_ENV, ...this.#options.env };
     if (proc.port !== null) env.PORT = String(proc.port);
     if (proc.internalPort !== null) env.INTERNAL_PORT = String(proc.internalPort);
@@ -47,7 +51,10 @@ export class Supervisor {
       const now = Date.now();
       const recent = [...(this.#crashes.get(proc.name) ?? []), now].filter((t) => now - t < 60_000);
       this.#crashes.set(proc.name, recent);
-      this.#options.onLine(proc.name, `exited (${signal ?? code}); ${recent.length >= 5 ? "giving up" : "restarting"}`);
+      this.#options.onLine(
+        proc.name,
+        `exited (${signal ?? code}); ${recent.length >= 5 ? "giving up" : "restarting"}`,
+      );
       if (recent.length >= 5) this.#options.onGiveUp(proc.name);
       else setTimeout(() => this.start(proc), 500 * recent.length);
     });

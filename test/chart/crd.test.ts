@@ -11,12 +11,22 @@ interface Crd extends K8sObject {
     group: string;
     names: { kind: string; plural: string };
     scope: string;
-    versions: { name: string; served: boolean; storage: boolean; subresources?: { status?: object }; schema: { openAPIV3Schema: SchemaNode } }[];
+    versions: {
+      name: string;
+      served: boolean;
+      storage: boolean;
+      subresources?: { status?: object };
+      schema: { openAPIV3Schema: SchemaNode };
+    }[];
   };
 }
 
-const crd = parseObjects(readFileSync(join(chartDir, "crds/webhooksubscriptions.integration.svc.io.yaml"), "utf8"))[0] as Crd;
-const example = parseObjects(readFileSync(join(repoRoot, "k8s/examples/webhooksubscription.yaml"), "utf8"))[0] as K8sObject;
+const crd = parseObjects(
+  readFileSync(join(chartDir, "crds/webhooksubscriptions.integration.svc.io.yaml"), "utf8"),
+)[0] as Crd;
+const example = parseObjects(
+  readFileSync(join(repoRoot, "k8s/examples/webhooksubscription.yaml"), "utf8"),
+)[0] as K8sObject;
 
 /** Problems of a custom resource against the CRD: apiVersion, kind, name and the version's schema. */
 function problems(cr: K8sObject): string[] {
@@ -44,8 +54,18 @@ describe("WebhookSubscription CRD", () => {
     expect(v?.name).toBe("v1alpha1");
     expect(v?.subresources?.status).toEqual({});
     const props = v?.schema.openAPIV3Schema.properties;
-    expect(Object.keys(props?.spec?.properties ?? {}).sort()).toEqual(["clientId", "enabled", "eventTypes", "secretName", "url"]);
-    expect(Object.keys(props?.status?.properties ?? {}).sort()).toEqual(["conditions", "observedGeneration", "subscriptionId"]);
+    expect(Object.keys(props?.spec?.properties ?? {}).sort()).toEqual([
+      "clientId",
+      "enabled",
+      "eventTypes",
+      "secretName",
+      "url",
+    ]);
+    expect(Object.keys(props?.status?.properties ?? {}).sort()).toEqual([
+      "conditions",
+      "observedGeneration",
+      "subscriptionId",
+    ]);
   });
 
   it("accepts the example custom resource", () => {
@@ -57,17 +77,42 @@ describe("WebhookSubscription CRD", () => {
     cr.status = {
       subscriptionId: "5b0c1c4e-8f3e-4a57-9a43-0c1f0c7d2a11",
       observedGeneration: 1,
-      conditions: [{ type: "Ready", status: "True", reason: "Reconciled", message: "", lastTransitionTime: "2026-11-22T10:00:00Z", observedGeneration: 1 }],
+      conditions: [
+        {
+          type: "Ready",
+          status: "True",
+          reason: "Reconciled",
+          message: "",
+          lastTransitionTime: "2026-11-22T10:00:00Z",
+          observedGeneration: 1,
+        },
+      ],
     };
     expect(problems(cr)).toEqual([]);
   });
 
   const rejected: [string, K8sObject, RegExp][] = [
-    ["a plain-http url", withSpec({ url: "http://hooks.example.com/x" }), /\/spec\/url: does not match/],
-    ["an unknown event type", withSpec({ eventTypes: ["vacancy.archived"] }), /\/spec\/eventTypes\/0/],
-    ["duplicate event types", withSpec({ eventTypes: ["vacancy.created", "vacancy.created"] }), /duplicate items/],
+    [
+      "a plain-http url",
+      withSpec({ url: "http://hooks.example.com/x" }),
+      /\/spec\/url: does not match/,
+    ],
+    [
+      "an unknown event type",
+      withSpec({ eventTypes: ["vacancy.archived"] }),
+      /\/spec\/eventTypes\/0/,
+    ],
+    [
+      "duplicate event types",
+      withSpec({ eventTypes: ["vacancy.created", "vacancy.created"] }),
+      /duplicate items/,
+    ],
     ["no event types", withSpec({ eventTypes: [] }), /fewer than 1/],
-    ["a missing secretName", withSpec({ secretName: undefined }), /missing required field secretName/],
+    [
+      "a missing secretName",
+      withSpec({ secretName: undefined }),
+      /missing required field secretName/,
+    ],
     ["an unknown field", withSpec({ retries: 3 }), /\/spec\/retries: unknown field/],
     ["a string for enabled", withSpec({ enabled: "yes" }), /\/spec\/enabled: expected boolean/],
   ];
@@ -79,7 +124,17 @@ describe("WebhookSubscription CRD", () => {
 
   it("rejects a condition with a status outside True/False/Unknown", () => {
     const cr = structuredClone(example) as K8sObject;
-    cr.status = { conditions: [{ type: "Ready", status: "Yes", reason: "R", message: "", lastTransitionTime: "2026-11-22T10:00:00Z" }] };
+    cr.status = {
+      conditions: [
+        {
+          type: "Ready",
+          status: "Yes",
+          reason: "R",
+          message: "",
+          lastTransitionTime: "2026-11-22T10:00:00Z",
+        },
+      ],
+    };
     expect(problems(cr).join("\n")).toMatch(/conditions\/0\/status/);
   });
 });

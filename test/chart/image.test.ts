@@ -9,7 +9,9 @@ import { repoRoot } from "./support/helm.ts";
 /** The lines of one Dockerfile stage. */
 function stage(name: string): string[] {
   const dockerfile = readFileSync(join(repoRoot, "Dockerfile"), "utf8");
-  const found = dockerfile.split(/^FROM /m).find((s) => new RegExp(`^\\S+ AS ${name}$`).test(s.split("\n")[0]!));
+  const found = dockerfile
+    .split(/^FROM /m)
+    .find((s) => new RegExp(`^\\S+ AS ${name}$`).test(s.split("\n")[0]!));
   if (!found) throw new Error(`the Dockerfile has no ${name} stage`);
   return found.split("\n");
 }
@@ -29,16 +31,23 @@ function runtimeStageEnv(): Map<string, string> {
 describe("runtime image", () => {
   it("sets the allocator settings every local and benchmarked process runs with", () => {
     const env = runtimeStageEnv();
-    for (const [name, value] of Object.entries(RUNTIME_ENV)) expect(env.get(name), name).toBe(value);
+    for (const [name, value] of Object.entries(RUNTIME_ENV))
+      expect(env.get(name), name).toBe(value);
     expect(env.get("NODE_ENV")).toBe("production");
   });
 
   it("holds the installed packages, the bundles and the files they read (RUNTIME_FILES), and no sources", () => {
-    const copies = stage("runtime").filter((l) => l.startsWith("COPY ")).map((l) => l.split(/\s+/));
-    const destinations = copies.filter((c) => !c.includes("--from=prod-deps")).map((c) => c.at(-1)!.replace(/^\.\//, ""));
+    const copies = stage("runtime")
+      .filter((l) => l.startsWith("COPY "))
+      .map((l) => l.split(/\s+/));
+    const destinations = copies
+      .filter((c) => !c.includes("--from=prod-deps"))
+      .map((c) => c.at(-1)!.replace(/^\.\//, ""));
     expect(destinations.sort()).toEqual([...RUNTIME_FILES].sort());
     expect(copies.find((c) => c.includes("--from=build"))?.at(-2)).toBe(`/src/${DIST_DIR}/`);
-    const dev = stage("dev").filter((l) => l.startsWith("COPY ")).map((l) => l.split(/\s+/).at(-1));
+    const dev = stage("dev")
+      .filter((l) => l.startsWith("COPY "))
+      .map((l) => l.split(/\s+/).at(-1));
     expect(dev.sort()).toEqual(["./services/", "./shared/", "./tools/"]);
   });
 });

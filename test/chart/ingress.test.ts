@@ -11,10 +11,21 @@ interface Route {
 interface IngressSpec {
   ingressClassName?: string;
   tls?: { hosts: string[]; secretName: string }[];
-  rules: { host: string; http: { paths: { path: string; pathType: string; backend: { service: { name: string; port: { name: string } } } }[] } }[];
+  rules: {
+    host: string;
+    http: {
+      paths: {
+        path: string;
+        pathType: string;
+        backend: { service: { name: string; port: { name: string } } };
+      }[];
+    };
+  }[];
 }
 
-const routes = (JSON.parse(readFileSync(join(chartDir, "routes.json"), "utf8")) as { routes: Route[] }).routes;
+const routes = (
+  JSON.parse(readFileSync(join(chartDir, "routes.json"), "utf8")) as { routes: Route[] }
+).routes;
 
 function ingressOf(objects: K8sObject[]): IngressSpec {
   const [ingress] = byKind(objects, "Ingress");
@@ -26,7 +37,9 @@ describe("Ingress", () => {
   it("routes exactly the prefixes of routes.json to their services' http ports", async () => {
     const spec = ingressOf(await render());
     const paths = spec.rules.flatMap((r) => r.http.paths);
-    expect(paths.map((p) => ({ prefix: p.path, service: p.backend.service.name.replace(/^isvc-/, "") }))).toEqual(routes);
+    expect(
+      paths.map((p) => ({ prefix: p.path, service: p.backend.service.name.replace(/^isvc-/, "") })),
+    ).toEqual(routes);
     for (const p of paths) {
       expect(p.pathType).toBe("Prefix");
       expect(p.backend.service.port.name).toBe("http");
@@ -37,10 +50,13 @@ describe("Ingress", () => {
     const objects = await render();
     const httpServices = new Set(
       byKind(objects, "Service")
-        .filter((s) => (s.spec as { ports: { name: string }[] }).ports.some((p) => p.name === "http"))
+        .filter((s) =>
+          (s.spec as { ports: { name: string }[] }).ports.some((p) => p.name === "http"),
+        )
         .map((s) => s.metadata.name),
     );
-    for (const p of ingressOf(objects).rules.flatMap((r) => r.http.paths)) expect(httpServices).toContain(p.backend.service.name);
+    for (const p of ingressOf(objects).rules.flatMap((r) => r.http.paths))
+      expect(httpServices).toContain(p.backend.service.name);
   });
 
   it("serves the host of publicBaseUrl without TLS by default", async () => {
@@ -51,14 +67,18 @@ describe("Ingress", () => {
   });
 
   it("takes the host without the port of publicBaseUrl", async () => {
-    const spec = ingressOf(await render([], ["--set", "publicBaseUrl=https://api.example.com:8443"]));
+    const spec = ingressOf(
+      await render([], ["--set", "publicBaseUrl=https://api.example.com:8443"]),
+    );
     expect(spec.rules.map((r) => r.host)).toEqual(["api.example.com"]);
   });
 
   it("adds TLS for that host and the class name when configured", async () => {
     const spec = ingressOf(await render(valueSets["ingress-tls"]));
     expect(spec.ingressClassName).toBe("nginx");
-    expect(spec.tls).toEqual([{ hosts: ["api.integration.example.com"], secretName: "integration-tls" }]);
+    expect(spec.tls).toEqual([
+      { hosts: ["api.integration.example.com"], secretName: "integration-tls" },
+    ]);
     expect(spec.rules.map((r) => r.host)).toEqual(["api.integration.example.com"]);
   });
 });

@@ -14,7 +14,10 @@ import { unknownFields, unknownFieldsStrict, validateModel } from "./support/k8s
  * (the Prometheus Operator's ServiceMonitor, as far as the chart uses it).
  */
 const foreignKinds: Record<string, { apiVersion: string; specFields: string[] }> = {
-  ServiceMonitor: { apiVersion: "monitoring.coreos.com/v1", specFields: ["selector", "jobLabel", "endpoints", "namespaceSelector"] },
+  ServiceMonitor: {
+    apiVersion: "monitoring.coreos.com/v1",
+    specFields: ["selector", "jobLabel", "endpoints", "namespaceSelector"],
+  },
 };
 /** Our own custom resources: validated against the CRD in crd.test.ts. */
 const ownGroups = ["integration.svc.io/"];
@@ -22,8 +25,13 @@ const ownGroups = ["integration.svc.io/"];
 async function problems(obj: K8sObject): Promise<string[]> {
   const foreign = foreignKinds[obj.kind];
   if (foreign) {
-    const extra = Object.keys((obj.spec as object | undefined) ?? {}).filter((k) => !foreign.specFields.includes(k));
-    return [...(obj.apiVersion === foreign.apiVersion ? [] : [`apiVersion ${obj.apiVersion}`]), ...extra.map((k) => `unknown spec field ${k}`)];
+    const extra = Object.keys((obj.spec as object | undefined) ?? {}).filter(
+      (k) => !foreign.specFields.includes(k),
+    );
+    return [
+      ...(obj.apiVersion === foreign.apiVersion ? [] : [`apiVersion ${obj.apiVersion}`]),
+      ...extra.map((k) => `unknown spec field ${k}`),
+    ];
   }
   try {
     await validateModel(obj);
@@ -65,8 +73,13 @@ describe("k8s/ manifests", () => {
 
 describe("k8s/dev kustomization", () => {
   it("builds offline with kubectl kustomize and lists every manifest", async () => {
-    const { stdout } = await promisify(execFile)(k8sTools().kubectl, ["kustomize", join(repoRoot, "k8s/dev")]);
-    const names = parseObjects(stdout).map((o) => `${o.kind}/${o.metadata.name}`).sort();
+    const { stdout } = await promisify(execFile)(k8sTools().kubectl, [
+      "kustomize",
+      join(repoRoot, "k8s/dev"),
+    ]);
+    const names = parseObjects(stdout)
+      .map((o) => `${o.kind}/${o.metadata.name}`)
+      .sort();
     const dir = join(repoRoot, "k8s/dev");
     const direct = readdirSync(dir)
       .filter((f) => f.endsWith(".yaml") && f !== "kustomization.yaml")
@@ -80,7 +93,9 @@ describe("k8s/dev kustomization", () => {
 describe("the unknown-field check", () => {
   it("reports a misspelt field deep in a pod template", async () => {
     const [deployment] = (await render()).filter((o) => o.kind === "Deployment");
-    const copy = structuredClone(deployment) as K8sObject & { spec: { template: { spec: { containers: Record<string, unknown>[] } } } };
+    const copy = structuredClone(deployment) as K8sObject & {
+      spec: { template: { spec: { containers: Record<string, unknown>[] } } };
+    };
     const container = copy.spec.template.spec.containers[0] as Record<string, unknown>;
     container.securityContex = { runAsNonRoot: true };
     expect(await unknownFields(copy)).toEqual(["/spec/template/spec/containers/0/securityContex"]);
@@ -97,10 +112,21 @@ describe("the unknown-field check", () => {
 describe("the CRD schema-key check", () => {
   it("reports a misspelt keyword inside openAPIV3Schema", async () => {
     const crd = (await render()).find((o) => o.kind === "CustomResourceDefinition") as K8sObject;
-    const copy = structuredClone(crd) as K8sObject & { spec: { versions: { schema: { openAPIV3Schema: { properties: { spec: Record<string, unknown> } } } }[] } };
-    const spec = copy.spec.versions[0]?.schema.openAPIV3Schema.properties.spec as Record<string, unknown>;
+    const copy = structuredClone(crd) as K8sObject & {
+      spec: {
+        versions: {
+          schema: { openAPIV3Schema: { properties: { spec: Record<string, unknown> } } };
+        }[];
+      };
+    };
+    const spec = copy.spec.versions[0]?.schema.openAPIV3Schema.properties.spec as Record<
+      string,
+      unknown
+    >;
     spec.requird = ["url"];
-    expect(await unknownFieldsStrict(copy)).toEqual(["/spec/versions/0/schema/openAPIV3Schema/properties/spec/requird"]);
+    expect(await unknownFieldsStrict(copy)).toEqual([
+      "/spec/versions/0/schema/openAPIV3Schema/properties/spec/requird",
+    ]);
   });
 });
 

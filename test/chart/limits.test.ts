@@ -17,9 +17,13 @@ describe("chart memory limits for the benchmarks", () => {
   });
 
   it("gives every component the limit values.yaml sets for it", () => {
-    const values = parse(readFileSync(join(repoRoot, "charts/integration-service/values.yaml"), "utf8")) as { components: Record<string, { resources: { limits: { memory: string } } }> };
+    const values = parse(
+      readFileSync(join(repoRoot, "charts/integration-service/values.yaml"), "utf8"),
+    ) as { components: Record<string, { resources: { limits: { memory: string } } }> };
     for (const name of ["auth", "practices", "vacancies", "identity", "webhooks", "dispatcher"]) {
-      expect(chartMemoryLimitBytes(name), name).toBe(memoryQuantityBytes(values.components[name]!.resources.limits.memory));
+      expect(chartMemoryLimitBytes(name), name).toBe(
+        memoryQuantityBytes(values.components[name]!.resources.limits.memory),
+      );
     }
     expect(() => chartMemoryLimitBytes("nonexistent")).toThrow(/no memory limit/);
   });

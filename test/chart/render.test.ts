@@ -2,7 +2,15 @@
 // against the default output.
 import { bundlePath, ENTRY_POINTS } from "../../tools/bundles.ts";
 import { describe, expect, it } from "vitest";
-import { byKind, chartDir, helm, kubeVersion, render, valueArgs, valueSets } from "./support/helm.ts";
+import {
+  byKind,
+  chartDir,
+  helm,
+  kubeVersion,
+  render,
+  valueArgs,
+  valueSets,
+} from "./support/helm.ts";
 import { component, deployments } from "./support/workloads.ts";
 
 const componentNames = ["auth", "dispatcher", "identity", "practices", "vacancies", "webhooks"];
@@ -10,7 +18,14 @@ const componentNames = ["auth", "dispatcher", "identity", "practices", "vacancie
 describe("helm lint --strict", () => {
   for (const [name, files] of Object.entries(valueSets)) {
     it(`passes for the ${name} values`, async () => {
-      const result = await helm(["lint", chartDir, "--strict", "--kube-version", kubeVersion, ...valueArgs(files)]);
+      const result = await helm([
+        "lint",
+        chartDir,
+        "--strict",
+        "--kube-version",
+        kubeVersion,
+        ...valueArgs(files),
+      ]);
       expect(result.stderr + result.stdout).toContain("0 chart(s) failed");
       expect(result.code).toBe(0);
     });
@@ -19,7 +34,15 @@ describe("helm lint --strict", () => {
 
 describe("helm install --dry-run=client", () => {
   it("renders the NOTES with the names an operator needs", async () => {
-    const result = await helm(["install", "isvc", chartDir, "--dry-run=client", "--namespace", "integration", ...valueArgs(valueSets.sandbox)]);
+    const result = await helm([
+      "install",
+      "isvc",
+      chartDir,
+      "--dry-run=client",
+      "--namespace",
+      "integration",
+      ...valueArgs(valueSets.sandbox),
+    ]);
     expect(result.stderr).toBe("");
     const notes = result.stdout.slice(result.stdout.indexOf("NOTES:"));
     expect(notes).toContain("helm test isvc -n integration");
@@ -32,19 +55,30 @@ describe("helm template", () => {
   it("renders one Deployment, Service, ServiceAccount, PDB and NetworkPolicy per component by default", async () => {
     const objects = await render();
     for (const kind of ["Deployment", "Service", "ServiceAccount", "PodDisruptionBudget"]) {
-      expect(byKind(objects, kind).map((o) => o.metadata.name).sort()).toEqual(componentNames.map((c) => `isvc-${c}`));
+      expect(
+        byKind(objects, kind)
+          .map((o) => o.metadata.name)
+          .sort(),
+      ).toEqual(componentNames.map((c) => `isvc-${c}`));
     }
-    expect(byKind(objects, "NetworkPolicy").map((o) => o.metadata.name).sort()).toEqual([...componentNames, "jobs"].map((c) => `isvc-${c}`).sort());
+    expect(
+      byKind(objects, "NetworkPolicy")
+        .map((o) => o.metadata.name)
+        .sort(),
+    ).toEqual([...componentNames, "jobs"].map((c) => `isvc-${c}`).sort());
     expect(byKind(objects, "HorizontalPodAutoscaler")).toEqual([]);
     expect(byKind(objects, "Job").map((o) => o.metadata.name)).toEqual(["isvc-migrations"]);
-    expect(byKind(objects, "CustomResourceDefinition").map((o) => o.metadata.name)).toEqual(["webhooksubscriptions.integration.svc.io"]);
+    expect(byKind(objects, "CustomResourceDefinition").map((o) => o.metadata.name)).toEqual([
+      "webhooksubscriptions.integration.svc.io",
+    ]);
     expect(byKind(objects, "Secret")).toEqual([]);
   });
 
   it("runs migrations as a pre-install/pre-upgrade hook with the bundle of tools/migrate.ts", async () => {
     const [job] = byKind(await render(), "Job");
     expect(job?.metadata.annotations?.["helm.sh/hook"]).toBe("pre-install,pre-upgrade");
-    const spec = (job?.spec as { template: { spec: { containers: { command: string[] }[] } } }).template.spec;
+    const spec = (job?.spec as { template: { spec: { containers: { command: string[] }[] } } })
+      .template.spec;
     expect(spec.containers[0]?.command).toEqual(["node", bundlePath("tools/migrate.ts")]);
     expect(ENTRY_POINTS).toContain("tools/migrate.ts");
   });
@@ -64,10 +98,17 @@ describe("helm template", () => {
     expect(jobs.map(component).sort()).toEqual(["migrations", "sandbox-seed"]);
     const seed = jobs.find((j) => component(j) === "sandbox-seed");
     expect(seed?.metadata.annotations?.["helm.sh/hook-weight"]).toBe("5");
-    const spec = (seed?.spec as { template: { spec: { containers: { command: string[] }[] } } }).template.spec;
-    expect(spec.containers[0]?.command).toEqual(["node", bundlePath("shared/legacy/src/cli/seed.ts"), "--if-empty"]);
+    const spec = (seed?.spec as { template: { spec: { containers: { command: string[] }[] } } })
+      .template.spec;
+    expect(spec.containers[0]?.command).toEqual([
+      "node",
+      bundlePath("shared/legacy/src/cli/seed.ts"),
+      "--if-empty",
+    ]);
     expect(ENTRY_POINTS).toContain("shared/legacy/src/cli/seed.ts");
-    const secrets = byKind(objects, "Secret").map((s) => s.metadata.name).sort();
+    const secrets = byKind(objects, "Secret")
+      .map((s) => s.metadata.name)
+      .sort();
     expect(secrets).toEqual(["isvc-secrets", "isvc-signing-keys"]);
     const chartSecret = byKind(objects, "Secret").find((s) => s.metadata.name === "isvc-secrets");
     expect(chartSecret?.metadata.annotations?.["helm.sh/hook-weight"]).toBe("-10");
@@ -76,10 +117,15 @@ describe("helm template", () => {
 
   it("hpa: adds an HPA per enabled component and leaves replicas to it", async () => {
     const objects = await render(valueSets.hpa);
-    expect(byKind(objects, "HorizontalPodAutoscaler").map(component).sort()).toEqual(["dispatcher", "practices", "vacancies"]);
+    expect(byKind(objects, "HorizontalPodAutoscaler").map(component).sort()).toEqual([
+      "dispatcher",
+      "practices",
+      "vacancies",
+    ]);
     for (const d of byKind(objects, "Deployment")) {
       const replicas = (d.spec as { replicas?: number }).replicas;
-      if (["dispatcher", "practices", "vacancies"].includes(component(d) ?? "")) expect(replicas).toBeUndefined();
+      if (["dispatcher", "practices", "vacancies"].includes(component(d) ?? ""))
+        expect(replicas).toBeUndefined();
       else expect(replicas).toBe(component(d) === "auth" ? 3 : 2);
     }
   });
@@ -89,9 +135,14 @@ describe("helm template", () => {
     const jobs = byKind(objects, "Job");
     expect(jobs.map(component)).toEqual(["sandbox-seed"]);
     expect(jobs[0]?.metadata.annotations?.["helm.sh/hook"]).toBeUndefined();
-    expect((jobs[0]?.spec as { template: { spec: { containers: { command: string[] }[] } } }).template.spec.containers[0]?.command).toEqual(["node", "shared/legacy/src/cli/seed.ts", "--if-empty"]);
+    expect(
+      (jobs[0]?.spec as { template: { spec: { containers: { command: string[] }[] } } }).template
+        .spec.containers[0]?.command,
+    ).toEqual(["node", "shared/legacy/src/cli/seed.ts", "--if-empty"]);
     for (const spec of deployments(objects).values()) {
-      expect(spec.containers[0]?.env?.find((e) => e.name === "MIGRATE_ON_START")?.value).toBe("true");
+      expect(spec.containers[0]?.env?.find((e) => e.name === "MIGRATE_ON_START")?.value).toBe(
+        "true",
+      );
     }
   });
 });

@@ -5,7 +5,15 @@ import { describe, expect, it } from "vitest";
 import { chartDir, helm, kubeVersion, render, valueArgs } from "./support/helm.ts";
 
 async function templateError(files: string[], extra: string[] = []): Promise<string> {
-  const result = await helm(["template", "isvc", chartDir, "--kube-version", kubeVersion, ...valueArgs(files), ...extra]);
+  const result = await helm([
+    "template",
+    "isvc",
+    chartDir,
+    "--kube-version",
+    kubeVersion,
+    ...valueArgs(files),
+    ...extra,
+  ]);
   expect(result.code, "helm template should have failed").not.toBe(0);
   return result.stderr;
 }
@@ -25,11 +33,15 @@ describe("values.schema.json", () => {
   });
 
   it("rejects a component's resources without a memory limit", async () => {
-    expect(await templateError([], ["--set", "components.auth.resources.limits=null"])).toMatch(/limits/);
+    expect(await templateError([], ["--set", "components.auth.resources.limits=null"])).toMatch(
+      /limits/,
+    );
   });
 
   it("rejects a NATS server entry that holds a comma-joined list", async () => {
-    expect(await templateError([], ["--set-json", 'nats.servers=["nats://a:4222,nats://b:4222"]'])).toMatch(/servers/);
+    expect(
+      await templateError([], ["--set-json", 'nats.servers=["nats://a:4222,nats://b:4222"]']),
+    ).toMatch(/servers/);
   });
 
   it("fails the render when a dependency has no network policy destination", async () => {
@@ -38,7 +50,9 @@ describe("values.schema.json", () => {
   });
 
   it("fails the render when a secret has neither an inline value nor an existing Secret", async () => {
-    expect(await templateError([], ["--set", "postgresql.existingSecret="])).toContain("set an inline value or existingSecret");
+    expect(await templateError([], ["--set", "postgresql.existingSecret="])).toContain(
+      "set an inline value or existingSecret",
+    );
   });
 
   it("accepts the value sets CI keeps", async () => {

@@ -19,7 +19,10 @@ let base: string;
 
 beforeAll(async () => {
   server = createServer((_req, res) => {
-    res.writeHead(reply.status, { "content-type": "application/json; charset=utf-8", ...reply.headers });
+    res.writeHead(reply.status, {
+      "content-type": "application/json; charset=utf-8",
+      ...reply.headers,
+    });
     res.end(typeof reply.body === "string" ? reply.body : JSON.stringify(reply.body));
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -40,66 +43,137 @@ async function violationsOf(path: string, answer: Reply, init: RequestInit = {})
 
 describe("contract validation of responses", () => {
   it("accepts a response that matches the document", async () => {
-    const body = { success: true, data: { api_version: "v1", build: "0.1.0", php: process.version, environment: "sandbox" }, meta };
+    const body = {
+      success: true,
+      data: { api_version: "v1", build: "0.1.0", php: process.version, environment: "sandbox" },
+      meta,
+    };
     expect(await violationsOf("/v1/version", { status: 200, headers: withId, body })).toBe("");
   });
 
   it("reports a body of the wrong shape at a documented path, naming path, status and the field", async () => {
-    const found = await violationsOf(`/v1/vacancies/${randomUUID()}`, { status: 200, headers: withId, body: { success: true, data: { uuid: 42 }, meta } });
+    const found = await violationsOf(`/v1/vacancies/${randomUUID()}`, {
+      status: 200,
+      headers: withId,
+      body: { success: true, data: { uuid: 42 }, meta },
+    });
     expect(found).toContain(`GET /v1/vacancies/`);
     expect(found).toContain("→ 200");
     expect(found).toMatch(/\/data must have required property 'title'/);
   });
 
   it("reports a value of the wrong type or outside its enum", async () => {
-    const body = { success: true, data: { api_version: "v1", build: 42, php: process.version, environment: "staging" }, meta };
+    const body = {
+      success: true,
+      data: { api_version: "v1", build: 42, php: process.version, environment: "staging" },
+      meta,
+    };
     const found = await violationsOf("/version", { status: 200, headers: withId, body });
     expect(found).toMatch(/\/data\/build must be string/);
     expect(found).toMatch(/\/data\/environment must be equal to one of the allowed values/);
   });
 
   it("reports a status the operation does not document", async () => {
-    const found = await violationsOf("/v1/practices", { status: 418, headers: withId, body: { success: false, error: { code: "NOT_FOUND", message: "x" }, meta } });
+    const found = await violationsOf("/v1/practices", {
+      status: 418,
+      headers: withId,
+      body: { success: false, error: { code: "NOT_FOUND", message: "x" }, meta },
+    });
     expect(found).toContain("status 418 is not documented for GET /v1/practices");
   });
 
   it("reports an error code the status does not document", async () => {
-    const found = await violationsOf("/v1/candidates", { status: 401, headers: { ...withId, "www-authenticate": 'Bearer realm="x"' }, body: { success: false, error: { code: "NOT_FOUND", message: "x" }, meta } });
+    const found = await violationsOf("/v1/candidates", {
+      status: 401,
+      headers: { ...withId, "www-authenticate": 'Bearer realm="x"' },
+      body: { success: false, error: { code: "NOT_FOUND", message: "x" }, meta },
+    });
     expect(found).toMatch(/\/error\/code must be equal to one of the allowed values/);
   });
 
   it("reports a missing required header", async () => {
-    const found = await violationsOf("/v1/candidates", { status: 401, headers: withId, body: { success: false, error: { code: "UNAUTHENTICATED", message: "x" }, meta } });
+    const found = await violationsOf("/v1/candidates", {
+      status: 401,
+      headers: withId,
+      body: { success: false, error: { code: "UNAUTHENTICATED", message: "x" }, meta },
+    });
     expect(found).toContain("the required header WWW-Authenticate is missing");
   });
 
   it("reports an undocumented media type and a body that is not JSON", async () => {
-    expect(await violationsOf("/health", { status: 200, headers: { ...withId, "content-type": "text/plain" }, body: "ok" })).toContain("Content-Type text/plain is not documented");
-    expect(await violationsOf("/health", { status: 200, headers: withId, body: "{" })).toContain("the body is not JSON");
+    expect(
+      await violationsOf("/health", {
+        status: 200,
+        headers: { ...withId, "content-type": "text/plain" },
+        body: "ok",
+      }),
+    ).toContain("Content-Type text/plain is not documented");
+    expect(await violationsOf("/health", { status: 200, headers: withId, body: "{" })).toContain(
+      "the body is not JSON",
+    );
   });
 
   it("checks an error from an undocumented /v1 path against the error envelope, and leaves other answers alone", async () => {
-    expect(await violationsOf("/v1/no-such-thing", { status: 404, headers: withId, body: { error: "nope" } })).toMatch(/must have required property 'success'/);
-    expect(await violationsOf("/v1/no-such-thing", { status: 200, body: { anything: true } })).toBe("");
+    expect(
+      await violationsOf("/v1/no-such-thing", {
+        status: 404,
+        headers: withId,
+        body: { error: "nope" },
+      }),
+    ).toMatch(/must have required property 'success'/);
+    expect(await violationsOf("/v1/no-such-thing", { status: 200, body: { anything: true } })).toBe(
+      "",
+    );
     expect(await violationsOf("/elsewhere", { status: 500, body: "whatever" })).toBe("");
   });
 
   it("checks a wrong method on a documented path against the error envelope (the OAuth body at /oauth/token)", async () => {
-    expect(await violationsOf("/v1/vacancies", { status: 405, headers: withId, body: { success: false, error: { code: "METHOD_NOT_ALLOWED", message: "x" }, meta } }, { method: "DELETE" })).toBe("");
-    expect(await violationsOf("/oauth/token", { status: 405, body: { success: false } }, { method: "GET" })).toMatch(/must have required property 'error'/);
+    expect(
+      await violationsOf(
+        "/v1/vacancies",
+        {
+          status: 405,
+          headers: withId,
+          body: { success: false, error: { code: "METHOD_NOT_ALLOWED", message: "x" }, meta },
+        },
+        { method: "DELETE" },
+      ),
+    ).toBe("");
+    expect(
+      await violationsOf(
+        "/oauth/token",
+        { status: 405, body: { success: false } },
+        { method: "GET" },
+      ),
+    ).toMatch(/must have required property 'error'/);
   });
 });
 
 describe("validateWebhookPayload", () => {
   it("accepts the payload the producers build", () => {
-    const event = buildEvent({ type: "vacancy.updated", entityId: randomUUID(), publicBaseUrl: "https://api.example.test" });
+    const event = buildEvent({
+      type: "vacancy.updated",
+      entityId: randomUUID(),
+      publicBaseUrl: "https://api.example.test",
+    });
     expect(() => validateWebhookPayload("vacancy.updated", event)).not.toThrow();
   });
 
   it("rejects a payload whose entity type does not belong to its event, or with a field too many", () => {
-    const event = buildEvent({ type: "practice.created", entityId: "ACC/1", publicBaseUrl: "https://api.example.test" });
-    expect(() => validateWebhookPayload("practice.created", { ...event, entity: { type: "vacancy", id: "ACC/1" } })).toThrow(/\/entity\/type must be equal to constant/);
-    expect(() => validateWebhookPayload("practice.created", { ...event, extra: 1 })).toThrow(/must NOT have additional properties/);
+    const event = buildEvent({
+      type: "practice.created",
+      entityId: "ACC/1",
+      publicBaseUrl: "https://api.example.test",
+    });
+    expect(() =>
+      validateWebhookPayload("practice.created", {
+        ...event,
+        entity: { type: "vacancy", id: "ACC/1" },
+      }),
+    ).toThrow(/\/entity\/type must be equal to constant/);
+    expect(() => validateWebhookPayload("practice.created", { ...event, extra: 1 })).toThrow(
+      /must NOT have additional properties/,
+    );
     expect(() => validateWebhookPayload("no.such", event)).toThrow(/not an event type/);
   });
 });

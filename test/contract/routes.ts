@@ -22,7 +22,8 @@ export function registeredRoutes(router: Router | { router: Router }): string[] 
       if (layer.route) {
         const paths = Array.isArray(layer.route.path) ? layer.route.path : [layer.route.path];
         const methods = Object.keys(layer.route.methods).filter((m) => m !== "_all");
-        for (const path of paths) for (const method of methods) found.push(`${method.toUpperCase()} ${openApiPath(path)}`);
+        for (const path of paths)
+          for (const method of methods) found.push(`${method.toUpperCase()} ${openApiPath(path)}`);
       } else if (layer.handle?.stack) {
         walk(layer.handle.stack);
       }

@@ -20,15 +20,49 @@ import { startReceiver, type Receiver } from "../../services/webhooks/test/suppo
 import { createTestCa, type TestCa } from "../../services/webhooks/test/support/test-ca.ts";
 import { describeSamples, latency, ok, recovered, sleep, waitUntil } from "./support/checks.ts";
 import { faultSize } from "./support/fault-size.ts";
-import { launchStack, NATS_NAMESPACE, natsServerPid, ROOT, startBackends, type Backends, type FaultStack } from "./support/fault-stack.ts";
-import { readTargets, Recorder, startReadLoops, type ReadTarget, type Sample } from "./support/load.ts";
-import { startApplicationProducer, startLegacyChanges, type ApplicationProducer, type LegacyChanger, type VacancyRef } from "./support/producers.ts";
+import {
+  launchStack,
+  NATS_NAMESPACE,
+  natsServerPid,
+  ROOT,
+  startBackends,
+  type Backends,
+  type FaultStack,
+} from "./support/fault-stack.ts";
+import {
+  readTargets,
+  Recorder,
+  startReadLoops,
+  type ReadTarget,
+  type Sample,
+} from "./support/load.ts";
+import {
+  startApplicationProducer,
+  startLegacyChanges,
+  type ApplicationProducer,
+  type LegacyChanger,
+  type VacancyRef,
+} from "./support/producers.ts";
 import { deliveryReport, type DeliveryReport } from "./support/delivery-report.ts";
-import { HANG_MS, keyHeld, OK_BOUND_MS, SLACK_MS, STACK_ENV, UNAVAILABLE_CODES, whileDown, type Source } from "./support/expectations.ts";
+import {
+  HANG_MS,
+  keyHeld,
+  OK_BOUND_MS,
+  SLACK_MS,
+  STACK_ENV,
+  UNAVAILABLE_CODES,
+  whileDown,
+  type Source,
+} from "./support/expectations.ts";
 
 const size = faultSize();
 const TIME_ZONE = "Europe/Brussels";
-const SUBSCRIBED = ["candidate.created", "recruitment_case.created", "application.created", "vacancy.updated"];
+const SUBSCRIBED = [
+  "candidate.created",
+  "recruitment_case.created",
+  "application.created",
+  "vacancy.updated",
+];
 /** One in twenty events fails its first POST with 503, so retries are in flight when faults hit. */
 const flaky = (eventId: string) => createHash("sha256").update(eventId).digest()[0]! < 13;
 
@@ -56,17 +90,28 @@ let delivered: DeliveryReport | undefined;
 async function fetchToken({ clientId, clientSecret } = stack.demoClient): Promise<string> {
   const res = await fetch(`${stack.baseUrl}/oauth/token`, {
     method: "POST",
-    headers: { authorization: `Basic ${Buffer.from(`${clientId}:${clientSecret}`).toString("base64")}`, "content-type": "application/x-www-form-urlencoded" },
+    headers: {
+      authorization: `Basic ${Buffer.from(`${clientId}:${clientSecret}`).toString("base64")}`,
+      "content-type": "application/x-www-form-urlencoded",
+    },
     body: "grant_type=client_credentials",
   });
   if (res.status !== 200) throw new Error(`token: ${res.status} ${await res.text()}`);
   return ((await res.json()) as { access_token: string }).access_token;
 }
 
-async function api<T>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> {
+async function api<T>(
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; body: T }> {
   const res = await fetch(`${stack.baseUrl}${path}`, {
     method,
-    headers: { authorization: `Bearer ${accessToken}`, accept: "application/json", ...(body !== undefined && { "content-type": "application/json" }) },
+    headers: {
+      authorization: `Bearer ${accessToken}`,
+      accept: "application/json",
+      ...(body !== undefined && { "content-type": "application/json" }),
+    },
     ...(body !== undefined && { body: JSON.stringify(body) }),
   });
   return { status: res.status, body: (await res.json()) as T };
@@ -76,9 +121,16 @@ async function api<T>(method: string, path: string, body?: unknown): Promise<{ s
 async function listVacancies(count: number): Promise<VacancyRef[]> {
   const out: VacancyRef[] = [];
   for (let page = 1; out.length < count; page++) {
-    const res = await api<{ data: Array<{ uuid: string; practice: { legacy_reference: string | null } }> }>("GET", `/v1/vacancies?per_page=100&page=${page}`);
+    const res = await api<{
+      data: Array<{ uuid: string; practice: { legacy_reference: string | null } }>;
+    }>("GET", `/v1/vacancies?per_page=100&page=${page}`);
     if (res.status !== 200 || res.body.data.length === 0) break;
-    out.push(...res.body.data.map((v) => ({ uuid: v.uuid, practiceId: v.practice.legacy_reference ?? "fault-practice" })));
+    out.push(
+      ...res.body.data.map((v) => ({
+        uuid: v.uuid,
+        practiceId: v.practice.legacy_reference ?? "fault-practice",
+      })),
+    );
   }
   return out;
 }
@@ -87,15 +139,29 @@ const execFileAsync = promisify(execFile);
 
 /** `npm run clients -- <args> --json` against the private servers (what an operator runs). */
 async function clientsCli(args: string[]): Promise<string> {
-  const env = { ...process.env, DATABASE_URL: backends.pgUrl, NATS_SERVERS: backends.nats.url, NATS_NAMESPACE, ENVIRONMENT: "sandbox" };
-  return (await execFileAsync(process.execPath, ["services/auth/src/cli/clients.ts", ...args, "--json"], { cwd: ROOT, env, timeout: 30_000 })).stdout;
+  const env = {
+    ...process.env,
+    DATABASE_URL: backends.pgUrl,
+    NATS_SERVERS: backends.nats.url,
+    NATS_NAMESPACE,
+    ENVIRONMENT: "sandbox",
+  };
+  return (
+    await execFileAsync(process.execPath, ["services/auth/src/cli/clients.ts", ...args, "--json"], {
+      cwd: ROOT,
+      env,
+      timeout: 30_000,
+    })
+  ).stdout;
 }
 
 /** A second client whose token the revocation check refuses. */
 let victim = { clientId: "", clientSecret: "" };
 let victimToken = "";
 async function createVictim(): Promise<void> {
-  const created = JSON.parse(await clientsCli(["create", "--name", "fault-victim", "--all-scopes"])) as { client: { id: string }; client_secret: string };
+  const created = JSON.parse(
+    await clientsCli(["create", "--name", "fault-victim", "--all-scopes"]),
+  ) as { client: { id: string }; client_secret: string };
   victim = { clientId: created.client.id, clientSecret: created.client_secret };
   victimToken = await fetchToken(victim);
 }
@@ -116,23 +182,52 @@ beforeAll(async () => {
   ca = createTestCa();
   receiver = await startReceiver({ key: ca.serverKey, cert: ca.serverCert });
   // FAULT_SUITE_LOG_LEVEL=info (with FAULT_SUITE_LOG) keeps every request's log line for a diagnosis.
-  stack = await launchStack(backends, { ...STACK_ENV, LOG_LEVEL: process.env.FAULT_SUITE_LOG_LEVEL ?? STACK_ENV.LOG_LEVEL!, WEBHOOK_EXTRA_CA_FILE: ca.caFile });
+  stack = await launchStack(backends, {
+    ...STACK_ENV,
+    LOG_LEVEL: process.env.FAULT_SUITE_LOG_LEVEL ?? STACK_ENV.LOG_LEVEL!,
+    WEBHOOK_EXTRA_CA_FILE: ca.caFile,
+  });
   db = new pg.Pool({ connectionString: backends.pgUrl, max: 2, connectionTimeoutMillis: 2_000 });
   db.on("error", () => undefined);
   accessToken = await fetchToken();
-  const sub = await api<{ data: { secret: string } }>("POST", "/v1/webhooks", { url: receiver.url("/fault"), event_types: SUBSCRIBED });
-  if (sub.status !== 201) throw new Error(`subscription: ${sub.status} ${JSON.stringify(sub.body)}`);
+  const sub = await api<{ data: { secret: string } }>("POST", "/v1/webhooks", {
+    url: receiver.url("/fault"),
+    event_types: SUBSCRIBED,
+  });
+  if (sub.status !== 201)
+    throw new Error(`subscription: ${sub.status} ${JSON.stringify(sub.body)}`);
   receiver.setSecrets("/fault", [sub.body.data.secret]);
-  receiver.setBehaviour("/fault", (n, eventId) => ({ status: n === 1 && flaky(eventId) ? 503 : 204, delayMs: 20 }));
+  receiver.setBehaviour("/fault", (n, eventId) => ({
+    status: n === 1 && flaky(eventId) ? 503 : 204,
+    delayMs: 20,
+  }));
   await createVictim();
   // Changes made before the detector's first pass would only become its baseline, not events.
-  await waitUntil("the vacancy detector's baseline", () => scalar("SELECT 1 AS one FROM vacancies.change_cursor WHERE source = 'vacancies'"), 60_000);
+  await waitUntil(
+    "the vacancy detector's baseline",
+    () => scalar("SELECT 1 AS one FROM vacancies.change_cursor WHERE source = 'vacancies'"),
+    60_000,
+  );
   const budgetSeconds = size.budgetMs / 1_000;
   const vacancies = await listVacancies(Math.ceil(size.legacyChangesPerSecond * budgetSeconds));
   targets = readTargets(stack.baseUrl, () => accessToken, stack.demoClient);
   reads = startReadLoops(recorder, targets, size.readers, size.readPauseMs);
-  applications = startApplicationProducer({ recorder, baseUrl: stack.baseUrl, token: () => accessToken, vacancies, perSecond: size.applicationsPerSecond, maxOutstanding: 20, runId });
-  changes = startLegacyChanges({ legacyUrl: backends.legacyUrl, vacancyUuids: vacancies.map((v) => v.uuid), perSecond: size.legacyChangesPerSecond, timeZone: TIME_ZONE, runId });
+  applications = startApplicationProducer({
+    recorder,
+    baseUrl: stack.baseUrl,
+    token: () => accessToken,
+    vacancies,
+    perSecond: size.applicationsPerSecond,
+    maxOutstanding: 20,
+    runId,
+  });
+  changes = startLegacyChanges({
+    legacyUrl: backends.legacyUrl,
+    vacancyUuids: vacancies.map((v) => v.uuid),
+    perSecond: size.legacyChangesPerSecond,
+    timeZone: TIME_ZONE,
+    runId,
+  });
   phases.push(`stack up on private servers after ${Date.now() - startedAt} ms (size ${size.name})`);
 }, 240_000);
 
@@ -147,14 +242,19 @@ afterAll(async () => {
     async () => backends?.cleanup(),
     async () => ca?.dispose(),
   ];
-  for (const step of steps) await step().catch((err: unknown) => console.error(`fault suite clean-up: ${(err as Error).message}`));
+  for (const step of steps)
+    await step().catch((err: unknown) =>
+      console.error(`fault suite clean-up: ${(err as Error).message}`),
+    );
   const all = recorder.samples;
-  console.info([
-    `fault suite (${size.name}) in ${Math.round((Date.now() - startedAt) / 1000)} s`,
-    ...phases,
-    `requests: ${all.length}, slowest ${all.length ? Math.max(...all.map(latency)) : 0} ms`,
-    ...(delivered ? delivered.lines : []),
-  ].join("\n"));
+  console.info(
+    [
+      `fault suite (${size.name}) in ${Math.round((Date.now() - startedAt) / 1000)} s`,
+      ...phases,
+      `requests: ${all.length}, slowest ${all.length ? Math.max(...all.map(latency)) : 0} ms`,
+      ...(delivered ? delivered.lines : []),
+    ].join("\n"),
+  );
 }, 120_000);
 
 /** Since the last recovery (at most `ms`): every target answers 2xx (a stuck Idempotency-Key may still answer 409). */
@@ -167,7 +267,13 @@ function expectSteady(ms: number): void {
   }
 }
 
-async function outage(source: Source, how: "stopped" | "frozen", down: () => Promise<void> | void, up: () => Promise<void> | void, durationMs: number): Promise<void> {
+async function outage(
+  source: Source,
+  how: "stopped" | "frozen",
+  down: () => Promise<void> | void,
+  up: () => Promise<void> | void,
+  durationMs: number,
+): Promise<void> {
   expectSteady(2_000);
   const exitsBefore = stack.exits().length;
   await down();
@@ -183,26 +289,46 @@ async function outage(source: Source, how: "stopped" | "frozen", down: () => Pro
   for (const target of needing) {
     const { firstOk, flaps: again } = await recovered(recorder, target, restartedAt, 30_000);
     back.push(`${target} ${firstOk - restartedAt} ms`);
-    if (again.length > 0) flaps.push(`${target} failed again after its first 2xx: ${describeSamples(again)}`);
+    if (again.length > 0)
+      flaps.push(`${target} failed again after its first 2xx: ${describeSamples(again)}`);
   }
   steadySince = Date.now();
-  phases.push(`[t+${Math.round((downAt - startedAt) / 1000)} s] ${source} ${how} ${upAt - downAt} ms, back up in ${restartedAt - upAt} ms; first 2xx after that: ${back.join(", ")}`);
+  phases.push(
+    `[t+${Math.round((downAt - startedAt) / 1000)} s] ${source} ${how} ${upAt - downAt} ms, back up in ${restartedAt - upAt} ms; first 2xx after that: ${back.join(", ")}`,
+  );
   for (const [target, expectation] of expectations) {
     const window = recorder.between(target, downAt, upAt);
     // Requests already running when it went down count too: they must not hang either.
-    const overlapping = recorder.samples.filter((x) => x.target === target && x.start < upAt && x.end > downAt);
+    const overlapping = recorder.samples.filter(
+      (x) => x.target === target && x.start < upAt && x.end > downAt,
+    );
     phases.push(`  ${target}: ${describeSamples(window)}`);
     if (expectation === "ok") {
       const bad = overlapping.filter((x) => !ok(x) || latency(x) > OK_BOUND_MS);
-      expect(bad, `${target} while ${source} was ${how}, expected 2xx within ${OK_BOUND_MS} ms: ${describeSamples(overlapping)}`).toEqual([]);
+      expect(
+        bad,
+        `${target} while ${source} was ${how}, expected 2xx within ${OK_BOUND_MS} ms: ${describeSamples(overlapping)}`,
+      ).toEqual([]);
       continue;
     }
     // Answered while the source was still gone: the 503. Answered once it was back (a request
     // that waited on a frozen server): 503 or 2xx. Either way within the bound, never a hang.
-    const isUnavailable = (x: Sample) => x.status === expectation.status && x.code === expectation.code;
-    const bad = overlapping.filter((x) => !keyHeld(x) && (latency(x) > expectation.boundMs || !(isUnavailable(x) || (ok(x) && (x.end >= upAt || x.start < downAt)))));
-    expect(bad, `${target} while ${source} was ${how}, expected ${JSON.stringify(expectation)}: ${describeSamples(overlapping)}`).toEqual([]);
-    expect(overlapping.filter((x) => x.end < upAt && isUnavailable(x)).length, `${target} answered 503 while ${source} was ${how}`).toBeGreaterThan(0);
+    const isUnavailable = (x: Sample) =>
+      x.status === expectation.status && x.code === expectation.code;
+    const bad = overlapping.filter(
+      (x) =>
+        !keyHeld(x) &&
+        (latency(x) > expectation.boundMs ||
+          !(isUnavailable(x) || (ok(x) && (x.end >= upAt || x.start < downAt)))),
+    );
+    expect(
+      bad,
+      `${target} while ${source} was ${how}, expected ${JSON.stringify(expectation)}: ${describeSamples(overlapping)}`,
+    ).toEqual([]);
+    expect(
+      overlapping.filter((x) => x.end < upAt && isUnavailable(x)).length,
+      `${target} answered 503 while ${source} was ${how}`,
+    ).toBeGreaterThan(0);
   }
   expect(flaps).toEqual([]);
   // Recovered on their own: no service process exited or was restarted.
@@ -225,23 +351,34 @@ async function killWave(names: string[]): Promise<void> {
   const killedAt = Date.now();
   for (const name of names) process.kill(before.get(name)!, "SIGKILL");
   killed.push(...names);
-  const after = await waitUntil(`${names.join(", ")} to be restarted`, async () => {
-    const now = await stack.pids();
-    const back = names.every((n) => now.get(n) !== undefined && now.get(n) !== before.get(n));
-    return back && (await Promise.all(names.map((n) => stack.healthy(n)))).every(Boolean) ? now : undefined;
-  }, 60_000, () => stack.output().split("\n").slice(-20).join("\n"), 200);
+  const after = await waitUntil(
+    `${names.join(", ")} to be restarted`,
+    async () => {
+      const now = await stack.pids();
+      const back = names.every((n) => now.get(n) !== undefined && now.get(n) !== before.get(n));
+      return back && (await Promise.all(names.map((n) => stack.healthy(n)))).every(Boolean)
+        ? now
+        : undefined;
+    },
+    60_000,
+    () => stack.output().split("\n").slice(-20).join("\n"),
+    200,
+  );
   const backAt = Date.now();
   if (names.includes("gateway")) gatewayDown.push([killedAt, backAt]);
   const affected = affectedBy(names);
   const flaps: string[] = [];
   for (const target of affected) {
     const { flaps: again } = await recovered(recorder, target, backAt, 30_000, 500);
-    if (again.length > 0) flaps.push(`${target} failed again after its first 2xx: ${describeSamples(again)}`);
+    if (again.length > 0)
+      flaps.push(`${target} failed again after its first 2xx: ${describeSamples(again)}`);
   }
   steadySince = Date.now();
   await sleep(size.afterKillMs);
   const pids = names.map((n) => `${n} ${before.get(n)} → ${after.get(n)}`).join(", ");
-  phases.push(`[t+${Math.round((killedAt - startedAt) / 1000)} s] SIGKILL ${pids}: back after ${backAt - killedAt} ms`);
+  phases.push(
+    `[t+${Math.round((killedAt - startedAt) / 1000)} s] SIGKILL ${pids}: back after ${backAt - killedAt} ms`,
+  );
   for (const t of [...targets.map((x) => x.name), "apply"]) {
     const window = recorder.between(t, killedAt, backAt);
     // A killed service is gone for a moment: the gateway answers 503 for it (or, when the
@@ -249,9 +386,14 @@ async function killWave(names: string[]): Promise<void> {
     const allowed = (x: Sample) =>
       ok(x) ||
       keyHeld(x) ||
-      (affected.includes(t) && ((x.status === 503 && UNAVAILABLE_CODES.has(x.code ?? "")) || (names.includes("gateway") && x.status === 0)));
+      (affected.includes(t) &&
+        ((x.status === 503 && UNAVAILABLE_CODES.has(x.code ?? "")) ||
+          (names.includes("gateway") && x.status === 0)));
     const bad = window.filter((x) => !allowed(x) || (latency(x) > HANG_MS && !keyHeld(x)));
-    expect(bad, `${t} while ${names.join(", ")} ${names.length > 1 ? "were" : "was"} down: ${describeSamples(window)}`).toEqual([]);
+    expect(
+      bad,
+      `${t} while ${names.join(", ")} ${names.length > 1 ? "were" : "was"} down: ${describeSamples(window)}`,
+    ).toEqual([]);
   }
   expect(flaps).toEqual([]);
 }
@@ -265,40 +407,98 @@ describe(`fault suite (${size.name} size)`, () => {
   }, 30_000);
 
   it("MariaDB stopped: legacy reads answer 503 LEGACY_SOURCE_UNAVAILABLE at once, the rest keeps working, all recover after its restart", async () => {
-    await outage("mysql", "stopped", () => backends.mariadb.stop(), () => backends.mariadb.start(), size.outageMs);
+    await outage(
+      "mysql",
+      "stopped",
+      () => backends.mariadb.stop(),
+      () => backends.mariadb.start(),
+      size.outageMs,
+    );
   }, 90_000);
 
   it("MariaDB hanging: legacy reads answer 503 LEGACY_SOURCE_UNAVAILABLE within the legacy connect and query timeouts, never later; all recover when it answers again", async () => {
-    await outage("mysql", "frozen", () => backends.mariadb.freeze(), () => backends.mariadb.thaw(), size.freezeMs);
+    await outage(
+      "mysql",
+      "frozen",
+      () => backends.mariadb.freeze(),
+      () => backends.mariadb.thaw(),
+      size.freezeMs,
+    );
   }, 90_000);
 
   it("PostgreSQL stopped: reads of our own store answer 503 SERVICE_UNAVAILABLE at once, legacy reads keep working, all recover after its restart", async () => {
-    await outage("pg", "stopped", () => backends.pg.stop(), () => backends.pg.start(), size.outageMs);
+    await outage(
+      "pg",
+      "stopped",
+      () => backends.pg.stop(),
+      () => backends.pg.start(),
+      size.outageMs,
+    );
   }, 90_000);
 
   it("PostgreSQL hanging: reads of our own store answer 503 SERVICE_UNAVAILABLE within the query timeout, never later; all recover when it answers again", async () => {
-    await outage("pg", "frozen", () => backends.pg.freeze(), () => backends.pg.thaw(), size.freezeMs);
+    await outage(
+      "pg",
+      "frozen",
+      () => backends.pg.freeze(),
+      () => backends.pg.thaw(),
+      size.freezeMs,
+    );
   }, 90_000);
 
   it("NATS killed: application intake answers 503 SERVICE_UNAVAILABLE in time, every read keeps working, all recover after its restart", async () => {
-    await outage("nats", "stopped", () => backends.nats.kill(), () => backends.nats.restart(), size.outageMs);
+    await outage(
+      "nats",
+      "stopped",
+      () => backends.nats.kill(),
+      () => backends.nats.restart(),
+      size.outageMs,
+    );
   }, 90_000);
 
   it("after the NATS restart a revoked client's token is refused by every service within seconds (the revocation watch resumed)", async () => {
     await revokeVictim();
     const revokedAt = Date.now();
-    const paths = ["/v1/vacancies?per_page=1", "/v1/practices?per_page=1", "/v1/applications?per_page=1", "/v1/webhooks"];
-    const refused = await waitUntil("every service to refuse the revoked token", async () => {
-      const statuses = await Promise.all(paths.map(async (path) => (await fetch(`${stack.baseUrl}${path}`, { headers: { authorization: `Bearer ${victimToken}` } })).status));
-      return statuses.every((s) => s === 401) ? Date.now() : undefined;
-    }, 15_000, () => "", 100);
-    phases.push(`revocation after the NATS restart refused everywhere in ${refused - revokedAt} ms`);
+    const paths = [
+      "/v1/vacancies?per_page=1",
+      "/v1/practices?per_page=1",
+      "/v1/applications?per_page=1",
+      "/v1/webhooks",
+    ];
+    const refused = await waitUntil(
+      "every service to refuse the revoked token",
+      async () => {
+        const statuses = await Promise.all(
+          paths.map(
+            async (path) =>
+              (
+                await fetch(`${stack.baseUrl}${path}`, {
+                  headers: { authorization: `Bearer ${victimToken}` },
+                })
+              ).status,
+          ),
+        );
+        return statuses.every((s) => s === 401) ? Date.now() : undefined;
+      },
+      15_000,
+      () => "",
+      100,
+    );
+    phases.push(
+      `revocation after the NATS restart refused everywhere in ${refused - revokedAt} ms`,
+    );
     expect(refused - revokedAt).toBeLessThan(2_000 + SLACK_MS);
   }, 30_000);
 
   it("NATS hanging: application intake answers 503 SERVICE_UNAVAILABLE within the lookup timeout, every read keeps working, all recover when it answers again", async () => {
     const pid = await natsServerPid(backends.nats.url);
-    await outage("nats", "frozen", () => void process.kill(pid, "SIGSTOP"), () => void process.kill(pid, "SIGCONT"), size.freezeMs);
+    await outage(
+      "nats",
+      "frozen",
+      () => void process.kill(pid, "SIGSTOP"),
+      () => void process.kill(pid, "SIGCONT"),
+      size.freezeMs,
+    );
   }, 90_000);
 
   for (const wave of size.killWaves) {
@@ -312,7 +512,16 @@ describe(`fault suite (${size.name} size)`, () => {
     // Keys still retried now are abandoned: whatever they committed is in the database and checked.
     await applications!.stop(3_000);
     await reads!.stop();
-    delivered = await deliveryReport({ db, receiver, path: "/fault", applications: applications!, changes: changes!, subscribed: SUBSCRIBED, failsFirst: flaky, timeoutMs: 90_000 });
+    delivered = await deliveryReport({
+      db,
+      receiver,
+      path: "/fault",
+      applications: applications!,
+      changes: changes!,
+      subscribed: SUBSCRIBED,
+      failsFirst: flaky,
+      timeoutMs: 90_000,
+    });
     expect(applications!.refused()).toEqual([]);
     expect(delivered.acknowledgedNotStored).toEqual([]);
     expect(delivered.missingEvents).toEqual([]);
@@ -329,7 +538,9 @@ describe(`fault suite (${size.name} size)`, () => {
     const hung = recorder.samples.filter((s) => latency(s) > HANG_MS && !keyHeld(s));
     expect(hung, describeSamples(hung)).toEqual([]);
     // No answer at all only for requests that were running or started while the gateway was gone.
-    const unanswered = recorder.samples.filter((s) => s.status === 0 && !gatewayDown.some(([a, b]) => s.end >= a && s.start <= b));
+    const unanswered = recorder.samples.filter(
+      (s) => s.status === 0 && !gatewayDown.some(([a, b]) => s.end >= a && s.start <= b),
+    );
     expect(unanswered, describeSamples(unanswered)).toEqual([]);
   });
 });

@@ -16,24 +16,50 @@ import { sendRaw } from "../support/raw-http.ts";
 import { snapshotDifferences, type StoreSnapshot } from "../support/store-snapshot.ts";
 import { contractProblems, describeOutcome } from "./contract.ts";
 import { ENDPOINTS } from "./endpoints.ts";
-import { bodyFamily, headerFamily, methodFamily, pathFamily, queryFamily, type GenerationContext } from "./families.ts";
+import {
+  bodyFamily,
+  headerFamily,
+  methodFamily,
+  pathFamily,
+  queryFamily,
+  type GenerationContext,
+} from "./families.ts";
 import { oauthFamily, protocolFamily } from "./protocol.ts";
 import { describe as describeRequest, render, type HostileRequest } from "./requests.ts";
 import { startWorld, type World } from "./world.ts";
 
 const RUNS = Number(process.env.HOSTILE_RUNS ?? "5000");
 const SEED = Number(process.env.HOSTILE_SEED ?? "20261122");
-if (!Number.isInteger(RUNS) || RUNS < 1) throw new Error("HOSTILE_RUNS must be a positive whole number");
+if (!Number.isInteger(RUNS) || RUNS < 1)
+  throw new Error("HOSTILE_RUNS must be a positive whole number");
 if (!Number.isInteger(SEED)) throw new Error("HOSTILE_SEED must be a whole number");
 
 /** Each family's share of the runs. */
-const FAMILIES: ReadonlyArray<[string, number, (ctx: GenerationContext) => fc.Arbitrary<HostileRequest>]> = [
+const FAMILIES: ReadonlyArray<
+  [string, number, (ctx: GenerationContext) => fc.Arbitrary<HostileRequest>]
+> = [
   ["path ids (traversal, NUL, encodings, unicode, very long ids)", 0.18, pathFamily],
-  ["query strings (duplicates, arrays, wrong types, huge values, broken encodings)", 0.18, queryFamily],
-  ["JSON bodies (malformed, wrong types, extra and prototype keys, deep nesting, over the limit)", 0.2, bodyFamily],
-  ["headers (tokens, Content-Type, Idempotency-Key, forwarding and odd headers)", 0.16, headerFamily],
+  [
+    "query strings (duplicates, arrays, wrong types, huge values, broken encodings)",
+    0.18,
+    queryFamily,
+  ],
+  [
+    "JSON bodies (malformed, wrong types, extra and prototype keys, deep nesting, over the limit)",
+    0.2,
+    bodyFamily,
+  ],
+  [
+    "headers (tokens, Content-Type, Idempotency-Key, forwarding and odd headers)",
+    0.16,
+    headerFamily,
+  ],
   ["methods (unsupported methods answer 405 with Allow)", 0.08, methodFamily],
-  ["protocol (CR/LF injection, malformed request lines, smuggling framing, oversized heads)", 0.12, () => protocolFamily()],
+  [
+    "protocol (CR/LF injection, malformed request lines, smuggling framing, oversized heads)",
+    0.12,
+    () => protocolFamily(),
+  ],
   ["token endpoint (form bodies, Basic credentials)", 0.08, (ctx) => oauthFamily(ctx.demoClientId)],
 ];
 
@@ -53,7 +79,10 @@ async function check(request: HostileRequest): Promise<void> {
   const key = outcome.kind === "response" ? String(outcome.response.status) : outcome.kind;
   statuses.set(request.family, byStatus.set(key, (byStatus.get(key) ?? 0) + 1));
   const problems = contractProblems(request, outcome);
-  if (problems.length > 0) throw new Error(`${problems.join("; ")}\nrequest:\n${describeRequest(request)}\nanswer: ${describeOutcome(outcome)}`);
+  if (problems.length > 0)
+    throw new Error(
+      `${problems.join("; ")}\nrequest:\n${describeRequest(request)}\nanswer: ${describeOutcome(outcome)}`,
+    );
 }
 
 describe("hostile input against every endpoint", () => {
@@ -61,11 +90,18 @@ describe("hostile input against every endpoint", () => {
     world = await startWorld();
     before = await world.settledSnapshot();
     pidsAtStart = await world.stack.childPids();
-    console.log(`[hostile] seed ${SEED} (HOSTILE_SEED), ${RUNS} generated requests (HOSTILE_RUNS), stack on ${world.stack.baseUrl}`);
+    console.log(
+      `[hostile] seed ${SEED} (HOSTILE_SEED), ${RUNS} generated requests (HOSTILE_RUNS), stack on ${world.stack.baseUrl}`,
+    );
   }, 240_000);
   afterAll(async () => {
     for (const [family, counts] of statuses) {
-      console.log(`[hostile] ${family}: ${[...counts].sort(([a], [b]) => a.localeCompare(b)).map(([status, n]) => `${status}×${n}`).join(" ")}`);
+      console.log(
+        `[hostile] ${family}: ${[...counts]
+          .sort(([a], [b]) => a.localeCompare(b))
+          .map(([status, n]) => `${status}×${n}`)
+          .join(" ")}`,
+      );
     }
     await world?.close();
   }, 90_000);
@@ -73,7 +109,10 @@ describe("hostile input against every endpoint", () => {
   FAMILIES.forEach(([name, share, family], index) => {
     it(name, { timeout: 900_000 }, async () => {
       const numRuns = Math.max(1, Math.ceil(RUNS * share));
-      await fc.assert(fc.asyncProperty(fc.limitShrink(family(world.generation), 300), check), { numRuns, seed: SEED + index });
+      await fc.assert(fc.asyncProperty(fc.limitShrink(family(world.generation), 300), check), {
+        numRuns,
+        seed: SEED + index,
+      });
     });
   });
 
@@ -97,9 +136,13 @@ describe("hostile input against every endpoint", () => {
     expect(world.stack.errorLines()).toEqual([]);
   });
 
-  it("changed no stored data: every table's row count and checksum, in PostgreSQL and the legacy database", { timeout: 120_000 }, async () => {
-    const after = await world.settledSnapshot();
-    expect(Object.keys(before).length).toBeGreaterThan(10);
-    expect(snapshotDifferences(before, after)).toEqual([]);
-  });
+  it(
+    "changed no stored data: every table's row count and checksum, in PostgreSQL and the legacy database",
+    { timeout: 120_000 },
+    async () => {
+      const after = await world.settledSnapshot();
+      expect(Object.keys(before).length).toBeGreaterThan(10);
+      expect(snapshotDifferences(before, after)).toEqual([]);
+    },
+  );
 });

@@ -13,11 +13,13 @@ export interface JObject {
 }
 
 export const obj = (record: Record<string, J>): JObject => ({ entries: Object.entries(record) });
-export const isObject = (v: J): v is JObject => typeof v === "object" && v !== null && !Array.isArray(v) && "entries" in v;
+export const isObject = (v: J): v is JObject =>
+  typeof v === "object" && v !== null && !Array.isArray(v) && "entries" in v;
 
 export function serialize(value: J): string {
   if (Array.isArray(value)) return `[${value.map(serialize).join(",")}]`;
-  if (isObject(value)) return `{${value.entries.map(([k, v]) => `${JSON.stringify(k)}:${serialize(v)}`).join(",")}}`;
+  if (isObject(value))
+    return `{${value.entries.map(([k, v]) => `${JSON.stringify(k)}:${serialize(v)}`).join(",")}}`;
   if (typeof value === "object" && value !== null) return value.raw;
   return JSON.stringify(value) ?? "null";
 }
@@ -44,7 +46,10 @@ function objectAt(root: JObject, path: string[]): JObject {
   return at;
 }
 
-export type Mutation = { op: "set"; path: string[]; value: J } | { op: "delete"; path: string[] } | { op: "replace"; value: J };
+export type Mutation =
+  | { op: "set"; path: string[]; value: J }
+  | { op: "delete"; path: string[] }
+  | { op: "replace"; value: J };
 
 export function mutate(base: J, mutations: ReadonlyArray<Mutation>): J {
   let root = clone(base);
@@ -69,10 +74,27 @@ export const anyJson: fc.Arbitrary<J> = fc.letrec<{ value: J }>((tie) => ({
     fc.constant(null),
     fc.boolean(),
     fc.oneof(fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true })),
-    fc.constantFrom<J>({ raw: "1e400" }, { raw: "-0" }, { raw: "123456789012345678901234567890" }, { raw: "0.1e-999" }, { raw: "-1E+308" }),
+    fc.constantFrom<J>(
+      { raw: "1e400" },
+      { raw: "-0" },
+      { raw: "123456789012345678901234567890" },
+      { raw: "0.1e-999" },
+      { raw: "-1E+308" },
+    ),
     hostileText,
     fc.array(tie("value"), { maxLength: 4 }),
-    fc.array(fc.tuple(fc.oneof(fc.string({ maxLength: 8 }), fc.constantFrom("__proto__", "constructor", "prototype")), tie("value")), { maxLength: 4 }).map((entries) => ({ entries })),
+    fc
+      .array(
+        fc.tuple(
+          fc.oneof(
+            fc.string({ maxLength: 8 }),
+            fc.constantFrom("__proto__", "constructor", "prototype"),
+          ),
+          tie("value"),
+        ),
+        { maxLength: 4 },
+      )
+      .map((entries) => ({ entries })),
   ),
 })).value;
 
@@ -80,7 +102,9 @@ export const anyJson: fc.Arbitrary<J> = fc.letrec<{ value: J }>((tie) => ({
 export const wrongType = (expected: "string" | "boolean" | "object" | "array") =>
   fc.oneof(
     ...(expected !== "string" ? [fc.oneof(hostileText, fc.constant("true"))] : []),
-    ...(expected !== "boolean" ? [fc.boolean()] : [fc.constantFrom<J>("true", 1, 0, "false", "yes")]),
+    ...(expected !== "boolean"
+      ? [fc.boolean()]
+      : [fc.constantFrom<J>("true", 1, 0, "false", "yes")]),
     fc.constantFrom<J>(0, -1, 1.5, { raw: "1e400" }),
     ...(expected !== "object" ? [fc.constant<J>({ entries: [] })] : []),
     ...(expected !== "array" ? [fc.constant<J>([])] : []),
@@ -89,7 +113,22 @@ export const wrongType = (expected: "string" | "boolean" | "object" | "array") =
 
 /** A key no endpoint knows, including prototype-pollution names. */
 export const unknownKey = fc.oneof(
-  fc.constantFrom("__proto__", "constructor", "prototype", "isAdmin", "id", "owner", "client_id", "created_at", "$where", "", " ", "vacancy_uuid ", "Consent", "url\u0000"),
+  fc.constantFrom(
+    "__proto__",
+    "constructor",
+    "prototype",
+    "isAdmin",
+    "id",
+    "owner",
+    "client_id",
+    "created_at",
+    "$where",
+    "",
+    " ",
+    "vacancy_uuid ",
+    "Consent",
+    "url\u0000",
+  ),
   fc.string({ unit: "binary", minLength: 1, maxLength: 10 }),
 );
 
@@ -100,16 +139,58 @@ export const protoPayload: fc.Arbitrary<J> = fc.constantFrom<J>(
 );
 
 /** Noise: valid-looking changes that do not make a body valid again (they never touch the field a breaking mutation breaks last). */
-export function breakingBody(base: J, breaking: fc.Arbitrary<Mutation>, noise: fc.Arbitrary<Mutation>): fc.Arbitrary<J> {
-  return fc.tuple(fc.array(noise, { maxLength: 2 }), fc.array(breaking, { minLength: 1, maxLength: 3 })).map(([n, b]) => mutate(base, [...n, ...b]));
+export function breakingBody(
+  base: J,
+  breaking: fc.Arbitrary<Mutation>,
+  noise: fc.Arbitrary<Mutation>,
+): fc.Arbitrary<J> {
+  return fc
+    .tuple(fc.array(noise, { maxLength: 2 }), fc.array(breaking, { minLength: 1, maxLength: 3 }))
+    .map(([n, b]) => mutate(base, [...n, ...b]));
 }
 
 /** Body texts that are not JSON at all, or not quite. */
 export const malformedJson = fc.oneof(
   fc.constantFrom(
-    "", " ", "{", "}", "[", "{\"a\":}", "{\"a\" 1}", "{'a':1}", "{a:1}", "{\"a\":1,}", "[1,]", "{\"a\":1}}", "{\"a\":1}{\"b\":2}", "nul", "tru", "NaN", "Infinity", "undefined",
-    "\"unterminated", "{\"a\":\"\\x41\"}", "{\"a\":\"\\u12\"}", "{\"a\":\"\\ud800\"}", "{\"a\":01}", "{\"a\":.5}", "{\"a\":+1}", "{\"a\":0x10}", "\ufeff{}", "{\"a\":\"\u0000\"}",
-    "// comment\n{}", "{\"a\":1 /* c */}", "\u0000", "<?xml version=\"1.0\"?><a/>", "a=1&b=2", "{\"__proto__\":{\"polluted\":true}}", "[]", "null", "0", "\"text\"", "true",
+    "",
+    " ",
+    "{",
+    "}",
+    "[",
+    '{"a":}',
+    '{"a" 1}',
+    "{'a':1}",
+    "{a:1}",
+    '{"a":1,}',
+    "[1,]",
+    '{"a":1}}',
+    '{"a":1}{"b":2}',
+    "nul",
+    "tru",
+    "NaN",
+    "Infinity",
+    "undefined",
+    '"unterminated',
+    '{"a":"\\x41"}',
+    '{"a":"\\u12"}',
+    '{"a":"\\ud800"}',
+    '{"a":01}',
+    '{"a":.5}',
+    '{"a":+1}',
+    '{"a":0x10}',
+    "\ufeff{}",
+    '{"a":"\u0000"}',
+    "// comment\n{}",
+    '{"a":1 /* c */}',
+    "\u0000",
+    '<?xml version="1.0"?><a/>',
+    "a=1&b=2",
+    '{"__proto__":{"polluted":true}}',
+    "[]",
+    "null",
+    "0",
+    '"text"',
+    "true",
   ),
   fc.string({ unit: "binary", maxLength: 60 }),
   fc.tuple(anyJson, fc.integer({ min: 0, max: 40 })).map(([v, cut]) => {
@@ -123,7 +204,7 @@ export type BodySpec =
   | { kind: "text"; text: string }
   /** Invalid UTF-8 (or other encodings) inside an otherwise JSON-looking body. */
   | { kind: "bytes"; hex: string }
-  | { kind: "nested"; depth: number; open: "[" | "{\"a\":" }
+  | { kind: "nested"; depth: number; open: "[" | '{"a":' }
   | { kind: "huge"; bytes: number; json: boolean };
 
 export function renderBody(body: BodySpec): Buffer {
@@ -166,16 +247,42 @@ export function describeBody(body: BodySpec): string {
 /** Mostly a depth whose body still fits the limit (so it is parsed), sometimes one beyond it; up to 100,000 levels. */
 function nestedDepth(limitBytes: number, open: string): fc.Arbitrary<number> {
   const fits = Math.min(100_000, Math.floor((limitBytes - 1) / (open.length + 1)));
-  return fc.oneof({ weight: 3, arbitrary: fc.integer({ min: Math.min(1_000, fits), max: fits }) }, { weight: 1, arbitrary: fc.integer({ min: 1_000, max: 100_000 }) });
+  return fc.oneof(
+    { weight: 3, arbitrary: fc.integer({ min: Math.min(1_000, fits), max: fits }) },
+    { weight: 1, arbitrary: fc.integer({ min: 1_000, max: 100_000 }) },
+  );
 }
 
 /** Bodies that are never valid whatever the endpoint: broken text, invalid UTF-8, deep nesting, beyond the limit. */
 export function structurallyBadBody(limitBytes: number): fc.Arbitrary<BodySpec> {
   return fc.oneof(
     { weight: 4, arbitrary: malformedJson.map((text): BodySpec => ({ kind: "text", text })) },
-    { weight: 1, arbitrary: fc.constantFrom<BodySpec>({ kind: "bytes", hex: "7b2261223a22ff227d" }, { kind: "bytes", hex: "7b2261223a22c0ae227d" }, { kind: "bytes", hex: "fffe7b007d00" }, { kind: "bytes", hex: "7b2261223a22eda080227d" }) },
-    { weight: 2, arbitrary: fc.constantFrom<"[" | "{\"a\":">("[", "{\"a\":").chain((open) => nestedDepth(limitBytes, open).map((depth): BodySpec => ({ kind: "nested", depth, open }))) },
-    { weight: 1, arbitrary: fc.tuple(fc.integer({ min: limitBytes + 1, max: Math.min(limitBytes * 4, 6 * 1024 * 1024) }), fc.boolean()).map(([bytes, json]): BodySpec => ({ kind: "huge", bytes, json })) },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom<BodySpec>(
+        { kind: "bytes", hex: "7b2261223a22ff227d" },
+        { kind: "bytes", hex: "7b2261223a22c0ae227d" },
+        { kind: "bytes", hex: "fffe7b007d00" },
+        { kind: "bytes", hex: "7b2261223a22eda080227d" },
+      ),
+    },
+    {
+      weight: 2,
+      arbitrary: fc
+        .constantFrom<"[" | '{"a":'>("[", '{"a":')
+        .chain((open) =>
+          nestedDepth(limitBytes, open).map((depth): BodySpec => ({ kind: "nested", depth, open })),
+        ),
+    },
+    {
+      weight: 1,
+      arbitrary: fc
+        .tuple(
+          fc.integer({ min: limitBytes + 1, max: Math.min(limitBytes * 4, 6 * 1024 * 1024) }),
+          fc.boolean(),
+        )
+        .map(([bytes, json]): BodySpec => ({ kind: "huge", bytes, json })),
+    },
   );
 }
 

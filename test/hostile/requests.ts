@@ -8,7 +8,16 @@ import { encodeRequest } from "../support/raw-http.ts";
 import { describeBody, renderBody, type BodySpec } from "./json-bodies.ts";
 import type { Endpoint, Target } from "./endpoints.ts";
 
-export type Tamper = "signature" | "payload" | "alg-none" | "hs256" | "truncated" | "no-scheme" | "lowercase-scheme" | "double-token" | "trailing-garbage";
+export type Tamper =
+  | "signature"
+  | "payload"
+  | "alg-none"
+  | "hs256"
+  | "truncated"
+  | "no-scheme"
+  | "lowercase-scheme"
+  | "double-token"
+  | "trailing-garbage";
 export type AuthSpec =
   | { kind: "valid" }
   /** A valid token of the same issuer without the endpoint's scope. */
@@ -54,8 +63,17 @@ const b64url = (text: string) => Buffer.from(text, "utf8").toString("base64url")
 
 function tampered(token: string, tamper: Tamper): string {
   const [header = "", payload = "", signature = ""] = token.split(".");
-  const claims = JSON.parse(Buffer.from(payload, "base64url").toString("utf8")) as Record<string, unknown>;
-  const escalated = b64url(JSON.stringify({ ...claims, scope: `${String(claims.scope)} crm-mirror:write admin`, exp: 4_102_444_800 }));
+  const claims = JSON.parse(Buffer.from(payload, "base64url").toString("utf8")) as Record<
+    string,
+    unknown
+  >;
+  const escalated = b64url(
+    JSON.stringify({
+      ...claims,
+      scope: `${String(claims.scope)} crm-mirror:write admin`,
+      exp: 4_102_444_800,
+    }),
+  );
   switch (tamper) {
     case "signature":
       return `${header}.${payload}.${signature.slice(0, -6)}${signature.slice(-6).split("").reverse().join("")}`;
@@ -72,7 +90,12 @@ function tampered(token: string, tamper: Tamper): string {
   }
 }
 
-function authorizationOf(auth: AuthSpec, target: Target, scope: string | undefined, ctx: RenderContext): string | undefined {
+function authorizationOf(
+  auth: AuthSpec,
+  target: Target,
+  scope: string | undefined,
+  ctx: RenderContext,
+): string | undefined {
   const tokens = ctx.tokens[target];
   switch (auth.kind) {
     case "none":
@@ -100,12 +123,20 @@ export interface Wire {
   bytes: Buffer;
 }
 
-export function render(request: HostileRequest, scope: string | undefined, ctx: RenderContext): Wire {
+export function render(
+  request: HostileRequest,
+  scope: string | undefined,
+  ctx: RenderContext,
+): Wire {
   const port = ctx.ports[request.target];
   const body = request.body ? renderBody(request.body) : undefined;
   if (request.rawHead !== undefined) {
     const head = request.rawHead.replaceAll("{TOKEN}", ctx.tokens[request.target].all);
-    return { port, method: request.method, bytes: Buffer.concat([Buffer.from(head, "latin1"), body ?? Buffer.alloc(0)]) };
+    return {
+      port,
+      method: request.method,
+      bytes: Buffer.concat([Buffer.from(head, "latin1"), body ?? Buffer.alloc(0)]),
+    };
   }
   const headers: Array<[string, string]> = [];
   const authorization = authorizationOf(request.auth, request.target, scope, ctx);
@@ -113,12 +144,17 @@ export function render(request: HostileRequest, scope: string | undefined, ctx: 
   headers.push(["Accept", "application/json"]);
   if (request.contentType !== undefined) headers.push(["Content-Type", request.contentType]);
   headers.push(...request.headers);
-  const bytes = encodeRequest({ method: request.method, target: request.path, headers, ...(body ? { body } : {}) }, { host: `127.0.0.1:${port}` });
+  const bytes = encodeRequest(
+    { method: request.method, target: request.path, headers, ...(body ? { body } : {}) },
+    { host: `127.0.0.1:${port}` },
+  );
   return { port, method: request.method, bytes };
 }
 
 const show = (text: string, max = 300) => {
-  const printable = JSON.stringify(text.length > max ? `${text.slice(0, max)}…(${text.length} chars)` : text);
+  const printable = JSON.stringify(
+    text.length > max ? `${text.slice(0, max)}…(${text.length} chars)` : text,
+  );
   return printable.slice(1, -1);
 };
 
@@ -127,10 +163,21 @@ export function describe(request: HostileRequest): string {
   if (request.rawHead !== undefined) {
     return `[${request.family}] ${request.endpoint} → ${request.target}\n  raw: ${show(request.rawHead, 600)}${request.body ? `\n  body: ${describeBody(request.body)}` : ""}`;
   }
-  const auth = request.auth.kind === "header" ? `Authorization: ${show(request.auth.value, 120)}` : request.auth.kind === "tampered" ? `token tampered (${request.auth.tamper})` : `token: ${request.auth.kind}`;
-  const lines = [`[${request.family}] ${request.endpoint} → ${request.target}`, `  ${request.method} ${show(request.path, 500)}`, `  ${auth}`];
-  if (request.contentType !== undefined) lines.push(`  Content-Type: ${show(request.contentType, 120)}`);
-  for (const [name, value] of request.headers) lines.push(`  ${show(name, 80)}: ${show(value, 160)}`);
+  const auth =
+    request.auth.kind === "header"
+      ? `Authorization: ${show(request.auth.value, 120)}`
+      : request.auth.kind === "tampered"
+        ? `token tampered (${request.auth.tamper})`
+        : `token: ${request.auth.kind}`;
+  const lines = [
+    `[${request.family}] ${request.endpoint} → ${request.target}`,
+    `  ${request.method} ${show(request.path, 500)}`,
+    `  ${auth}`,
+  ];
+  if (request.contentType !== undefined)
+    lines.push(`  Content-Type: ${show(request.contentType, 120)}`);
+  for (const [name, value] of request.headers)
+    lines.push(`  ${show(name, 80)}: ${show(value, 160)}`);
   if (request.body) lines.push(`  body: ${describeBody(request.body)}`);
   return lines.join("\n");
 }
@@ -146,7 +193,15 @@ export function printable(request: HostileRequest): HostileRequest {
  * belong to the protocol family; the other families test what the services do with the values.
  */
 export function wireSafe(target: string): string {
-  return [...target].map((ch) => (/^[\x21-\x7e]$/.test(ch) && ch !== "#" ? ch : [...Buffer.from(ch, "utf8")].map((b) => `%${b.toString(16).padStart(2, "0").toUpperCase()}`).join(""))).join("");
+  return [...target]
+    .map((ch) =>
+      /^[\x21-\x7e]$/.test(ch) && ch !== "#"
+        ? ch
+        : [...Buffer.from(ch, "utf8")]
+            .map((b) => `%${b.toString(16).padStart(2, "0").toUpperCase()}`)
+            .join(""),
+    )
+    .join("");
 }
 
 /** Fills an endpoint's `{id}` placeholders in order. */

@@ -8,7 +8,14 @@
 import { createTokenVerifier } from "@svc/auth";
 import { createLegacyDb, createPgPool, type LegacyDb } from "@svc/db";
 import { connectNats, drainNats, names, type NatsConnection } from "@svc/messaging";
-import { createTestIssuer, silentLogger, startApp, TEST_AUDIENCE, TEST_ISSUER, type StartedApp } from "@svc/testing";
+import {
+  createTestIssuer,
+  silentLogger,
+  startApp,
+  TEST_AUDIENCE,
+  TEST_ISSUER,
+  type StartedApp,
+} from "@svc/testing";
 import { createApp as createPracticesApp } from "../../services/practices/src/app.ts";
 import { loadConfig as loadPracticesConfig } from "../../services/practices/src/config.ts";
 import { PgCrmMirrorStore } from "../../services/practices/src/crm-mirror/pg-crm-mirror-store.ts";
@@ -17,7 +24,12 @@ import { createApp as createIdentityApp } from "../../services/identity/src/app.
 import { loadConfig as loadIdentityConfig } from "../../services/identity/src/config.ts";
 import { NatsVacancyDirectory } from "../../services/identity/src/vacancies/nats-vacancy-directory.ts";
 import { startPrivateStack, type PrivateStack } from "../support/private-stack.ts";
-import { snapshotDifferences, snapshotMysql, snapshotPg, type StoreSnapshot } from "../support/store-snapshot.ts";
+import {
+  snapshotDifferences,
+  snapshotMysql,
+  snapshotPg,
+  type StoreSnapshot,
+} from "../support/store-snapshot.ts";
 import type { Target } from "./endpoints.ts";
 import type { GenerationContext } from "./families.ts";
 import type { RenderContext, Tokens } from "./requests.ts";
@@ -45,7 +57,11 @@ async function json<T>(url: string, init: RequestInit = {}): Promise<{ status: n
   return { status: res.status, body: (text ? JSON.parse(text) : undefined) as T };
 }
 
-async function until<T>(what: string, timeoutMs: number, attempt: () => Promise<T | undefined>): Promise<T> {
+async function until<T>(
+  what: string,
+  timeoutMs: number,
+  attempt: () => Promise<T | undefined>,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   while (Date.now() < deadline) {
@@ -57,15 +73,30 @@ async function until<T>(what: string, timeoutMs: number, attempt: () => Promise<
     }
     await new Promise((r) => setTimeout(r, 250));
   }
-  throw new Error(`${what} did not happen within ${timeoutMs} ms${last ? ` (${String(last)})` : ""}`);
+  throw new Error(
+    `${what} did not happen within ${timeoutMs} ms${last ? ` (${String(last)})` : ""}`,
+  );
 }
 
 async function gatewayTokens(stack: PrivateStack): Promise<Tokens> {
-  const basic = Buffer.from(`${encodeURIComponent(stack.demoClient.clientId)}:${encodeURIComponent(stack.demoClient.clientSecret)}`).toString("base64");
+  const basic = Buffer.from(
+    `${encodeURIComponent(stack.demoClient.clientId)}:${encodeURIComponent(stack.demoClient.clientSecret)}`,
+  ).toString("base64");
   const token = async (scope?: string) => {
-    const body = new URLSearchParams({ grant_type: "client_credentials", ...(scope ? { scope } : {}) });
-    const res = await json<{ access_token: string }>(`${stack.baseUrl}/oauth/token`, { method: "POST", headers: { authorization: `Basic ${basic}`, "content-type": "application/x-www-form-urlencoded" }, body });
-    if (res.status !== 200) throw new Error(`token request for ${scope ?? "every scope"} answered ${res.status}`);
+    const body = new URLSearchParams({
+      grant_type: "client_credentials",
+      ...(scope ? { scope } : {}),
+    });
+    const res = await json<{ access_token: string }>(`${stack.baseUrl}/oauth/token`, {
+      method: "POST",
+      headers: {
+        authorization: `Basic ${basic}`,
+        "content-type": "application/x-www-form-urlencoded",
+      },
+      body,
+    });
+    if (res.status !== 200)
+      throw new Error(`token request for ${scope ?? "every scope"} answered ${res.status}`);
     return res.body.access_token;
   };
   const all = await token();
@@ -75,19 +106,39 @@ async function gatewayTokens(stack: PrivateStack): Promise<Tokens> {
 }
 
 /** One application through the public API (its candidate and recruitment case come with it). */
-async function createRealData(stack: PrivateStack, token: string): Promise<GenerationContext["realIds"]> {
+async function createRealData(
+  stack: PrivateStack,
+  token: string,
+): Promise<GenerationContext["realIds"]> {
   const auth = { authorization: `Bearer ${token}`, accept: "application/json" };
-  const vacancies = await json<{ data: Array<{ uuid: string }> }>(`${stack.baseUrl}/v1/vacancies?per_page=5`, { headers: auth });
-  const practices = await json<{ data: Array<{ practice_id: string }> }>(`${stack.baseUrl}/v1/practices?per_page=5`, { headers: auth });
+  const vacancies = await json<{ data: Array<{ uuid: string }> }>(
+    `${stack.baseUrl}/v1/vacancies?per_page=5`,
+    { headers: auth },
+  );
+  const practices = await json<{ data: Array<{ practice_id: string }> }>(
+    `${stack.baseUrl}/v1/practices?per_page=5`,
+    { headers: auth },
+  );
   const vacancy = vacancies.body.data[0]?.uuid;
   if (!vacancy) throw new Error("the sandbox has no vacancies");
-  const created = await json<{ data: { application_uuid: string; candidate_uuid: string } }>(`${stack.baseUrl}/v1/applications`, {
-    method: "POST",
-    headers: { ...auth, "content-type": "application/json" },
-    body: JSON.stringify({ vacancy_uuid: vacancy, candidate: { email: "hostile.setup@voorbeeld.be", phone: null }, consent: true }),
-  });
-  if (created.status !== 201) throw new Error(`creating the setup application answered ${created.status}`);
-  const cases = await json<{ data: Array<{ recruitment_case_uuid: string }> }>(`${stack.baseUrl}/v1/recruitment-cases`, { headers: auth });
+  const created = await json<{ data: { application_uuid: string; candidate_uuid: string } }>(
+    `${stack.baseUrl}/v1/applications`,
+    {
+      method: "POST",
+      headers: { ...auth, "content-type": "application/json" },
+      body: JSON.stringify({
+        vacancy_uuid: vacancy,
+        candidate: { email: "hostile.setup@voorbeeld.be", phone: null },
+        consent: true,
+      }),
+    },
+  );
+  if (created.status !== 201)
+    throw new Error(`creating the setup application answered ${created.status}`);
+  const cases = await json<{ data: Array<{ recruitment_case_uuid: string }> }>(
+    `${stack.baseUrl}/v1/recruitment-cases`,
+    { headers: auth },
+  );
   return {
     vacancy: vacancies.body.data.map((v) => v.uuid),
     practice: practices.body.data.map((p) => p.practice_id),
@@ -107,8 +158,16 @@ interface Production {
 /** Production instances of practices (CRM mirror) and identity (submission) on the stack's stores, trusting a test issuer. */
 async function startProduction(stack: PrivateStack): Promise<Production> {
   const issuer = await createTestIssuer();
-  const verify = createTokenVerifier({ keys: issuer.keys, issuer: TEST_ISSUER, audience: TEST_AUDIENCE });
-  const practicesPool = createPgPool({ url: stack.pgUrl, schema: "practices", applicationName: "hostile-practices" });
+  const verify = createTokenVerifier({
+    keys: issuer.keys,
+    issuer: TEST_ISSUER,
+    audience: TEST_AUDIENCE,
+  });
+  const practicesPool = createPgPool({
+    url: stack.pgUrl,
+    schema: "practices",
+    applicationName: "hostile-practices",
+  });
   const legacy: LegacyDb = createLegacyDb({ url: stack.legacyUrl });
   const practices = await startApp(
     createPracticesApp({
@@ -120,22 +179,43 @@ async function startProduction(stack: PrivateStack): Promise<Production> {
       now: Date.now,
     }),
   );
-  const identityPool = createPgPool({ url: stack.pgUrl, schema: "identity", applicationName: "hostile-identity" });
-  const nc: NatsConnection = await connectNats({ servers: stack.natsUrl, name: "hostile-identity", logger: silentLogger() });
-  const identityConfig = loadIdentityConfig({ ENVIRONMENT: "production", IDENTITY_PEPPER: stack.identityPepper, NATS_NAMESPACE: stack.natsNamespace, PUBLIC_BASE_URL: stack.baseUrl });
+  const identityPool = createPgPool({
+    url: stack.pgUrl,
+    schema: "identity",
+    applicationName: "hostile-identity",
+  });
+  const nc: NatsConnection = await connectNats({
+    servers: stack.natsUrl,
+    name: "hostile-identity",
+    logger: silentLogger(),
+  });
+  const identityConfig = loadIdentityConfig({
+    ENVIRONMENT: "production",
+    IDENTITY_PEPPER: stack.identityPepper,
+    NATS_NAMESPACE: stack.natsNamespace,
+    PUBLIC_BASE_URL: stack.baseUrl,
+  });
   const identity = await startApp(
     createIdentityApp({
       config: identityConfig,
       logger: silentLogger(),
       verify,
       pool: identityPool,
-      vacancies: new NatsVacancyDirectory({ nc, subject: names(stack.natsNamespace).rpc.vacancyExists, timeoutMs: identityConfig.VACANCY_LOOKUP_TIMEOUT_MS }),
+      vacancies: new NatsVacancyDirectory({
+        nc,
+        subject: names(stack.natsNamespace).rpc.vacancyExists,
+        timeoutMs: identityConfig.VACANCY_LOOKUP_TIMEOUT_MS,
+      }),
       now: () => new Date(),
     }),
   );
-  const all = await issuer.mint({ clientId: "hostile-crm-mirror", scope: "crm-mirror:write applications:write applications:read practices:read" });
+  const all = await issuer.mint({
+    clientId: "hostile-crm-mirror",
+    scope: "crm-mirror:write applications:write applications:read practices:read",
+  });
   const narrow = new Map<string, string>();
-  for (const scope of ["vacancies:read", "webhooks:read"]) narrow.set(scope, await issuer.mint({ clientId: "hostile-narrow", scope }));
+  for (const scope of ["vacancies:read", "webhooks:read"])
+    narrow.set(scope, await issuer.mint({ clientId: "hostile-narrow", scope }));
   return {
     practices,
     identity,
@@ -156,19 +236,48 @@ export async function startWorld(): Promise<World> {
   let production: Production | undefined;
   try {
     for (const p of stack.processes) {
-      if (p.internalPort !== null) await until(`${p.name} ready`, 60_000, async () => ((await fetch(`http://127.0.0.1:${p.internalPort}/readyz`)).ok ? true : undefined));
+      if (p.internalPort !== null)
+        await until(`${p.name} ready`, 60_000, async () =>
+          (await fetch(`http://127.0.0.1:${p.internalPort}/readyz`)).ok ? true : undefined,
+        );
     }
     const tokens = await gatewayTokens(stack);
-    await until("an authenticated read", 30_000, async () => ((await fetch(`${stack.baseUrl}/v1/vacancies`, { headers: { authorization: `Bearer ${tokens.all}` } })).status === 200 ? true : undefined));
+    await until("an authenticated read", 30_000, async () =>
+      (
+        await fetch(`${stack.baseUrl}/v1/vacancies`, {
+          headers: { authorization: `Bearer ${tokens.all}` },
+        })
+      ).status === 200
+        ? true
+        : undefined,
+    );
     const realIds = await createRealData(stack, tokens.all);
     production = await startProduction(stack);
-    const targets: Record<Target, number> = { gateway: stack.gatewayPort, "practices-production": production.practices.port, "identity-production": production.identity.port };
-    const snapshot = async () => ({ ...(await snapshotPg(stack.pgUrl, { ignoreColumns: BACKGROUND_CLOCKS })), ...(await snapshotMysql(stack.mysqlUrl, stack.legacyDatabase)) });
+    const targets: Record<Target, number> = {
+      gateway: stack.gatewayPort,
+      "practices-production": production.practices.port,
+      "identity-production": production.identity.port,
+    };
+    const snapshot = async () => ({
+      ...(await snapshotPg(stack.pgUrl, { ignoreColumns: BACKGROUND_CLOCKS })),
+      ...(await snapshotMysql(stack.mysqlUrl, stack.legacyDatabase)),
+    });
     const started = production;
     return {
       stack,
-      render: { ports: targets, tokens: { gateway: tokens, "practices-production": production.tokens, "identity-production": production.tokens } },
-      generation: { realIds, modifiedOn: new Date(Date.now() - 3_600_000).toISOString(), demoClientId: stack.demoClient.clientId },
+      render: {
+        ports: targets,
+        tokens: {
+          gateway: tokens,
+          "practices-production": production.tokens,
+          "identity-production": production.tokens,
+        },
+      },
+      generation: {
+        realIds,
+        modifiedOn: new Date(Date.now() - 3_600_000).toISOString(),
+        demoClientId: stack.demoClient.clientId,
+      },
       snapshot,
       async settledSnapshot(timeoutMs = 60_000) {
         let previous = await snapshot();
@@ -191,4 +300,3 @@ export async function startWorld(): Promise<World> {
     throw err;
   }
 }
-

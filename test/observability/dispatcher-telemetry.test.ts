@@ -6,12 +6,31 @@ import { createMetrics, sampleValue, type Metrics } from "@svc/telemetry";
 import { silentLogger } from "@svc/testing";
 import { loadDispatcherConfig } from "../../services/webhooks/src/config.ts";
 import { systemClock } from "../../services/webhooks/src/domain/model.ts";
-import { createDeliveryClient, startDispatcher, type RunningDispatcher } from "../../services/webhooks/src/dispatcher/start-dispatcher.ts";
+import {
+  createDeliveryClient,
+  startDispatcher,
+  type RunningDispatcher,
+} from "../../services/webhooks/src/dispatcher/start-dispatcher.ts";
 import type { WebhookHttpClient } from "../../services/webhooks/src/outbound/guarded-client.ts";
-import { fakeResolver, startHarness, waitFor, type Harness } from "../../services/webhooks/test/support/harness.ts";
-import { startReceiver, type Behaviour, type Receiver } from "../../services/webhooks/test/support/receiver.ts";
+import {
+  fakeResolver,
+  startHarness,
+  waitFor,
+  type Harness,
+} from "../../services/webhooks/test/support/harness.ts";
+import {
+  startReceiver,
+  type Behaviour,
+  type Receiver,
+} from "../../services/webhooks/test/support/receiver.ts";
 import { createTestCa, type TestCa } from "../../services/webhooks/test/support/test-ca.ts";
-import { parentIdOf, spanIdOf, startInMemoryTracing, traceIdOf, type Tracing } from "./support/tracing.ts";
+import {
+  parentIdOf,
+  spanIdOf,
+  startInMemoryTracing,
+  traceIdOf,
+  type Tracing,
+} from "./support/tracing.ts";
 
 const OWNER = "client-observability";
 let tracing: Tracing;
@@ -27,10 +46,29 @@ beforeAll(async () => {
   ca = createTestCa();
   receiver = await startReceiver({ key: ca.serverKey, cert: ca.serverCert });
   h = await startHarness({ resolver: fakeResolver(), caFile: ca.caFile });
-  metrics = createMetrics({ serviceName: "webhooks-dispatcher", serviceVersion: "0.0.0", environment: "sandbox", otlp: false });
-  const config = loadDispatcherConfig({ ...h.env, WEBHOOK_RETRY_SCHEDULE_MS: "300,300", WEBHOOK_ATTEMPT_TIMEOUT_MS: "4000", WEBHOOK_DELIVERY_ACK_WAIT_MS: "8000", WEBHOOK_REQUEUE_SWEEP_MS: "500" });
+  metrics = createMetrics({
+    serviceName: "webhooks-dispatcher",
+    serviceVersion: "0.0.0",
+    environment: "sandbox",
+    otlp: false,
+  });
+  const config = loadDispatcherConfig({
+    ...h.env,
+    WEBHOOK_RETRY_SCHEDULE_MS: "300,300",
+    WEBHOOK_ATTEMPT_TIMEOUT_MS: "4000",
+    WEBHOOK_DELIVERY_ACK_WAIT_MS: "8000",
+    WEBHOOK_REQUEUE_SWEEP_MS: "500",
+  });
   client = createDeliveryClient(config, fakeResolver());
-  dispatcher = await startDispatcher({ config, nc: h.nc, pool: h.pool, client, clock: systemClock, logger: silentLogger(), meter: metrics.meter });
+  dispatcher = await startDispatcher({
+    config,
+    nc: h.nc,
+    pool: h.pool,
+    client,
+    clock: systemClock,
+    logger: silentLogger(),
+    meter: metrics.meter,
+  });
 });
 
 afterAll(async () => {
@@ -47,19 +85,30 @@ let paths = 0;
 async function subscribe(types: string[], behaviour: Behaviour) {
   const path = `/obs/${++paths}`;
   receiver.setBehaviour(path, behaviour);
-  const res = await h.api(OWNER, "POST", "/v1/webhooks", { url: receiver.url(path), event_types: types });
+  const res = await h.api(OWNER, "POST", "/v1/webhooks", {
+    url: receiver.url(path),
+    event_types: types,
+  });
   expect(res.status).toBe(201);
   receiver.setSecrets(path, [res.body.data.secret]);
   return { id: res.body.data.webhook_uuid as string, path };
 }
 
-async function deliveryStatus(subscriptionId: string, eventUuid: string): Promise<string | undefined> {
+async function deliveryStatus(
+  subscriptionId: string,
+  eventUuid: string,
+): Promise<string | undefined> {
   const list = await h.api(OWNER, "GET", `/v1/webhooks/${subscriptionId}/deliveries?per_page=100`);
   return list.body.data.find((d: { event_uuid: string }) => d.event_uuid === eventUuid)?.status;
 }
 
 const settled = (subscriptionId: string, eventUuid: string, status: string) =>
-  waitFor(`delivery to be ${status}`, async () => (await deliveryStatus(subscriptionId, eventUuid)) === status, 20_000, 100);
+  waitFor(
+    `delivery to be ${status}`,
+    async () => (await deliveryStatus(subscriptionId, eventUuid)) === status,
+    20_000,
+    100,
+  );
 
 const failFirst: Behaviour = (n) => (n === 1 ? { status: 500 } : { status: 200 });
 const alwaysFail: Behaviour = () => ({ status: 503 });
@@ -70,34 +119,64 @@ describe("dispatcher tracing", () => {
     const producerTrace = "0af7651916cd43dd8448eb211c80319c";
     const producerSpan = "b7ad6b7169203331";
     // Header names in another case than the W3C spelling: they must still be found.
-    const event = await h.publishEvent("vacancy.created", "v-trace", { headers: { Traceparent: `00-${producerTrace}-${producerSpan}-01` } });
+    const event = await h.publishEvent("vacancy.created", "v-trace", {
+      headers: { Traceparent: `00-${producerTrace}-${producerSpan}-01` },
+    });
     await settled(sub.id, event.event_uuid, "succeeded");
     const posts = receiver.received(sub.path, event.event_uuid);
     expect(posts).toHaveLength(2);
     const deliveryId = posts[0]!.deliveryId;
 
-    await waitFor("the attempt spans to end", () => tracing.spans().filter((s) => s.attributes["webhook.delivery_uuid"] === deliveryId).length === 2);
-    const fanOut = tracing.one("fan-out span", (s) => s.name === "process vacancy.created" && s.attributes["messaging.message.id"] === event.event_uuid);
+    await waitFor(
+      "the attempt spans to end",
+      () =>
+        tracing.spans().filter((s) => s.attributes["webhook.delivery_uuid"] === deliveryId)
+          .length === 2,
+    );
+    const fanOut = tracing.one(
+      "fan-out span",
+      (s) =>
+        s.name === "process vacancy.created" &&
+        s.attributes["messaging.message.id"] === event.event_uuid,
+    );
     expect(fanOut.kind).toBe(SpanKind.CONSUMER);
     expect(traceIdOf(fanOut)).toBe(producerTrace);
     expect(parentIdOf(fanOut)).toBe(producerSpan);
 
-    const attempt = (n: number) => tracing.one(`attempt ${n}`, (s) => s.attributes["webhook.delivery_uuid"] === deliveryId && s.attributes["webhook.attempt"] === n);
+    const attempt = (n: number) =>
+      tracing.one(
+        `attempt ${n}`,
+        (s) =>
+          s.attributes["webhook.delivery_uuid"] === deliveryId &&
+          s.attributes["webhook.attempt"] === n,
+      );
     const first = attempt(1);
     expect(traceIdOf(first)).toBe(producerTrace);
     expect(parentIdOf(first)).toBe(spanIdOf(fanOut));
     expect(first.links).toEqual([]);
-    expect(first.attributes).toMatchObject({ "webhook.outcome": "retrying", "http.response.status_code": 500, "webhook.round": 1 });
+    expect(first.attributes).toMatchObject({
+      "webhook.outcome": "retrying",
+      "http.response.status_code": 500,
+      "webhook.round": 1,
+    });
 
     const retry = attempt(2);
     expect(retry.parentSpanContext).toBeUndefined();
     expect(traceIdOf(retry)).not.toBe(producerTrace);
-    expect(retry.links.map((l) => [l.context.traceId, l.context.spanId])).toEqual([[producerTrace, spanIdOf(fanOut)]]);
-    expect(retry.attributes).toMatchObject({ "webhook.outcome": "succeeded", "http.response.status_code": 200 });
+    expect(retry.links.map((l) => [l.context.traceId, l.context.spanId])).toEqual([
+      [producerTrace, spanIdOf(fanOut)],
+    ]);
+    expect(retry.attributes).toMatchObject({
+      "webhook.outcome": "succeeded",
+      "http.response.status_code": 200,
+    });
 
     // Each POST is a CLIENT span (undici instrumentation) under its attempt.
     for (const a of [first, retry]) {
-      const post = tracing.one(`POST of attempt ${String(a.attributes["webhook.attempt"])}`, (s) => s.kind === SpanKind.CLIENT && parentIdOf(s) === spanIdOf(a));
+      const post = tracing.one(
+        `POST of attempt ${String(a.attributes["webhook.attempt"])}`,
+        (s) => s.kind === SpanKind.CLIENT && parentIdOf(s) === spanIdOf(a),
+      );
       expect(traceIdOf(post)).toBe(traceIdOf(a));
       expect(post.attributes["http.request.method"]).toBe("POST");
     }
@@ -108,15 +187,29 @@ describe("dispatcher tracing", () => {
     const res = await h.api(OWNER, "POST", `/v1/webhooks/${sub.id}/test`);
     expect(res.status).toBe(202);
     const deliveryId = res.body.data.delivery_uuid as string;
-    const attempt = await tracing.ended("ping attempt", (s) => s.attributes["webhook.delivery_uuid"] === deliveryId, 20_000);
-    expect(attempt.attributes).toMatchObject({ "webhook.event_type": "system.ping", "webhook.outcome": "succeeded" });
-    const request = tracing.one("POST /test server span", (s) => s.kind === SpanKind.SERVER && s.attributes["http.route"] === "/v1/webhooks/:webhook_uuid/test" && traceIdOf(s) === traceIdOf(attempt));
+    const attempt = await tracing.ended(
+      "ping attempt",
+      (s) => s.attributes["webhook.delivery_uuid"] === deliveryId,
+      20_000,
+    );
+    expect(attempt.attributes).toMatchObject({
+      "webhook.event_type": "system.ping",
+      "webhook.outcome": "succeeded",
+    });
+    const request = tracing.one(
+      "POST /test server span",
+      (s) =>
+        s.kind === SpanKind.SERVER &&
+        s.attributes["http.route"] === "/v1/webhooks/:webhook_uuid/test" &&
+        traceIdOf(s) === traceIdOf(attempt),
+    );
     expect(parentIdOf(attempt)).toBe(spanIdOf(request));
   });
 });
 
 describe("dispatcher metrics", () => {
-  const value = (text: string, name: string, labels: Record<string, string> = {}) => sampleValue(text, name, labels) ?? 0;
+  const value = (text: string, name: string, labels: Record<string, string> = {}) =>
+    sampleValue(text, name, labels) ?? 0;
 
   it("counts attempts by outcome and number, dead deliveries and the latency of successful ones", async () => {
     const before = await metrics.scrape();
@@ -127,8 +220,10 @@ describe("dispatcher metrics", () => {
     await settled(broken.id, event.event_uuid, "dead");
     const after = await metrics.scrape();
 
-    const delta = (name: string, labels: Record<string, string> = {}) => value(after, name, labels) - value(before, name, labels);
-    const attempts = (outcome: string, attempt: number) => delta("webhook_delivery_attempts_total", { outcome, attempt: String(attempt) });
+    const delta = (name: string, labels: Record<string, string> = {}) =>
+      value(after, name, labels) - value(before, name, labels);
+    const attempts = (outcome: string, attempt: number) =>
+      delta("webhook_delivery_attempts_total", { outcome, attempt: String(attempt) });
     expect(attempts("retrying", 1)).toBe(2);
     expect(attempts("succeeded", 2)).toBe(1);
     expect(attempts("retrying", 2)).toBe(1);
@@ -148,11 +243,23 @@ describe("dispatcher metrics", () => {
     const consumer = (text: string, kind: "pending" | "ack_pending", which: string) =>
       sampleValue(text, `messaging_consumer_${kind}`, { messaging_destination_name: which });
     const deliveries = h.n.deliveriesStream;
-    await waitFor("ack_pending ≥ 1 while the POST is in flight", async () => (consumer(await metrics.scrape(), "ack_pending", deliveries) ?? 0) >= 1, 10_000, 100);
+    await waitFor(
+      "ack_pending ≥ 1 while the POST is in flight",
+      async () => (consumer(await metrics.scrape(), "ack_pending", deliveries) ?? 0) >= 1,
+      10_000,
+      100,
+    );
     await settled(slow.id, event.event_uuid, "succeeded");
-    await waitFor("both consumers idle", async () => {
-      const text = await metrics.scrape();
-      return [deliveries, h.n.eventsStream].every((s) => consumer(text, "ack_pending", s) === 0 && consumer(text, "pending", s) === 0);
-    }, 10_000, 100);
+    await waitFor(
+      "both consumers idle",
+      async () => {
+        const text = await metrics.scrape();
+        return [deliveries, h.n.eventsStream].every(
+          (s) => consumer(text, "ack_pending", s) === 0 && consumer(text, "pending", s) === 0,
+        );
+      },
+      10_000,
+      100,
+    );
   });
 });

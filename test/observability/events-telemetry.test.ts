@@ -3,19 +3,44 @@
 import { SpanKind } from "@opentelemetry/api";
 import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { drainNats, names, type JetStreamClient, type JetStreamManager, type NatsConnection } from "@svc/messaging";
+import {
+  drainNats,
+  names,
+  type JetStreamClient,
+  type JetStreamManager,
+  type NatsConnection,
+} from "@svc/messaging";
 import { createMetrics, sampleValue, type Metrics } from "@svc/telemetry";
 import { createTempPgDatabase, testEnv, type TempDatabase } from "@svc/testing";
 import { startRelay } from "@svc/events";
-import { connectForTest, deleteNamespaceStreams, readStream, recordingLogger, testNamespace } from "../../shared/events/test/support/nats.ts";
+import {
+  connectForTest,
+  deleteNamespaceStreams,
+  readStream,
+  recordingLogger,
+  testNamespace,
+} from "../../shared/events/test/support/nats.ts";
 import { enqueueMany, freshSchema } from "../../shared/events/test/support/outbox-fixtures.ts";
 import { testPool } from "../../shared/events/test/support/pg.ts";
-import { openWorld, scenario, type DetectorWorld } from "../../shared/events/test/support/detector-fixtures.ts";
-import { parentIdOf, spanIdOf, startInMemoryTracing, traceIdOf, type Tracing } from "./support/tracing.ts";
+import {
+  openWorld,
+  scenario,
+  type DetectorWorld,
+} from "../../shared/events/test/support/detector-fixtures.ts";
+import {
+  parentIdOf,
+  spanIdOf,
+  startInMemoryTracing,
+  traceIdOf,
+  type Tracing,
+} from "./support/tracing.ts";
 
 const PRODUCER_TRACE = "4bf92f3577b34da6a3ce929d0e0e4736";
 const PRODUCER_SPAN = "00f067aa0ba902b7";
-const STORED = { traceparent: `00-${PRODUCER_TRACE}-${PRODUCER_SPAN}-01`, tracestate: "vendor=abc" };
+const STORED = {
+  traceparent: `00-${PRODUCER_TRACE}-${PRODUCER_SPAN}-01`,
+  tracestate: "vendor=abc",
+};
 
 let tracing: Tracing;
 let database: TempDatabase;
@@ -46,7 +71,12 @@ afterAll(async () => {
 });
 
 function meter(): Metrics {
-  const m = createMetrics({ serviceName: "events-test", serviceVersion: "0.0.0", environment: "sandbox", otlp: false });
+  const m = createMetrics({
+    serviceName: "events-test",
+    serviceVersion: "0.0.0",
+    environment: "sandbox",
+    otlp: false,
+  });
   closers.push(() => m.shutdown());
   return m;
 }
@@ -56,7 +86,16 @@ async function relaySetup(withMeter?: Metrics) {
   namespaces.push(ns);
   const schema = await freshSchema(pool);
   const n = names(ns);
-  const relay = startRelay({ pool, schema, js, jsm, names: n, logger: recordingLogger(), autoStart: false, ...(withMeter && { meter: withMeter.meter }) });
+  const relay = startRelay({
+    pool,
+    schema,
+    js,
+    jsm,
+    names: n,
+    logger: recordingLogger(),
+    autoStart: false,
+    ...(withMeter && { meter: withMeter.meter }),
+  });
   closers.push(() => relay.stop());
   return { schema, n, relay };
 }
@@ -68,11 +107,20 @@ describe("outbox relay tracing", () => {
     const [untraced] = await enqueueMany(pool, schema, 1);
     expect(await relay.runOnce()).toBe(2);
 
-    const batch = tracing.one("relay batch span", (s) => s.name === "outbox relay batch" && s.attributes["db.namespace"] === schema);
+    const batch = tracing.one(
+      "relay batch span",
+      (s) => s.name === "outbox relay batch" && s.attributes["db.namespace"] === schema,
+    );
     expect(batch.parentSpanContext).toBeUndefined();
-    expect(batch.attributes).toMatchObject({ "messaging.batch.message_count": 2, "outbox.sent": 2 });
+    expect(batch.attributes).toMatchObject({
+      "messaging.batch.message_count": 2,
+      "outbox.sent": 2,
+    });
 
-    const send = tracing.one("send span of the traced row", (s) => s.attributes["messaging.message.id"] === traced!.event_uuid);
+    const send = tracing.one(
+      "send span of the traced row",
+      (s) => s.attributes["messaging.message.id"] === traced!.event_uuid,
+    );
     expect(send.kind).toBe(SpanKind.PRODUCER);
     expect(traceIdOf(send)).toBe(PRODUCER_TRACE);
     expect(parentIdOf(send)).toBe(PRODUCER_SPAN);
@@ -80,7 +128,10 @@ describe("outbox relay tracing", () => {
     expect(send.attributes["messaging.destination.name"]).toBe(n.eventSubject("vacancy.updated"));
 
     // A row written outside any trace is published as part of the batch's trace.
-    const orphan = tracing.one("send span of the untraced row", (s) => s.attributes["messaging.message.id"] === untraced!.event_uuid);
+    const orphan = tracing.one(
+      "send span of the untraced row",
+      (s) => s.attributes["messaging.message.id"] === untraced!.event_uuid,
+    );
     expect(traceIdOf(orphan)).toBe(traceIdOf(batch));
     expect(parentIdOf(orphan)).toBe(spanIdOf(batch));
 
@@ -88,7 +139,9 @@ describe("outbox relay tracing", () => {
     const message = stored.find((m) => m.msgId === traced!.event_uuid);
     expect(message?.traceparent).toBe(`00-${PRODUCER_TRACE}-${spanIdOf(send)}-01`);
     expect(message?.tracestate).toBe("vendor=abc");
-    expect(stored.find((m) => m.msgId === untraced!.event_uuid)?.traceparent).toBe(`00-${traceIdOf(batch)}-${spanIdOf(orphan)}-01`);
+    expect(stored.find((m) => m.msgId === untraced!.event_uuid)?.traceparent).toBe(
+      `00-${traceIdOf(batch)}-${spanIdOf(orphan)}-01`,
+    );
   });
 
   it("makes no span for a poll that finds nothing to publish", async () => {
@@ -103,7 +156,9 @@ describe("outbox metrics", () => {
     const metrics = meter();
     const { schema, relay } = await relaySetup(metrics);
     await enqueueMany(pool, schema, 3);
-    await pool.query(`UPDATE "${schema}".outbox SET created_at = now() - interval '90 seconds' WHERE id = (SELECT min(id) FROM "${schema}".outbox)`);
+    await pool.query(
+      `UPDATE "${schema}".outbox SET created_at = now() - interval '90 seconds' WHERE id = (SELECT min(id) FROM "${schema}".outbox)`,
+    );
     const labels = { outbox_schema: schema };
     let text = await metrics.scrape();
     expect(sampleValue(text, "outbox_pending", labels)).toBe(3);
@@ -129,12 +184,20 @@ describe("change detection", () => {
     s.advance(1_000);
     expect(await s.detector.runIncremental()).toMatchObject({ kind: "incremental", created: 1 });
 
-    const passes = tracing.spans().filter((sp) => sp.name === "change detection pass" && sp.attributes["change_detection.source"] === s.source.name);
+    const passes = tracing
+      .spans()
+      .filter(
+        (sp) =>
+          sp.name === "change detection pass" &&
+          sp.attributes["change_detection.source"] === s.source.name,
+      );
     const pass = passes.find((sp) => sp.attributes["change_detection.created"] === 1);
     expect(pass).toBeDefined();
     expect(pass!.parentSpanContext).toBeUndefined();
     expect(pass!.attributes["change_detection.kind"]).toBe("incremental");
-    const { rows } = await world.pool.query<{ trace_context: Record<string, string> }>(`SELECT trace_context FROM "${s.schema}".outbox`);
+    const { rows } = await world.pool.query<{ trace_context: Record<string, string> }>(
+      `SELECT trace_context FROM "${s.schema}".outbox`,
+    );
     expect(rows).toHaveLength(1);
     expect(rows[0]!.trace_context.traceparent).toBe(`00-${traceIdOf(pass!)}-${spanIdOf(pass!)}-01`);
   });
@@ -158,10 +221,30 @@ describe("change detection", () => {
 
     const text = await metrics.scrape();
     const source = { change_detection_source: s.source.name };
-    expect(sampleValue(text, "change_detection_changes_total", { ...source, change_detection_change: "created" })).toBe(2);
-    expect(sampleValue(text, "change_detection_changes_total", { ...source, change_detection_change: "updated" })).toBe(1);
-    expect(sampleValue(text, "change_detection_changes_total", { ...source, change_detection_change: "deleted" })).toBe(1);
-    const count = (kind: string) => sampleValue(text, "change_detection_pass_duration_count", { ...source, change_detection_kind: kind, outcome: "ok" });
+    expect(
+      sampleValue(text, "change_detection_changes_total", {
+        ...source,
+        change_detection_change: "created",
+      }),
+    ).toBe(2);
+    expect(
+      sampleValue(text, "change_detection_changes_total", {
+        ...source,
+        change_detection_change: "updated",
+      }),
+    ).toBe(1);
+    expect(
+      sampleValue(text, "change_detection_changes_total", {
+        ...source,
+        change_detection_change: "deleted",
+      }),
+    ).toBe(1);
+    const count = (kind: string) =>
+      sampleValue(text, "change_detection_pass_duration_count", {
+        ...source,
+        change_detection_kind: kind,
+        outcome: "ok",
+      });
     expect([count("baseline"), count("incremental"), count("sweep")]).toEqual([1, 1, 1]);
   });
 });

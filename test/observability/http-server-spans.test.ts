@@ -6,7 +6,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHttpApp, sendData } from "@svc/http";
 import { createLogger } from "@svc/logging";
 import { startApp, type StartedApp } from "@svc/testing";
-import { parentIdOf, spanIdOf, startInMemoryTracing, traceIdOf, type Tracing } from "./support/tracing.ts";
+import {
+  parentIdOf,
+  spanIdOf,
+  startInMemoryTracing,
+  traceIdOf,
+  type Tracing,
+} from "./support/tracing.ts";
 
 const CALLER_TRACE = "5bf92f3577b34da6a3ce929d0e0e4736";
 const CALLER_SPAN = "10f067aa0ba902b7";
@@ -31,7 +37,13 @@ beforeAll(async () => {
   routes.get("/v1/broken", () => {
     throw new Error("boom");
   });
-  app = await startApp(createHttpApp({ platform: { service: "t", version: "0.1.0", environment: "sandbox" }, logger: createLogger({ service: "t", level: "info", destination }), routes }));
+  app = await startApp(
+    createHttpApp({
+      platform: { service: "t", version: "0.1.0", environment: "sandbox" },
+      logger: createLogger({ service: "t", level: "info", destination }),
+      routes,
+    }),
+  );
 });
 afterAll(async () => {
   await app?.close();
@@ -42,17 +54,34 @@ const requestLine = (path: string) => lines.find((l) => l.msg === "request" && l
 
 describe("server spans", () => {
   it("continue the caller's W3C trace, are named by route, and the request's log line carries their ids", async () => {
-    const res = await fetch(`${app.baseUrl}/v1/things/42?x=1`, { headers: { traceparent: `00-${CALLER_TRACE}-${CALLER_SPAN}-01`, authorization: "Bearer secret-token" } });
+    const res = await fetch(`${app.baseUrl}/v1/things/42?x=1`, {
+      headers: {
+        traceparent: `00-${CALLER_TRACE}-${CALLER_SPAN}-01`,
+        authorization: "Bearer secret-token",
+      },
+    });
     expect(res.status).toBe(200);
     await res.text();
-    const span = await tracing.ended("server span", (s) => s.kind === SpanKind.SERVER && s.attributes["url.path"] === "/v1/things/42");
+    const span = await tracing.ended(
+      "server span",
+      (s) => s.kind === SpanKind.SERVER && s.attributes["url.path"] === "/v1/things/42",
+    );
     expect(span.name).toBe("GET /v1/things/:id");
     expect(traceIdOf(span)).toBe(CALLER_TRACE);
     expect(parentIdOf(span)).toBe(CALLER_SPAN);
-    expect(span.attributes).toMatchObject({ "http.request.method": "GET", "http.route": "/v1/things/:id", "http.response.status_code": 200 });
+    expect(span.attributes).toMatchObject({
+      "http.request.method": "GET",
+      "http.route": "/v1/things/:id",
+      "http.response.status_code": 200,
+    });
     expect(span.status.code).toBe(SpanStatusCode.UNSET);
     const line = requestLine("/v1/things/:id");
-    expect(line).toMatchObject({ trace_id: CALLER_TRACE, span_id: spanIdOf(span), status: 200, method: "GET" });
+    expect(line).toMatchObject({
+      trace_id: CALLER_TRACE,
+      span_id: spanIdOf(span),
+      status: 200,
+      method: "GET",
+    });
     expect(line?.request_id).toEqual(expect.any(String));
     expect(line).toMatchObject({ client_id: "client-42", route: "/v1/things/:id" });
     expect(line?.duration_ms).toEqual(expect.any(Number));
@@ -61,17 +90,30 @@ describe("server spans", () => {
 
   it("start a trace when the caller sends none, and mark a 500 as an error", async () => {
     expect((await fetch(`${app.baseUrl}/v1/broken`)).status).toBe(500);
-    const span = await tracing.ended("server span of the failed request", (s) => s.kind === SpanKind.SERVER && s.attributes["url.path"] === "/v1/broken");
+    const span = await tracing.ended(
+      "server span of the failed request",
+      (s) => s.kind === SpanKind.SERVER && s.attributes["url.path"] === "/v1/broken",
+    );
     expect(span.parentSpanContext).toBeUndefined();
     expect(span.name).toBe("GET /v1/broken");
     expect(span.status.code).toBe(SpanStatusCode.ERROR);
-    expect(span.attributes).toMatchObject({ "http.response.status_code": 500, "error.type": "500" });
-    expect(requestLine("/v1/broken")).toMatchObject({ trace_id: traceIdOf(span), span_id: spanIdOf(span), status: 500 });
+    expect(span.attributes).toMatchObject({
+      "http.response.status_code": 500,
+      "error.type": "500",
+    });
+    expect(requestLine("/v1/broken")).toMatchObject({
+      trace_id: traceIdOf(span),
+      span_id: spanIdOf(span),
+      status: 500,
+    });
   });
 
   it("name an unmatched request by its method only (no path in the name)", async () => {
     expect((await fetch(`${app.baseUrl}/v1/nothing/here`)).status).toBe(404);
-    const span = await tracing.ended("server span of the 404", (s) => s.kind === SpanKind.SERVER && s.attributes["url.path"] === "/v1/nothing/here");
+    const span = await tracing.ended(
+      "server span of the 404",
+      (s) => s.kind === SpanKind.SERVER && s.attributes["url.path"] === "/v1/nothing/here",
+    );
     expect(span.name).toBe("GET");
     expect(span.attributes["http.route"]).toBeUndefined();
   });

@@ -22,4 +22,5 @@ afterAll(failOnViolations);
 // CONTRACT_COVERAGE_FILE=path: each test file appends what it checked (one JSON line), to see which
 // documented operations and statuses the suites exercise.
 const coverageFile = process.env.CONTRACT_COVERAGE_FILE;
-if (coverageFile) afterAll(() => appendFileSync(coverageFile, `${JSON.stringify(contract.takeCoverage())}\n`));
+if (coverageFile)
+  afterAll(() => appendFileSync(coverageFile, `${JSON.stringify(contract.takeCoverage())}\n`));

@@ -12,7 +12,14 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createConnection } from "mysql2/promise";
 import { connectNats, drainNats, jetstreamManager } from "@svc/messaging";
-import { createTempPgDatabase, silentLogger, spawnServiceProcess, testEnv, type ServiceProcess, type TempDatabase } from "@svc/testing";
+import {
+  createTempPgDatabase,
+  silentLogger,
+  spawnServiceProcess,
+  testEnv,
+  type ServiceProcess,
+  type TempDatabase,
+} from "@svc/testing";
 import { ensureLocalSigningKeys } from "../../services/auth/src/keys/local-keys.ts";
 import { reachableOffset, stackWithOffset, type StackProcess } from "../../tools/stack.ts";
 
@@ -60,10 +67,14 @@ async function portFree(port: number): Promise<boolean> {
  * (32768), so an outgoing connection cannot hold one; test/system/local-stack.test.ts uses 20000.
  */
 async function freeOffset(): Promise<number> {
-  const candidates = Array.from({ length: 24 }, (_, i) => 11_000 + i * 500).filter((o) => o !== 20_000 && reachableOffset(o));
+  const candidates = Array.from({ length: 24 }, (_, i) => 11_000 + i * 500).filter(
+    (o) => o !== 20_000 && reachableOffset(o),
+  );
   candidates.sort(() => Math.random() - 0.5);
   for (const offset of candidates) {
-    const ports = stackWithOffset(offset).flatMap((p) => [p.port, p.internalPort]).filter((p): p is number => p !== null);
+    const ports = stackWithOffset(offset)
+      .flatMap((p) => [p.port, p.internalPort])
+      .filter((p): p is number => p !== null);
     const free = await Promise.all(ports.map(portFree));
     if (free.every(Boolean)) return offset;
   }
@@ -105,12 +116,17 @@ async function dropLegacy(name: string): Promise<void> {
 }
 
 async function deleteNamespaceStreams(namespace: string): Promise<void> {
-  const nc = await connectNats({ servers: testEnv.TEST_NATS_URL, name: "private-stack-cleanup", logger: silentLogger() });
+  const nc = await connectNats({
+    servers: testEnv.TEST_NATS_URL,
+    name: "private-stack-cleanup",
+    logger: silentLogger(),
+  });
   try {
     const jsm = await jetstreamManager(nc);
     const doomed: string[] = [];
     for await (const name of jsm.streams.names()) {
-      if (name.startsWith(`KV_${namespace}_`) || name.startsWith(`${namespace.toUpperCase()}_`)) doomed.push(name);
+      if (name.startsWith(`KV_${namespace}_`) || name.startsWith(`${namespace.toUpperCase()}_`))
+        doomed.push(name);
     }
     await Promise.all(doomed.map((name) => jsm.streams.delete(name)));
   } finally {
@@ -178,7 +194,8 @@ export async function startPrivateStack(options: PrivateStackOptions = {}): Prom
   };
 
   const deadline = Date.now() + (options.startTimeoutMs ?? 120_000);
-  while (!up && Date.now() < deadline && launcher.child.exitCode === null) await new Promise((r) => setTimeout(r, 200));
+  while (!up && Date.now() < deadline && launcher.child.exitCode === null)
+    await new Promise((r) => setTimeout(r, 200));
   if (!up) {
     const tail = recent.slice(-40).join("\n");
     const pids = launcher.child.pid ? await childrenOf(launcher.child.pid) : [];
@@ -186,7 +203,10 @@ export async function startPrivateStack(options: PrivateStackOptions = {}): Prom
     await cleanUp();
     throw new Error(`the private stack did not come up (offset ${offset}):\n${tail}`);
   }
-  const demo = JSON.parse(await readFile(demoFile, "utf8")) as { client_id: string; client_secret: string };
+  const demo = JSON.parse(await readFile(demoFile, "utf8")) as {
+    client_id: string;
+    client_secret: string;
+  };
   const launcherPid = launcher.child.pid ?? 0;
   const legacyUrl = new URL(testEnv.TEST_MYSQL_URL);
   legacyUrl.pathname = `/${legacyDatabase}`;
@@ -210,7 +230,10 @@ export async function startPrivateStack(options: PrivateStackOptions = {}): Prom
     async stop() {
       // The launcher stops its processes gracefully; any it could not stop are ended by pid.
       const pids = await childrenOf(launcherPid);
-      const exited = await Promise.race([launcher.terminate(), new Promise<"late">((r) => setTimeout(() => r("late"), 30_000))]);
+      const exited = await Promise.race([
+        launcher.terminate(),
+        new Promise<"late">((r) => setTimeout(() => r("late"), 30_000)),
+      ]);
       if (exited === "late") await launcher.kill();
       for (const pid of pids) if (isAlive(pid)) process.kill(pid, "SIGKILL");
       await cleanUp();

@@ -35,7 +35,8 @@ export function encodeRequest(request: RawRequest, options: { host?: string } = 
   if (!names.has("host") && options.host !== undefined) lines.push(`Host: ${options.host}`);
   for (const [name, value] of request.headers) lines.push(`${name}: ${value}`);
   if (!names.has("connection")) lines.push("Connection: close");
-  if (request.body !== undefined && !names.has("content-length") && !names.has("transfer-encoding")) lines.push(`Content-Length: ${request.body.length}`);
+  if (request.body !== undefined && !names.has("content-length") && !names.has("transfer-encoding"))
+    lines.push(`Content-Length: ${request.body.length}`);
   const head = Buffer.from(`${lines.join("\r\n")}\r\n\r\n`, "latin1");
   return request.body === undefined ? head : Buffer.concat([head, request.body]);
 }
@@ -67,7 +68,10 @@ function dechunk(data: Buffer): Buffer | undefined {
   for (;;) {
     const lineEnd = data.indexOf("\r\n", at, "latin1");
     if (lineEnd < 0) return undefined;
-    const size = Number.parseInt(data.subarray(at, lineEnd).toString("latin1").split(";")[0] ?? "", 16);
+    const size = Number.parseInt(
+      data.subarray(at, lineEnd).toString("latin1").split(";")[0] ?? "",
+      16,
+    );
     if (!Number.isFinite(size)) return undefined;
     // The last chunk; trailers, if any, are not needed.
     if (size === 0) return Buffer.concat(parts);
@@ -90,24 +94,37 @@ function parse(data: Buffer, method: string, ended: boolean): Parsed | undefined
       rest = bodyBytes;
       continue;
     }
-    const response = (body: Buffer): Parsed => ({ response: { status, headers, body }, complete: true });
+    const response = (body: Buffer): Parsed => ({
+      response: { status, headers, body },
+      complete: true,
+    });
     if (method === "HEAD" || status === 204 || status === 304) return response(Buffer.alloc(0));
     if (/chunked/i.test(headers["transfer-encoding"] ?? "")) {
       const body = dechunk(bodyBytes);
-      return body ? response(body) : ended ? { response: { status, headers, body: bodyBytes }, complete: false } : undefined;
+      return body
+        ? response(body)
+        : ended
+          ? { response: { status, headers, body: bodyBytes }, complete: false }
+          : undefined;
     }
     const length = headers["content-length"];
     if (length !== undefined) {
       const n = Number(length);
       if (bodyBytes.length >= n) return response(bodyBytes.subarray(0, n));
-      return ended ? { response: { status, headers, body: bodyBytes }, complete: false } : undefined;
+      return ended
+        ? { response: { status, headers, body: bodyBytes }, complete: false }
+        : undefined;
     }
     return ended ? response(bodyBytes) : undefined;
   }
 }
 
 /** Sends the bytes and waits for one complete response (or the deadline, or the connection's end). */
-export function sendRaw(port: number, bytes: Buffer, options: { method: string; timeoutMs: number; host?: string }): Promise<RawOutcome> {
+export function sendRaw(
+  port: number,
+  bytes: Buffer,
+  options: { method: string; timeoutMs: number; host?: string },
+): Promise<RawOutcome> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   return new Promise((resolve) => {
@@ -122,11 +139,15 @@ export function sendRaw(port: number, bytes: Buffer, options: { method: string; 
       resolve(outcome);
     };
     const partial = () => data.subarray(0, 2_000).toString("latin1");
-    const timer = setTimeout(() => settle({ kind: "timeout", ms: elapsed(), partial: partial() }), options.timeoutMs);
+    const timer = setTimeout(
+      () => settle({ kind: "timeout", ms: elapsed(), partial: partial() }),
+      options.timeoutMs,
+    );
     const finish = (error?: string) => {
       const parsed = parse(data, options.method, true);
       if (parsed?.complete) settle({ kind: "response", response: parsed.response, ms: elapsed() });
-      else settle({ kind: "closed", ms: elapsed(), partial: partial(), ...(error ? { error } : {}) });
+      else
+        settle({ kind: "closed", ms: elapsed(), partial: partial(), ...(error ? { error } : {}) });
     };
     socket.on("data", (chunk: Buffer) => {
       data = Buffer.concat([data, chunk]);

@@ -18,7 +18,10 @@ export interface PgSnapshotOptions {
 
 const ident = (name: string) => `"${name.replaceAll('"', '""')}"`;
 
-export async function snapshotPg(url: string, options: PgSnapshotOptions = {}): Promise<StoreSnapshot> {
+export async function snapshotPg(
+  url: string,
+  options: PgSnapshotOptions = {},
+): Promise<StoreSnapshot> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
@@ -33,7 +36,8 @@ export async function snapshotPg(url: string, options: PgSnapshotOptions = {}): 
     for (const c of columns) {
       const key = `${c.schema}.${c.table}`;
       const entry = tables.get(key) ?? { schema: c.schema, table: c.table, columns: [] };
-      if (!(options.ignoreColumns?.[c.table] ?? []).includes(c.column)) entry.columns.push(c.column);
+      if (!(options.ignoreColumns?.[c.table] ?? []).includes(c.column))
+        entry.columns.push(c.column);
       tables.set(key, entry);
     }
     const snapshot: StoreSnapshot = {};
@@ -61,9 +65,16 @@ export async function snapshotMysql(serverUrl: string, database: string): Promis
     const snapshot: StoreSnapshot = {};
     for (const { name } of tables) {
       const qualified = `\`${database}\`.\`${name}\``;
-      const [[count]] = await c.query<Array<{ n: number } & RowDataPacket>>(`SELECT count(*) AS n FROM ${qualified}`);
-      const [[sum]] = await c.query<Array<{ Checksum: number | string | null } & RowDataPacket>>(`CHECKSUM TABLE ${qualified} EXTENDED`);
-      snapshot[`mysql:${database}.${name}`] = { rows: Number(count?.n ?? 0), checksum: String(sum?.Checksum ?? "") };
+      const [[count]] = await c.query<Array<{ n: number } & RowDataPacket>>(
+        `SELECT count(*) AS n FROM ${qualified}`,
+      );
+      const [[sum]] = await c.query<Array<{ Checksum: number | string | null } & RowDataPacket>>(
+        `CHECKSUM TABLE ${qualified} EXTENDED`,
+      );
+      snapshot[`mysql:${database}.${name}`] = {
+        rows: Number(count?.n ?? 0),
+        checksum: String(sum?.Checksum ?? ""),
+      };
     }
     return snapshot;
   } finally {
@@ -79,7 +90,10 @@ export function snapshotDifferences(before: StoreSnapshot, after: StoreSnapshot)
     const a = before[name];
     const b = after[name];
     if (!a || !b) out.push(`${name}: ${a ? "dropped" : "created"}`);
-    else if (a.rows !== b.rows || a.checksum !== b.checksum) out.push(`${name}: rows ${a.rows} → ${b.rows}${a.checksum === b.checksum ? "" : ", content changed"}`);
+    else if (a.rows !== b.rows || a.checksum !== b.checksum)
+      out.push(
+        `${name}: rows ${a.rows} → ${b.rows}${a.checksum === b.checksum ? "" : ", content changed"}`,
+      );
   }
   return out;
 }

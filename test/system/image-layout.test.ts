@@ -10,13 +10,21 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTempMysqlDatabase, createTempPgDatabase, fetchJson, startServiceUnderBench, type TempDatabase } from "@svc/testing";
+import {
+  createTempMysqlDatabase,
+  createTempPgDatabase,
+  fetchJson,
+  startServiceUnderBench,
+  type TempDatabase,
+} from "@svc/testing";
 import { build } from "../../tools/build.ts";
 import { bundleArgs, REPO_ROOT, RUNTIME_FILES } from "../../tools/bundles.ts";
 import { NODE_FLAGS, RUNTIME_ENV } from "../../tools/stack.ts";
 
 const run = promisify(execFile);
-const version = (JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as { version: string }).version;
+const version = (
+  JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as { version: string }
+).version;
 
 describe("the image's file set (bundles and RUNTIME_FILES only)", () => {
   let image: string;
@@ -25,7 +33,8 @@ describe("the image's file set (bundles and RUNTIME_FILES only)", () => {
   beforeAll(async () => {
     await build();
     image = mkdtempSync(join(tmpdir(), "image-layout-"));
-    for (const file of RUNTIME_FILES) cpSync(join(REPO_ROOT, file), join(image, file), { recursive: true });
+    for (const file of RUNTIME_FILES)
+      cpSync(join(REPO_ROOT, file), join(image, file), { recursive: true });
     symlinkSync(join(REPO_ROOT, "node_modules"), join(image, "node_modules"));
     legacy = await createTempMysqlDatabase("image");
   }, 60_000);
@@ -36,13 +45,21 @@ describe("the image's file set (bundles and RUNTIME_FILES only)", () => {
   });
 
   const node = (args: string[], env: Record<string, string> = {}) =>
-    run(process.execPath, [...NODE_FLAGS, ...args], { cwd: image, env: { PATH: process.env.PATH ?? "", ...RUNTIME_ENV, NODE_ENV: "production", ...env }, timeout: 120_000 });
+    run(process.execPath, [...NODE_FLAGS, ...args], {
+      cwd: image,
+      env: { PATH: process.env.PATH ?? "", ...RUNTIME_ENV, NODE_ENV: "production", ...env },
+      timeout: 120_000,
+    });
 
   it("the migrations Job migrates every schema", { timeout: 120_000 }, async () => {
     const database = await createTempPgDatabase("image");
     try {
       const { stdout } = await node(bundleArgs("tools/migrate.ts"), { DATABASE_URL: database.url });
-      expect(stdout.match(/^migrated schema \w+$/gm)).toEqual(["auth", "practices", "vacancies", "identity", "webhooks"].map((s) => `migrated schema ${s}`));
+      expect(stdout.match(/^migrated schema \w+$/gm)).toEqual(
+        ["auth", "practices", "vacancies", "identity", "webhooks"].map(
+          (s) => `migrated schema ${s}`,
+        ),
+      );
     } finally {
       await database.drop();
     }
@@ -52,10 +69,24 @@ describe("the image's file set (bundles and RUNTIME_FILES only)", () => {
     const url = new URL(legacy.url);
     const database = url.pathname.slice(1);
     url.pathname = "/";
-    const { stdout } = await node([...bundleArgs("shared/legacy/src/cli/seed.ts"), "--url", url.toString(), "--database", database, "--if-empty"]);
+    const { stdout } = await node([
+      ...bundleArgs("shared/legacy/src/cli/seed.ts"),
+      "--url",
+      url.toString(),
+      "--database",
+      database,
+      "--if-empty",
+    ]);
     expect(stdout).toContain(`sandbox database "${database}" loaded`);
     // Run again (a Helm upgrade): the data set is kept, not reloaded.
-    const again = await node([...bundleArgs("shared/legacy/src/cli/seed.ts"), "--url", url.toString(), "--database", database, "--if-empty"]);
+    const again = await node([
+      ...bundleArgs("shared/legacy/src/cli/seed.ts"),
+      "--url",
+      url.toString(),
+      "--database",
+      database,
+      "--if-empty",
+    ]);
     expect(again.stdout).toContain(`sandbox database "${database}" already loaded`);
   });
 
@@ -63,34 +94,62 @@ describe("the image's file set (bundles and RUNTIME_FILES only)", () => {
     { entry: "services/auth/src/main.ts", publicPath: "/openapi.json" },
     { entry: "services/practices/src/main.ts", env: { LEGACY_DATABASE_URL: "" } },
     { entry: "services/vacancies/src/main.ts", env: { LEGACY_DATABASE_URL: "" } },
-    { entry: "services/identity/src/main.ts", env: { IDENTITY_PEPPER: "image-layout-test-pepper-of-at-least-32-bytes" } },
+    {
+      entry: "services/identity/src/main.ts",
+      env: { IDENTITY_PEPPER: "image-layout-test-pepper-of-at-least-32-bytes" },
+    },
     { entry: "services/webhooks/src/main.ts" },
     { entry: "services/webhooks/src/dispatcher-main.ts" },
   ];
   for (const service of services) {
-    it(`${service.entry}: starts, migrates its schema, becomes ready and reports the installation's version`, { timeout: 120_000 }, async () => {
-      const env = Object.fromEntries(Object.entries({ ...RUNTIME_ENV, ...service.env }).map(([k, v]) => [k, k === "LEGACY_DATABASE_URL" ? legacy.url : v]));
-      const started = await startServiceUnderBench({ root: image, entry: service.entry, args: [...NODE_FLAGS, ...bundleArgs(service.entry)], env });
-      try {
-        const health = await fetchJson(`${started.internalOrigin}/readyz`);
-        expect(health.status).toBe(200);
-        if (service.publicPath !== undefined) {
-          const served = await fetch(`${started.origin}${service.publicPath}`);
-          expect(served.status).toBe(200);
-          expect(await served.text()).toBe(readFileSync(join(REPO_ROOT, "shared/openapi/openapi.json"), "utf8"));
+    it(
+      `${service.entry}: starts, migrates its schema, becomes ready and reports the installation's version`,
+      { timeout: 120_000 },
+      async () => {
+        const env = Object.fromEntries(
+          Object.entries({ ...RUNTIME_ENV, ...service.env }).map(([k, v]) => [
+            k,
+            k === "LEGACY_DATABASE_URL" ? legacy.url : v,
+          ]),
+        );
+        const started = await startServiceUnderBench({
+          root: image,
+          entry: service.entry,
+          args: [...NODE_FLAGS, ...bundleArgs(service.entry)],
+          env,
+        });
+        try {
+          const health = await fetchJson(`${started.internalOrigin}/readyz`);
+          expect(health.status).toBe(200);
+          if (service.publicPath !== undefined) {
+            const served = await fetch(`${started.origin}${service.publicPath}`);
+            expect(served.status).toBe(200);
+            expect(await served.text()).toBe(
+              readFileSync(join(REPO_ROOT, "shared/openapi/openapi.json"), "utf8"),
+            );
+          }
+          if (!service.entry.endsWith("dispatcher-main.ts")) {
+            const reported = await fetchJson<{ data: { build: string } }>(
+              `${started.origin}/version`,
+            );
+            expect(reported.body.data.build).toBe(version);
+          }
+        } finally {
+          await started.stop();
         }
-        if (!service.entry.endsWith("dispatcher-main.ts")) {
-          const reported = await fetchJson<{ data: { build: string } }>(`${started.origin}/version`);
-          expect(reported.body.data.build).toBe(version);
-        }
-      } finally {
-        await started.stop();
-      }
-    });
+      },
+    );
   }
 
   it("the local gateway starts with the route table", { timeout: 60_000 }, async () => {
-    const child = execFile(process.execPath, bundleArgs("services/gateway/src/main.ts"), { cwd: image, env: { PATH: process.env.PATH ?? "", PORT: "0", GATEWAY_UPSTREAMS: "auth=http://127.0.0.1:9" } });
+    const child = execFile(process.execPath, bundleArgs("services/gateway/src/main.ts"), {
+      cwd: image,
+      env: {
+        PATH: process.env.PATH ?? "",
+        PORT: "0",
+        GATEWAY_UPSTREAMS: "auth=http://127.0.0.1:9",
+      },
+    });
     let output = "";
     child.stdout?.on("data", (chunk: Buffer) => void (output += chunk.toString()));
     try {

@@ -14,13 +14,22 @@ export interface Throughput {
 }
 
 async function send(pool: Pool, shot: Shot): Promise<number> {
-  const res = await pool.request({ path: shot.path, method: shot.method ?? "GET", headers: shot.headers ?? {}, body: shot.body ?? null });
+  const res = await pool.request({
+    path: shot.path,
+    method: shot.method ?? "GET",
+    headers: shot.headers ?? {},
+    body: shot.body ?? null,
+  });
   await res.body.dump();
   return res.statusCode;
 }
 
 /** `connections` loops send `make(i)` back to back for `durationMs`; completed requests per second. */
-export async function throughput(origin: string, make: (i: number) => Shot, options: { connections: number; durationMs: number }): Promise<Throughput> {
+export async function throughput(
+  origin: string,
+  make: (i: number) => Shot,
+  options: { connections: number; durationMs: number },
+): Promise<Throughput> {
   const pool = new Pool(origin, { connections: options.connections, pipelining: 1 });
   const statuses: Record<number, number> = {};
   let next = 0;
@@ -40,7 +49,11 @@ export async function throughput(origin: string, make: (i: number) => Shot, opti
 }
 
 /** Sends every shot once, `connections` at a time; completed requests per second. */
-export async function batch(origin: string, shots: Shot[], connections: number): Promise<Throughput> {
+export async function batch(
+  origin: string,
+  shots: Shot[],
+  connections: number,
+): Promise<Throughput> {
   const pool = new Pool(origin, { connections, pipelining: 1 });
   const statuses: Record<number, number> = {};
   let next = 0;
@@ -58,7 +71,11 @@ export async function batch(origin: string, shots: Shot[], connections: number):
 }
 
 /** Latency of each request in microseconds, one at a time over one kept-alive connection. */
-export async function latencies(origin: string, shots: Array<() => Shot>, rounds: number): Promise<number[][]> {
+export async function latencies(
+  origin: string,
+  shots: Array<() => Shot>,
+  rounds: number,
+): Promise<number[][]> {
   const pool = new Pool(origin, { connections: 1, pipelining: 1 });
   const results = shots.map(() => [] as number[]);
   for (let round = 0; round < rounds; round++) {
@@ -79,7 +96,11 @@ export function percentile(values: number[], p: number): number {
 }
 
 /** Latencies (µs) of back-to-back requests over one connection until `done()` says stop. */
-export async function sampleUntil(origin: string, shot: () => Shot, done: () => boolean): Promise<number[]> {
+export async function sampleUntil(
+  origin: string,
+  shot: () => Shot,
+  done: () => boolean,
+): Promise<number[]> {
   const pool = new Pool(origin, { connections: 1, pipelining: 1 });
   const samples: number[] = [];
   while (!done()) {

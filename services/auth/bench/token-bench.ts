@@ -15,7 +15,19 @@ import { createLocalJWKSet, type JSONWebKeySet } from "jose";
 import { createCachedTokenVerifier, createTokenVerifier, startRevocationFeed } from "@svc/auth";
 import { createPgPool, runMigrations } from "@svc/db";
 import { connectNats, drainNats, jetstreamManager } from "@svc/messaging";
-import { createTempPgDatabase, IDLE_SETTLE_MS, memoryRows, recordBenchRows, settledRss, silentLogger, startBenchProcess, testEnv, unusedPort, type BenchProcess, type BenchRow } from "@svc/testing";
+import {
+  createTempPgDatabase,
+  IDLE_SETTLE_MS,
+  memoryRows,
+  recordBenchRows,
+  settledRss,
+  silentLogger,
+  startBenchProcess,
+  testEnv,
+  unusedPort,
+  type BenchProcess,
+  type BenchRow,
+} from "@svc/testing";
 import { entryArgs, NODE_FLAGS, RUNTIME_ENV } from "../../../tools/stack.ts";
 import { build } from "../../../tools/build.ts";
 import { benchMemoryLimit } from "../../../tools/chart-limits.ts";
@@ -31,29 +43,66 @@ const NAMESPACE = `bench${Date.now().toString(36).slice(-6)}`;
 const FIRST_TIME_CLIENTS = 120;
 const CONNECTIONS = 16;
 const out = (line = "") => process.stdout.write(`${line}\n`);
-const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${id}:${secret}`).toString("base64")}`;
+const basic = (id: string, secret: string) =>
+  `Basic ${Buffer.from(`${id}:${secret}`).toString("base64")}`;
 const tokenShot = (id: string, secret: string, extra: Record<string, string> = {}): Shot => ({
   path: "/oauth/token",
   method: "POST",
-  headers: { authorization: basic(id, secret), "content-type": "application/x-www-form-urlencoded", ...extra },
+  headers: {
+    authorization: basic(id, secret),
+    "content-type": "application/x-www-form-urlencoded",
+    ...extra,
+  },
   body: "grant_type=client_credentials",
 });
 
-async function startResource(env: Record<string, string>, children: ChildProcess[]): Promise<string> {
-  const child = spawn(process.execPath, [new URL("./bench-server.ts", import.meta.url).pathname, "resource"], { env, stdio: ["ignore", "pipe", "inherit"] });
+async function startResource(
+  env: Record<string, string>,
+  children: ChildProcess[],
+): Promise<string> {
+  const child = spawn(
+    process.execPath,
+    [new URL("./bench-server.ts", import.meta.url).pathname, "resource"],
+    { env, stdio: ["ignore", "pipe", "inherit"] },
+  );
   children.push(child);
-  const [line] = (await once(createInterface({ input: child.stdout as NodeJS.ReadableStream }), "line")) as [string];
+  const [line] = (await once(
+    createInterface({ input: child.stdout as NodeJS.ReadableStream }),
+    "line",
+  )) as [string];
   return `http://127.0.0.1:${(JSON.parse(line) as { port: number }).port}`;
 }
 
 /** Auth's main.ts, as production launches it; resolves once /readyz answers. */
-async function startAuth(env: Record<string, string>): Promise<{ origin: string; process: BenchProcess }> {
+async function startAuth(
+  env: Record<string, string>,
+): Promise<{ origin: string; process: BenchProcess }> {
   await build();
   const [port, internalPort] = [await unusedPort(), await unusedPort()];
-  const auth = startBenchProcess([...NODE_FLAGS, ...entryArgs("services/auth/src/main.ts", { from: "bundle" })], { cwd: ROOT, env: { ...RUNTIME_ENV, ...env, NODE_ENV: "production", LOG_LEVEL: "info", PORT: String(port), INTERNAL_PORT: String(internalPort) }, ...benchMemoryLimit("auth") });
+  const auth = startBenchProcess(
+    [...NODE_FLAGS, ...entryArgs("services/auth/src/main.ts", { from: "bundle" })],
+    {
+      cwd: ROOT,
+      env: {
+        ...RUNTIME_ENV,
+        ...env,
+        NODE_ENV: "production",
+        LOG_LEVEL: "info",
+        PORT: String(port),
+        INTERNAL_PORT: String(internalPort),
+      },
+      ...benchMemoryLimit("auth"),
+    },
+  );
   const deadline = Date.now() + 60_000;
-  while (!(await fetch(`http://127.0.0.1:${internalPort}/readyz`).then((r) => r.ok, () => false))) {
-    if (auth.child.exitCode !== null || Date.now() > deadline) throw new Error(`auth did not become ready:\n${auth.kept().join("\n")}`);
+  while (
+    !(await fetch(`http://127.0.0.1:${internalPort}/readyz`).then(
+      (r) => r.ok,
+      () => false,
+    ))
+  ) {
+    if (auth.child.exitCode !== null || Date.now() > deadline)
+      throw new Error(`auth did not become ready:\n${auth.kept().join("\n")}`);
     await new Promise((r) => setTimeout(r, 200));
   }
   return { origin: `http://127.0.0.1:${port}`, process: auth };
@@ -64,31 +113,66 @@ async function prepare(databaseUrl: string, keysDir: string) {
   await runMigrations(pool, { schema: "auth", migrationsFolder: MIGRATIONS_FOLDER });
   const jwk = await generateSigningJwk();
   await writeFile(join(keysDir, `${String(jwk.kid)}.active.jwk.json`), JSON.stringify(jwk));
-  const manager = new ClientManager({ store: new PgClientStore(pool), environment: "sandbox", publish: async () => {} });
+  const manager = new ClientManager({
+    store: new PgClientStore(pool),
+    environment: "sandbox",
+    publish: async () => {},
+  });
   const make = async (name: string) => {
-    const { client, secret } = await manager.create({ name, scopes: ["vacancies:read", "practices:read"] });
+    const { client, secret } = await manager.create({
+      name,
+      scopes: ["vacancies:read", "practices:read"],
+    });
     return { id: client.id, secret };
   };
   const main = await make("bench repeat");
   const fresh: Array<{ id: string; secret: string }> = [];
-  for (let i = 0; i < FIRST_TIME_CLIENTS; i += 4) fresh.push(...(await Promise.all([0, 1, 2, 3].map((j) => make(`bench first ${i + j}`)))));
+  for (let i = 0; i < FIRST_TIME_CLIENTS; i += 4)
+    fresh.push(...(await Promise.all([0, 1, 2, 3].map((j) => make(`bench first ${i + j}`)))));
   await pool.end();
   return { main, fresh };
 }
 
 async function measureTokens(auth: string, clients: Awaited<ReturnType<typeof prepare>>) {
-  await batch(auth, Array.from({ length: 300 }, () => tokenShot(clients.main.id, clients.main.secret)), 8); // warm-up, and the proof
-  const health = await throughput(auth, () => ({ path: "/health" }), { connections: CONNECTIONS, durationMs: 4_000 });
-  const repeat = await throughput(auth, () => tokenShot(clients.main.id, clients.main.secret), { connections: CONNECTIONS, durationMs: 4_000 });
-  const first = await batch(auth, clients.fresh.map((c) => tokenShot(c.id, c.secret)), CONNECTIONS);
+  await batch(
+    auth,
+    Array.from({ length: 300 }, () => tokenShot(clients.main.id, clients.main.secret)),
+    8,
+  ); // warm-up, and the proof
+  const health = await throughput(auth, () => ({ path: "/health" }), {
+    connections: CONNECTIONS,
+    durationMs: 4_000,
+  });
+  const repeat = await throughput(auth, () => tokenShot(clients.main.id, clients.main.secret), {
+    connections: CONNECTIONS,
+    durationMs: 4_000,
+  });
+  const first = await batch(
+    auth,
+    clients.fresh.map((c) => tokenShot(c.id, c.secret)),
+    CONNECTIONS,
+  );
   return { health, repeat, first };
 }
 
 async function measureVerification(auth: string, resource: string, token: string) {
   const jwks = (await (await fetch(`${auth}/.well-known/jwks.json`)).json()) as JSONWebKeySet;
-  const feed = startRevocationFeed({ config: { NATS_SERVERS: [testEnv.TEST_NATS_URL], NATS_NAMESPACE: NAMESPACE, REVOCATION_MAX_STALENESS_MS: 60_000 }, name: "bench", logger: silentLogger() });
+  const feed = startRevocationFeed({
+    config: {
+      NATS_SERVERS: [testEnv.TEST_NATS_URL],
+      NATS_NAMESPACE: NAMESPACE,
+      REVOCATION_MAX_STALENESS_MS: 60_000,
+    },
+    name: "bench",
+    logger: silentLogger(),
+  });
   await feed.loaded;
-  const options = { keys: createLocalJWKSet(jwks), issuer: ISSUER, audience: "integration-service", revocation: feed.view };
+  const options = {
+    keys: createLocalJWKSet(jwks),
+    issuer: ISSUER,
+    audience: "integration-service",
+    revocation: feed.view,
+  };
   const full = createTokenVerifier(options);
   const cached = createCachedTokenVerifier(options);
   const noop = async (_header: string) => undefined;
@@ -109,8 +193,22 @@ async function measureVerification(auth: string, resource: string, token: string
     noop: percentile(await timed(noop, 5_000), 50),
   };
   await feed.stop();
-  const [open = [], guarded = []] = await latencies(resource, [() => ({ path: "/v1/open" }), () => ({ path: "/v1/guarded", headers: { authorization: `Bearer ${token}` } })], 2_000);
-  return { inProcess, http: { open: percentile(open, 50), guarded: percentile(guarded, 50), guardedP99: percentile(guarded, 99) } };
+  const [open = [], guarded = []] = await latencies(
+    resource,
+    [
+      () => ({ path: "/v1/open" }),
+      () => ({ path: "/v1/guarded", headers: { authorization: `Bearer ${token}` } }),
+    ],
+    2_000,
+  );
+  return {
+    inProcess,
+    http: {
+      open: percentile(open, 50),
+      guarded: percentile(guarded, 50),
+      guardedP99: percentile(guarded, 99),
+    },
+  };
 }
 
 async function measureFlood(auth: string, resource: string, token: string) {
@@ -119,9 +217,23 @@ async function measureFlood(auth: string, resource: string, token: string) {
   const idle = await sampleUntil(resource, guarded, () => Date.now() > idleUntil);
   let flooding = true;
   // Distinct client ids and caller addresses: no per-IP or per-client limit stops it, so every request reaches the argon2 gate.
-  const flood = throughput(auth, (i) => tokenShot(`cl_flood${i}`, "guess", { "x-forwarded-for": `198.51.${(i >> 8) & 255}.${i & 255}` }), { connections: 64, durationMs: 6_000 }).finally(() => (flooding = false));
+  const flood = throughput(
+    auth,
+    (i) =>
+      tokenShot(`cl_flood${i}`, "guess", {
+        "x-forwarded-for": `198.51.${(i >> 8) & 255}.${i & 255}`,
+      }),
+    { connections: 64, durationMs: 6_000 },
+  ).finally(() => (flooding = false));
   await new Promise((r) => setTimeout(r, 500));
-  const [during, authHealth] = await Promise.all([sampleUntil(resource, guarded, () => !flooding), sampleUntil(auth, () => ({ path: "/health" }), () => !flooding)]);
+  const [during, authHealth] = await Promise.all([
+    sampleUntil(resource, guarded, () => !flooding),
+    sampleUntil(
+      auth,
+      () => ({ path: "/health" }),
+      () => !flooding,
+    ),
+  ]);
   return { idle, during, authHealth, flood: await flood };
 }
 
@@ -129,33 +241,101 @@ function ratio(a: number, b: number): string {
   return `${(a / b).toFixed(2)}x`;
 }
 
-function report(t: Awaited<ReturnType<typeof measureTokens>>, v: Awaited<ReturnType<typeof measureVerification>>, f: Awaited<ReturnType<typeof measureFlood>>): void {
+function report(
+  t: Awaited<ReturnType<typeof measureTokens>>,
+  v: Awaited<ReturnType<typeof measureVerification>>,
+  f: Awaited<ReturnType<typeof measureFlood>>,
+): void {
   const ms = (us: number) => `${(us / 1000).toFixed(2)} ms`;
-  out(`\nauth token endpoint (1 auth process, ${CONNECTIONS} connections; load average at start ${loadavg()[0]?.toFixed(2)})`);
-  out(`  repeat requests (proof cache)   ${t.repeat.perSecond.toFixed(0).padStart(7)} tokens/s   baseline GET /health ${t.health.perSecond.toFixed(0)} req/s   ratio ${ratio(t.repeat.perSecond, t.health.perSecond)}   statuses ${JSON.stringify(t.repeat.statuses)}`);
-  out(`  first-time requests (argon2id)  ${t.first.perSecond.toFixed(0).padStart(7)} tokens/s   baseline repeat path ${t.repeat.perSecond.toFixed(0)} tokens/s   ratio ${ratio(t.first.perSecond, t.repeat.perSecond)}   statuses ${JSON.stringify(t.first.statuses)}`);
+  out(
+    `\nauth token endpoint (1 auth process, ${CONNECTIONS} connections; load average at start ${loadavg()[0]?.toFixed(2)})`,
+  );
+  out(
+    `  repeat requests (proof cache)   ${t.repeat.perSecond.toFixed(0).padStart(7)} tokens/s   baseline GET /health ${t.health.perSecond.toFixed(0)} req/s   ratio ${ratio(t.repeat.perSecond, t.health.perSecond)}   statuses ${JSON.stringify(t.repeat.statuses)}`,
+  );
+  out(
+    `  first-time requests (argon2id)  ${t.first.perSecond.toFixed(0).padStart(7)} tokens/s   baseline repeat path ${t.repeat.perSecond.toFixed(0)} tokens/s   ratio ${ratio(t.first.perSecond, t.repeat.perSecond)}   statuses ${JSON.stringify(t.first.statuses)}`,
+  );
   out("verification per API request (shared verifier + revocation view)");
-  out(`  in process, token seen before (cached), median ${v.inProcess.cached.toFixed(1).padStart(6)} µs   baseline no-op handler ${v.inProcess.noop.toFixed(1)} µs   overhead ${(v.inProcess.cached - v.inProcess.noop).toFixed(1)} µs`);
-  out(`  in process, full ES256 verification, median    ${v.inProcess.full.toFixed(1).padStart(6)} µs   (a token's first request in a process; ratio to cached ${ratio(v.inProcess.full, v.inProcess.cached)})`);
-  out(`  over HTTP (cached verifier), median             ${v.http.guarded.toFixed(0).padStart(6)} µs   baseline unguarded /v1 ${v.http.open.toFixed(0)} µs   overhead ${(v.http.guarded - v.http.open).toFixed(0)} µs   ratio ${ratio(v.http.guarded, v.http.open)}`);
-  out(`/v1 latency while the token endpoint is flooded (64 connections, ${f.flood.perSecond.toFixed(0)} req/s, statuses ${JSON.stringify(f.flood.statuses)})`);
-  out(`  flooded: median ${ms(percentile(f.during, 50))}, p99 ${ms(percentile(f.during, 99))}   baseline idle: median ${ms(percentile(f.idle, 50))}, p99 ${ms(percentile(f.idle, 99))}   ratio ${ratio(percentile(f.during, 50), percentile(f.idle, 50))} (median)`);
-  out(`  auth's own GET /health while flooded: median ${ms(percentile(f.authHealth, 50))}, p99 ${ms(percentile(f.authHealth, 99))}`);
+  out(
+    `  in process, token seen before (cached), median ${v.inProcess.cached.toFixed(1).padStart(6)} µs   baseline no-op handler ${v.inProcess.noop.toFixed(1)} µs   overhead ${(v.inProcess.cached - v.inProcess.noop).toFixed(1)} µs`,
+  );
+  out(
+    `  in process, full ES256 verification, median    ${v.inProcess.full.toFixed(1).padStart(6)} µs   (a token's first request in a process; ratio to cached ${ratio(v.inProcess.full, v.inProcess.cached)})`,
+  );
+  out(
+    `  over HTTP (cached verifier), median             ${v.http.guarded.toFixed(0).padStart(6)} µs   baseline unguarded /v1 ${v.http.open.toFixed(0)} µs   overhead ${(v.http.guarded - v.http.open).toFixed(0)} µs   ratio ${ratio(v.http.guarded, v.http.open)}`,
+  );
+  out(
+    `/v1 latency while the token endpoint is flooded (64 connections, ${f.flood.perSecond.toFixed(0)} req/s, statuses ${JSON.stringify(f.flood.statuses)})`,
+  );
+  out(
+    `  flooded: median ${ms(percentile(f.during, 50))}, p99 ${ms(percentile(f.during, 99))}   baseline idle: median ${ms(percentile(f.idle, 50))}, p99 ${ms(percentile(f.idle, 99))}   ratio ${ratio(percentile(f.during, 50), percentile(f.idle, 50))} (median)`,
+  );
+  out(
+    `  auth's own GET /health while flooded: median ${ms(percentile(f.authHealth, 50))}, p99 ${ms(percentile(f.authHealth, 99))}`,
+  );
   const overhead = v.inProcess.cached - v.inProcess.noop;
-  out(`targets: repeat path >= 1000 tokens/s: ${t.repeat.perSecond >= 1000 ? "met" : "NOT met"}; verification overhead < 100 µs median: ${overhead < 100 ? "met" : "NOT met"}`);
+  out(
+    `targets: repeat path >= 1000 tokens/s: ${t.repeat.perSecond >= 1000 ? "met" : "NOT met"}; verification overhead < 100 µs median: ${overhead < 100 ? "met" : "NOT met"}`,
+  );
 }
 
 /** The figures as rows of the one benchmark report (tools/bench.ts). */
-function rows(t: Awaited<ReturnType<typeof measureTokens>>, v: Awaited<ReturnType<typeof measureVerification>>, f: Awaited<ReturnType<typeof measureFlood>>, memory: { idleMb: number; peakMb: number }): BenchRow[] {
+function rows(
+  t: Awaited<ReturnType<typeof measureTokens>>,
+  v: Awaited<ReturnType<typeof measureVerification>>,
+  f: Awaited<ReturnType<typeof measureFlood>>,
+  memory: { idleMb: number; peakMb: number },
+): BenchRow[] {
   const r1 = (x: number) => Math.round(x * 10) / 10;
   const overhead = v.inProcess.cached - v.inProcess.noop;
   return [
-    { scenario: `repeat token requests (proof cache), ${CONNECTIONS} conns`, metric: "throughput", value: Math.round(t.repeat.perSecond), unit: "req/s", baseline: Math.round(t.health.perSecond), target: "≥ 1,000 tokens/s", met: t.repeat.perSecond >= 1000 },
-    { scenario: `first-time tokens (argon2id), ${CONNECTIONS} conns`, metric: "throughput", value: Math.round(t.first.perSecond), unit: "req/s", baseline: Math.round(t.repeat.perSecond) },
-    { scenario: "token verification per request, in process, cached", metric: "median", value: r1(v.inProcess.cached), unit: "µs", baseline: r1(v.inProcess.noop), target: "< 100 µs over no-op", met: overhead < 100 },
-    { scenario: "token verification, first sight (full ES256)", metric: "median", value: r1(v.inProcess.full), unit: "µs" },
-    { scenario: "/v1 request while the token endpoint is flooded", metric: "p50", value: r1(percentile(f.during, 50) / 1000), unit: "ms", baseline: r1(percentile(f.idle, 50) / 1000) },
-    { scenario: "/v1 request while the token endpoint is flooded", metric: "p99", value: r1(percentile(f.during, 99) / 1000), unit: "ms", baseline: r1(percentile(f.idle, 99) / 1000) },
+    {
+      scenario: `repeat token requests (proof cache), ${CONNECTIONS} conns`,
+      metric: "throughput",
+      value: Math.round(t.repeat.perSecond),
+      unit: "req/s",
+      baseline: Math.round(t.health.perSecond),
+      target: "≥ 1,000 tokens/s",
+      met: t.repeat.perSecond >= 1000,
+    },
+    {
+      scenario: `first-time tokens (argon2id), ${CONNECTIONS} conns`,
+      metric: "throughput",
+      value: Math.round(t.first.perSecond),
+      unit: "req/s",
+      baseline: Math.round(t.repeat.perSecond),
+    },
+    {
+      scenario: "token verification per request, in process, cached",
+      metric: "median",
+      value: r1(v.inProcess.cached),
+      unit: "µs",
+      baseline: r1(v.inProcess.noop),
+      target: "< 100 µs over no-op",
+      met: overhead < 100,
+    },
+    {
+      scenario: "token verification, first sight (full ES256)",
+      metric: "median",
+      value: r1(v.inProcess.full),
+      unit: "µs",
+    },
+    {
+      scenario: "/v1 request while the token endpoint is flooded",
+      metric: "p50",
+      value: r1(percentile(f.during, 50) / 1000),
+      unit: "ms",
+      baseline: r1(percentile(f.idle, 50) / 1000),
+    },
+    {
+      scenario: "/v1 request while the token endpoint is flooded",
+      metric: "p99",
+      value: r1(percentile(f.during, 99) / 1000),
+      unit: "ms",
+      baseline: r1(percentile(f.idle, 99) / 1000),
+    },
     ...memoryRows("auth process (main.ts)", memory),
   ];
 }
@@ -166,17 +346,54 @@ const database = await createTempPgDatabase("bench");
 const keysDir = await mkdtemp(join(tmpdir(), "bench-keys-"));
 try {
   const clients = await prepare(database.url, keysDir);
-  const common = { ENVIRONMENT: "sandbox", LOG_LEVEL: "silent", NATS_SERVERS: testEnv.TEST_NATS_URL, NATS_NAMESPACE: NAMESPACE, TOKEN_ISSUER: ISSUER };
-  const limits = { TOKEN_RATE_IP_BURST: "100000", TOKEN_RATE_IP_PER_MINUTE: "6000000", TOKEN_RATE_CLIENT_BURST: "100000", TOKEN_RATE_CLIENT_PER_MINUTE: "6000000" };
-  const started = await startAuth({ ...common, ...limits, DATABASE_URL: database.url, SIGNING_KEYS_DIR: keysDir });
+  const common = {
+    ENVIRONMENT: "sandbox",
+    LOG_LEVEL: "silent",
+    NATS_SERVERS: testEnv.TEST_NATS_URL,
+    NATS_NAMESPACE: NAMESPACE,
+    TOKEN_ISSUER: ISSUER,
+  };
+  const limits = {
+    TOKEN_RATE_IP_BURST: "100000",
+    TOKEN_RATE_IP_PER_MINUTE: "6000000",
+    TOKEN_RATE_CLIENT_BURST: "100000",
+    TOKEN_RATE_CLIENT_PER_MINUTE: "6000000",
+  };
+  const started = await startAuth({
+    ...common,
+    ...limits,
+    DATABASE_URL: database.url,
+    SIGNING_KEYS_DIR: keysDir,
+  });
   authProcess = started.process;
   const auth = started.origin;
-  const resource = await startResource({ ...common, AUTH_JWKS_URL: `${auth}/.well-known/jwks.json` }, children);
+  const resource = await startResource(
+    { ...common, AUTH_JWKS_URL: `${auth}/.well-known/jwks.json` },
+    children,
+  );
   const first = tokenShot(clients.main.id, clients.main.secret);
-  const token = String(((await (await fetch(`${auth}${first.path}`, { method: "POST", headers: first.headers ?? {}, body: first.body ?? "" })).json()) as { access_token: string }).access_token);
+  const token = String(
+    (
+      (await (
+        await fetch(`${auth}${first.path}`, {
+          method: "POST",
+          headers: first.headers ?? {},
+          body: first.body ?? "",
+        })
+      ).json()) as { access_token: string }
+    ).access_token,
+  );
   // Warm-up (JIT, pools, the proof cache), then the idle RSS once settled; the peak is over every measurement after it.
-  await batch(auth, Array.from({ length: 300 }, () => tokenShot(clients.main.id, clients.main.secret)), 8);
-  await batch(auth, Array.from({ length: 300 }, () => ({ path: "/health" })), 8);
+  await batch(
+    auth,
+    Array.from({ length: 300 }, () => tokenShot(clients.main.id, clients.main.secret)),
+    8,
+  );
+  await batch(
+    auth,
+    Array.from({ length: 300 }, () => ({ path: "/health" })),
+    8,
+  );
   const idleMb = await settledRss(authProcess.pid, { settleMs: IDLE_SETTLE_MS });
   authProcess.memory.reset();
   const tokens = await measureTokens(auth, clients);
@@ -184,13 +401,23 @@ try {
   const flood = await measureFlood(auth, resource, token);
   const peakMb = authProcess.memory.peak();
   report(tokens, verification, flood);
-  out(`auth process RSS: idle ${idleMb.toFixed(0)} MB after warm-up, peak ${peakMb.toFixed(0)} MB under the loads above (targets < 120 / < 200 MB)`);
+  out(
+    `auth process RSS: idle ${idleMb.toFixed(0)} MB after warm-up, peak ${peakMb.toFixed(0)} MB under the loads above (targets < 120 / < 200 MB)`,
+  );
   recordBenchRows("auth token", rows(tokens, verification, flood, { idleMb, peakMb }));
 } finally {
   for (const child of children) child.kill("SIGTERM");
   await authProcess?.stop();
-  const nc = await connectNats({ servers: testEnv.TEST_NATS_URL, name: "bench-cleanup", logger: silentLogger() });
-  await (await jetstreamManager(nc)).streams.delete(`KV_${NAMESPACE}_revocations`).catch(() => false);
+  const nc = await connectNats({
+    servers: testEnv.TEST_NATS_URL,
+    name: "bench-cleanup",
+    logger: silentLogger(),
+  });
+  await (
+    await jetstreamManager(nc)
+  ).streams
+    .delete(`KV_${NAMESPACE}_revocations`)
+    .catch(() => false);
   await drainNats(nc);
   await database.drop();
   await rm(keysDir, { recursive: true, force: true });

@@ -41,12 +41,27 @@ function createTokenService(deps: AppDeps, environmentScopes: ReadonlySet<string
   const authenticator = new ClientAuthenticator({
     store: new PgClientStore(deps.pool),
     proofs,
-    gate: new Argon2Gate({ maxConcurrent: config.ARGON2_MAX_CONCURRENT, maxQueue: config.ARGON2_MAX_QUEUE }),
-    perIp: new RateLimiter({ burst: config.TOKEN_RATE_IP_BURST, perMinute: config.TOKEN_RATE_IP_PER_MINUTE }),
-    perClient: new RateLimiter({ burst: config.TOKEN_RATE_CLIENT_BURST, perMinute: config.TOKEN_RATE_CLIENT_PER_MINUTE }),
+    gate: new Argon2Gate({
+      maxConcurrent: config.ARGON2_MAX_CONCURRENT,
+      maxQueue: config.ARGON2_MAX_QUEUE,
+    }),
+    perIp: new RateLimiter({
+      burst: config.TOKEN_RATE_IP_BURST,
+      perMinute: config.TOKEN_RATE_IP_PER_MINUTE,
+    }),
+    perClient: new RateLimiter({
+      burst: config.TOKEN_RATE_CLIENT_BURST,
+      perMinute: config.TOKEN_RATE_CLIENT_PER_MINUTE,
+    }),
     dummyHash: deps.dummyHash,
   });
-  return new TokenService({ authenticator, keys: deps.keys, environmentScopes, issuer: config.TOKEN_ISSUER, audience: config.TOKEN_AUDIENCE });
+  return new TokenService({
+    authenticator,
+    keys: deps.keys,
+    environmentScopes,
+    issuer: config.TOKEN_ISSUER,
+    audience: config.TOKEN_AUDIENCE,
+  });
 }
 
 /**
@@ -59,18 +74,30 @@ function createTokenService(deps: AppDeps, environmentScopes: ReadonlySet<string
 function keepTokenRequestsFromJsonParser(req: IncomingMessage): void {
   if ((req.url ?? "").split("?")[0] !== "/oauth/token") return;
   const type = req.headers["content-type"] ?? "";
-  if (!/^application\/x-www-form-urlencoded\s*(;|$)/i.test(type)) delete req.headers["content-type"];
+  if (!/^application\/x-www-form-urlencoded\s*(;|$)/i.test(type))
+    delete req.headers["content-type"];
 }
 
 /** Builds the OAuth 2.0 token service's app; never listens (main.ts and the tests do). */
 export function createApp(deps: AppDeps): RequestListener {
   const environmentScopes = new Set<string>(scopesFor(deps.config.ENVIRONMENT));
   const routes = express.Router();
-  routes.use(tokenRoutes({ service: createTokenService(deps, environmentScopes), environmentScopes, logger: deps.logger, meter: deps.meter }));
+  routes.use(
+    tokenRoutes({
+      service: createTokenService(deps, environmentScopes),
+      environmentScopes,
+      logger: deps.logger,
+      meter: deps.meter,
+    }),
+  );
   routes.use(jwksRoutes(deps.keys));
   routes.use(openApiRoutes(deps.openApiJson ?? readOpenApiJson()));
   const app = createHttpApp({
-    platform: { service: SERVICE_NAME, version: SERVICE_VERSION, environment: deps.config.ENVIRONMENT },
+    platform: {
+      service: SERVICE_NAME,
+      version: SERVICE_VERSION,
+      environment: deps.config.ENVIRONMENT,
+    },
     logger: deps.logger,
     ...(deps.meter ? { meter: deps.meter } : {}),
     routes,

@@ -1,5 +1,13 @@
 import { fileURLToPath } from "node:url";
-import { env, installationVersion, parseEnv, pgEnvShape, serviceEnvShape, tokenEnvShape, z } from "@svc/config";
+import {
+  env,
+  installationVersion,
+  parseEnv,
+  pgEnvShape,
+  serviceEnvShape,
+  tokenEnvShape,
+  z,
+} from "@svc/config";
 import { revocationFeedEnvShape } from "@svc/auth";
 import { telemetryEnvShape } from "@svc/telemetry";
 
@@ -8,7 +16,9 @@ export const SERVICE_NAME = "auth";
 export const SERVICE_VERSION = installationVersion;
 
 /** Where keys are generated and kept on one machine when SIGNING_KEYS_DIR is not set (gitignored). */
-export const LOCAL_SIGNING_KEYS_DIR = fileURLToPath(new URL("../../../.local/keys", import.meta.url));
+export const LOCAL_SIGNING_KEYS_DIR = fileURLToPath(
+  new URL("../../../.local/keys", import.meta.url),
+);
 
 const shape = z.object({
   ...serviceEnvShape({ port: 8081, internalPort: 9481 }),
@@ -43,5 +53,11 @@ export function loadConfig(source: Record<string, string | undefined> = process.
 
 /** Only what the telemetry preload needs, so a bad unrelated key is reported by main.ts, not here. */
 export function loadTelemetryConfig(source: Record<string, string | undefined> = process.env) {
-  return parseEnv(z.object({ ...telemetryEnvShape, ENVIRONMENT: serviceEnvShape({ port: 0, internalPort: 0 }).ENVIRONMENT }), source);
+  return parseEnv(
+    z.object({
+      ...telemetryEnvShape,
+      ENVIRONMENT: serviceEnvShape({ port: 0, internalPort: 0 }).ENVIRONMENT,
+    }),
+    source,
+  );
 }

@@ -1,9 +1,21 @@
 import { createMetrics, metricsPushEnabled } from "@svc/telemetry";
 import { createLogger } from "@svc/logging";
-import { closeInternalLast, exitOnStartupError, serve, Shutdown, type ReadinessCheck } from "@svc/http";
+import {
+  closeInternalLast,
+  exitOnStartupError,
+  serve,
+  Shutdown,
+  type ReadinessCheck,
+} from "@svc/http";
 import { startRevocationFeed } from "@svc/auth";
 import { createPgPool, runMigrations } from "@svc/db";
-import { LOCAL_SIGNING_KEYS_DIR, loadConfig, SERVICE_NAME, SERVICE_VERSION, type Config } from "./config.ts";
+import {
+  LOCAL_SIGNING_KEYS_DIR,
+  loadConfig,
+  SERVICE_NAME,
+  SERVICE_VERSION,
+  type Config,
+} from "./config.ts";
 import { createApp } from "./app.ts";
 import { MIGRATIONS_FOLDER } from "./db/migrations.ts";
 import { createDummyHash } from "./clients/credentials.ts";
@@ -24,17 +36,54 @@ try {
   exitOnStartupError(SERVICE_NAME, err);
 }
 const logger = createLogger({ service: SERVICE_NAME, level: config.LOG_LEVEL });
-logger.info({ active_kid: keys.active.kid, published_kids: keys.jwks.keys.map((k) => k.kid) }, "signing keys loaded");
+logger.info(
+  { active_kid: keys.active.kid, published_kids: keys.jwks.keys.map((k) => k.kid) },
+  "signing keys loaded",
+);
 const shutdown = new Shutdown(logger);
-const metrics = createMetrics({ serviceName: SERVICE_NAME, serviceVersion: SERVICE_VERSION, environment: config.ENVIRONMENT, otlp: metricsPushEnabled(config) });
-const pool = createPgPool({ url: config.DATABASE_URL, schema: SERVICE_NAME, applicationName: SERVICE_NAME, max: config.DATABASE_POOL_MAX });
-if (config.MIGRATE_ON_START) await runMigrations(pool, { schema: SERVICE_NAME, migrationsFolder: MIGRATIONS_FOLDER });
+const metrics = createMetrics({
+  serviceName: SERVICE_NAME,
+  serviceVersion: SERVICE_VERSION,
+  environment: config.ENVIRONMENT,
+  otlp: metricsPushEnabled(config),
+});
+const pool = createPgPool({
+  url: config.DATABASE_URL,
+  schema: SERVICE_NAME,
+  applicationName: SERVICE_NAME,
+  max: config.DATABASE_POOL_MAX,
+});
+if (config.MIGRATE_ON_START)
+  await runMigrations(pool, { schema: SERVICE_NAME, migrationsFolder: MIGRATIONS_FOLDER });
 const revocations = startRevocationFeed({ config, name: SERVICE_NAME, logger });
-const reconciliation = scheduleReconciliation(revocations, { store: new PgClientStore(pool), logger, intervalMs: config.REVOCATION_RECONCILE_INTERVAL_MS });
-const readiness: ReadinessCheck[] = [{ name: "database", check: async () => void (await pool.query("SELECT 1")) }, revocations.readiness];
+const reconciliation = scheduleReconciliation(revocations, {
+  store: new PgClientStore(pool),
+  logger,
+  intervalMs: config.REVOCATION_RECONCILE_INTERVAL_MS,
+});
+const readiness: ReadinessCheck[] = [
+  { name: "database", check: async () => void (await pool.query("SELECT 1")) },
+  revocations.readiness,
+];
 
-const app = createApp({ meter: metrics.meter, config, logger, pool, keys, dummyHash: await createDummyHash(), revocations });
-const serving = await serve({ logger, shutdown, app, port: config.PORT, internalPort: config.INTERNAL_PORT, readiness, internalRoutes: { "/metrics": metrics.handler } });
+const app = createApp({
+  meter: metrics.meter,
+  config,
+  logger,
+  pool,
+  keys,
+  dummyHash: await createDummyHash(),
+  revocations,
+});
+const serving = await serve({
+  logger,
+  shutdown,
+  app,
+  port: config.PORT,
+  internalPort: config.INTERNAL_PORT,
+  readiness,
+  internalRoutes: { "/metrics": metrics.handler },
+});
 shutdown.add("revocation reconciliation", () => reconciliation.stop());
 shutdown.add("revocation feed", () => revocations.stop());
 shutdown.add("database", () => pool.end());

@@ -18,23 +18,40 @@ export const SCOPE_DESCRIPTIONS: Record<Scope, string> = {
   "recruitment-cases:read": "Read recruitment cases.",
   "webhooks:read": "Read own webhook subscriptions and their deliveries.",
   "webhooks:write": "Manage own webhook subscriptions.",
-  "crm-mirror:write": "Write CRM records to the mirror; only for the dedicated CRM mirror client. Production only: the sandbox has no such scope.",
+  "crm-mirror:write":
+    "Write CRM records to the mirror; only for the dedicated CRM mirror client. Production only: the sandbox has no such scope.",
 };
 
 export const AUTH_TAGS: TagSpec[] = [
-  { name: "OAuth", description: "OAuth 2.0 client credentials (spec 4.2, 5; RFC 6749): server to server, no user, no refresh token." },
+  {
+    name: "OAuth",
+    description:
+      "OAuth 2.0 client credentials (spec 4.2, 5; RFC 6749): server to server, no user, no refresh token.",
+  },
   { name: "Platform", description: "Public endpoints every service answers, and this document." },
 ];
 
 const tokenResponseSchema = z.strictObject({
-  access_token: z.string().meta({ description: "An RFC 9068 JWT (ES256); send it as `Authorization: Bearer <token>`." }),
+  access_token: z
+    .string()
+    .meta({ description: "An RFC 9068 JWT (ES256); send it as `Authorization: Bearer <token>`." }),
   token_type: z.literal("Bearer"),
-  expires_in: z.literal(ACCESS_TOKEN_LIFETIME_SECONDS).meta({ description: "Seconds; tokens live one hour." }),
+  expires_in: z
+    .literal(ACCESS_TOKEN_LIFETIME_SECONDS)
+    .meta({ description: "Seconds; tokens live one hour." }),
   scope: z.string().meta({ description: "The granted scopes, space-separated." }),
 });
 export const _tokenKeys: SameKeys<TokenResponse, z.output<typeof tokenResponseSchema>> = true;
 
-const OAUTH_ERRORS = ["invalid_request", "invalid_client", "invalid_scope", "unsupported_grant_type", "slow_down", "temporarily_unavailable", "server_error"] as const;
+const OAUTH_ERRORS = [
+  "invalid_request",
+  "invalid_client",
+  "invalid_scope",
+  "unsupported_grant_type",
+  "slow_down",
+  "temporarily_unavailable",
+  "server_error",
+] as const;
 const oauthError: NamedSchema = {
   name: "OAuthError",
   description: "RFC 6749 5.2 error body (spec 7.2), not the /v1 envelope.",
@@ -46,8 +63,18 @@ const noStore = {
   "Cache-Control": { description: "RFC 6749 5.1.", schema: { const: "no-store" }, required: true },
   Pragma: { description: "RFC 6749 5.1.", schema: { const: "no-cache" }, required: true },
 };
-const retryAfter = { "Retry-After": { description: "Seconds to wait.", schema: { type: "string", pattern: "^\\d+$" }, required: true } };
-const error = (description: string, headers: Record<string, unknown> = {}) => ({ description, body: { raw: oauthError }, headers: { ...noStore, ...headers } });
+const retryAfter = {
+  "Retry-After": {
+    description: "Seconds to wait.",
+    schema: { type: "string", pattern: "^\\d+$" },
+    required: true,
+  },
+};
+const error = (description: string, headers: Record<string, unknown> = {}) => ({
+  description,
+  body: { raw: oauthError },
+  headers: { ...noStore, ...headers },
+});
 
 export const tokenOperation = {
   operationId: "requestToken",
@@ -67,21 +94,44 @@ export const tokenOperation = {
         required: ["grant_type"],
         properties: {
           grant_type: { const: "client_credentials" },
-          scope: { type: "string", description: "Space-separated scopes; empty or absent: all scopes of the client. A scope that does not exist or is not assigned is 400 invalid_scope." },
+          scope: {
+            type: "string",
+            description:
+              "Space-separated scopes; empty or absent: all scopes of the client. A scope that does not exist or is not assigned is 400 invalid_scope.",
+          },
         },
       },
     },
   },
   responses: {
-    200: { description: "An access token (not in the envelope).", body: { raw: { name: "TokenResponse", schema: tokenResponseSchema } }, headers: noStore },
-    400: error("`invalid_request` (grant_type missing, request malformed, parameters in the URL or repeated), `invalid_scope`, `unsupported_grant_type`."),
-    401: error("`invalid_client`: unknown client, wrong secret, revoked or expired client (one response for all four).", {
-      "WWW-Authenticate": { description: "The Basic challenge.", schema: { type: "string", pattern: "^Basic " }, required: true },
-    }),
+    200: {
+      description: "An access token (not in the envelope).",
+      body: { raw: { name: "TokenResponse", schema: tokenResponseSchema } },
+      headers: noStore,
+    },
+    400: error(
+      "`invalid_request` (grant_type missing, request malformed, parameters in the URL or repeated), `invalid_scope`, `unsupported_grant_type`.",
+    ),
+    401: error(
+      "`invalid_client`: unknown client, wrong secret, revoked or expired client (one response for all four).",
+      {
+        "WWW-Authenticate": {
+          description: "The Basic challenge.",
+          schema: { type: "string", pattern: "^Basic " },
+          required: true,
+        },
+      },
+    ),
     413: error("`invalid_request`: the body is too large."),
-    429: error("`slow_down`: too many token requests from this address or for this client.", retryAfter),
+    429: error(
+      "`slow_down`: too many token requests from this address or for this client.",
+      retryAfter,
+    ),
     500: error("`server_error`."),
-    503: error("`temporarily_unavailable`: the service cannot verify secrets now (busy, or its database is unreachable).", retryAfter),
+    503: error(
+      "`temporarily_unavailable`: the service cannot verify secrets now (busy, or its database is unreachable).",
+      retryAfter,
+    ),
   },
 } as const satisfies OperationSpec;
 
@@ -90,13 +140,24 @@ export const openApiOperation = {
   method: "get",
   path: "/openapi.json",
   summary: "This OpenAPI document",
-  description: "Public. The OpenAPI 3.1 description of the whole public API; `info.version` is the installation's version.",
+  description:
+    "Public. The OpenAPI 3.1 description of the whole public API; `info.version` is the installation's version.",
   tag: "Platform",
   auth: { public: true },
   responses: {
     200: {
       description: "The document.",
-      body: { raw: { type: "object", required: ["openapi", "info", "paths"], properties: { openapi: { type: "string", pattern: "^3\\.1\\." }, info: { type: "object" }, paths: { type: "object" } } } },
+      body: {
+        raw: {
+          type: "object",
+          required: ["openapi", "info", "paths"],
+          properties: {
+            openapi: { type: "string", pattern: "^3\\.1\\." },
+            info: { type: "object" },
+            paths: { type: "object" },
+          },
+        },
+      },
     },
   },
 } as const satisfies OperationSpec;

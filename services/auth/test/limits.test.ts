@@ -8,7 +8,12 @@ let ip = 0;
 const fromIp = (n: number) => ({ "x-forwarded-for": `203.0.113.${n}` });
 
 beforeAll(async () => {
-  auth = await startAuth({ TOKEN_RATE_IP_BURST: "5", TOKEN_RATE_IP_PER_MINUTE: "6", TOKEN_RATE_CLIENT_BURST: "3", TOKEN_RATE_CLIENT_PER_MINUTE: "6" });
+  auth = await startAuth({
+    TOKEN_RATE_IP_BURST: "5",
+    TOKEN_RATE_IP_PER_MINUTE: "6",
+    TOKEN_RATE_CLIENT_BURST: "3",
+    TOKEN_RATE_CLIENT_PER_MINUTE: "6",
+  });
 });
 afterAll(() => auth.close());
 
@@ -28,7 +33,8 @@ describe("argon2 work is rate-limited per client id and per caller IP", () => {
   it("answers 429 slow_down with Retry-After once a client id's budget is spent, from any address", async () => {
     const target = await newClient("guessed at");
     const answers: number[] = [];
-    for (let i = 0; i < 3; i++) answers.push((await auth.token(target.id, "wrong", undefined, fromIp(++ip))).status);
+    for (let i = 0; i < 3; i++)
+      answers.push((await auth.token(target.id, "wrong", undefined, fromIp(++ip))).status);
     expect(answers).toEqual([401, 401, 401]);
     expectSlowDown(await auth.token(target.id, "wrong", undefined, fromIp(++ip)));
     // The limit is on the presented id, so an unknown id is limited the same way: no existence oracle.
@@ -38,7 +44,8 @@ describe("argon2 work is rate-limited per client id and per caller IP", () => {
 
   it("answers 429 once one address spent its budget, while other addresses go on", async () => {
     const address = fromIp(++ip);
-    for (let i = 0; i < 5; i++) expect((await auth.token(`cl_sprayed${i}`, "wrong", undefined, address)).status).toBe(401);
+    for (let i = 0; i < 5; i++)
+      expect((await auth.token(`cl_sprayed${i}`, "wrong", undefined, address)).status).toBe(401);
     expectSlowDown(await auth.token("cl_sprayed5", "wrong", undefined, address));
     expect((await auth.token("cl_sprayed6", "wrong", undefined, fromIp(++ip))).status).toBe(401);
   });
@@ -59,7 +66,9 @@ describe("a secret that verified recently does not pay argon2 again", () => {
     const repeats: number[] = [];
     for (let i = 0; i < 20; i++) {
       const started = performance.now();
-      expect((await auth.token(client.id, client.secret, undefined, fromIp(++ip))).status).toBe(200);
+      expect((await auth.token(client.id, client.secret, undefined, fromIp(++ip))).status).toBe(
+        200,
+      );
       repeats.push(performance.now() - started);
     }
     // 20 repeats from one client id: far past its budget of 3, so none of them reached argon2.
@@ -95,7 +104,12 @@ describe("a secret that verified recently does not pay argon2 again", () => {
 
 describe("the argon2 queue is bounded", () => {
   it("refuses work beyond the queue with 503 temporarily_unavailable, and the rest of the API keeps answering", async () => {
-    const tight = await startAuth({ ARGON2_MAX_CONCURRENT: "1", ARGON2_MAX_QUEUE: "2", TOKEN_RATE_IP_BURST: "1000", TOKEN_RATE_CLIENT_BURST: "1000" });
+    const tight = await startAuth({
+      ARGON2_MAX_CONCURRENT: "1",
+      ARGON2_MAX_QUEUE: "2",
+      TOKEN_RATE_IP_BURST: "1000",
+      TOKEN_RATE_CLIENT_BURST: "1000",
+    });
     try {
       const flood = Array.from({ length: 40 }, (_, i) => tight.token(`cl_flood${i}`, `guess${i}`));
       const health: number[] = [];
@@ -107,7 +121,10 @@ describe("the argon2 queue is bounded", () => {
       const answers = await Promise.all(flood);
       const refused = answers.filter((r) => r.status === 503);
       expect(refused.length).toBeGreaterThan(0);
-      expect(refused[0]?.body).toEqual({ error: "temporarily_unavailable", error_description: expect.any(String) });
+      expect(refused[0]?.body).toEqual({
+        error: "temporarily_unavailable",
+        error_description: expect.any(String),
+      });
       expect(refused[0]?.headers.get("retry-after")).toBe("1");
       expect(answers.every((r) => r.status === 401 || r.status === 503)).toBe(true);
       expect(median(health)).toBeLessThan(100);

@@ -19,7 +19,9 @@ describe("GET /openapi.json", () => {
   });
 
   it("describes the version this installation reports at /health and /version", async () => {
-    const document = await fetchJson<{ openapi: string; info: { version: string } }>(`${auth.app.baseUrl}/openapi.json`);
+    const document = await fetchJson<{ openapi: string; info: { version: string } }>(
+      `${auth.app.baseUrl}/openapi.json`,
+    );
     const health = await fetchJson<{ version: string }>(`${auth.app.baseUrl}/health`);
     const version = await fetchJson<{ data: { build: string } }>(`${auth.app.baseUrl}/v1/version`);
     expect(document.body.openapi).toBe("3.1.0");
@@ -29,7 +31,10 @@ describe("GET /openapi.json", () => {
   });
 
   it("answers another method with 405 and Allow, in the error envelope", async () => {
-    const res = await fetchJson<{ success: boolean; error: { code: string } }>(`${auth.app.baseUrl}/openapi.json`, { method: "POST" });
+    const res = await fetchJson<{ success: boolean; error: { code: string } }>(
+      `${auth.app.baseUrl}/openapi.json`,
+      { method: "POST" },
+    );
     expect(res.status).toBe(405);
     expect(res.headers.get("allow")).toBe("GET, HEAD");
     expect(res.body).toMatchObject({ success: false, error: { code: "METHOD_NOT_ALLOWED" } });

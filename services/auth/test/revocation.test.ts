@@ -1,8 +1,22 @@
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTokenVerifier, remoteKeys, requireScope, startRevocationFeed, type RevocationFeed, type RevocationView } from "@svc/auth";
+import {
+  createTokenVerifier,
+  remoteKeys,
+  requireScope,
+  startRevocationFeed,
+  type RevocationFeed,
+  type RevocationView,
+} from "@svc/auth";
 import { createHttpApp, sendPage } from "@svc/http";
-import { fetchJson, silentLogger, startApp, testEnv, unusedPort, type StartedApp } from "@svc/testing";
+import {
+  fetchJson,
+  silentLogger,
+  startApp,
+  testEnv,
+  unusedPort,
+  type StartedApp,
+} from "@svc/testing";
 import { ClientManager } from "../src/clients/client-manager.ts";
 import { scheduleReconciliation } from "../src/revocation/revocation-publisher.ts";
 import { startAuth, TEST_TOKEN_ISSUER, waitFor, type AuthUnderTest } from "./support.ts";
@@ -13,15 +27,30 @@ let service: StartedApp;
 
 /** Another service (say vacancies): the shared verifier against auth's JWKS, plus its own revocation view. */
 function resourceApp(revocation: RevocationView) {
-  const verify = createTokenVerifier({ keys: remoteKeys(`${auth.app.baseUrl}/.well-known/jwks.json`), issuer: TEST_TOKEN_ISSUER, audience: "integration-service", revocation });
+  const verify = createTokenVerifier({
+    keys: remoteKeys(`${auth.app.baseUrl}/.well-known/jwks.json`),
+    issuer: TEST_TOKEN_ISSUER,
+    audience: "integration-service",
+    revocation,
+  });
   const routes = express.Router();
-  routes.get("/v1/vacancies", requireScope(verify, "vacancies:read"), (_req, res) => sendPage(res, [], { page: 1, perPage: 25, total: 0 }));
-  return createHttpApp({ platform: { service: "vacancies", version: "0.1.0", environment: "sandbox" }, logger: silentLogger(), routes });
+  routes.get("/v1/vacancies", requireScope(verify, "vacancies:read"), (_req, res) =>
+    sendPage(res, [], { page: 1, perPage: 25, total: 0 }),
+  );
+  return createHttpApp({
+    platform: { service: "vacancies", version: "0.1.0", environment: "sandbox" },
+    logger: silentLogger(),
+    routes,
+  });
 }
 
 beforeAll(async () => {
   auth = await startAuth();
-  const config = { NATS_SERVERS: [testEnv.TEST_NATS_URL], NATS_NAMESPACE: auth.config.NATS_NAMESPACE, REVOCATION_MAX_STALENESS_MS: 60_000 };
+  const config = {
+    NATS_SERVERS: [testEnv.TEST_NATS_URL],
+    NATS_NAMESPACE: auth.config.NATS_NAMESPACE,
+    REVOCATION_MAX_STALENESS_MS: 60_000,
+  };
   serviceFeed = startRevocationFeed({ config, name: "vacancies-test", logger: silentLogger() });
   await serviceFeed.loaded;
   service = await startApp(resourceApp(serviceFeed.view));
@@ -32,17 +61,26 @@ afterAll(async () => {
   await auth.close();
 });
 
-async function clientWithToken(name: string): Promise<{ id: string; secret: string; token: string }> {
+async function clientWithToken(
+  name: string,
+): Promise<{ id: string; secret: string; token: string }> {
   const { client, secret } = await auth.manager.create({ name, scopes: ["vacancies:read"] });
   const res = await auth.token(client.id, secret);
   expect(res.status).toBe(200);
   return { id: client.id, secret, token: String(res.body.access_token) };
 }
 
-const callService = (token: string) => fetchJson<{ error: { code: string } }>(`${service.baseUrl}/v1/vacancies`, { headers: { authorization: `Bearer ${token}` } });
+const callService = (token: string) =>
+  fetchJson<{ error: { code: string } }>(`${service.baseUrl}/v1/vacancies`, {
+    headers: { authorization: `Bearer ${token}` },
+  });
 
 async function expectRejectedWithin(token: string, ms: number): Promise<void> {
-  const elapsed = await waitFor("the token to be rejected", async () => (await callService(token)).status === 401, ms);
+  const elapsed = await waitFor(
+    "the token to be rejected",
+    async () => (await callService(token)).status === 401,
+    ms,
+  );
   const res = await callService(token);
   expect(res.body.error.code).toBe("UNAUTHENTICATED");
   expect(res.headers.get("www-authenticate")).toContain('error="invalid_token"');
@@ -71,7 +109,11 @@ describe("revocation reaches every service within seconds, without calling auth 
   it("rejects tokens from a scheduled expiry on, with nothing written at that moment", async () => {
     const client = await clientWithToken("scheduled expiry");
     await auth.manager.expire(client.id, new Date(Date.now() + 1_500));
-    await waitFor("the schedule to be seen", () => serviceFeed.watch()?.get(client.id) !== undefined, 2_000);
+    await waitFor(
+      "the schedule to be seen",
+      () => serviceFeed.watch()?.get(client.id) !== undefined,
+      2_000,
+    );
     expect((await callService(client.token)).status).toBe(200);
     expect((await auth.token(client.id, client.secret)).status).toBe(200);
     await expectRejectedWithin(client.token, 3_500);
@@ -79,11 +121,19 @@ describe("revocation reaches every service within seconds, without calling auth 
 
   it("re-publishes a revocation whose publication failed, from the database, on the next reconciliation", async () => {
     const client = await clientWithToken("failed publication");
-    const offline = new ClientManager({ store: auth.store, environment: "sandbox", publish: () => Promise.reject(new Error("NATS is down")) });
+    const offline = new ClientManager({
+      store: auth.store,
+      environment: "sandbox",
+      publish: () => Promise.reject(new Error("NATS is down")),
+    });
     const { propagation } = await offline.revoke(client.id);
     expect(propagation.propagated).toBe(false);
     expect((await callService(client.token)).status).toBe(200);
-    const reconciliation = scheduleReconciliation(auth.feed, { store: auth.store, logger: silentLogger(), intervalMs: 200 });
+    const reconciliation = scheduleReconciliation(auth.feed, {
+      store: auth.store,
+      logger: silentLogger(),
+      intervalMs: 200,
+    });
     try {
       await expectRejectedWithin(client.token, 2_000);
     } finally {
@@ -93,11 +143,22 @@ describe("revocation reaches every service within seconds, without calling auth 
 
   it("answers 503 (never a silent 200) while a service has not loaded the revocation list", async () => {
     const client = await clientWithToken("unknown status");
-    const config = { NATS_SERVERS: [`nats://127.0.0.1:${await unusedPort()}`], NATS_NAMESPACE: auth.config.NATS_NAMESPACE, REVOCATION_MAX_STALENESS_MS: 60_000 };
-    const blindFeed = startRevocationFeed({ config, name: "blind-test", logger: silentLogger(), retryDelayMs: 100 });
+    const config = {
+      NATS_SERVERS: [`nats://127.0.0.1:${await unusedPort()}`],
+      NATS_NAMESPACE: auth.config.NATS_NAMESPACE,
+      REVOCATION_MAX_STALENESS_MS: 60_000,
+    };
+    const blindFeed = startRevocationFeed({
+      config,
+      name: "blind-test",
+      logger: silentLogger(),
+      retryDelayMs: 100,
+    });
     const blind = await startApp(resourceApp(blindFeed.view));
     try {
-      const res = await fetchJson<{ error: { code: string } }>(`${blind.baseUrl}/v1/vacancies`, { headers: { authorization: `Bearer ${client.token}` } });
+      const res = await fetchJson<{ error: { code: string } }>(`${blind.baseUrl}/v1/vacancies`, {
+        headers: { authorization: `Bearer ${client.token}` },
+      });
       expect(res.status).toBe(503);
       expect(res.body.error.code).toBe("SERVICE_UNAVAILABLE");
       await expect(blindFeed.readiness.check()).rejects.toThrow(/not been loaded/);

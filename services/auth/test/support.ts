@@ -6,7 +6,16 @@ import { join } from "node:path";
 import { startRevocationFeed, type RevocationFeed } from "@svc/auth";
 import { createPgPool, runMigrations } from "@svc/db";
 import { connectNats, drainNats, jetstreamManager, type NatsConnection } from "@svc/messaging";
-import { createTempPgDatabase, fetchJson, silentLogger, startApp, testEnv, type JsonResponse, type StartedApp, type TempDatabase } from "@svc/testing";
+import {
+  createTempPgDatabase,
+  fetchJson,
+  silentLogger,
+  startApp,
+  testEnv,
+  type JsonResponse,
+  type StartedApp,
+  type TempDatabase,
+} from "@svc/testing";
 import { createApp } from "../src/app.ts";
 import { ClientManager } from "../src/clients/client-manager.ts";
 import { createDummyHash } from "../src/clients/credentials.ts";
@@ -36,7 +45,12 @@ export interface AuthUnderTest {
   pool: ReturnType<typeof createPgPool>;
   database: TempDatabase;
   /** POST /oauth/token with Basic credentials (already encoded as given) and a form body. */
-  token(clientId: string, secret: string, body?: string, headers?: Record<string, string>): Promise<JsonResponse>;
+  token(
+    clientId: string,
+    secret: string,
+    body?: string,
+    headers?: Record<string, string>,
+  ): Promise<JsonResponse>;
   close(): Promise<void>;
 }
 
@@ -45,7 +59,10 @@ export function basic(clientId: string, secret: string): string {
 }
 
 /** Starts the real auth app on port 0 against a fresh database, NATS namespace and key directory. */
-export async function startAuth(env: Record<string, string> = {}, options: { meter?: Meter } = {}): Promise<AuthUnderTest> {
+export async function startAuth(
+  env: Record<string, string> = {},
+  options: { meter?: Meter } = {},
+): Promise<AuthUnderTest> {
   const database = await createTempPgDatabase("auth");
   const pool = createPgPool({ url: database.url, schema: "auth", applicationName: "auth-test" });
   await runMigrations(pool, { schema: "auth", migrationsFolder: MIGRATIONS_FOLDER });
@@ -61,17 +78,50 @@ export async function startAuth(env: Record<string, string> = {}, options: { met
     SIGNING_KEYS_DIR: keysDir,
     ...env,
   });
-  const nc = await connectNats({ servers: [...config.NATS_SERVERS], name: "auth-test", logger: silentLogger() });
-  const feed = startRevocationFeed({ config, name: "auth-test", logger: silentLogger(), connection: nc, probeIntervalMs: 200 });
+  const nc = await connectNats({
+    servers: [...config.NATS_SERVERS],
+    name: "auth-test",
+    logger: silentLogger(),
+  });
+  const feed = startRevocationFeed({
+    config,
+    name: "auth-test",
+    logger: silentLogger(),
+    connection: nc,
+    probeIntervalMs: 200,
+  });
   await feed.loaded;
   const keys = await loadSigningKeys(keysDir);
-  const app = await startApp(createApp({ config, logger: silentLogger(), pool, keys, dummyHash: await createDummyHash(), revocations: feed, ...(options.meter && { meter: options.meter }) }));
+  const app = await startApp(
+    createApp({
+      config,
+      logger: silentLogger(),
+      pool,
+      keys,
+      dummyHash: await createDummyHash(),
+      revocations: feed,
+      ...(options.meter && { meter: options.meter }),
+    }),
+  );
   const store = new PgClientStore(pool);
-  const manager = new ClientManager({ store, environment: config.ENVIRONMENT, publish: kvRevocationPublisher(() => feed.bucket()) });
-  const token = (clientId: string, secret: string, body = "grant_type=client_credentials", headers: Record<string, string> = {}) =>
+  const manager = new ClientManager({
+    store,
+    environment: config.ENVIRONMENT,
+    publish: kvRevocationPublisher(() => feed.bucket()),
+  });
+  const token = (
+    clientId: string,
+    secret: string,
+    body = "grant_type=client_credentials",
+    headers: Record<string, string> = {},
+  ) =>
     fetchJson(`${app.baseUrl}/oauth/token`, {
       method: "POST",
-      headers: { authorization: basic(clientId, secret), "content-type": "application/x-www-form-urlencoded", ...headers },
+      headers: {
+        authorization: basic(clientId, secret),
+        "content-type": "application/x-www-form-urlencoded",
+        ...headers,
+      },
       body,
     });
   const close = async () => {
@@ -91,7 +141,8 @@ export async function deleteNamespaceStreams(nc: NatsConnection, namespace: stri
   const jsm = await jetstreamManager(nc);
   const doomed: string[] = [];
   for await (const name of jsm.streams.names()) {
-    if (name.startsWith(`KV_${namespace}_`) || name.startsWith(`${namespace.toUpperCase()}_`)) doomed.push(name);
+    if (name.startsWith(`KV_${namespace}_`) || name.startsWith(`${namespace.toUpperCase()}_`))
+      doomed.push(name);
   }
   await Promise.all(doomed.map((name) => jsm.streams.delete(name)));
 }
@@ -99,10 +150,15 @@ export async function deleteNamespaceStreams(nc: NatsConnection, namespace: stri
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** Polls until `check` holds; fails naming `what` after `timeoutMs`. Returns the elapsed milliseconds. */
-export async function waitFor(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 5_000): Promise<number> {
+export async function waitFor(
+  what: string,
+  check: () => boolean | Promise<boolean>,
+  timeoutMs = 5_000,
+): Promise<number> {
   const started = Date.now();
   while (!(await check())) {
-    if (Date.now() - started > timeoutMs) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    if (Date.now() - started > timeoutMs)
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await sleep(20);
   }
   return Date.now() - started;

@@ -13,7 +13,11 @@ try {
 }
 const logger = createLogger({ service: SERVICE_NAME, level: config.LOG_LEVEL });
 const shutdown = new Shutdown(logger);
-const server = await listen(createGateway({ routes: loadRoutes(), upstreams: config.GATEWAY_UPSTREAMS, logger }), config.PORT, "127.0.0.1");
+const server = await listen(
+  createGateway({ routes: loadRoutes(), upstreams: config.GATEWAY_UPSTREAMS, logger }),
+  config.PORT,
+  "127.0.0.1",
+);
 logger.info({ port: server.port }, "gateway listening");
 shutdown.add("gateway", () => server.close(5_000));
 shutdown.installSignalHandlers();

@@ -1,5 +1,10 @@
 import { randomUUID } from "node:crypto";
-import { request, type IncomingMessage, type RequestListener, type ServerResponse } from "node:http";
+import {
+  request,
+  type IncomingMessage,
+  type RequestListener,
+  type ServerResponse,
+} from "node:http";
 import type { Logger } from "@svc/logging";
 import { matchRoute, type Route } from "./route-table.ts";
 
@@ -11,15 +16,39 @@ export interface GatewayOptions {
   upstreamTimeoutMs?: number;
 }
 
-const HOP_BY_HOP = new Set(["connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "te", "trailer", "transfer-encoding", "upgrade"]);
+const HOP_BY_HOP = new Set([
+  "connection",
+  "keep-alive",
+  "proxy-authenticate",
+  "proxy-authorization",
+  "te",
+  "trailer",
+  "transfer-encoding",
+  "upgrade",
+]);
 
-function sendError(res: ServerResponse, status: number, code: string, message: string, requestId: string): void {
+function sendError(
+  res: ServerResponse,
+  status: number,
+  code: string,
+  message: string,
+  requestId: string,
+): void {
   if (res.headersSent) {
     res.destroy();
     return;
   }
-  res.writeHead(status, { "content-type": "application/json; charset=utf-8", "x-request-id": requestId });
-  res.end(JSON.stringify({ success: false, error: { code, message }, meta: { request_id: requestId, api_version: "v1" } }));
+  res.writeHead(status, {
+    "content-type": "application/json; charset=utf-8",
+    "x-request-id": requestId,
+  });
+  res.end(
+    JSON.stringify({
+      success: false,
+      error: { code, message },
+      meta: { request_id: requestId, api_version: "v1" },
+    }),
+  );
 }
 
 /**
@@ -28,15 +57,29 @@ function sendError(res: ServerResponse, status: number, code: string, message: s
  */
 const TOKEN_PATH = "/oauth/token";
 
-function sendUnavailable(res: ServerResponse, path: string, service: string, requestId: string): void {
+function sendUnavailable(
+  res: ServerResponse,
+  path: string,
+  service: string,
+  requestId: string,
+): void {
   const message = `the ${service} service is unavailable; retry later`;
   if (path !== TOKEN_PATH) return sendError(res, 503, "SERVICE_UNAVAILABLE", message, requestId);
   if (res.headersSent) return void res.destroy();
-  res.writeHead(503, { "content-type": "application/json; charset=utf-8", "cache-control": "no-store", pragma: "no-cache", "retry-after": "5", "x-request-id": requestId });
+  res.writeHead(503, {
+    "content-type": "application/json; charset=utf-8",
+    "cache-control": "no-store",
+    pragma: "no-cache",
+    "retry-after": "5",
+    "x-request-id": requestId,
+  });
   res.end(JSON.stringify({ error: "temporarily_unavailable", error_description: message }));
 }
 
-function forwardHeaders(req: IncomingMessage, requestId: string): Record<string, string | string[]> {
+function forwardHeaders(
+  req: IncomingMessage,
+  requestId: string,
+): Record<string, string | string[]> {
   const headers: Record<string, string | string[]> = {};
   for (const [name, value] of Object.entries(req.headers)) {
     if (value !== undefined && !HOP_BY_HOP.has(name)) headers[name] = value;
@@ -61,14 +104,27 @@ export function createGateway(options: GatewayOptions): RequestListener {
     const base = route && options.upstreams[route.service];
     if (!route || !base) return sendError(res, 404, "NOT_FOUND", "no such endpoint", requestId);
     const target = new URL(req.url ?? "/", base);
-    const upstream = request(target, { method: req.method, headers: forwardHeaders(req, requestId), timeout: options.upstreamTimeoutMs ?? 30_000 }, (answer) => {
-      const headers = Object.fromEntries(Object.entries(answer.headers).filter(([name]) => !HOP_BY_HOP.has(name)));
-      res.writeHead(answer.statusCode ?? 502, headers);
-      answer.pipe(res);
-    });
+    const upstream = request(
+      target,
+      {
+        method: req.method,
+        headers: forwardHeaders(req, requestId),
+        timeout: options.upstreamTimeoutMs ?? 30_000,
+      },
+      (answer) => {
+        const headers = Object.fromEntries(
+          Object.entries(answer.headers).filter(([name]) => !HOP_BY_HOP.has(name)),
+        );
+        res.writeHead(answer.statusCode ?? 502, headers);
+        answer.pipe(res);
+      },
+    );
     upstream.on("timeout", () => upstream.destroy(new Error("upstream timeout")));
     upstream.on("error", (err) => {
-      options.logger.warn({ error: err.message, service: route.service, request_id: requestId }, "upstream unavailable");
+      options.logger.warn(
+        { error: err.message, service: route.service, request_id: requestId },
+        "upstream unavailable",
+      );
       sendUnavailable(res, path, route.service, requestId);
     });
     req.pipe(upstream);

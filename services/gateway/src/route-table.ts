@@ -6,7 +6,10 @@ export interface Route {
 }
 
 /** The one route table (charts/integration-service/routes.json): the Ingress is rendered from it too. */
-export const ROUTES_FILE = new URL("../../../charts/integration-service/routes.json", import.meta.url);
+export const ROUTES_FILE = new URL(
+  "../../../charts/integration-service/routes.json",
+  import.meta.url,
+);
 
 export function loadRoutes(file: URL = ROUTES_FILE): Route[] {
   const parsed = JSON.parse(readFileSync(file, "utf8")) as { routes: Route[] };

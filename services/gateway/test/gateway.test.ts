@@ -31,14 +31,26 @@ describe("gateway", () => {
     const app = express();
     app.use(express.text({ type: "*/*" }));
     app.all("/{*rest}", (req, res) => {
-      res.set("x-upstream", "vacancies").json({ method: req.method, url: req.url, body: req.body, requestId: req.get("x-request-id"), auth: req.get("authorization") });
+      res
+        .set("x-upstream", "vacancies")
+        .json({
+          method: req.method,
+          url: req.url,
+          body: req.body,
+          requestId: req.get("x-request-id"),
+          auth: req.get("authorization"),
+        });
     });
     upstream = await startApp(app);
     const deadPort = await unusedPort();
     gateway = await startApp(
       createGateway({
         routes: loadRoutes(),
-        upstreams: { vacancies: upstream.baseUrl, practices: `http://127.0.0.1:${deadPort}`, auth: `http://127.0.0.1:${deadPort}` },
+        upstreams: {
+          vacancies: upstream.baseUrl,
+          practices: `http://127.0.0.1:${deadPort}`,
+          auth: `http://127.0.0.1:${deadPort}`,
+        },
         logger: silentLogger(),
       }),
     );
@@ -49,14 +61,22 @@ describe("gateway", () => {
   });
 
   it("forwards method, path, query, headers and body, and streams the answer back", async () => {
-    const res = await fetchJson<Record<string, string>>(`${gateway.baseUrl}/v1/vacancies/abc?page=2`, {
-      method: "POST",
-      headers: { authorization: "Bearer t", "content-type": "text/plain" },
-      body: "hello",
-    });
+    const res = await fetchJson<Record<string, string>>(
+      `${gateway.baseUrl}/v1/vacancies/abc?page=2`,
+      {
+        method: "POST",
+        headers: { authorization: "Bearer t", "content-type": "text/plain" },
+        body: "hello",
+      },
+    );
     expect(res.status).toBe(200);
     expect(res.headers.get("x-upstream")).toBe("vacancies");
-    expect(res.body).toMatchObject({ method: "POST", url: "/v1/vacancies/abc?page=2", body: "hello", auth: "Bearer t" });
+    expect(res.body).toMatchObject({
+      method: "POST",
+      url: "/v1/vacancies/abc?page=2",
+      body: "hello",
+      auth: "Bearer t",
+    });
     expect(res.body.requestId).toMatch(/^[0-9a-f-]{36}$/);
   });
 
@@ -79,7 +99,10 @@ describe("gateway", () => {
       body: "grant_type=client_credentials",
     });
     expect(res.status).toBe(503);
-    expect(res.body).toEqual({ error: "temporarily_unavailable", error_description: "the auth service is unavailable; retry later" });
+    expect(res.body).toEqual({
+      error: "temporarily_unavailable",
+      error_description: "the auth service is unavailable; retry later",
+    });
     expect(res.headers.get("cache-control")).toBe("no-store");
     expect(res.headers.get("pragma")).toBe("no-cache");
     expect(res.headers.get("retry-after")).toBe("5");

@@ -13,7 +13,20 @@ import { fileURLToPath } from "node:url";
 import { Pool } from "undici";
 import { createPgPool, runMigrations } from "@svc/db";
 import { connectNats, drainNats, names, serve } from "@svc/messaging";
-import { createTempPgDatabase, IDLE_SETTLE_MS, memoryRows, processCpuMs, recordBenchRows, settledRss, silentLogger, startBenchProcess, startServiceUnderBench, testEnv, type BenchProcess, type BenchRow } from "@svc/testing";
+import {
+  createTempPgDatabase,
+  IDLE_SETTLE_MS,
+  memoryRows,
+  processCpuMs,
+  recordBenchRows,
+  settledRss,
+  silentLogger,
+  startBenchProcess,
+  startServiceUnderBench,
+  testEnv,
+  type BenchProcess,
+  type BenchRow,
+} from "@svc/testing";
 import { entryArgs, NODE_FLAGS, RUNTIME_ENV } from "../../../tools/stack.ts";
 import { build } from "../../../tools/build.ts";
 import { benchMemoryLimit } from "../../../tools/chart-limits.ts";
@@ -44,8 +57,17 @@ interface Result {
   failures: number;
 }
 
-const person = () => ({ email: `bench.${randomBytes(6).toString("hex")}@example.be`, phone: `+32 47${String(randomBytes(4).readUInt32BE(0) % 10_000_000).padStart(7, "0")}` });
-const body = () => JSON.stringify({ vacancy_uuid: VACANCIES[Math.floor(Math.random() * VACANCIES.length)], candidate: person(), consent: true, entrypoint: "website" });
+const person = () => ({
+  email: `bench.${randomBytes(6).toString("hex")}@example.be`,
+  phone: `+32 47${String(randomBytes(4).readUInt32BE(0) % 10_000_000).padStart(7, "0")}`,
+});
+const body = () =>
+  JSON.stringify({
+    vacancy_uuid: VACANCIES[Math.floor(Math.random() * VACANCIES.length)],
+    candidate: person(),
+    consent: true,
+    entrypoint: "website",
+  });
 
 /** `total` POSTs with CONCURRENCY in flight; each call's latency, the server's CPU time and peak RSS. */
 async function measure(name: string, target: Target, total: number): Promise<Result> {
@@ -59,7 +81,12 @@ async function measure(name: string, target: Target, total: number): Promise<Res
   const client = async () => {
     for (let i = next++; i < total; i = next++) {
       const t0 = performance.now();
-      const res = await pool.request({ path: "/v1/applications", method: "POST", headers: { "content-type": "application/json", ...target.headers(i) }, body: body() });
+      const res = await pool.request({
+        path: "/v1/applications",
+        method: "POST",
+        headers: { "content-type": "application/json", ...target.headers(i) },
+        body: body(),
+      });
       await res.body.arrayBuffer();
       if (res.statusCode !== 201) failures += 1;
       latenciesMs.push(performance.now() - t0);
@@ -69,14 +96,28 @@ async function measure(name: string, target: Target, total: number): Promise<Res
   const seconds = (performance.now() - started) / 1000;
   const cpuMs = processCpuMs(target.process.pid) - cpuBefore;
   await pool.close();
-  return { name, requests: total, seconds, latenciesMs, cpuMs, peakMb: target.process.memory.peak(), failures };
+  return {
+    name,
+    requests: total,
+    seconds,
+    latenciesMs,
+    cpuMs,
+    peakMb: target.process.memory.peak(),
+    failures,
+  };
 }
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
 
 function summary(r: Result) {
   const sorted = [...r.latenciesMs].sort((a, b) => a - b);
-  return { rps: r.requests / r.seconds, p50: percentile(sorted, 50), p99: percentile(sorted, 99), cpuUs: (r.cpuMs * 1000) / r.requests };
+  return {
+    rps: r.requests / r.seconds,
+    p50: percentile(sorted, 50),
+    p99: percentile(sorted, 99),
+    cpuUs: (r.cpuMs * 1000) / r.requests,
+  };
 }
 
 function row(r: Result, baseline: Result) {
@@ -97,41 +138,98 @@ function row(r: Result, baseline: Result) {
 }
 
 async function main(): Promise<void> {
-  console.log(`load average at start: ${loadavg().map((l) => l.toFixed(2)).join(" ")}; node flags of both servers: ${NODE_FLAGS.join(" ") || "(none)"}`);
+  console.log(
+    `load average at start: ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(" ")}; node flags of both servers: ${NODE_FLAGS.join(" ") || "(none)"}`,
+  );
   await build();
   const service = await startServiceUnderBench({
     root,
     entry: "services/identity/src/main.ts",
     args: [...NODE_FLAGS, ...entryArgs("services/identity/src/main.ts", { from: "bundle" })],
-    env: { ...RUNTIME_ENV, IDENTITY_PEPPER: "bench-pepper-that-is-at-least-32-bytes-long", DATABASE_POOL_MAX: String(CONCURRENCY) },
+    env: {
+      ...RUNTIME_ENV,
+      IDENTITY_PEPPER: "bench-pepper-that-is-at-least-32-bytes-long",
+      DATABASE_POOL_MAX: String(CONCURRENCY),
+    },
     ...benchMemoryLimit("identity"),
   });
-  const nc = await connectNats({ servers: testEnv.TEST_NATS_URL, name: "identity-bench", logger: silentLogger() });
-  const responder = serve<{ uuid: string }, unknown>(nc, names(service.namespace).rpc.vacancyExists, ({ uuid }) => ({ exists: VACANCIES.includes(uuid), practice_id: "bench-practice" }), { queue: "vacancies", logger: silentLogger() });
+  const nc = await connectNats({
+    servers: testEnv.TEST_NATS_URL,
+    name: "identity-bench",
+    logger: silentLogger(),
+  });
+  const responder = serve<{ uuid: string }, unknown>(
+    nc,
+    names(service.namespace).rpc.vacancyExists,
+    ({ uuid }) => ({ exists: VACANCIES.includes(uuid), practice_id: "bench-practice" }),
+    { queue: "vacancies", logger: silentLogger() },
+  );
   const baselineDb = await createTempPgDatabase("identity_bench");
   let baselineProcess: BenchProcess | undefined;
   try {
-    const migrate = createPgPool({ url: baselineDb.url, schema: "identity", applicationName: "identity-bench" });
+    const migrate = createPgPool({
+      url: baselineDb.url,
+      schema: "identity",
+      applicationName: "identity-bench",
+    });
     await runMigrations(migrate, { schema: "identity", migrationsFolder: MIGRATIONS_FOLDER });
     await migrate.end();
-    baselineProcess = startBenchProcess([...NODE_FLAGS, fileURLToPath(new URL("./baseline-process.ts", import.meta.url)), baselineDb.url, String(CONCURRENCY)], { env: { ...RUNTIME_ENV, NODE_ENV: "production" }, keep: /^\{"port"/, ...benchMemoryLimit("identity") });
-    const port = (JSON.parse(await baselineProcess.waitForLine(/^\{"port"/, 30_000)) as { port: number }).port;
+    baselineProcess = startBenchProcess(
+      [
+        ...NODE_FLAGS,
+        fileURLToPath(new URL("./baseline-process.ts", import.meta.url)),
+        baselineDb.url,
+        String(CONCURRENCY),
+      ],
+      {
+        env: { ...RUNTIME_ENV, NODE_ENV: "production" },
+        keep: /^\{"port"/,
+        ...benchMemoryLimit("identity"),
+      },
+    );
+    const port = (
+      JSON.parse(await baselineProcess.waitForLine(/^\{"port"/, 30_000)) as { port: number }
+    ).port;
     const token = await service.mint({ scope: "applications:write" });
-    const app: Target = { origin: service.origin, process: service.process, headers: () => ({ authorization: `Bearer ${token}` }) };
-    const appIdempotent: Target = { ...app, headers: () => ({ authorization: `Bearer ${token}`, "idempotency-key": randomUUID() }) };
-    const bare: Target = { origin: `http://127.0.0.1:${port}`, process: baselineProcess, headers: () => ({}) };
+    const app: Target = {
+      origin: service.origin,
+      process: service.process,
+      headers: () => ({ authorization: `Bearer ${token}` }),
+    };
+    const appIdempotent: Target = {
+      ...app,
+      headers: () => ({ authorization: `Bearer ${token}`, "idempotency-key": randomUUID() }),
+    };
+    const bare: Target = {
+      origin: `http://127.0.0.1:${port}`,
+      process: baselineProcess,
+      headers: () => ({}),
+    };
 
     await measure("warm-up", app, WARM_UP);
     await measure("warm-up", bare, WARM_UP);
     await new Promise((r) => setTimeout(r, 3_000));
-    const [serviceIdle, baselineIdle] = await Promise.all([settledRss(service.process.pid, { settleMs: IDLE_SETTLE_MS }), settledRss(baselineProcess.pid, { settleMs: IDLE_SETTLE_MS })]);
+    const [serviceIdle, baselineIdle] = await Promise.all([
+      settledRss(service.process.pid, { settleMs: IDLE_SETTLE_MS }),
+      settledRss(baselineProcess.pid, { settleMs: IDLE_SETTLE_MS }),
+    ]);
     const idle = { service: serviceIdle, baseline: baselineIdle };
     const scenarios: Array<[string, Target]> = [
       ["baseline: node:http + bare insert of the same rows (pg, 1 tx)", bare],
       ["POST /v1/applications (new person)", app],
       ["POST /v1/applications + Idempotency-Key", appIdempotent],
     ];
-    const totals: Result[] = scenarios.map(([name]) => ({ name, requests: 0, seconds: 0, latenciesMs: [], cpuMs: 0, peakMb: 0, failures: 0 }));
+    const totals: Result[] = scenarios.map(([name]) => ({
+      name,
+      requests: 0,
+      seconds: 0,
+      latenciesMs: [],
+      cpuMs: 0,
+      peakMb: 0,
+      failures: 0,
+    }));
     for (let round = 0; round < ROUNDS; round++) {
       for (const [i, [name, target]] of scenarios.entries()) {
         const r = await measure(name, target, Math.ceil(REQUESTS / ROUNDS));
@@ -145,25 +243,64 @@ async function main(): Promise<void> {
       }
     }
     const base = totals[0] as Result;
-    console.log(`\nidentity: POST /v1/applications, ${CONCURRENCY} concurrent clients, ${REQUESTS} requests per scenario in ${ROUNDS} interleaved rounds\n`);
+    console.log(
+      `\nidentity: POST /v1/applications, ${CONCURRENCY} concurrent clients, ${REQUESTS} requests per scenario in ${ROUNDS} interleaved rounds\n`,
+    );
     console.table(totals.map((r) => row(r, base)));
     const peak = Math.max(...totals.slice(1).map((r) => r.peakMb));
-    console.log(`RSS: service idle ${idle.service.toFixed(0)} MB, peak ${peak.toFixed(0)} MB; baseline idle ${idle.baseline.toFixed(0)} MB, peak ${base.peakMb.toFixed(0)} MB (targets < 120 / < 200 MB)`);
-    console.log(`load average at end: ${loadavg().map((l) => l.toFixed(2)).join(" ")}`);
+    console.log(
+      `RSS: service idle ${idle.service.toFixed(0)} MB, peak ${peak.toFixed(0)} MB; baseline idle ${idle.baseline.toFixed(0)} MB, peak ${base.peakMb.toFixed(0)} MB (targets < 120 / < 200 MB)`,
+    );
+    console.log(
+      `load average at end: ${loadavg()
+        .map((l) => l.toFixed(2))
+        .join(" ")}`,
+    );
     const b = summary(base);
     const r1 = (x: number) => Math.round(x * 10) / 10;
     const rows: BenchRow[] = totals.slice(1).flatMap((r) => {
       const s = summary(r);
       const scenario = `${r.name}, ${CONCURRENCY} clients`;
       return [
-        { scenario, metric: "throughput", value: Math.round(s.rps), unit: "req/s", baseline: Math.round(b.rps) },
+        {
+          scenario,
+          metric: "throughput",
+          value: Math.round(s.rps),
+          unit: "req/s",
+          baseline: Math.round(b.rps),
+        },
         { scenario, metric: "p50", value: r1(s.p50), unit: "ms", baseline: r1(b.p50) },
         { scenario, metric: "p99", value: r1(s.p99), unit: "ms", baseline: r1(b.p99) },
-        { scenario, metric: "server CPU per request", value: Math.round(s.cpuUs), unit: "µs", baseline: Math.round(b.cpuUs) },
-        ...(r.failures + base.failures > 0 ? [{ scenario, metric: "failed requests", value: r.failures, unit: "responses", baseline: base.failures, target: "0", met: r.failures === 0 }] : []),
+        {
+          scenario,
+          metric: "server CPU per request",
+          value: Math.round(s.cpuUs),
+          unit: "µs",
+          baseline: Math.round(b.cpuUs),
+        },
+        ...(r.failures + base.failures > 0
+          ? [
+              {
+                scenario,
+                metric: "failed requests",
+                value: r.failures,
+                unit: "responses",
+                baseline: base.failures,
+                target: "0",
+                met: r.failures === 0,
+              },
+            ]
+          : []),
       ];
     });
-    rows.push(...memoryRows("identity process (main.ts)", { idleMb: idle.service, baselineIdleMb: idle.baseline, peakMb: peak, baselinePeakMb: base.peakMb }));
+    rows.push(
+      ...memoryRows("identity process (main.ts)", {
+        idleMb: idle.service,
+        baselineIdleMb: idle.baseline,
+        peakMb: peak,
+        baselinePeakMb: base.peakMb,
+      }),
+    );
     recordBenchRows("identity applications", rows);
   } finally {
     await baselineProcess?.stop();

@@ -22,20 +22,45 @@ async function bareInsert(body: { vacancy_uuid: string }): Promise<void> {
   const now = new Date();
   const [candidate, recruitmentCase, application] = [randomUUID(), randomUUID(), randomUUID()];
   const events = [
-    buildEvent({ type: "candidate.created", entityId: candidate, publicBaseUrl: "https://bench.invalid" }),
-    buildEvent({ type: "recruitment_case.created", entityId: recruitmentCase, publicBaseUrl: "https://bench.invalid" }),
-    buildEvent({ type: "application.created", entityId: application, publicBaseUrl: "https://bench.invalid" }),
+    buildEvent({
+      type: "candidate.created",
+      entityId: candidate,
+      publicBaseUrl: "https://bench.invalid",
+    }),
+    buildEvent({
+      type: "recruitment_case.created",
+      entityId: recruitmentCase,
+      publicBaseUrl: "https://bench.invalid",
+    }),
+    buildEvent({
+      type: "application.created",
+      entityId: application,
+      publicBaseUrl: "https://bench.invalid",
+    }),
   ];
   try {
     await client.query("BEGIN");
-    await client.query("INSERT INTO identity.candidates (candidate_uuid, status, created_at) VALUES ($1, 'active', $2)", [candidate, now]);
-    await client.query("INSERT INTO identity.candidate_identifiers (lookup_hash, kind, candidate_uuid, created_at) VALUES ($1, 'email', $3, $4), ($2, 'phone', $3, $4)", [randomBytes(32), randomBytes(32), candidate, now]);
-    await client.query("INSERT INTO identity.recruitment_cases (recruitment_case_uuid, candidate_uuid, vacancy_uuid, practice_id, created_at) VALUES ($1, $2, $3, 'bench-practice', $4)", [recruitmentCase, candidate, body.vacancy_uuid, now]);
+    await client.query(
+      "INSERT INTO identity.candidates (candidate_uuid, status, created_at) VALUES ($1, 'active', $2)",
+      [candidate, now],
+    );
+    await client.query(
+      "INSERT INTO identity.candidate_identifiers (lookup_hash, kind, candidate_uuid, created_at) VALUES ($1, 'email', $3, $4), ($2, 'phone', $3, $4)",
+      [randomBytes(32), randomBytes(32), candidate, now],
+    );
+    await client.query(
+      "INSERT INTO identity.recruitment_cases (recruitment_case_uuid, candidate_uuid, vacancy_uuid, practice_id, created_at) VALUES ($1, $2, $3, 'bench-practice', $4)",
+      [recruitmentCase, candidate, body.vacancy_uuid, now],
+    );
     await client.query(
       "INSERT INTO identity.applications (application_uuid, candidate_uuid, vacancy_uuid, practice_id, resolution, consent_flag, entrypoint_raw, entrypoint_code, recruitment_case_uuid, created_at) VALUES ($1, $2, $3, 'bench-practice', 'resolved', true, 'website', 'website', $4, $5)",
       [application, candidate, body.vacancy_uuid, recruitmentCase, now],
     );
-    for (const e of events) await client.query("INSERT INTO identity.outbox (event_uuid, event_type, payload) VALUES ($1, $2, $3)", [e.event_uuid, e.event_type, e]);
+    for (const e of events)
+      await client.query(
+        "INSERT INTO identity.outbox (event_uuid, event_type, payload) VALUES ($1, $2, $3)",
+        [e.event_uuid, e.event_type, e],
+      );
     await client.query("COMMIT");
   } catch (err) {
     await client.query("ROLLBACK").catch(() => undefined);

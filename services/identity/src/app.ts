@@ -44,8 +44,13 @@ export function createApp(deps: AppDeps): express.Express {
     environment: config.ENVIRONMENT,
     verify: deps.verify,
     queries: new PgIdentityQueries(db),
-    createApplication: (request) => createApplication({ store, vacancies: deps.vacancies, hash, now, publicBaseUrl: config.PUBLIC_BASE_URL }, request),
-    submitApplication: (uuid) => submitApplication({ store, now, publicBaseUrl: config.PUBLIC_BASE_URL }, uuid),
+    createApplication: (request) =>
+      createApplication(
+        { store, vacancies: deps.vacancies, hash, now, publicBaseUrl: config.PUBLIC_BASE_URL },
+        request,
+      ),
+    submitApplication: (uuid) =>
+      submitApplication({ store, now, publicBaseUrl: config.PUBLIC_BASE_URL }, uuid),
     idempotency: idempotency({
       store: new PgIdempotencyStore(db, idempotencyKeys),
       clientOf: (res) => callerOf(res.locals).clientId,

@@ -1,4 +1,14 @@
-import { env, installationVersion, natsEnvShape, parseEnv, pgEnvShape, relayEnvShape, serviceEnvShape, tokenEnvShape, z } from "@svc/config";
+import {
+  env,
+  installationVersion,
+  natsEnvShape,
+  parseEnv,
+  pgEnvShape,
+  relayEnvShape,
+  serviceEnvShape,
+  tokenEnvShape,
+  z,
+} from "@svc/config";
 import { telemetryEnvShape } from "@svc/telemetry";
 import { assertTimeZone } from "@svc/time";
 
@@ -27,7 +37,10 @@ const identityShape = {
     message: `must be at least ${MIN_PEPPER_BYTES} bytes (e.g. \`openssl rand -base64 48\`)`,
   }),
   /** A `created_since` date (YYYY-MM-DD) means midnight in this zone. */
-  TIME_ZONE: z.string().default("Europe/Brussels").refine(isTimeZone, { message: "must be an IANA time zone such as Europe/Brussels" }),
+  TIME_ZONE: z
+    .string()
+    .default("Europe/Brussels")
+    .refine(isTimeZone, { message: "must be an IANA time zone such as Europe/Brussels" }),
   /** How long POST /v1/applications waits for the vacancies service before answering 503. */
   VACANCY_LOOKUP_TIMEOUT_MS: env.int(2_000, 50, 30_000),
   /** How long an Idempotency-Key and its stored response are kept (ARCHITECTURE: at least 24 h). */
@@ -52,5 +65,11 @@ export function loadConfig(source: Record<string, string | undefined> = process.
 
 /** Only what the telemetry preload needs, so a bad unrelated key is reported by main.ts, not here. */
 export function loadTelemetryConfig(source: Record<string, string | undefined> = process.env) {
-  return parseEnv(z.object({ ...telemetryEnvShape, ENVIRONMENT: serviceEnvShape({ port: 0, internalPort: 0 }).ENVIRONMENT }), source);
+  return parseEnv(
+    z.object({
+      ...telemetryEnvShape,
+      ENVIRONMENT: serviceEnvShape({ port: 0, internalPort: 0 }).ENVIRONMENT,
+    }),
+    source,
+  );
 }

@@ -1,6 +1,12 @@
 import { createMetrics, metricsPushEnabled } from "@svc/telemetry";
 import { createLogger } from "@svc/logging";
-import { closeInternalLast, exitOnStartupError, serve, Shutdown, type ReadinessCheck } from "@svc/http";
+import {
+  closeInternalLast,
+  exitOnStartupError,
+  serve,
+  Shutdown,
+  type ReadinessCheck,
+} from "@svc/http";
 import { createCachedTokenVerifier, remoteKeys, startRevocationFeed } from "@svc/auth";
 import { createPgPool, runMigrations } from "@svc/db";
 import { connectNats, drainNats, names } from "@svc/messaging";
@@ -23,14 +29,34 @@ try {
 }
 const logger = createLogger({ service: SERVICE_NAME, level: config.LOG_LEVEL });
 const shutdown = new Shutdown(logger);
-const metrics = createMetrics({ serviceName: SERVICE_NAME, serviceVersion: SERVICE_VERSION, environment: config.ENVIRONMENT, otlp: metricsPushEnabled(config) });
+const metrics = createMetrics({
+  serviceName: SERVICE_NAME,
+  serviceVersion: SERVICE_VERSION,
+  environment: config.ENVIRONMENT,
+  otlp: metricsPushEnabled(config),
+});
 // Revocations (auth's KV bucket): a revoked client's tokens are refused within seconds (shared/auth).
 const revocations = startRevocationFeed({ config, name: SERVICE_NAME, logger });
-const verify = createCachedTokenVerifier({ keys: remoteKeys(config.AUTH_JWKS_URL), issuer: config.TOKEN_ISSUER, audience: config.TOKEN_AUDIENCE, revocation: revocations.view });
-const pool = createPgPool({ url: config.DATABASE_URL, schema: SERVICE_NAME, applicationName: SERVICE_NAME, max: config.DATABASE_POOL_MAX });
-if (config.MIGRATE_ON_START) await runMigrations(pool, { schema: SERVICE_NAME, migrationsFolder: MIGRATIONS_FOLDER });
+const verify = createCachedTokenVerifier({
+  keys: remoteKeys(config.AUTH_JWKS_URL),
+  issuer: config.TOKEN_ISSUER,
+  audience: config.TOKEN_AUDIENCE,
+  revocation: revocations.view,
+});
+const pool = createPgPool({
+  url: config.DATABASE_URL,
+  schema: SERVICE_NAME,
+  applicationName: SERVICE_NAME,
+  max: config.DATABASE_POOL_MAX,
+});
+if (config.MIGRATE_ON_START)
+  await runMigrations(pool, { schema: SERVICE_NAME, migrationsFolder: MIGRATIONS_FOLDER });
 const nc = await connectNats({ servers: [...config.NATS_SERVERS], name: SERVICE_NAME, logger });
-const vacancies = new NatsVacancyDirectory({ nc, subject: names(config.NATS_NAMESPACE).rpc.vacancyExists, timeoutMs: config.VACANCY_LOOKUP_TIMEOUT_MS });
+const vacancies = new NatsVacancyDirectory({
+  nc,
+  subject: names(config.NATS_NAMESPACE).rpc.vacancyExists,
+  timeoutMs: config.VACANCY_LOOKUP_TIMEOUT_MS,
+});
 const now = () => new Date();
 const readiness: ReadinessCheck[] = [
   { name: "database", check: async () => void (await pool.query("SELECT 1")) },
@@ -39,10 +65,29 @@ const readiness: ReadinessCheck[] = [
 readiness.push(revocations.readiness); // only until the revocation list first loads; later NATS outages do not fail it
 
 // Events are written to the outbox with each change; this publishes them (spec 6.2).
-const relay = await startOutboxRelay({ settings: config, schema: SERVICE_NAME, pool, nc, logger, meter: metrics.meter });
+const relay = await startOutboxRelay({
+  settings: config,
+  schema: SERVICE_NAME,
+  pool,
+  nc,
+  logger,
+  meter: metrics.meter,
+});
 
-const serving = await serve({ logger, shutdown, app: createApp({ meter: metrics.meter, config, logger, verify, pool, vacancies, now }), port: config.PORT, internalPort: config.INTERNAL_PORT, readiness, internalRoutes: { "/metrics": metrics.handler } });
-const pruner = startIdempotencyPruner({ store: new PgIdempotencyStore(identityDb(pool), idempotencyKeys), now, logger });
+const serving = await serve({
+  logger,
+  shutdown,
+  app: createApp({ meter: metrics.meter, config, logger, verify, pool, vacancies, now }),
+  port: config.PORT,
+  internalPort: config.INTERNAL_PORT,
+  readiness,
+  internalRoutes: { "/metrics": metrics.handler },
+});
+const pruner = startIdempotencyPruner({
+  store: new PgIdempotencyStore(identityDb(pool), idempotencyKeys),
+  now,
+  logger,
+});
 shutdown.add("idempotency pruner", () => pruner.stop());
 shutdown.add("outbox relay", () => relay.stop());
 shutdown.add("nats", () => drainNats(nc));

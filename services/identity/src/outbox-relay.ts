@@ -1,7 +1,15 @@
 import type pg from "pg";
 import type { Meter } from "@opentelemetry/api";
 import { startRelay, type Relay } from "@svc/events";
-import { ensureStream, eventsStreamConfig, jetstream, jetstreamManager, names, type Logger, type NatsConnection } from "@svc/messaging";
+import {
+  ensureStream,
+  eventsStreamConfig,
+  jetstream,
+  jetstreamManager,
+  names,
+  type Logger,
+  type NatsConnection,
+} from "@svc/messaging";
 
 /**
  * Publishes `identity.outbox` (written in the same transaction as each application, candidate and
@@ -21,5 +29,14 @@ export async function startOutboxRelay(options: {
   const eventNames = names(settings.NATS_NAMESPACE);
   const jsm = await jetstreamManager(nc);
   await ensureStream(jsm, eventsStreamConfig(eventNames));
-  return startRelay({ pool, schema, js: jetstream(nc), jsm, names: eventNames, logger, pollMs: settings.RELAY_POLL_MS, ...(options.meter && { meter: options.meter }) });
+  return startRelay({
+    pool,
+    schema,
+    js: jetstream(nc),
+    jsm,
+    names: eventNames,
+    logger,
+    pollMs: settings.RELAY_POLL_MS,
+    ...(options.meter && { meter: options.meter }),
+  });
 }

@@ -8,12 +8,24 @@ beforeAll(async () => {
 });
 afterAll(() => h.close());
 
-const apply = (vacancy: string, candidate: { email?: string | null; phone?: string | null }, extra: Record<string, unknown> = {}) =>
-  h.post("/v1/applications", applicationBody(vacancy, candidate, extra));
+const apply = (
+  vacancy: string,
+  candidate: { email?: string | null; phone?: string | null },
+  extra: Record<string, unknown> = {},
+) => h.post("/v1/applications", applicationBody(vacancy, candidate, extra));
 
 const CREATE_FIELDS = [
-  "application_created", "application_uuid", "candidate_created", "candidate_uuid", "consent_flag", "created_at",
-  "entrypoint_code", "entrypoint_raw", "practice_id", "resolution", "vacancy_uuid",
+  "application_created",
+  "application_uuid",
+  "candidate_created",
+  "candidate_uuid",
+  "consent_flag",
+  "created_at",
+  "entrypoint_code",
+  "entrypoint_raw",
+  "practice_id",
+  "resolution",
+  "vacancy_uuid",
 ];
 
 describe("POST /v1/applications: identity resolution", () => {
@@ -41,18 +53,30 @@ describe("POST /v1/applications: identity resolution", () => {
     const first = await apply(h.newVacancy(), p);
     const second = await apply(h.newVacancy(), { email: p.email });
     expect(second.status).toBe(201);
-    expect(second.body.data).toMatchObject({ candidate_uuid: first.body.data.candidate_uuid, candidate_created: false, application_created: true, resolution: "resolved" });
+    expect(second.body.data).toMatchObject({
+      candidate_uuid: first.body.data.candidate_uuid,
+      candidate_created: false,
+      application_created: true,
+      resolution: "resolved",
+    });
   });
 
   it("finds the existing candidate by phone number alone", async () => {
     const p = person();
     const first = await apply(h.newVacancy(), p);
     const second = await apply(h.newVacancy(), { phone: p.phone });
-    expect(second.body.data).toMatchObject({ candidate_uuid: first.body.data.candidate_uuid, candidate_created: false, resolution: "resolved" });
+    expect(second.body.data).toMatchObject({
+      candidate_uuid: first.body.data.candidate_uuid,
+      candidate_created: false,
+      resolution: "resolved",
+    });
   });
 
   it("treats case, surrounding spaces, Unicode forms and the ways of writing a Belgian number as one identity", async () => {
-    const first = await apply(h.newVacancy(), { email: "Élise.Dupont@Voorbeeld.be", phone: "+32 470 12 34 56" });
+    const first = await apply(h.newVacancy(), {
+      email: "Élise.Dupont@Voorbeeld.be",
+      phone: "+32 470 12 34 56",
+    });
     const variants = [
       { email: "  élise.dupont@voorbeeld.BE " },
       { email: "E\u0301lise.dupont@voorbeeld.be" },
@@ -63,7 +87,11 @@ describe("POST /v1/applications: identity resolution", () => {
     ];
     for (const candidate of variants) {
       const res = await apply(h.newVacancy(), candidate);
-      expect(res.body.data, JSON.stringify(candidate)).toMatchObject({ candidate_uuid: first.body.data.candidate_uuid, resolution: "resolved", candidate_created: false });
+      expect(res.body.data, JSON.stringify(candidate)).toMatchObject({
+        candidate_uuid: first.body.data.candidate_uuid,
+        resolution: "resolved",
+        candidate_created: false,
+      });
     }
   });
 
@@ -79,18 +107,30 @@ describe("POST /v1/applications: identity resolution", () => {
     const p = person();
     const vacancy = h.newVacancy();
     const first = await apply(vacancy, p, { entrypoint: "indeed" });
-    const again = await apply(vacancy, { phone: p.phone }, { consent: false, entrypoint: "linkedin" });
+    const again = await apply(
+      vacancy,
+      { phone: p.phone },
+      { consent: false, entrypoint: "linkedin" },
+    );
     expect(again.status).toBe(200);
     const { candidate_created: _c, application_created: _a, ...firstFields } = first.body.data;
-    expect(again.body.data).toEqual({ ...firstFields, candidate_created: false, application_created: false });
+    expect(again.body.data).toEqual({
+      ...firstFields,
+      candidate_created: false,
+      application_created: false,
+    });
   });
 
   it("records one candidate and one application when the same new person applies many times at once", async () => {
     const p = person();
     const vacancy = h.newVacancy();
     const before = await countRows(h.pool, "candidates");
-    const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => apply(vacancy, i % 2 ? { email: p.email } : p)));
-    expect(answers.map((a) => a.status).sort()).toEqual([200, 200, 200, 200, 200, 200, 200, 200, 200, 201]);
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => apply(vacancy, i % 2 ? { email: p.email } : p)),
+    );
+    expect(answers.map((a) => a.status).sort()).toEqual([
+      200, 200, 200, 200, 200, 200, 200, 200, 200, 201,
+    ]);
     expect(new Set(answers.map((a) => a.body.data.application_uuid)).size).toBe(1);
     expect(await countRows(h.pool, "candidates")).toBe(before + 1);
   });
@@ -102,20 +142,35 @@ describe("POST /v1/applications: identity resolution", () => {
     const second = await apply(h.newVacancy(), b);
     const mixed = await apply(h.newVacancy(), { email: a.email, phone: b.phone });
     expect(mixed.status).toBe(201);
-    expect(mixed.body.data).toMatchObject({ resolution: "ambiguous", candidate_uuid: first.body.data.candidate_uuid, candidate_created: false });
+    expect(mixed.body.data).toMatchObject({
+      resolution: "ambiguous",
+      candidate_uuid: first.body.data.candidate_uuid,
+      candidate_created: false,
+    });
     const byPhone = await apply(h.newVacancy(), { phone: b.phone });
-    expect(byPhone.body.data).toMatchObject({ resolution: "resolved", candidate_uuid: second.body.data.candidate_uuid });
+    expect(byPhone.body.data).toMatchObject({
+      resolution: "resolved",
+      candidate_uuid: second.body.data.candidate_uuid,
+    });
   });
 
   it("lands on the end of a merge chain: A merged into B, B into C resolves A's identifiers to C", async () => {
     const [a, b, c] = [person(), person(), person()];
-    const [ra, rb, rc] = [await apply(h.newVacancy(), a), await apply(h.newVacancy(), b), await apply(h.newVacancy(), c)];
+    const [ra, rb, rc] = [
+      await apply(h.newVacancy(), a),
+      await apply(h.newVacancy(), b),
+      await apply(h.newVacancy(), c),
+    ];
     const uuid = (r: typeof ra) => String(r.body.data.candidate_uuid);
     const deps = { store: h.store, now: () => new Date() };
     await mergeCandidates(deps, uuid(ra), uuid(rb));
     await mergeCandidates(deps, uuid(rb), uuid(rc));
     const later = await apply(h.newVacancy(), { email: a.email });
-    expect(later.body.data).toMatchObject({ candidate_uuid: uuid(rc), resolution: "resolved", candidate_created: false });
+    expect(later.body.data).toMatchObject({
+      candidate_uuid: uuid(rc),
+      resolution: "resolved",
+      candidate_created: false,
+    });
     // A's e-mail and C's phone now mean the same person: not ambiguous.
     const both = await apply(h.newVacancy(), { email: a.email, phone: c.phone });
     expect(both.body.data).toMatchObject({ candidate_uuid: uuid(rc), resolution: "resolved" });
@@ -126,10 +181,17 @@ describe("POST /v1/applications: identity resolution", () => {
     const vacancy = h.newVacancy();
     const ra = await apply(vacancy, a);
     const rb = await apply(h.newVacancy(), b);
-    await mergeCandidates({ store: h.store, now: () => new Date() }, String(ra.body.data.candidate_uuid), String(rb.body.data.candidate_uuid));
+    await mergeCandidates(
+      { store: h.store, now: () => new Date() },
+      String(ra.body.data.candidate_uuid),
+      String(rb.body.data.candidate_uuid),
+    );
     const again = await apply(vacancy, b);
     expect(again.status).toBe(200);
-    expect(again.body.data).toMatchObject({ application_uuid: ra.body.data.application_uuid, application_created: false });
+    expect(again.body.data).toMatchObject({
+      application_uuid: ra.body.data.application_uuid,
+      application_created: false,
+    });
   });
 
   it("is unresolved, with a new candidate nobody can be matched to, when no identifier is usable", async () => {
@@ -146,13 +208,18 @@ describe("POST /v1/applications: identity resolution", () => {
     const p = person();
     const first = await apply(h.newVacancy(), p);
     const res = await apply(h.newVacancy(), { email: p.email, phone: "12" });
-    expect(res.body.data).toMatchObject({ resolution: "resolved", candidate_uuid: first.body.data.candidate_uuid });
+    expect(res.body.data).toMatchObject({
+      resolution: "resolved",
+      candidate_uuid: first.body.data.candidate_uuid,
+    });
   });
 });
 
 describe("POST /v1/applications: vacancy and practice", () => {
   it("keeps a practice_id the form sends over the vacancy's own", async () => {
-    const res = await apply(h.newVacancy("practice-of-vacancy"), person(), { practice_id: "practice-from-form" });
+    const res = await apply(h.newVacancy("practice-of-vacancy"), person(), {
+      practice_id: "practice-from-form",
+    });
     expect(res.body.data.practice_id).toBe("practice-from-form");
   });
 
@@ -166,7 +233,10 @@ describe("POST /v1/applications: vacancy and practice", () => {
     const before = await countRows(h.pool, "candidates");
     const res = await apply("5b0c8f57-0c55-4a0e-9a59-3f2b1d8f0e11", person());
     expect(res.status).toBe(422);
-    expect(res.body.error).toMatchObject({ code: "VALIDATION_ERROR", details: [{ field: "vacancy_uuid", message: expect.any(String) }] });
+    expect(res.body.error).toMatchObject({
+      code: "VALIDATION_ERROR",
+      details: [{ field: "vacancy_uuid", message: expect.any(String) }],
+    });
     expect(await countRows(h.pool, "candidates")).toBe(before);
   });
 
@@ -180,7 +250,10 @@ describe("POST /v1/applications: vacancy and practice", () => {
     ];
     for (const [raw, code] of cases) {
       const res = await apply(h.newVacancy(), person(), { entrypoint: raw });
-      expect(res.body.data, String(raw)).toMatchObject({ entrypoint_raw: raw, entrypoint_code: code });
+      expect(res.body.data, String(raw)).toMatchObject({
+        entrypoint_raw: raw,
+        entrypoint_code: code,
+      });
     }
   });
 });

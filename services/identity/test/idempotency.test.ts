@@ -12,7 +12,10 @@ beforeAll(async () => {
 });
 afterAll(() => h.close());
 
-const withKey = (key: string, clientId?: string) => ({ headers: { "Idempotency-Key": key }, ...(clientId ? { clientId } : {}) });
+const withKey = (key: string, clientId?: string) => ({
+  headers: { "Idempotency-Key": key },
+  ...(clientId ? { clientId } : {}),
+});
 const uniqueKey = () => `key-${crypto.randomUUID()}`;
 
 describe("Idempotency-Key on POST /v1/applications", () => {
@@ -33,8 +36,16 @@ describe("Idempotency-Key on POST /v1/applications", () => {
     const key = uniqueKey();
     const vacancy = h.newVacancy();
     const p = person();
-    const first = await h.post("/v1/applications", { vacancy_uuid: vacancy, consent: true, candidate: { email: p.email, phone: p.phone } }, withKey(key));
-    const again = await h.post("/v1/applications", { candidate: { phone: p.phone, email: p.email }, consent: true, vacancy_uuid: vacancy }, withKey(key));
+    const first = await h.post(
+      "/v1/applications",
+      { vacancy_uuid: vacancy, consent: true, candidate: { email: p.email, phone: p.phone } },
+      withKey(key),
+    );
+    const again = await h.post(
+      "/v1/applications",
+      { candidate: { phone: p.phone, email: p.email }, consent: true, vacancy_uuid: vacancy },
+      withKey(key),
+    );
     expect(again.headers.get("idempotent-replayed")).toBe("true");
     expect(again.text).toBe(first.text);
   });
@@ -43,9 +54,18 @@ describe("Idempotency-Key on POST /v1/applications", () => {
     const key = uniqueKey();
     const vacancy = h.newVacancy();
     await h.post("/v1/applications", applicationBody(vacancy, person()), withKey(key));
-    const other = await h.post("/v1/applications", applicationBody(vacancy, person()), withKey(key));
+    const other = await h.post(
+      "/v1/applications",
+      applicationBody(vacancy, person()),
+      withKey(key),
+    );
     expect(other.status).toBe(422);
-    expect(other.body.error).toMatchObject({ code: "VALIDATION_ERROR", details: [{ field: "Idempotency-Key", message: expect.stringContaining("different request") }] });
+    expect(other.body.error).toMatchObject({
+      code: "VALIDATION_ERROR",
+      details: [
+        { field: "Idempotency-Key", message: expect.stringContaining("different request") },
+      ],
+    });
   });
 
   it("keeps keys per client: another client's identical key is its own request", async () => {
@@ -66,7 +86,9 @@ describe("Idempotency-Key on POST /v1/applications", () => {
     const before = await countRows(h.pool, "applications");
     // A slow vacancies service keeps the first request running while the other 19 arrive.
     h.vacancies.delayMs = 200;
-    const answers = await Promise.all(Array.from({ length: 20 }, () => h.post("/v1/applications", body, withKey(key)))).finally(() => {
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () => h.post("/v1/applications", body, withKey(key))),
+    ).finally(() => {
       h.vacancies.delayMs = 0;
     });
     expect(h.vacancies.asked.filter((uuid) => uuid === body.vacancy_uuid)).toHaveLength(1);
@@ -79,7 +101,11 @@ describe("Idempotency-Key on POST /v1/applications", () => {
   it("does not keep a request that failed validation: the key then works with a corrected body", async () => {
     const key = uniqueKey();
     const vacancy = h.newVacancy();
-    const bad = await h.post("/v1/applications", { vacancy_uuid: vacancy, candidate: {}, consent: true }, withKey(key));
+    const bad = await h.post(
+      "/v1/applications",
+      { vacancy_uuid: vacancy, candidate: {}, consent: true },
+      withKey(key),
+    );
     expect(bad.status).toBe(422);
     const good = await h.post("/v1/applications", applicationBody(vacancy, person()), withKey(key));
     expect(good.status).toBe(201);
@@ -89,7 +115,11 @@ describe("Idempotency-Key on POST /v1/applications", () => {
   it("does not keep a request for an unknown vacancy", async () => {
     const key = uniqueKey();
     const p = person();
-    const unknown = await h.post("/v1/applications", applicationBody(crypto.randomUUID(), p), withKey(key));
+    const unknown = await h.post(
+      "/v1/applications",
+      applicationBody(crypto.randomUUID(), p),
+      withKey(key),
+    );
     expect(unknown.status).toBe(422);
     const good = await h.post("/v1/applications", applicationBody(h.newVacancy(), p), withKey(key));
     expect(good.status).toBe(201);
@@ -116,13 +146,23 @@ describe("Idempotency-Key on POST /v1/applications", () => {
     ["longer than 255 characters", "k".repeat(256)],
     ["not ASCII", "sleutel-\u00e9"],
   ])("answers 422 naming Idempotency-Key for a key that is %s", async (_what, key) => {
-    const res = await h.post("/v1/applications", applicationBody(h.newVacancy(), person()), withKey(key));
+    const res = await h.post(
+      "/v1/applications",
+      applicationBody(h.newVacancy(), person()),
+      withKey(key),
+    );
     expect(res.status).toBe(422);
-    expect(res.body.error.details).toEqual([{ field: "Idempotency-Key", message: expect.any(String) }]);
+    expect(res.body.error.details).toEqual([
+      { field: "Idempotency-Key", message: expect.any(String) },
+    ]);
   });
 
   it("accepts a key of exactly 255 printable characters", async () => {
-    const res = await h.post("/v1/applications", applicationBody(h.newVacancy(), person()), withKey(`${crypto.randomUUID()}${"~".repeat(219)}`));
+    const res = await h.post(
+      "/v1/applications",
+      applicationBody(h.newVacancy(), person()),
+      withKey(`${crypto.randomUUID()}${"~".repeat(219)}`),
+    );
     expect(res.status).toBe(201);
   });
 
@@ -130,16 +170,28 @@ describe("Idempotency-Key on POST /v1/applications", () => {
     const key = uniqueKey();
     const vacancy = h.newVacancy();
     await h.post("/v1/applications", applicationBody(vacancy, person()), withKey(key));
-    const stored = await h.pool.query<{ kept_ms: number }>("SELECT extract(epoch FROM expires_at - created_at) * 1000 AS kept_ms FROM identity.idempotency_keys ORDER BY created_at DESC LIMIT 1");
+    const stored = await h.pool.query<{ kept_ms: number }>(
+      "SELECT extract(epoch FROM expires_at - created_at) * 1000 AS kept_ms FROM identity.idempotency_keys ORDER BY created_at DESC LIMIT 1",
+    );
     expect(Number(stored.rows[0]?.kept_ms)).toBeGreaterThanOrEqual(24 * 3_600_000);
     try {
       clockOffsetMs = 24 * 3_600_000 - 60_000;
-      const stillKept = await h.post("/v1/applications", applicationBody(vacancy, person()), withKey(key));
+      const stillKept = await h.post(
+        "/v1/applications",
+        applicationBody(vacancy, person()),
+        withKey(key),
+      );
       expect(stillKept.status).toBe(422);
       clockOffsetMs = 24 * 3_600_000 + 1_000;
-      const pruned = await new PgIdempotencyStore(identityDb(h.pool), idempotencyKeys).pruneExpired(new Date(Date.now() + clockOffsetMs));
+      const pruned = await new PgIdempotencyStore(identityDb(h.pool), idempotencyKeys).pruneExpired(
+        new Date(Date.now() + clockOffsetMs),
+      );
       expect(pruned).toBeGreaterThan(0);
-      const reused = await h.post("/v1/applications", applicationBody(h.newVacancy(), person()), withKey(key));
+      const reused = await h.post(
+        "/v1/applications",
+        applicationBody(h.newVacancy(), person()),
+        withKey(key),
+      );
       expect(reused.status).toBe(201);
       expect(reused.headers.get("idempotent-replayed")).toBeNull();
     } finally {

@@ -15,14 +15,17 @@ async function newCandidate(): Promise<string> {
   return String(res.body.data.candidate_uuid);
 }
 
-const merge = (merged: string, into: string) => mergeCandidates({ store: h.store, now: () => new Date() }, merged, into);
+const merge = (merged: string, into: string) =>
+  mergeCandidates({ store: h.store, now: () => new Date() }, merged, into);
 
 const NODE = fileURLToPath(new URL("../../../node_modules/.bin/node", import.meta.url));
 const CLI = fileURLToPath(new URL("../src/cli/merge-candidates.ts", import.meta.url));
 
 function runCli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(NODE, [CLI, ...args], { env: { PATH: process.env.PATH, DATABASE_URL: h.databaseUrl } });
+    const child = spawn(NODE, [CLI, ...args], {
+      env: { PATH: process.env.PATH, DATABASE_URL: h.databaseUrl },
+    });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
@@ -37,8 +40,15 @@ describe("candidate merge rules", () => {
     const [a, b] = [await newCandidate(), await newCandidate()];
     expect(await merge(a, b)).toEqual({ mergedCandidateUuid: a, survivorCandidateUuid: b });
     const res = await h.get(`/v1/candidates/${a}`);
-    expect(res.body.data).toMatchObject({ status: "merged", merged_into_candidate_uuid: b, updated_at: expect.any(String) });
-    expect((await h.get(`/v1/candidates/${b}`)).body.data).toMatchObject({ status: "active", merged_into_candidate_uuid: null });
+    expect(res.body.data).toMatchObject({
+      status: "merged",
+      merged_into_candidate_uuid: b,
+      updated_at: expect.any(String),
+    });
+    expect((await h.get(`/v1/candidates/${b}`)).body.data).toMatchObject({
+      status: "active",
+      merged_into_candidate_uuid: null,
+    });
   });
 
   it("follows a merged target to its survivor instead of pointing at a merged candidate", async () => {

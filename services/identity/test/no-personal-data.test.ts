@@ -22,7 +22,13 @@ const logLines: string[] = [];
 const responses: string[] = [];
 
 function needlesOf(p: { email: string; phone: string }): string[] {
-  const found = [p.email, p.email.trim(), p.phone, p.phone.replace(/\D/g, ""), p.email.split("@")[0] as string];
+  const found = [
+    p.email,
+    p.email.trim(),
+    p.phone,
+    p.phone.replace(/\D/g, ""),
+    p.email.split("@")[0] as string,
+  ];
   const email = normaliseEmail(p.email);
   const phone = normalisePhone(p.phone);
   if (email) found.push(email);
@@ -32,8 +38,15 @@ function needlesOf(p: { email: string; phone: string }): string[] {
 
 function lookupHashes(p: { email: string; phone: string }): string[] {
   const hmac = (input: string) => createHmac("sha256", TEST_PEPPER).update(input).digest();
-  const keys = [normaliseEmail(p.email) && `email:${normaliseEmail(p.email)}`, normalisePhone(p.phone) && `phone:${normalisePhone(p.phone)}`].filter(Boolean) as string[];
-  return keys.flatMap((k) => [hmac(k).toString("hex"), hmac(k).toString("base64"), hmac(k).toString("base64url")]);
+  const keys = [
+    normaliseEmail(p.email) && `email:${normaliseEmail(p.email)}`,
+    normalisePhone(p.phone) && `phone:${normalisePhone(p.phone)}`,
+  ].filter(Boolean) as string[];
+  return keys.flatMap((k) => [
+    hmac(k).toString("hex"),
+    hmac(k).toString("base64"),
+    hmac(k).toString("base64url"),
+  ]);
 }
 
 async function record(promise: Promise<{ text: string }>) {
@@ -41,20 +54,32 @@ async function record(promise: Promise<{ text: string }>) {
 }
 
 beforeAll(async () => {
-  const logger = createLogger({ service: "identity", level: "trace", destination: { write: (line: string) => void logLines.push(line) } });
+  const logger = createLogger({
+    service: "identity",
+    level: "trace",
+    destination: { write: (line: string) => void logLines.push(line) },
+  });
   h = await startHarness({ environment: "production", logger });
   const vacancy = h.newVacancy("practice-pd");
   for (const [i, p] of PEOPLE.entries()) {
-    const body = applicationBody(i % 2 ? vacancy : h.newVacancy(), p, { entrypoint: i === 0 ? CONTROL : "website" });
+    const body = applicationBody(i % 2 ? vacancy : h.newVacancy(), p, {
+      entrypoint: i === 0 ? CONTROL : "website",
+    });
     await record(h.post("/v1/applications", body, { headers: { "Idempotency-Key": `pd-${i}` } }));
     await record(h.post("/v1/applications", body, { headers: { "Idempotency-Key": `pd-${i}` } }));
     await record(h.post("/v1/applications", { ...body, candidate: { ...p, nickname: "x" } }));
   }
   const [a, b] = PEOPLE as [(typeof PEOPLE)[0], (typeof PEOPLE)[0]];
-  await record(h.post("/v1/applications", applicationBody(vacancy, { email: a.email, phone: b.phone })));
+  await record(
+    h.post("/v1/applications", applicationBody(vacancy, { email: a.email, phone: b.phone })),
+  );
   await record(h.post("/v1/applications", applicationBody(crypto.randomUUID(), a)));
   const candidates = (await h.get("/v1/candidates")).body.data;
-  await mergeCandidates({ store: h.store, now: () => new Date() }, String(candidates[1]?.candidate_uuid), String(candidates[0]?.candidate_uuid));
+  await mergeCandidates(
+    { store: h.store, now: () => new Date() },
+    String(candidates[1]?.candidate_uuid),
+    String(candidates[0]?.candidate_uuid),
+  );
   for (const path of ["/v1/candidates", "/v1/applications", "/v1/recruitment-cases"]) {
     const list = await h.get(`${path}?per_page=100`);
     responses.push(list.text);
@@ -75,14 +100,21 @@ async function textColumns(): Promise<Array<{ table: string; column: string; typ
       WHERE table_schema = 'identity' AND data_type IN ('text', 'character varying', 'character', 'json', 'jsonb', 'bytea')
       ORDER BY table_name, column_name`,
   );
-  return result.rows.map((r) => ({ table: r.table_name, column: r.column_name, type: r.data_type }));
+  return result.rows.map((r) => ({
+    table: r.table_name,
+    column: r.column_name,
+    type: r.data_type,
+  }));
 }
 
 async function columnsContaining(needle: string): Promise<string[]> {
   const hits: string[] = [];
   for (const { table, column, type } of await textColumns()) {
     const value = type === "bytea" ? `encode("${column}", 'escape')` : `"${column}"::text`;
-    const result = await h.pool.query(`SELECT 1 FROM identity."${table}" WHERE strpos(lower(${value}), lower($1)) > 0 LIMIT 1`, [needle]);
+    const result = await h.pool.query(
+      `SELECT 1 FROM identity."${table}" WHERE strpos(lower(${value}), lower($1)) > 0 LIMIT 1`,
+      [needle],
+    );
     if (result.rowCount) hits.push(`${table}.${column}`);
   }
   return hits;
@@ -91,22 +123,35 @@ async function columnsContaining(needle: string): Promise<string[]> {
 describe("no personal data, anywhere (spec 1.6)", () => {
   it("scans every text, json and bytea column of the identity schema, and the scan finds what is there", async () => {
     const columns = (await textColumns()).map((c) => `${c.table}.${c.column}`);
-    for (const expected of ["applications.entrypoint_raw", "outbox.payload", "idempotency_keys.response_body", "candidate_identifiers.lookup_hash"]) {
+    for (const expected of [
+      "applications.entrypoint_raw",
+      "outbox.payload",
+      "idempotency_keys.response_body",
+      "candidate_identifiers.lookup_hash",
+    ]) {
       expect(columns).toContain(expected);
     }
     // The control value went in as an entrypoint: the application and the stored response hold it.
-    expect(await columnsContaining(CONTROL)).toEqual(["applications.entrypoint_raw", "idempotency_keys.response_body"]);
+    expect(await columnsContaining(CONTROL)).toEqual([
+      "applications.entrypoint_raw",
+      "idempotency_keys.response_body",
+    ]);
   });
 
-  it.each(PEOPLE.map((p) => [p.email, p]))("stores nothing of %s in any column", async (_label, p) => {
-    for (const needle of needlesOf(p)) expect(await columnsContaining(needle), needle).toEqual([]);
-  });
+  it.each(PEOPLE.map((p) => [p.email, p]))(
+    "stores nothing of %s in any column",
+    async (_label, p) => {
+      for (const needle of needlesOf(p))
+        expect(await columnsContaining(needle), needle).toEqual([]);
+    },
+  );
 
   it("answers nothing of it: no identifier, normalised form or lookup hash in any response", () => {
     expect(responses.length).toBeGreaterThan(30);
     const all = responses.join("\n").toLowerCase();
     for (const p of PEOPLE) {
-      for (const needle of [...needlesOf(p), ...lookupHashes(p)]) expect(all.includes(needle.toLowerCase()), needle).toBe(false);
+      for (const needle of [...needlesOf(p), ...lookupHashes(p)])
+        expect(all.includes(needle.toLowerCase()), needle).toBe(false);
     }
   });
 
@@ -114,7 +159,8 @@ describe("no personal data, anywhere (spec 1.6)", () => {
     expect(logLines.length).toBeGreaterThan(30);
     const all = logLines.join("\n").toLowerCase();
     for (const p of PEOPLE) {
-      for (const needle of [...needlesOf(p), ...lookupHashes(p)]) expect(all.includes(needle.toLowerCase()), needle).toBe(false);
+      for (const needle of [...needlesOf(p), ...lookupHashes(p)])
+        expect(all.includes(needle.toLowerCase()), needle).toBe(false);
     }
   });
 });

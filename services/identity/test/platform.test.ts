@@ -9,4 +9,12 @@ beforeAll(async () => {
 });
 afterAll(() => harness.close());
 
-platformContract("identity", () => ({ baseUrl: harness.baseUrl, port: Number(new URL(harness.baseUrl).port), close: () => harness.close() }) satisfies StartedApp);
+platformContract(
+  "identity",
+  () =>
+    ({
+      baseUrl: harness.baseUrl,
+      port: Number(new URL(harness.baseUrl).port),
+      close: () => harness.close(),
+    }) satisfies StartedApp,
+);

@@ -21,7 +21,12 @@ afterAll(async () => server?.cleanup());
 describe("the identity store when PostgreSQL hangs mid-transaction", () => {
   it("fails the transaction with 503 within one query timeout, and works again once the server answers", async () => {
     const statementTimeoutMs = 1_000; // the pool's client-side query timeout is this + 1 s
-    const pool = createPgPool({ url: server.url, schema: "identity", applicationName: "identity-hang-test", statementTimeoutMs });
+    const pool = createPgPool({
+      url: server.url,
+      schema: "identity",
+      applicationName: "identity-hang-test",
+      statementTimeoutMs,
+    });
     const store = new PgIdentityStore(identityDb(pool));
     const key = { kind: "email" as const, hash: randomBytes(32) };
     try {
@@ -34,7 +39,10 @@ describe("the identity store when PostgreSQL hangs mid-transaction", () => {
           started = Date.now();
           await tx.survivorsOf([key]);
         })
-        .then(() => undefined, (err: unknown) => err)
+        .then(
+          () => undefined,
+          (err: unknown) => err,
+        )
         .finally(() => server.thaw());
       const took = Date.now() - started;
       expect(outcome).toBeInstanceOf(DependencyUnavailableError);
@@ -49,7 +57,14 @@ describe("the identity store when PostgreSQL hangs mid-transaction", () => {
 
 /** A reservation of one key by one request, made at `now` with the middleware's 60 s lease. */
 function reservation(keyHash: Buffer, requestHash: Buffer, now = new Date()): ReserveInput {
-  return { clientId: "hang-client", keyHash, requestHash, now, expiresAt: new Date(now.getTime() + 86_400_000), lockedUntil: new Date(now.getTime() + 60_000) };
+  return {
+    clientId: "hang-client",
+    keyHash,
+    requestHash,
+    now,
+    expiresAt: new Date(now.getTime() + 86_400_000),
+    lockedUntil: new Date(now.getTime() + 60_000),
+  };
 }
 
 // A statement sent to a server that hangs fails after the query timeout, yet the server runs it
@@ -59,8 +74,18 @@ function reservation(keyHash: Buffer, requestHash: Buffer, now = new Date()): Re
 describe("Idempotency-Key reservations when PostgreSQL hangs", () => {
   it("a reservation that failed on a hung server does not hold the key once the server answers again", async () => {
     const applicationName = "identity-key-hang-test";
-    const pool = createPgPool({ url: server.url, schema: "identity", applicationName, statementTimeoutMs: 1_000 });
-    const observer = createPgPool({ url: server.url, schema: "identity", applicationName: "identity-key-hang-observer", max: 1 });
+    const pool = createPgPool({
+      url: server.url,
+      schema: "identity",
+      applicationName,
+      statementTimeoutMs: 1_000,
+    });
+    const observer = createPgPool({
+      url: server.url,
+      schema: "identity",
+      applicationName: "identity-key-hang-observer",
+      max: 1,
+    });
     const store = new PgIdempotencyStore(identityDb(pool), idempotencyKeys);
     const keyHash = randomBytes(32);
     const requestHash = randomBytes(32);
@@ -69,11 +94,24 @@ describe("Idempotency-Key reservations when PostgreSQL hangs", () => {
       // An open idle connection, so the reservation reaches the server (a new one would fail to connect).
       await pool.query("SELECT 1");
       server.freeze();
-      const failed = await store.reserve(reservation(keyHash, requestHash)).then(() => undefined, (err: unknown) => err).finally(() => server.thaw());
+      const failed = await store
+        .reserve(reservation(keyHash, requestHash))
+        .then(
+          () => undefined,
+          (err: unknown) => err,
+        )
+        .finally(() => server.thaw());
       expect(failed).toBeInstanceOf(DependencyUnavailableError);
       // The abandoned session's statements run (or are rolled back) before it ends: wait for that.
-      const sessions = async () => (await observer.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1", [applicationName])).rows[0]!.n;
-      for (const deadline = Date.now() + 10_000; (await sessions()) > 0 && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 50));
+      const sessions = async () =>
+        (
+          await observer.query<{ n: number }>(
+            "SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1",
+            [applicationName],
+          )
+        ).rows[0]!.n;
+      for (const deadline = Date.now() + 10_000; (await sessions()) > 0 && Date.now() < deadline;)
+        await new Promise((r) => setTimeout(r, 50));
       expect(await sessions()).toBe(0);
       // The client was told 503 (its key freed): the retry of the same request runs at once.
       expect((await store.reserve(reservation(keyHash, requestHash))).kind).toBe("reserved");

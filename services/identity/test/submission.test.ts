@@ -5,7 +5,10 @@ import { applicationBody, person, startHarness, type Body, type Harness } from "
 let production: Harness;
 let sandbox: Harness;
 beforeAll(async () => {
-  [production, sandbox] = await Promise.all([startHarness({ environment: "production" }), startHarness({ environment: "sandbox" })]);
+  [production, sandbox] = await Promise.all([
+    startHarness({ environment: "production" }),
+    startHarness({ environment: "sandbox" }),
+  ]);
 });
 afterAll(() => Promise.all([production.close(), sandbox.close()]));
 
@@ -17,7 +20,11 @@ async function newApplication(h: Harness): Promise<string> {
 async function submit(h: Harness, uuid: string, body?: unknown, scope?: string) {
   const headers: Record<string, string> = { Authorization: `Bearer ${await h.token(scope)}` };
   if (body !== undefined) headers["Content-Type"] = "application/json";
-  return fetchJson<Body>(`${h.baseUrl}/v1/applications/${uuid}/submission`, { method: "POST", headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+  return fetchJson<Body>(`${h.baseUrl}/v1/applications/${uuid}/submission`, {
+    method: "POST",
+    headers,
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
 }
 
 describe("POST /v1/applications/{uuid}/submission (production)", () => {
@@ -25,7 +32,10 @@ describe("POST /v1/applications/{uuid}/submission (production)", () => {
     const uuid = await newApplication(production);
     const first = await submit(production, uuid);
     expect(first.status).toBe(201);
-    expect(first.body.data).toEqual({ application_uuid: uuid, submitted_at: expect.stringMatching(/\+00:00$/) });
+    expect(first.body.data).toEqual({
+      application_uuid: uuid,
+      submitted_at: expect.stringMatching(/\+00:00$/),
+    });
     const again = await submit(production, uuid, {});
     expect(again.status).toBe(200);
     expect(again.body.data).toEqual(first.body.data);
@@ -44,18 +54,25 @@ describe("POST /v1/applications/{uuid}/submission (production)", () => {
     expect((await submit(production, crypto.randomUUID())).status).toBe(404);
     const malformed = await submit(production, "abc");
     expect(malformed.status).toBe(422);
-    expect(malformed.body.error.details).toEqual([{ field: "application_uuid", message: "must be a UUID" }]);
+    expect(malformed.body.error.details).toEqual([
+      { field: "application_uuid", message: "must be a UUID" },
+    ]);
   });
 
   it("takes no fields in the body", async () => {
-    const res = await submit(production, await newApplication(production), { submitted_at: "2026-01-01" });
+    const res = await submit(production, await newApplication(production), {
+      submitted_at: "2026-01-01",
+    });
     expect(res.status).toBe(422);
     expect(res.body.error.details?.[0]?.field).toBe("body");
   });
 
   it("needs applications:write (401 without a token, 403 with applications:read)", async () => {
     const uuid = await newApplication(production);
-    const anonymous = await fetchJson<Body>(`${production.baseUrl}/v1/applications/${uuid}/submission`, { method: "POST" });
+    const anonymous = await fetchJson<Body>(
+      `${production.baseUrl}/v1/applications/${uuid}/submission`,
+      { method: "POST" },
+    );
     expect(anonymous.status).toBe(401);
     const readOnly = await submit(production, uuid, undefined, "applications:read");
     expect(readOnly.status).toBe(403);
@@ -78,7 +95,11 @@ describe("sandbox differences (spec 5, 6.2)", () => {
   });
 
   it("lets applications:write create applications, as in production", async () => {
-    const res = await sandbox.post("/v1/applications", applicationBody(sandbox.newVacancy(), person()), { scope: "applications:write" });
+    const res = await sandbox.post(
+      "/v1/applications",
+      applicationBody(sandbox.newVacancy(), person()),
+      { scope: "applications:write" },
+    );
     expect(res.status).toBe(201);
   });
 });

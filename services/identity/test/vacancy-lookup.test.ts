@@ -24,7 +24,9 @@ describe("POST /v1/applications: the vacancies service over NATS", () => {
   it("answers 503 SERVICE_UNAVAILABLE at once when no vacancies service is listening", async () => {
     await h.vacancies.stop();
     try {
-      const { result, ms } = await timed(() => h.post("/v1/applications", applicationBody(h.newVacancy(), person())));
+      const { result, ms } = await timed(() =>
+        h.post("/v1/applications", applicationBody(h.newVacancy(), person())),
+      );
       expect(result.status).toBe(503);
       expect(result.body.error.code).toBe("SERVICE_UNAVAILABLE");
       expect(result.headers.get("retry-after")).toBe("5");
@@ -37,7 +39,9 @@ describe("POST /v1/applications: the vacancies service over NATS", () => {
   it("answers 503 within the configured timeout when the vacancies service is too slow", async () => {
     h.vacancies.delayMs = TIMEOUT_MS * 4;
     try {
-      const { result, ms } = await timed(() => h.post("/v1/applications", applicationBody(h.newVacancy(), person())));
+      const { result, ms } = await timed(() =>
+        h.post("/v1/applications", applicationBody(h.newVacancy(), person())),
+      );
       expect(result.status).toBe(503);
       expect(ms).toBeGreaterThanOrEqual(TIMEOUT_MS - 20);
       expect(ms).toBeLessThan(TIMEOUT_MS + 500);
@@ -64,7 +68,9 @@ describe("POST /v1/applications: the vacancies service over NATS", () => {
     } finally {
       await h.vacancies.start();
     }
-    expect([await countRows(h.pool, "candidates"), await countRows(h.pool, "outbox")]).toEqual(before);
+    expect([await countRows(h.pool, "candidates"), await countRows(h.pool, "outbox")]).toEqual(
+      before,
+    );
   });
 
   it("works again as soon as the vacancies service is back", async () => {

@@ -33,7 +33,12 @@ const server = createServer((req, res) => {
       }
       return { rows, total };
     }
-    const q = pageSql({}, today, { limit: 2, offset: 0 }, decodeURIComponent(url.pathname.slice("/one/".length)));
+    const q = pageSql(
+      {},
+      today,
+      { limit: 2, offset: 0 },
+      decodeURIComponent(url.pathname.slice("/one/".length)),
+    );
     return { rows: await db.query(q.text, q.params) };
   };
   work().then(

@@ -1,4 +1,17 @@
-import { detectorEnvShape, env, installationVersion, legacyEnvShape, natsEnvShape, parseEnv, pgEnvShape, refineLeaderElection, relayEnvShape, serviceEnvShape, tokenEnvShape, z } from "@svc/config";
+import {
+  detectorEnvShape,
+  env,
+  installationVersion,
+  legacyEnvShape,
+  natsEnvShape,
+  parseEnv,
+  pgEnvShape,
+  refineLeaderElection,
+  relayEnvShape,
+  serviceEnvShape,
+  tokenEnvShape,
+  z,
+} from "@svc/config";
 import { telemetryEnvShape } from "@svc/telemetry";
 import { assertTimeZone } from "@svc/time";
 
@@ -15,28 +28,33 @@ function isTimeZone(zone: string): boolean {
   }
 }
 
-const shape = z.object({
-  ...serviceEnvShape({ port: 8082, internalPort: 9482 }),
-  ...tokenEnvShape,
-  ...pgEnvShape,
-  ...legacyEnvShape,
-  ...natsEnvShape,
-  ...telemetryEnvShape,
-  ...relayEnvShape,
-  ...detectorEnvShape,
-  // The primary system's zone: its calendar date is the "today" of a secondary practice's
-  // `active` (spec 2.3), whatever zone the server or the database runs in.
-  TIME_ZONE: z.string().default("Europe/Brussels").refine(isTimeZone, { message: "must be an IANA time zone such as Europe/Brussels" }),
-  // How long a list total (COUNT over the whole union, a full scan) is reused for the same filters
-  // and day; 0 counts on every request. Page contents are always read fresh.
-  PRACTICE_TOTALS_CACHE_MS: env.int(5_000, 0, 300_000),
-  // How long a list's page marks (where every 25th position of the union starts) are reused for
-  // the same filters and day, so that a later page reads about what page 1 reads; 0: no marks,
-  // every page is cut from the start of the union. Page contents are always read fresh.
-  PRACTICE_PAGE_MARKS_CACHE_MS: env.int(5_000, 0, 300_000),
-  // Largest JSON body in production, sized for a CRM mirror bulk request of 1,000 accounts.
-  CRM_MIRROR_BODY_LIMIT_BYTES: env.int(4 * 1024 * 1024, 64 * 1024, 64 * 1024 * 1024),
-}).superRefine(refineLeaderElection);
+const shape = z
+  .object({
+    ...serviceEnvShape({ port: 8082, internalPort: 9482 }),
+    ...tokenEnvShape,
+    ...pgEnvShape,
+    ...legacyEnvShape,
+    ...natsEnvShape,
+    ...telemetryEnvShape,
+    ...relayEnvShape,
+    ...detectorEnvShape,
+    // The primary system's zone: its calendar date is the "today" of a secondary practice's
+    // `active` (spec 2.3), whatever zone the server or the database runs in.
+    TIME_ZONE: z
+      .string()
+      .default("Europe/Brussels")
+      .refine(isTimeZone, { message: "must be an IANA time zone such as Europe/Brussels" }),
+    // How long a list total (COUNT over the whole union, a full scan) is reused for the same filters
+    // and day; 0 counts on every request. Page contents are always read fresh.
+    PRACTICE_TOTALS_CACHE_MS: env.int(5_000, 0, 300_000),
+    // How long a list's page marks (where every 25th position of the union starts) are reused for
+    // the same filters and day, so that a later page reads about what page 1 reads; 0: no marks,
+    // every page is cut from the start of the union. Page contents are always read fresh.
+    PRACTICE_PAGE_MARKS_CACHE_MS: env.int(5_000, 0, 300_000),
+    // Largest JSON body in production, sized for a CRM mirror bulk request of 1,000 accounts.
+    CRM_MIRROR_BODY_LIMIT_BYTES: env.int(4 * 1024 * 1024, 64 * 1024, 64 * 1024 * 1024),
+  })
+  .superRefine(refineLeaderElection);
 
 export type Config = ReturnType<typeof loadConfig>;
 
@@ -46,5 +64,11 @@ export function loadConfig(source: Record<string, string | undefined> = process.
 
 /** Only what the telemetry preload needs, so a bad unrelated key is reported by main.ts, not here. */
 export function loadTelemetryConfig(source: Record<string, string | undefined> = process.env) {
-  return parseEnv(z.object({ ...telemetryEnvShape, ENVIRONMENT: serviceEnvShape({ port: 0, internalPort: 0 }).ENVIRONMENT }), source);
+  return parseEnv(
+    z.object({
+      ...telemetryEnvShape,
+      ENVIRONMENT: serviceEnvShape({ port: 0, internalPort: 0 }).ENVIRONMENT,
+    }),
+    source,
+  );
 }

@@ -16,7 +16,10 @@ export interface PracticePage {
 }
 
 /** GET /v1/practices (spec 4.5): both sources, filtered, in practice_id order. */
-export async function listPractices(reader: PracticeReader, query: { page: number; perPage: number; filters: PracticeFilters }): Promise<PracticePage> {
+export async function listPractices(
+  reader: PracticeReader,
+  query: { page: number; perPage: number; filters: PracticeFilters },
+): Promise<PracticePage> {
   const today = reader.today();
   const { filters, page, perPage } = query;
   const offset = (page - 1) * perPage;
@@ -25,7 +28,12 @@ export async function listPractices(reader: PracticeReader, query: { page: numbe
   // COUNT over the union, reused for up to the cache's lifetime (@svc/http page-totals).
   let total = totalFromPage(items.length, offset, perPage);
   if (total === undefined) {
-    total = pageTotal(items.length, offset, perPage, await reader.totals.get(listKey(filters, today), () => reader.source.count(filters, today)));
+    total = pageTotal(
+      items.length,
+      offset,
+      perPage,
+      await reader.totals.get(listKey(filters, today), () => reader.source.count(filters, today)),
+    );
   }
   return { items, page, perPage, total };
 }

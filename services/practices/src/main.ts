@@ -1,7 +1,18 @@
 import { createMetrics, metricsPushEnabled } from "@svc/telemetry";
 import { createLogger } from "@svc/logging";
-import { closeInternalLast, exitOnStartupError, serve, Shutdown, type ReadinessCheck } from "@svc/http";
-import { createCachedTokenVerifier, loadRevocationFeedConfig, remoteKeys, startRevocationFeed } from "@svc/auth";
+import {
+  closeInternalLast,
+  exitOnStartupError,
+  serve,
+  Shutdown,
+  type ReadinessCheck,
+} from "@svc/http";
+import {
+  createCachedTokenVerifier,
+  loadRevocationFeedConfig,
+  remoteKeys,
+  startRevocationFeed,
+} from "@svc/auth";
 import { createLegacyDb, createPgPool, runMigrations } from "@svc/db";
 import { connectNats, drainNats } from "@svc/messaging";
 import { loadConfig, SERVICE_NAME, SERVICE_VERSION, type Config } from "./config.ts";
@@ -23,10 +34,24 @@ try {
 }
 const logger = createLogger({ service: SERVICE_NAME, level: config.LOG_LEVEL });
 const shutdown = new Shutdown(logger);
-const metrics = createMetrics({ serviceName: SERVICE_NAME, serviceVersion: SERVICE_VERSION, environment: config.ENVIRONMENT, otlp: metricsPushEnabled(config) });
+const metrics = createMetrics({
+  serviceName: SERVICE_NAME,
+  serviceVersion: SERVICE_VERSION,
+  environment: config.ENVIRONMENT,
+  otlp: metricsPushEnabled(config),
+});
 // Revocations (auth's KV bucket): a revoked client's tokens are refused within seconds (shared/auth).
-const revocations = startRevocationFeed({ config: loadRevocationFeedConfig(), name: SERVICE_NAME, logger });
-const verify = createCachedTokenVerifier({ keys: remoteKeys(config.AUTH_JWKS_URL), issuer: config.TOKEN_ISSUER, audience: config.TOKEN_AUDIENCE, revocation: revocations.view });
+const revocations = startRevocationFeed({
+  config: loadRevocationFeedConfig(),
+  name: SERVICE_NAME,
+  logger,
+});
+const verify = createCachedTokenVerifier({
+  keys: remoteKeys(config.AUTH_JWKS_URL),
+  issuer: config.TOKEN_ISSUER,
+  audience: config.TOKEN_AUDIENCE,
+  revocation: revocations.view,
+});
 const legacy = createLegacyDb({
   url: config.LEGACY_DATABASE_URL,
   connectTimeoutMs: config.LEGACY_CONNECT_TIMEOUT_MS,
@@ -34,11 +59,28 @@ const legacy = createLegacyDb({
   connectionLimit: config.LEGACY_POOL_MAX,
   meter: metrics.meter,
 });
-const pool = createPgPool({ url: config.DATABASE_URL, schema: SERVICE_NAME, applicationName: SERVICE_NAME, max: config.DATABASE_POOL_MAX });
-if (config.MIGRATE_ON_START) await runMigrations(pool, { schema: SERVICE_NAME, migrationsFolder: MIGRATIONS_FOLDER });
+const pool = createPgPool({
+  url: config.DATABASE_URL,
+  schema: SERVICE_NAME,
+  applicationName: SERVICE_NAME,
+  max: config.DATABASE_POOL_MAX,
+});
+if (config.MIGRATE_ON_START)
+  await runMigrations(pool, { schema: SERVICE_NAME, migrationsFolder: MIGRATIONS_FOLDER });
 const now = () => Date.now();
-const appDeps = { meter: metrics.meter, config, logger, verify, practices: practiceSourceFor(legacy, config, now), crmMirror: new PgCrmMirrorStore(pool, { now }), now };
-const readiness: ReadinessCheck[] = [{ name: "legacy-database", check: () => legacy.ping() }, { name: "database", check: async () => void (await pool.query("SELECT 1")) }];
+const appDeps = {
+  meter: metrics.meter,
+  config,
+  logger,
+  verify,
+  practices: practiceSourceFor(legacy, config, now),
+  crmMirror: new PgCrmMirrorStore(pool, { now }),
+  now,
+};
+const readiness: ReadinessCheck[] = [
+  { name: "legacy-database", check: () => legacy.ping() },
+  { name: "database", check: async () => void (await pool.query("SELECT 1")) },
+];
 readiness.push(revocations.readiness); // only until the revocation list first loads; later NATS outages do not fail it
 
 // Practice events (spec 6.2): change detection over both legacy sources, one leader at a time, and
@@ -46,12 +88,25 @@ readiness.push(revocations.readiness); // only until the revocation list first l
 // API does not need it, and events wait in the outbox while it is away.
 const nc = await connectNats({ servers: [...config.NATS_SERVERS], name: SERVICE_NAME, logger });
 const events = await startEventPipeline({
-  settings: config, schema: SERVICE_NAME, pool, nc, logger, meter: metrics.meter,
+  settings: config,
+  schema: SERVICE_NAME,
+  pool,
+  nc,
+  logger,
+  meter: metrics.meter,
   source: new PracticeChangeSource(new MysqlPracticeFeed(legacy)),
   elector: await createLeaderElector(config, { pool, logger, name: "practices-change-detector" }),
 });
 
-const serving = await serve({ logger, shutdown, app: createApp(appDeps), port: config.PORT, internalPort: config.INTERNAL_PORT, readiness, internalRoutes: { "/metrics": metrics.handler } });
+const serving = await serve({
+  logger,
+  shutdown,
+  app: createApp(appDeps),
+  port: config.PORT,
+  internalPort: config.INTERNAL_PORT,
+  readiness,
+  internalRoutes: { "/metrics": metrics.handler },
+});
 shutdown.add("change detector and outbox relay", () => events.stop());
 shutdown.add("nats", () => drainNats(nc));
 shutdown.add("legacy database", () => legacy.close());

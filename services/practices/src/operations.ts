@@ -4,26 +4,56 @@
  * OpenAPI document (tools/openapi.ts) is generated from them and the field catalogue.
  */
 import { z } from "zod";
-import { catalogueSchema, metadataResourceSchema, type NamedSchema, type SameKeys, type OperationSpec, type TagSpec } from "@svc/openapi";
+import {
+  catalogueSchema,
+  metadataResourceSchema,
+  type NamedSchema,
+  type SameKeys,
+  type OperationSpec,
+  type TagSpec,
+} from "@svc/openapi";
 import { q } from "@svc/http";
 import { PRACTICE_FIELDS } from "./practice-catalogue.ts";
 import type { WriteResult } from "./crm-mirror/account.ts";
-import { bulkBody, crmIdSchema, DELETE_VERSION_HEADER, MAX_BULK_ACCOUNTS, putBody } from "./crm-mirror/validation.ts";
+import {
+  bulkBody,
+  crmIdSchema,
+  DELETE_VERSION_HEADER,
+  MAX_BULK_ACCOUNTS,
+  putBody,
+} from "./crm-mirror/validation.ts";
 
 export const PRACTICES_SCOPE = "practices:read";
 export const CRM_MIRROR_SCOPE = "crm-mirror:write";
 
 export const PRACTICE_TAGS: TagSpec[] = [
-  { name: "Practices", description: "Practices from both sources (spec 2.3), read-only, with their metadata." },
-  { name: "CRM mirror", description: "Records the external CRM writes (production only; the dedicated CRM mirror client, scope crm-mirror:write). Writes are idempotent and ordered by the CRM's own modified_on." },
+  {
+    name: "Practices",
+    description: "Practices from both sources (spec 2.3), read-only, with their metadata.",
+  },
+  {
+    name: "CRM mirror",
+    description:
+      "Records the external CRM writes (production only; the dedicated CRM mirror client, scope crm-mirror:write). Writes are idempotent and ordered by the CRM's own modified_on.",
+  },
 ];
 
-const practice: NamedSchema = { name: "Practice", description: "A practice (spec 2.3), from the primary system or the secondary source.", schema: catalogueSchema(PRACTICE_FIELDS) };
+const practice: NamedSchema = {
+  name: "Practice",
+  description: "A practice (spec 2.3), from the primary system or the secondary source.",
+  schema: catalogueSchema(PRACTICE_FIELDS),
+};
 
 const practiceMetadata: NamedSchema = {
   name: "PracticeMetadata",
-  description: "The practice field catalogue (spec 2.7) with the values the sources hold; practices have no reference lists.",
-  schema: metadataResourceSchema({ type: "object", additionalProperties: false, properties: {}, description: "Always empty for practices." }),
+  description:
+    "The practice field catalogue (spec 2.7) with the values the sources hold; practices have no reference lists.",
+  schema: metadataResourceSchema({
+    type: "object",
+    additionalProperties: false,
+    properties: {},
+    description: "Always empty for practices.",
+  }),
 };
 
 const LEGACY_ERRORS = { 422: ["VALIDATION_ERROR"], 503: ["LEGACY_SOURCE_UNAVAILABLE"] } as const;
@@ -33,7 +63,8 @@ export const listPracticesOperation = {
   method: "get",
   path: "/v1/practices",
   summary: "List practices",
-  description: "Both sources in one list (a primary-system practice wins over a secondary one with the same id), ordered by practice_id as bytes. Filters are exact and combined (AND).",
+  description:
+    "Both sources in one list (a primary-system practice wins over a secondary one with the same id), ordered by practice_id as bytes. Filters are exact and combined (AND).",
   tag: "Practices",
   auth: { scope: PRACTICES_SCOPE },
   query: {
@@ -41,11 +72,25 @@ export const listPracticesOperation = {
     per_page: q.perPage(),
     active: q.bool().optional().meta({ description: "Only (in)active practices (see `active`)." }),
     visible: q.bool().optional().meta({ description: "Only (in)visible practices." }),
-    language: q.oneOf(["nl", "fr"]).optional().meta({ description: "Only practices in this language." }),
-    province: q.text(100).optional().meta({ description: "Exact `address.province` text (case-, accent- and space-sensitive); metadata lists the texts held." }),
-    search: q.text(255).optional().meta({ description: "Exact name (case-, accent- and space-sensitive); no fuzzy search." }),
+    language: q
+      .oneOf(["nl", "fr"])
+      .optional()
+      .meta({ description: "Only practices in this language." }),
+    province: q
+      .text(100)
+      .optional()
+      .meta({
+        description:
+          "Exact `address.province` text (case-, accent- and space-sensitive); metadata lists the texts held.",
+      }),
+    search: q
+      .text(255)
+      .optional()
+      .meta({ description: "Exact name (case-, accent- and space-sensitive); no fuzzy search." }),
   },
-  responses: { 200: { description: "A page of practices.", body: { envelope: "page", items: practice } } },
+  responses: {
+    200: { description: "A page of practices.", body: { envelope: "page", items: practice } },
+  },
   errors: LEGACY_ERRORS,
 } as const satisfies OperationSpec;
 
@@ -59,12 +104,15 @@ export const getPracticeOperation = {
   auth: { scope: PRACTICES_SCOPE },
   pathParams: {
     practice_id: {
-      description: "The opaque practice_id, percent-encoded (`ACC/2009/117` as `ACC%2F2009%2F117`); at most 255 characters, no control characters (else 422).",
+      description:
+        "The opaque practice_id, percent-encoded (`ACC/2009/117` as `ACC%2F2009%2F117`); at most 255 characters, no control characters (else 422).",
       schema: { type: "string", minLength: 1, maxLength: 255 },
     },
   },
   query: {},
-  responses: { 200: { description: "The practice.", body: { envelope: "data", schema: practice } } },
+  responses: {
+    200: { description: "The practice.", body: { envelope: "data", schema: practice } },
+  },
   errors: { ...LEGACY_ERRORS, 404: ["NOT_FOUND"] },
 } as const satisfies OperationSpec;
 
@@ -73,21 +121,38 @@ export const practiceMetadataOperation = {
   method: "get",
   path: "/v1/meta/practices",
   summary: "Practice field metadata",
-  description: "What every practice field means (spec 2.7), with `observed_values` for the free-text fields clients filter on; no business data.",
+  description:
+    "What every practice field means (spec 2.7), with `observed_values` for the free-text fields clients filter on; no business data.",
   tag: "Practices",
   auth: { scope: PRACTICES_SCOPE },
   query: {},
-  responses: { 200: { description: "The metadata resource.", body: { envelope: "data", schema: practiceMetadata } } },
+  responses: {
+    200: {
+      description: "The metadata resource.",
+      body: { envelope: "data", schema: practiceMetadata },
+    },
+  },
   errors: LEGACY_ERRORS,
 } as const satisfies OperationSpec;
 
 const writeResultShape = {
   crm_id: z.string(),
-  applied: z.boolean().meta({ description: "Whether this write changed the mirror; a stale or replayed write is acknowledged, not applied." }),
+  applied: z
+    .boolean()
+    .meta({
+      description:
+        "Whether this write changed the mirror; a stale or replayed write is acknowledged, not applied.",
+    }),
   outcome: z.enum(["created", "replaced", "deleted", "duplicate", "superseded"]).meta({
-    description: "created: no live version existed; replaced: an older version was replaced; deleted: a tombstone now holds this version; duplicate: this exact version is already stored; superseded: the stored version is newer, or equally new with other content.",
+    description:
+      "created: no live version existed; replaced: an older version was replaced; deleted: a tombstone now holds this version; duplicate: this exact version is already stored; superseded: the stored version is newer, or equally new with other content.",
   }),
-  modified_on: z.string().meta({ format: "date-time", description: "The stored (winning) version after this write, UTC with microseconds." }),
+  modified_on: z
+    .string()
+    .meta({
+      format: "date-time",
+      description: "The stored (winning) version after this write, UTC with microseconds.",
+    }),
   deleted: z.boolean().meta({ description: "Whether the stored version is a delete (tombstone)." }),
 };
 
@@ -104,8 +169,18 @@ export const bulkResultSchema = z.strictObject({
 export const _writeResultKeys: SameKeys<WriteResult, z.output<typeof writeResultSchema>> = true;
 
 const writeResult: NamedSchema = { name: "CrmWriteResult", schema: writeResultSchema };
-const crmIdParam = { crm_id: { description: "The CRM's account id: 1–64 characters, no control characters, no leading or trailing whitespace.", schema: crmIdSchema } };
-const MIRROR_ERRORS = { 404: ["NOT_FOUND"], 422: ["VALIDATION_ERROR"], 503: ["SERVICE_UNAVAILABLE"] } as const;
+const crmIdParam = {
+  crm_id: {
+    description:
+      "The CRM's account id: 1–64 characters, no control characters, no leading or trailing whitespace.",
+    schema: crmIdSchema,
+  },
+};
+const MIRROR_ERRORS = {
+  404: ["NOT_FOUND"],
+  422: ["VALIDATION_ERROR"],
+  503: ["SERVICE_UNAVAILABLE"],
+} as const;
 const PRODUCTION_ONLY = ["production"] as const;
 
 export const putCrmAccountOperation = {
@@ -113,16 +188,27 @@ export const putCrmAccountOperation = {
   method: "put",
   path: "/v1/crm-mirror/accounts/{crm_id}",
   summary: "Create or replace a CRM account",
-  description: "Applied only when `modified_on` is strictly newer than the stored version (a tombstone included); older writes and replays are acknowledged with `applied: false`.",
+  description:
+    "Applied only when `modified_on` is strictly newer than the stored version (a tombstone included); older writes and replays are acknowledged with `applied: false`.",
   tag: "CRM mirror",
   auth: { scope: CRM_MIRROR_SCOPE },
   environments: PRODUCTION_ONLY,
   pathParams: crmIdParam,
   query: {},
-  requestBody: { description: "Every key required (null when the CRM has no value); unknown keys are 422. An optional `crm_id` must equal the path's.", schema: { name: "CrmAccount", schema: putBody(0) } },
+  requestBody: {
+    description:
+      "Every key required (null when the CRM has no value); unknown keys are 422. An optional `crm_id` must equal the path's.",
+    schema: { name: "CrmAccount", schema: putBody(0) },
+  },
   responses: {
-    200: { description: "Acknowledged (replaced, duplicate or superseded).", body: { envelope: "data", schema: writeResult } },
-    201: { description: "Created: no live version existed.", body: { envelope: "data", schema: writeResult } },
+    200: {
+      description: "Acknowledged (replaced, duplicate or superseded).",
+      body: { envelope: "data", schema: writeResult },
+    },
+    201: {
+      description: "Created: no live version existed.",
+      body: { envelope: "data", schema: writeResult },
+    },
   },
   errors: { ...MIRROR_ERRORS, 413: ["PAYLOAD_TOO_LARGE"], 415: ["UNSUPPORTED_MEDIA_TYPE"] },
 } as const satisfies OperationSpec;
@@ -132,7 +218,8 @@ export const deleteCrmAccountOperation = {
   method: "delete",
   path: "/v1/crm-mirror/accounts/{crm_id}",
   summary: "Delete a CRM account",
-  description: "Stores a tombstone (also for an unknown account, so a delayed older create stays deleted).",
+  description:
+    "Stores a tombstone (also for an unknown account, so a delayed older create stays deleted).",
   tag: "CRM mirror",
   auth: { scope: CRM_MIRROR_SCOPE },
   environments: PRODUCTION_ONLY,
@@ -140,12 +227,15 @@ export const deleteCrmAccountOperation = {
   query: {},
   headers: {
     [DELETE_VERSION_HEADER]: {
-      description: "The CRM's modification time of the delete: ISO 8601 with seconds and an offset (a header, because some proxies drop DELETE bodies).",
+      description:
+        "The CRM's modification time of the delete: ISO 8601 with seconds and an offset (a header, because some proxies drop DELETE bodies).",
       schema: { type: "string", format: "date-time" },
       required: true,
     },
   },
-  responses: { 200: { description: "Acknowledged.", body: { envelope: "data", schema: writeResult } } },
+  responses: {
+    200: { description: "Acknowledged.", body: { envelope: "data", schema: writeResult } },
+  },
   errors: MIRROR_ERRORS,
 } as const satisfies OperationSpec;
 
@@ -160,9 +250,27 @@ export const bulkCrmAccountsOperation = {
   environments: PRODUCTION_ONLY,
   query: {},
   requestBody: { schema: { name: "CrmAccountsBulk", schema: bulkBody(0) } },
-  responses: { 200: { description: "One result per account.", body: { envelope: "data", schema: { name: "CrmBulkResult", schema: bulkResultSchema } } } },
-  errors: { 422: ["VALIDATION_ERROR"], 413: ["PAYLOAD_TOO_LARGE"], 415: ["UNSUPPORTED_MEDIA_TYPE"], 503: ["SERVICE_UNAVAILABLE"] },
+  responses: {
+    200: {
+      description: "One result per account.",
+      body: { envelope: "data", schema: { name: "CrmBulkResult", schema: bulkResultSchema } },
+    },
+  },
+  errors: {
+    422: ["VALIDATION_ERROR"],
+    413: ["PAYLOAD_TOO_LARGE"],
+    415: ["UNSUPPORTED_MEDIA_TYPE"],
+    503: ["SERVICE_UNAVAILABLE"],
+  },
 } as const satisfies OperationSpec;
 
-export const PRACTICE_OPERATIONS: ReadonlyArray<OperationSpec> = [listPracticesOperation, getPracticeOperation, practiceMetadataOperation];
-export const CRM_MIRROR_OPERATIONS: ReadonlyArray<OperationSpec> = [putCrmAccountOperation, deleteCrmAccountOperation, bulkCrmAccountsOperation];
+export const PRACTICE_OPERATIONS: ReadonlyArray<OperationSpec> = [
+  listPracticesOperation,
+  getPracticeOperation,
+  practiceMetadataOperation,
+];
+export const CRM_MIRROR_OPERATIONS: ReadonlyArray<OperationSpec> = [
+  putCrmAccountOperation,
+  deleteCrmAccountOperation,
+  bulkCrmAccountsOperation,
+];

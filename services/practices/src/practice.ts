@@ -46,7 +46,14 @@ export interface PracticeFilters {
 
 /** One key per filter set and day: what a list's cached total and page marks are kept under. */
 export function listKey(filters: PracticeFilters, today: string): string {
-  return JSON.stringify([today, filters.active, filters.visible, filters.language, filters.province, filters.search]);
+  return JSON.stringify([
+    today,
+    filters.active,
+    filters.visible,
+    filters.language,
+    filters.province,
+    filters.search,
+  ]);
 }
 
 export interface ObservedValue {
@@ -60,7 +67,11 @@ export interface ObservedValue {
  */
 export interface PracticeSource {
   /** One page in practice_id order (binary), from both sources; fewer than `limit` at the end. */
-  page(filters: PracticeFilters, today: string, window: { limit: number; offset: number }): Promise<Practice[]>;
+  page(
+    filters: PracticeFilters,
+    today: string,
+    window: { limit: number; offset: number },
+  ): Promise<Practice[]>;
   /** How many practices the same filters select over the whole union. */
   count(filters: PracticeFilters, today: string): Promise<number>;
   /** The practice with exactly this id, or null. */
@@ -93,7 +104,11 @@ export interface PracticeChangeFeed {
    * Rows of either source modified at or after `sinceLocal`, in (modification time, practice id)
    * order, resuming after `after`. A practice appears once per modified row.
    */
-  modifications(sinceLocal: string, after: PracticeModification | null, limit: number): Promise<PracticeModification[]>;
+  modifications(
+    sinceLocal: string,
+    after: PracticeModification | null,
+    limit: number,
+  ): Promise<PracticeModification[]>;
   /** Every practice after `afterId` (null: from the start) in practice_id order. */
   live(afterId: string | null, limit: number, today: string): Promise<PracticeFeedEntry[]>;
   /** The practices among `ids` (exact ids), in no particular order. */

@@ -8,7 +8,12 @@ import { requireScope, type TokenVerifier } from "@svc/auth";
 import { expressPath } from "@svc/openapi";
 import { getPractice, listPractices, type PracticeReader } from "./list-practices.ts";
 import { practiceMetadata } from "./practice-catalogue.ts";
-import { getPracticeOperation, listPracticesOperation, practiceMetadataOperation, PRACTICES_SCOPE } from "./operations.ts";
+import {
+  getPracticeOperation,
+  listPracticesOperation,
+  practiceMetadataOperation,
+  PRACTICES_SCOPE,
+} from "./operations.ts";
 
 const MAX_ID_LENGTH = 255;
 // eslint-disable-next-line no-control-regex -- control characters are exactly what is refused
@@ -20,18 +25,35 @@ const CONTROL = /[\u0000-\u001f\u007f]/;
  * What no source can hold is a bad parameter (422), not an absent practice.
  */
 function practiceIdParam(value: unknown): string {
-  if (typeof value !== "string" || value === "") throw new ValidationError([{ field: "practice_id", message: "must not be empty" }]);
-  if ([...value].length > MAX_ID_LENGTH) throw new ValidationError([{ field: "practice_id", message: `must be at most ${MAX_ID_LENGTH} characters` }]);
-  if (CONTROL.test(value)) throw new ValidationError([{ field: "practice_id", message: "must not contain control characters" }]);
+  if (typeof value !== "string" || value === "")
+    throw new ValidationError([{ field: "practice_id", message: "must not be empty" }]);
+  if ([...value].length > MAX_ID_LENGTH)
+    throw new ValidationError([
+      { field: "practice_id", message: `must be at most ${MAX_ID_LENGTH} characters` },
+    ]);
+  if (CONTROL.test(value))
+    throw new ValidationError([
+      { field: "practice_id", message: "must not contain control characters" },
+    ]);
   return value;
 }
 
-export function practiceHandlers(reader: PracticeReader): Record<"list" | "get" | "meta", RequestHandler> {
+export function practiceHandlers(
+  reader: PracticeReader,
+): Record<"list" | "get" | "meta", RequestHandler> {
   return {
     list: async (req, res) => {
-      const { page, per_page: perPage, ...filters } = parseQuery(listPracticesOperation.query, req.query);
+      const {
+        page,
+        per_page: perPage,
+        ...filters
+      } = parseQuery(listPracticesOperation.query, req.query);
       const result = await listPractices(reader, { page, perPage, filters });
-      sendPage(res, result.items, { page: result.page, perPage: result.perPage, total: result.total });
+      sendPage(res, result.items, {
+        page: result.page,
+        perPage: result.perPage,
+        total: result.total,
+      });
     },
     get: async (req, res) => {
       parseQuery(getPracticeOperation.query, req.query);
@@ -48,12 +70,19 @@ const onlyGet: RequestHandler = () => {
   throw new MethodNotAllowedError(["GET", "HEAD"]);
 };
 
-export function practiceRoutes(deps: { verify: TokenVerifier; reader: PracticeReader }): express.Router {
+export function practiceRoutes(deps: {
+  verify: TokenVerifier;
+  reader: PracticeReader;
+}): express.Router {
   const router = express.Router();
   const guard = requireScope(deps.verify, PRACTICES_SCOPE);
   const handlers = practiceHandlers(deps.reader);
   // Paths and query shapes come from the operation descriptors the OpenAPI document is built from.
-  const [list, get, meta] = [listPracticesOperation, getPracticeOperation, practiceMetadataOperation].map((op) => expressPath(op.path)) as [string, string, string];
+  const [list, get, meta] = [
+    listPracticesOperation,
+    getPracticeOperation,
+    practiceMetadataOperation,
+  ].map((op) => expressPath(op.path)) as [string, string, string];
   router.get(list, guard, handlers.list);
   router.get(get, guard, handlers.get);
   router.get(meta, guard, handlers.meta);

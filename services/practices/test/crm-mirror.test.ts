@@ -5,7 +5,13 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPgPool, runMigrations } from "@svc/db";
-import { createTempPgDatabase, fetchJson, unusedPort, type JsonResponse, type TempDatabase } from "@svc/testing";
+import {
+  createTempPgDatabase,
+  fetchJson,
+  unusedPort,
+  type JsonResponse,
+  type TempDatabase,
+} from "@svc/testing";
 import { loadConfig } from "../src/config.ts";
 import { PgCrmMirrorStore } from "../src/crm-mirror/pg-crm-mirror-store.ts";
 import { MIGRATIONS_FOLDER } from "../src/db/migrations.ts";
@@ -31,7 +37,13 @@ function account(overrides: Record<string, unknown> = {}) {
     organisation_type: "Groepspraktijk",
     language: "nl",
     identifiers: { vat: "BE0412.345.678" },
-    address: { street: "Kortrijksesteenweg 112", postal_code: "9000", city: "Gent", province: "Oost-Vlaanderen", country: "BE" },
+    address: {
+      street: "Kortrijksesteenweg 112",
+      postal_code: "9000",
+      city: "Gent",
+      province: "Oost-Vlaanderen",
+      country: "BE",
+    },
     contact: { email: "info@example-praktijk.be", phone: "09 222 33 44" },
     period: { start_date: "2015-01-01", stop_date: "2999-12-31" },
     modified_on: "2025-06-01T10:00:00Z",
@@ -39,22 +51,42 @@ function account(overrides: Record<string, unknown> = {}) {
   };
 }
 
-async function send<T = Result>(method: string, path: string, options: { body?: unknown; headers?: Record<string, string>; auth?: string | null } = {}): Promise<JsonResponse<Envelope<T>>> {
+async function send<T = Result>(
+  method: string,
+  path: string,
+  options: { body?: unknown; headers?: Record<string, string>; auth?: string | null } = {},
+): Promise<JsonResponse<Envelope<T>>> {
   const headers: Record<string, string> = { accept: "application/json", ...options.headers };
   const auth = options.auth === undefined ? token : options.auth;
   if (auth !== null) headers.authorization = `Bearer ${auth}`;
   if (options.body !== undefined) headers["content-type"] ??= "application/json";
-  const body = options.body === undefined ? undefined : typeof options.body === "string" ? options.body : JSON.stringify(options.body);
+  const body =
+    options.body === undefined
+      ? undefined
+      : typeof options.body === "string"
+        ? options.body
+        : JSON.stringify(options.body);
   return fetchJson<Envelope<T>>(`${svc.app.baseUrl}${path}`, { method, headers, body });
 }
 
-const put = (id: string, body: unknown) => send("PUT", `/v1/crm-mirror/accounts/${encodeURIComponent(id)}`, { body });
+const put = (id: string, body: unknown) =>
+  send("PUT", `/v1/crm-mirror/accounts/${encodeURIComponent(id)}`, { body });
 const del = (id: string, modifiedOn?: string) =>
-  send("DELETE", `/v1/crm-mirror/accounts/${encodeURIComponent(id)}`, { headers: modifiedOn === undefined ? {} : { "CRM-Modified-On": modifiedOn } });
-const bulk = (accounts: unknown[]) => send<{ received: number; applied: number; results: Array<Result & { index: number }> }>("POST", "/v1/crm-mirror/accounts:bulk", { body: { accounts } });
+  send("DELETE", `/v1/crm-mirror/accounts/${encodeURIComponent(id)}`, {
+    headers: modifiedOn === undefined ? {} : { "CRM-Modified-On": modifiedOn },
+  });
+const bulk = (accounts: unknown[]) =>
+  send<{ received: number; applied: number; results: Array<Result & { index: number }> }>(
+    "POST",
+    "/v1/crm-mirror/accounts:bulk",
+    { body: { accounts } },
+  );
 
 async function stored(id: string): Promise<Record<string, unknown> | undefined> {
-  const { rows } = await pool.query("SELECT *, period_start::text AS period_start, period_stop::text AS period_stop FROM practices.crm_accounts WHERE crm_id = $1", [id]);
+  const { rows } = await pool.query(
+    "SELECT *, period_start::text AS period_start, period_stop::text AS period_stop FROM practices.crm_accounts WHERE crm_id = $1",
+    [id],
+  );
   return rows[0];
 }
 
@@ -79,11 +111,29 @@ describe("PUT /v1/crm-mirror/accounts/{crm_id}", () => {
   it("creates an account (201) and stores every field with the CRM's version", async () => {
     const res = await put("acc-create", account());
     expect(res.status).toBe(201);
-    expect(res.body.data).toEqual({ crm_id: "acc-create", applied: true, outcome: "created", modified_on: "2025-06-01T10:00:00.000000Z", deleted: false });
+    expect(res.body.data).toEqual({
+      crm_id: "acc-create",
+      applied: true,
+      outcome: "created",
+      modified_on: "2025-06-01T10:00:00.000000Z",
+      deleted: false,
+    });
     expect(await stored("acc-create")).toMatchObject({
-      name: "Tandartspraktijk Vermeulen", alias: "TP Vermeulen", organisation_type: "Groepspraktijk", language: "nl", vat: "BE0412.345.678",
-      street: "Kortrijksesteenweg 112", postal_code: "9000", city: "Gent", province: "Oost-Vlaanderen", country: "BE",
-      email: "info@example-praktijk.be", phone: "09 222 33 44", period_start: "2015-01-01", period_stop: "2999-12-31", deleted: false,
+      name: "Tandartspraktijk Vermeulen",
+      alias: "TP Vermeulen",
+      organisation_type: "Groepspraktijk",
+      language: "nl",
+      vat: "BE0412.345.678",
+      street: "Kortrijksesteenweg 112",
+      postal_code: "9000",
+      city: "Gent",
+      province: "Oost-Vlaanderen",
+      country: "BE",
+      email: "info@example-praktijk.be",
+      phone: "09 222 33 44",
+      period_start: "2015-01-01",
+      period_stop: "2999-12-31",
+      deleted: false,
     });
   });
 
@@ -92,23 +142,53 @@ describe("PUT /v1/crm-mirror/accounts/{crm_id}", () => {
     const before = await stored("acc-replay");
     const res = await put("acc-replay", account({ modified_on: "2025-06-01T12:00:00+02:00" }));
     expect(res.status).toBe(200);
-    expect(res.body.data).toMatchObject({ applied: false, outcome: "duplicate", modified_on: "2025-06-01T10:00:00.000000Z" });
+    expect(res.body.data).toMatchObject({
+      applied: false,
+      outcome: "duplicate",
+      modified_on: "2025-06-01T10:00:00.000000Z",
+    });
     expect(await stored("acc-replay")).toEqual(before);
   });
 
   it("replaces with a newer write and ignores an older one that arrives after it", async () => {
     await put("acc-order", account({ name: "v1", modified_on: "2025-06-01T10:00:00Z" }));
-    expect((await put("acc-order", account({ name: "v3", modified_on: "2025-06-03T10:00:00Z" }))).body.data).toMatchObject({ applied: true, outcome: "replaced" });
-    const late = await put("acc-order", account({ name: "v2", modified_on: "2025-06-02T10:00:00Z" }));
+    expect(
+      (await put("acc-order", account({ name: "v3", modified_on: "2025-06-03T10:00:00Z" }))).body
+        .data,
+    ).toMatchObject({ applied: true, outcome: "replaced" });
+    const late = await put(
+      "acc-order",
+      account({ name: "v2", modified_on: "2025-06-02T10:00:00Z" }),
+    );
     expect(late.status).toBe(200);
-    expect(late.body.data).toEqual({ crm_id: "acc-order", applied: false, outcome: "superseded", modified_on: "2025-06-03T10:00:00.000000Z", deleted: false });
+    expect(late.body.data).toEqual({
+      crm_id: "acc-order",
+      applied: false,
+      outcome: "superseded",
+      modified_on: "2025-06-03T10:00:00.000000Z",
+      deleted: false,
+    });
     expect((await stored("acc-order"))?.name).toBe("v3");
   });
 
   it("orders versions to the microsecond", async () => {
     await put("acc-micro", account({ name: "first", modified_on: "2025-06-01T10:00:00.000001Z" }));
-    expect((await put("acc-micro", account({ name: "second", modified_on: "2025-06-01T10:00:00.000002Z" }))).body.data.outcome).toBe("replaced");
-    expect((await put("acc-micro", account({ name: "late", modified_on: "2025-06-01T10:00:00.0000019Z" }))).body.data.outcome).toBe("superseded");
+    expect(
+      (
+        await put(
+          "acc-micro",
+          account({ name: "second", modified_on: "2025-06-01T10:00:00.000002Z" }),
+        )
+      ).body.data.outcome,
+    ).toBe("replaced");
+    expect(
+      (
+        await put(
+          "acc-micro",
+          account({ name: "late", modified_on: "2025-06-01T10:00:00.0000019Z" }),
+        )
+      ).body.data.outcome,
+    ).toBe("superseded");
     expect((await stored("acc-micro"))?.name).toBe("second");
   });
 
@@ -121,7 +201,17 @@ describe("PUT /v1/crm-mirror/accounts/{crm_id}", () => {
 
   it("converges on the newest version when many writes for one account race", async () => {
     const days = [7, 3, 9, 1, 5, 8, 2, 6, 4, 10, 12, 11];
-    const results = await Promise.all(days.map((d) => put("acc-race", account({ name: `day ${d}`, modified_on: `2025-05-${String(d).padStart(2, "0")}T08:00:00Z` }))));
+    const results = await Promise.all(
+      days.map((d) =>
+        put(
+          "acc-race",
+          account({
+            name: `day ${d}`,
+            modified_on: `2025-05-${String(d).padStart(2, "0")}T08:00:00Z`,
+          }),
+        ),
+      ),
+    );
     expect(results.every((r) => r.status === 200 || r.status === 201)).toBe(true);
     expect(results.filter((r) => r.body.data.outcome === "created")).toHaveLength(1);
     expect((await stored("acc-race"))?.name).toBe("day 12");
@@ -138,8 +228,19 @@ describe("DELETE /v1/crm-mirror/accounts/{crm_id}", () => {
     await put("acc-del", account({ modified_on: "2025-06-01T10:00:00Z" }));
     const res = await del("acc-del", "2025-06-02T10:00:00Z");
     expect(res.status).toBe(200);
-    expect(res.body.data).toEqual({ crm_id: "acc-del", applied: true, outcome: "deleted", modified_on: "2025-06-02T10:00:00.000000Z", deleted: true });
-    expect(await stored("acc-del")).toMatchObject({ deleted: true, name: null, street: null, email: null });
+    expect(res.body.data).toEqual({
+      crm_id: "acc-del",
+      applied: true,
+      outcome: "deleted",
+      modified_on: "2025-06-02T10:00:00.000000Z",
+      deleted: true,
+    });
+    expect(await stored("acc-del")).toMatchObject({
+      deleted: true,
+      name: null,
+      street: null,
+      email: null,
+    });
     const older = await put("acc-del", account({ modified_on: "2025-06-01T18:00:00Z" }));
     expect(older.body.data).toMatchObject({ applied: false, outcome: "superseded", deleted: true });
     expect((await stored("acc-del"))?.deleted).toBe(true);
@@ -149,15 +250,28 @@ describe("DELETE /v1/crm-mirror/accounts/{crm_id}", () => {
   });
 
   it("records a delete for an account it never saw, so a delayed older create stays deleted", async () => {
-    expect((await del("acc-unseen", "2025-06-05T00:00:00Z")).body.data).toMatchObject({ applied: true, outcome: "deleted" });
-    expect((await put("acc-unseen", account({ modified_on: "2025-06-04T00:00:00Z" }))).body.data).toMatchObject({ applied: false, outcome: "superseded" });
+    expect((await del("acc-unseen", "2025-06-05T00:00:00Z")).body.data).toMatchObject({
+      applied: true,
+      outcome: "deleted",
+    });
+    expect(
+      (await put("acc-unseen", account({ modified_on: "2025-06-04T00:00:00Z" }))).body.data,
+    ).toMatchObject({ applied: false, outcome: "superseded" });
   });
 
   it("acknowledges a replayed delete and ignores a delete older than the stored version", async () => {
     await put("acc-del2", account({ modified_on: "2025-06-10T00:00:00Z" }));
-    expect((await del("acc-del2", "2025-06-09T00:00:00Z")).body.data).toMatchObject({ applied: false, outcome: "superseded", deleted: false });
+    expect((await del("acc-del2", "2025-06-09T00:00:00Z")).body.data).toMatchObject({
+      applied: false,
+      outcome: "superseded",
+      deleted: false,
+    });
     await del("acc-del2", "2025-06-11T00:00:00Z");
-    expect((await del("acc-del2", "2025-06-11T00:00:00Z")).body.data).toMatchObject({ applied: false, outcome: "duplicate", deleted: true });
+    expect((await del("acc-del2", "2025-06-11T00:00:00Z")).body.data).toMatchObject({
+      applied: false,
+      outcome: "duplicate",
+      deleted: true,
+    });
   });
 
   it("answers 422 naming the header when the CRM's modified-on is missing or not a date-time", async () => {
@@ -181,7 +295,10 @@ describe("POST /v1/crm-mirror/accounts:bulk", () => {
     expect(res.body.data.received).toBe(4);
     expect(res.body.data.applied).toBe(3);
     expect(res.body.data.results.map((r) => [r.index, r.crm_id, r.outcome])).toEqual([
-      [0, "bulk-a", "created"], [1, "bulk-b", "created"], [2, "bulk-a", "replaced"], [3, "bulk-a", "superseded"],
+      [0, "bulk-a", "created"],
+      [1, "bulk-b", "created"],
+      [2, "bulk-a", "replaced"],
+      [3, "bulk-a", "superseded"],
     ]);
     expect((await stored("bulk-a"))?.name).toBe("a2");
   });
@@ -189,26 +306,44 @@ describe("POST /v1/crm-mirror/accounts:bulk", () => {
   it("stores nothing when one record is bad, and names every bad field with its record index", async () => {
     const res = await bulk([
       { crm_id: "bulk-ok-1", ...account() },
-      { crm_id: "bulk-bad", ...account({ address: { ...account().address, postal_code: 9000 }, period: { start_date: "2024-02-30", stop_date: null } }) },
+      {
+        crm_id: "bulk-bad",
+        ...account({
+          address: { ...account().address, postal_code: 9000 },
+          period: { start_date: "2024-02-30", stop_date: null },
+        }),
+      },
       { crm_id: "bulk-ok-2", ...account() },
       { ...account() },
     ]);
     expect(res.status).toBe(422);
-    expect(res.body.error?.details?.map((d) => d.field).sort()).toEqual(["accounts[1].address.postal_code", "accounts[1].period.start_date", "accounts[3].crm_id"]);
-    for (const id of ["bulk-ok-1", "bulk-bad", "bulk-ok-2"]) expect(await stored(id)).toBeUndefined();
+    expect(res.body.error?.details?.map((d) => d.field).sort()).toEqual([
+      "accounts[1].address.postal_code",
+      "accounts[1].period.start_date",
+      "accounts[3].crm_id",
+    ]);
+    for (const id of ["bulk-ok-1", "bulk-bad", "bulk-ok-2"])
+      expect(await stored(id)).toBeUndefined();
   });
 
   it("takes 1,000 realistic records in one request", async () => {
-    const accounts = Array.from({ length: 1000 }, (_, i) => ({ crm_id: `bulk-k-${i}`, ...account({ name: `Praktijk ${i} ${"x".repeat(200)}` }) }));
+    const accounts = Array.from({ length: 1000 }, (_, i) => ({
+      crm_id: `bulk-k-${i}`,
+      ...account({ name: `Praktijk ${i} ${"x".repeat(200)}` }),
+    }));
     const res = await bulk(accounts);
     expect(res.status).toBe(200);
     expect(res.body.data.applied).toBe(1000);
-    const { rows } = await pool.query("SELECT count(*)::int AS n FROM practices.crm_accounts WHERE crm_id LIKE 'bulk-k-%'");
+    const { rows } = await pool.query(
+      "SELECT count(*)::int AS n FROM practices.crm_accounts WHERE crm_id LIKE 'bulk-k-%'",
+    );
     expect(rows[0].n).toBe(1000);
   });
 
   it("refuses more than 1,000 records with 422 naming accounts, storing none", async () => {
-    const res = await bulk(Array.from({ length: 1001 }, (_, i) => ({ crm_id: `bulk-over-${i}`, ...account() })));
+    const res = await bulk(
+      Array.from({ length: 1001 }, (_, i) => ({ crm_id: `bulk-over-${i}`, ...account() })),
+    );
     expect(res.status).toBe(422);
     expect(res.body.error?.details).toEqual([expect.objectContaining({ field: "accounts" })]);
     expect(await stored("bulk-over-0")).toBeUndefined();
@@ -216,7 +351,9 @@ describe("POST /v1/crm-mirror/accounts:bulk", () => {
 
   it("refuses an empty list and a body over the size limit", async () => {
     expect((await bulk([])).status).toBe(422);
-    const huge = await send("POST", "/v1/crm-mirror/accounts:bulk", { body: `{"accounts":["${"x".repeat(5 * 1024 * 1024)}"]}` });
+    const huge = await send("POST", "/v1/crm-mirror/accounts:bulk", {
+      body: `{"accounts":["${"x".repeat(5 * 1024 * 1024)}"]}`,
+    });
     expect(huge.status).toBe(413);
     expect(huge.body.error?.code).toBe("PAYLOAD_TOO_LARGE");
   });
@@ -224,26 +361,55 @@ describe("POST /v1/crm-mirror/accounts:bulk", () => {
 
 describe("validation", () => {
   it("names every bad, missing and unknown field at once", async () => {
-    const body: Record<string, unknown> = account({ name: "x".repeat(256), modified_on: "2025-06-01 10:00", foo: 1, address: { street: null, postal_code: null, city: 3, province: null, country: null, extra: "" } });
+    const body: Record<string, unknown> = account({
+      name: "x".repeat(256),
+      modified_on: "2025-06-01 10:00",
+      foo: 1,
+      address: {
+        street: null,
+        postal_code: null,
+        city: 3,
+        province: null,
+        country: null,
+        extra: "",
+      },
+    });
     delete body.contact;
     const res = await put("acc-bad", body);
     expect(res.status).toBe(422);
     expect(res.body.error?.code).toBe("VALIDATION_ERROR");
-    expect(res.body.error?.details?.map((d) => d.field).sort()).toEqual(["address.city", "address.extra", "contact", "foo", "modified_on", "name"]);
+    expect(res.body.error?.details?.map((d) => d.field).sort()).toEqual([
+      "address.city",
+      "address.extra",
+      "contact",
+      "foo",
+      "modified_on",
+      "name",
+    ]);
     expect(await stored("acc-bad")).toBeUndefined();
   });
 
   it("refuses a crm_id in the body that differs from the path, a bad path id and a future version", async () => {
-    const field = async (res: Promise<JsonResponse<Envelope<Result>>>) => (await res).body.error?.details?.map((d) => d.field);
+    const field = async (res: Promise<JsonResponse<Envelope<Result>>>) =>
+      (await res).body.error?.details?.map((d) => d.field);
     expect(await field(put("acc-a", { crm_id: "acc-b", ...account() }))).toEqual(["crm_id"]);
     expect(await field(put(" padded", account()))).toEqual(["crm_id"]);
     expect(await field(put("x".repeat(65), account()))).toEqual(["crm_id"]);
     const tomorrow = new Date(NOW + 2 * 3_600_000).toISOString();
-    expect(await field(put("acc-future", account({ modified_on: tomorrow })))).toEqual(["modified_on"]);
+    expect(await field(put("acc-future", account({ modified_on: tomorrow })))).toEqual([
+      "modified_on",
+    ]);
   });
 
   it("answers 415 for a body that is not JSON and 400 for broken JSON", async () => {
-    expect((await send("PUT", "/v1/crm-mirror/accounts/acc-415", { body: "name=x", headers: { "content-type": "application/x-www-form-urlencoded" } })).status).toBe(415);
+    expect(
+      (
+        await send("PUT", "/v1/crm-mirror/accounts/acc-415", {
+          body: "name=x",
+          headers: { "content-type": "application/x-www-form-urlencoded" },
+        })
+      ).status,
+    ).toBe(415);
     const broken = await send("PUT", "/v1/crm-mirror/accounts/acc-400", { body: "{" });
     expect(broken.status).toBe(400);
     expect(broken.body.error?.code).toBe("MALFORMED_REQUEST");
@@ -252,11 +418,17 @@ describe("validation", () => {
 
 describe("access and failures", () => {
   it("answers 401 without a token and 403 naming crm-mirror:write for a client without the scope", async () => {
-    expect((await send("PUT", "/v1/crm-mirror/accounts/acc-auth", { body: account(), auth: null })).status).toBe(401);
+    expect(
+      (await send("PUT", "/v1/crm-mirror/accounts/acc-auth", { body: account(), auth: null }))
+        .status,
+    ).toBe(401);
     const reader = await svc.issuer.mint({ scope: "practices:read" });
     for (const res of [
       await send("PUT", "/v1/crm-mirror/accounts/acc-auth", { body: account(), auth: reader }),
-      await send("DELETE", "/v1/crm-mirror/accounts/acc-auth", { headers: { "CRM-Modified-On": "2025-06-01T00:00:00Z" }, auth: reader }),
+      await send("DELETE", "/v1/crm-mirror/accounts/acc-auth", {
+        headers: { "CRM-Modified-On": "2025-06-01T00:00:00Z" },
+        auth: reader,
+      }),
       await send("POST", "/v1/crm-mirror/accounts:bulk", { body: { accounts: [] }, auth: reader }),
     ]) {
       expect(res.status).toBe(403);
@@ -275,12 +447,24 @@ describe("access and failures", () => {
   it("answers 503 SERVICE_UNAVAILABLE quickly when its PostgreSQL cannot be reached", async () => {
     const url = new URL(database.url);
     url.port = String(await unusedPort());
-    const downPool = createPgPool({ url: url.toString(), schema: "practices", applicationName: "test", connectTimeoutMs: 1_000 });
-    const down = await startPractices({ legacyUrl: loadConfig({}).LEGACY_DATABASE_URL, env: { ENVIRONMENT: "production" }, crmMirror: new PgCrmMirrorStore(downPool, { now: () => NOW }), issuer: svc.issuer });
+    const downPool = createPgPool({
+      url: url.toString(),
+      schema: "practices",
+      applicationName: "test",
+      connectTimeoutMs: 1_000,
+    });
+    const down = await startPractices({
+      legacyUrl: loadConfig({}).LEGACY_DATABASE_URL,
+      env: { ENVIRONMENT: "production" },
+      crmMirror: new PgCrmMirrorStore(downPool, { now: () => NOW }),
+      issuer: svc.issuer,
+    });
     try {
       const started = Date.now();
       const res = await fetchJson<Envelope>(`${down.app.baseUrl}/v1/crm-mirror/accounts/acc-down`, {
-        method: "PUT", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: JSON.stringify(account()),
+        method: "PUT",
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+        body: JSON.stringify(account()),
       });
       expect(res.status).toBe(503);
       expect(res.body.error?.code).toBe("SERVICE_UNAVAILABLE");

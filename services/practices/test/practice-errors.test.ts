@@ -7,7 +7,11 @@ import { fixtures } from "@svc/legacy";
 import { fetchJson, TcpProxy, unusedPort, type TempDatabase } from "@svc/testing";
 import { seedLegacy, startPractices, type Envelope, type PracticesApp } from "./support/harness.ts";
 
-const ENDPOINTS = ["/v1/practices", `/v1/practices/${fixtures.practices.primaryComplete}`, "/v1/meta/practices"];
+const ENDPOINTS = [
+  "/v1/practices",
+  `/v1/practices/${fixtures.practices.primaryComplete}`,
+  "/v1/meta/practices",
+];
 let legacy: TempDatabase;
 let svc: PracticesApp;
 
@@ -27,25 +31,33 @@ function urlWithPort(url: string, port: number): string {
 }
 
 describe("authentication and scope", () => {
-  it.each(ENDPOINTS)("%s answers 401 UNAUTHENTICATED with a Bearer challenge without a token", async (path) => {
-    const res = await svc.get(path, null);
-    expect(res.status).toBe(401);
-    expect(res.body.error?.code).toBe("UNAUTHENTICATED");
-    expect(res.headers.get("www-authenticate")).toBe('Bearer realm="integration-service"');
-  });
+  it.each(ENDPOINTS)(
+    "%s answers 401 UNAUTHENTICATED with a Bearer challenge without a token",
+    async (path) => {
+      const res = await svc.get(path, null);
+      expect(res.status).toBe(401);
+      expect(res.body.error?.code).toBe("UNAUTHENTICATED");
+      expect(res.headers.get("www-authenticate")).toBe('Bearer realm="integration-service"');
+    },
+  );
 
   it("answers 401 invalid_token for a token that is not one", async () => {
-    const res = await fetchJson<Envelope>(`${svc.app.baseUrl}/v1/practices`, { headers: { authorization: "Bearer not.a.jwt" } });
+    const res = await fetchJson<Envelope>(`${svc.app.baseUrl}/v1/practices`, {
+      headers: { authorization: "Bearer not.a.jwt" },
+    });
     expect(res.status).toBe(401);
     expect(res.headers.get("www-authenticate")).toContain('error="invalid_token"');
   });
 
-  it.each(ENDPOINTS)("%s answers 403 INSUFFICIENT_SCOPE naming practices:read for a token without it", async (path) => {
-    const res = await svc.get(path, "vacancies:read crm-mirror:write");
-    expect(res.status).toBe(403);
-    expect(res.body.error?.code).toBe("INSUFFICIENT_SCOPE");
-    expect(res.body.error?.message).toContain("practices:read");
-  });
+  it.each(ENDPOINTS)(
+    "%s answers 403 INSUFFICIENT_SCOPE naming practices:read for a token without it",
+    async (path) => {
+      const res = await svc.get(path, "vacancies:read crm-mirror:write");
+      expect(res.status).toBe(403);
+      expect(res.body.error?.code).toBe("INSUFFICIENT_SCOPE");
+      expect(res.body.error?.message).toContain("practices:read");
+    },
+  );
 });
 
 describe("422 VALIDATION_ERROR names the parameter", () => {
@@ -79,7 +91,11 @@ describe("other client errors", () => {
   it("answers 404 NOT_FOUND for a practice id neither source holds", async () => {
     const res = await svc.get(`/v1/practices/${fixtures.values.danglingPracticeId}`);
     expect(res.status).toBe(404);
-    expect(res.body).toMatchObject({ success: false, error: { code: "NOT_FOUND" }, meta: { api_version: "v1" } });
+    expect(res.body).toMatchObject({
+      success: false,
+      error: { code: "NOT_FOUND" },
+      meta: { api_version: "v1" },
+    });
   });
 
   it("answers 405 with Allow for a write method on a read endpoint", async () => {
@@ -97,7 +113,9 @@ describe("other client errors", () => {
   it("has no CRM mirror in the sandbox: 404, whatever the token", async () => {
     const token = await svc.issuer.mint({ scope: "crm-mirror:write" });
     const res = await fetchJson<Envelope>(`${svc.app.baseUrl}/v1/crm-mirror/accounts/abc`, {
-      method: "PUT", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: "{}",
+      method: "PUT",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: "{}",
     });
     expect(res.status).toBe(404);
     expect(res.body.error?.code).toBe("NOT_FOUND");
@@ -117,7 +135,11 @@ describe("503 LEGACY_SOURCE_UNAVAILABLE", () => {
   }
 
   it("answers 503 quickly when nothing listens at the legacy database's address", async () => {
-    const down = await startPractices({ legacyUrl: urlWithPort(legacy.url, await unusedPort()), legacyTimeoutMs: 1_000, issuer: svc.issuer });
+    const down = await startPractices({
+      legacyUrl: urlWithPort(legacy.url, await unusedPort()),
+      legacyTimeoutMs: 1_000,
+      issuer: svc.issuer,
+    });
     try {
       await expectUnavailable(down);
       // Validation still comes first: a bad request is the client's problem whatever the source does.
@@ -128,14 +150,23 @@ describe("503 LEGACY_SOURCE_UNAVAILABLE", () => {
   });
 
   it("answers 503 quickly while the legacy database stalls, and serves again once it answers", async () => {
-    const proxy = await TcpProxy.start({ host: "127.0.0.1", port: Number(new URL(legacy.url).port || 3306) });
-    const stalled = await startPractices({ legacyUrl: urlWithPort(legacy.url, proxy.port), legacyTimeoutMs: 1_000, issuer: svc.issuer });
+    const proxy = await TcpProxy.start({
+      host: "127.0.0.1",
+      port: Number(new URL(legacy.url).port || 3306),
+    });
+    const stalled = await startPractices({
+      legacyUrl: urlWithPort(legacy.url, proxy.port),
+      legacyTimeoutMs: 1_000,
+      issuer: svc.issuer,
+    });
     try {
       expect((await stalled.get("/v1/practices")).status).toBe(200);
       proxy.pause();
       await expectUnavailable(stalled);
       proxy.resume();
-      expect((await stalled.get(`/v1/practices/${fixtures.practices.primaryComplete}`)).status).toBe(200);
+      expect(
+        (await stalled.get(`/v1/practices/${fixtures.practices.primaryComplete}`)).status,
+      ).toBe(200);
     } finally {
       await stalled.close();
       await proxy.close();

@@ -27,7 +27,15 @@ type Columns = Record<string, string | number | null>;
 /** A CRM record with no primary row (a secondary practice), stamped `ago` ms before the clock. */
 async function insertSecondary(columns: Columns = {}, ago = 0): Promise<string> {
   const id = randomUUID();
-  const row = { crm_id: id, naam: `Praktijk ${id.slice(0, 8)}`, taal: "nl", periode_start: "2020-01-01", periode_stop: "2999-12-31", gewijzigd_op: w.local(-ago), ...columns };
+  const row = {
+    crm_id: id,
+    naam: `Praktijk ${id.slice(0, 8)}`,
+    taal: "nl",
+    periode_start: "2020-01-01",
+    periode_stop: "2999-12-31",
+    gewijzigd_op: w.local(-ago),
+    ...columns,
+  };
   await w.write("INSERT INTO crm_bedrijf SET ?", [row]);
   return id;
 }
@@ -35,13 +43,35 @@ async function insertSecondary(columns: Columns = {}, ago = 0): Promise<string> 
 /** A primary-system practice: one primary row and its CRM row. */
 async function insertPrimary(id: string, ago = 0): Promise<string> {
   const stamp = w.local(-ago);
-  await w.write("INSERT INTO tbl_praktijk SET ?", [{ crm_ref: id, naam: `Primair ${id}`, actief: 1, zichtbaar: 1, taal: "nl", aangemaakt_op: stamp, gewijzigd_op: stamp }]);
-  await w.write("INSERT INTO crm_bedrijf SET ?", [{ crm_id: id, naam: `CRM ${id}`, straat: "Kouter 1", postcode: "9000", gemeente: "Gent", gewijzigd_op: stamp }]);
+  await w.write("INSERT INTO tbl_praktijk SET ?", [
+    {
+      crm_ref: id,
+      naam: `Primair ${id}`,
+      actief: 1,
+      zichtbaar: 1,
+      taal: "nl",
+      aangemaakt_op: stamp,
+      gewijzigd_op: stamp,
+    },
+  ]);
+  await w.write("INSERT INTO crm_bedrijf SET ?", [
+    {
+      crm_id: id,
+      naam: `CRM ${id}`,
+      straat: "Kouter 1",
+      postcode: "9000",
+      gemeente: "Gent",
+      gewijzigd_op: stamp,
+    },
+  ]);
   return id;
 }
 
 /** Inserts with `insert`, runs `pass`, expects exactly one practice.created. */
-async function reported(insert: () => Promise<string>, pass: "incremental" | "sweep" = "incremental"): Promise<string> {
+async function reported(
+  insert: () => Promise<string>,
+  pass: "incremental" | "sweep" = "incremental",
+): Promise<string> {
   let id = "";
   const events = await w.step(async () => {
     id = await insert();
@@ -52,9 +82,18 @@ async function reported(insert: () => Promise<string>, pass: "incremental" | "sw
 }
 
 function expectSpecShape(event: EventPayload, type: string, id: string, path: string): void {
-  expect(Object.keys(event).sort()).toEqual(["entity", "event_type", "event_uuid", "event_version", "links", "occurred_at"]);
+  expect(Object.keys(event).sort()).toEqual([
+    "entity",
+    "event_type",
+    "event_uuid",
+    "event_version",
+    "links",
+    "occurred_at",
+  ]);
   expect(event).toEqual({
-    event_uuid: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/),
+    event_uuid: expect.stringMatching(
+      /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/,
+    ),
     event_type: type,
     event_version: 1,
     occurred_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}\+00:00$/),
@@ -71,16 +110,30 @@ async function followed(event: EventPayload): Promise<Practice> {
 
 describe("practice events in the stream", () => {
   it("records a baseline of the existing practices on the first run, without created events", async () => {
-    await waitFor("the baseline", async () => (await w.pool.query("SELECT 1 FROM practices.change_cursor WHERE source = 'practices'")).rowCount === 1);
+    await waitFor(
+      "the baseline",
+      async () =>
+        (await w.pool.query("SELECT 1 FROM practices.change_cursor WHERE source = 'practices'"))
+          .rowCount === 1,
+    );
     await w.stream.settle(w.pool, "practices");
     expect(w.stream.received).toEqual([]);
-    const state = await w.pool.query<{ entity_id: string }>("SELECT entity_id FROM practices.change_state WHERE NOT deleted");
+    const state = await w.pool.query<{ entity_id: string }>(
+      "SELECT entity_id FROM practices.change_state WHERE NOT deleted",
+    );
     const live = await w.svc.get<Practice[]>("/v1/practices?per_page=100");
     expect(live.body.meta.pagination?.total).toBeLessThan(100);
-    expect(state.rows.map((r) => r.entity_id).sort()).toEqual(live.body.data.map((p) => p.practice_id).sort());
+    expect(state.rows.map((r) => r.entity_id).sort()).toEqual(
+      live.body.data.map((p) => p.practice_id).sort(),
+    );
     // Tomorrow one secondary practice starts and one has stopped: both are due for a recheck then.
-    const due = await w.pool.query<{ entity_id: string }>("SELECT entity_id FROM practices.change_state WHERE recheck_on = $1", [addDays(TODAY, 1)]);
-    expect(due.rows.map((r) => r.entity_id).sort()).toEqual([P.secondaryFutureStart, P.secondaryStopsToday].sort());
+    const due = await w.pool.query<{ entity_id: string }>(
+      "SELECT entity_id FROM practices.change_state WHERE recheck_on = $1",
+      [addDays(TODAY, 1)],
+    );
+    expect(due.rows.map((r) => r.entity_id).sort()).toEqual(
+      [P.secondaryFutureStart, P.secondaryStopsToday].sort(),
+    );
   });
 
   it("reports a new CRM record without primary row as practice.created in the spec 6.1 shape; links.self returns it", async () => {
@@ -91,7 +144,11 @@ describe("practice events in the stream", () => {
     });
     expect(events).toHaveLength(1);
     expectSpecShape(events[0]!, "practice.created", id, `/v1/practices/${id}`);
-    expect(await followed(events[0]!)).toMatchObject({ practice_id: id, name: "Tandartspraktijk Nieuwpoort", active: true });
+    expect(await followed(events[0]!)).toMatchObject({
+      practice_id: id,
+      name: "Tandartspraktijk Nieuwpoort",
+      active: true,
+    });
   });
 
   it("reports a new primary-system practice (primary row and CRM row) as one practice.created", async () => {
@@ -102,7 +159,10 @@ describe("practice events in the stream", () => {
     const id = await reported(() => insertSecondary());
     w.advance(1_000);
     const events = await w.step(async () => {
-      await w.write("UPDATE crm_bedrijf SET naam = 'Mondzorg Aan Zee', gewijzigd_op = ? WHERE crm_id = ?", [w.local(), id]);
+      await w.write(
+        "UPDATE crm_bedrijf SET naam = 'Mondzorg Aan Zee', gewijzigd_op = ? WHERE crm_id = ?",
+        [w.local(), id],
+      );
       await w.incremental();
       await w.incremental();
     });
@@ -136,23 +196,34 @@ describe("practice events in the stream", () => {
   it("reports a changed CRM address of a primary-system practice: from the incremental pass when stamped, else in the sweep", async () => {
     w.advance(1_000);
     const stamped = await w.step(async () => {
-      await w.write("UPDATE crm_bedrijf SET straat = 'Veldstraat 10', gewijzigd_op = ? WHERE crm_id = ?", [w.local(), P.primaryComplete]);
+      await w.write(
+        "UPDATE crm_bedrijf SET straat = 'Veldstraat 10', gewijzigd_op = ? WHERE crm_id = ?",
+        [w.local(), P.primaryComplete],
+      );
       await w.incremental();
     });
     expect(summary(stamped)).toEqual([updated(P.primaryComplete)]);
     const quiet = await w.step(async () => {
-      await w.write("UPDATE crm_bedrijf SET gemeente = 'Gentbrugge' WHERE crm_id = ?", [P.multipleActiveRows]);
+      await w.write("UPDATE crm_bedrijf SET gemeente = 'Gentbrugge' WHERE crm_id = ?", [
+        P.multipleActiveRows,
+      ]);
       await w.incremental();
     });
     expect(quiet).toEqual([]);
     const swept = await w.step(() => w.sweep());
     expect(summary(swept)).toEqual([updated(P.multipleActiveRows)]);
-    expect(await followed(swept[0]!)).toMatchObject({ practice_id: P.multipleActiveRows, address: { city: "Gentbrugge" } });
+    expect(await followed(swept[0]!)).toMatchObject({
+      practice_id: P.multipleActiveRows,
+      address: { city: "Gentbrugge" },
+    });
   });
 
   it("reports a new TDM link (a row with no modification time) as practice.updated in the sweep", async () => {
     const events = await w.step(async () => {
-      await w.write("INSERT INTO tbl_praktijk_tdm (praktijk_id, tdm_ref) SELECT praktijk_id, 'TDM999001' FROM tbl_praktijk WHERE crm_ref = ? LIMIT 1", [P.tdmLinksNone]);
+      await w.write(
+        "INSERT INTO tbl_praktijk_tdm (praktijk_id, tdm_ref) SELECT praktijk_id, 'TDM999001' FROM tbl_praktijk WHERE crm_ref = ? LIMIT 1",
+        [P.tdmLinksNone],
+      );
       await w.incremental();
       await w.sweep();
     });
@@ -164,15 +235,28 @@ describe("practice events in the stream", () => {
     w.advance(1_000);
     const ids = [P.legacyIdWithSlash, P.legacyIdWithSpace];
     const events = await w.step(async () => {
-      for (const id of ids) await w.write("UPDATE tbl_praktijk SET naam = CONCAT(naam, ' (nieuw)'), gewijzigd_op = ? WHERE crm_ref = BINARY ?", [w.local(), id]);
+      for (const id of ids)
+        await w.write(
+          "UPDATE tbl_praktijk SET naam = CONCAT(naam, ' (nieuw)'), gewijzigd_op = ? WHERE crm_ref = BINARY ?",
+          [w.local(), id],
+        );
       await w.incremental();
     });
     expect(summary(events)).toEqual(ids.map(updated).sort());
     const slash = events.find((e) => e.entity.id === P.legacyIdWithSlash)!;
-    expectSpecShape(slash, "practice.updated", P.legacyIdWithSlash, "/v1/practices/ACC%2F2009%2F117");
+    expectSpecShape(
+      slash,
+      "practice.updated",
+      P.legacyIdWithSlash,
+      "/v1/practices/ACC%2F2009%2F117",
+    );
     const space = events.find((e) => e.entity.id === P.legacyIdWithSpace)!;
     expectSpecShape(space, "practice.updated", P.legacyIdWithSpace, "/v1/practices/OUD%200042");
-    for (const e of events) expect(await followed(e)).toMatchObject({ practice_id: e.entity.id, name: expect.stringMatching(/\(nieuw\)$/) });
+    for (const e of events)
+      expect(await followed(e)).toMatchObject({
+        practice_id: e.entity.id,
+        name: expect.stringMatching(/\(nieuw\)$/),
+      });
   });
 
   it("reports a hard-deleted secondary practice as practice.deleted in the sweep; links.self then answers 404", async () => {
@@ -195,7 +279,12 @@ describe("practice events in the stream", () => {
       await w.sweep();
     });
     expect(summary(events)).toEqual([updated(id)]);
-    expect(await followed(events[0]!)).toMatchObject({ practice_id: id, name: `CRM ${id}`, coach: { reference: null }, warnings: [] });
+    expect(await followed(events[0]!)).toMatchObject({
+      practice_id: id,
+      name: `CRM ${id}`,
+      coach: { reference: null },
+      warnings: [],
+    });
   });
 
   it("reports secondary practices whose period starts or ends as practice.updated with active flipped", async () => {
@@ -205,31 +294,49 @@ describe("practice events in the stream", () => {
       await w.incremental();
       await w.incremental();
     });
-    expect(summary(events)).toEqual([updated(P.secondaryFutureStart), updated(P.secondaryStopsToday), updated(stopsToday)].sort());
+    expect(summary(events)).toEqual(
+      [updated(P.secondaryFutureStart), updated(P.secondaryStopsToday), updated(stopsToday)].sort(),
+    );
     const active = new Map<string, boolean>();
     for (const e of events) active.set(e.entity.id, (await followed(e)).active);
-    expect(Object.fromEntries(active)).toEqual({ [P.secondaryFutureStart]: true, [P.secondaryStopsToday]: false, [stopsToday]: false });
+    expect(Object.fromEntries(active)).toEqual({
+      [P.secondaryFutureStart]: true,
+      [P.secondaryStopsToday]: false,
+      [stopsToday]: false,
+    });
   });
 
-  it("a legacy change reaches the stream within the incremental interval plus 1 s", async ({ annotate }) => {
+  it("a legacy change reaches the stream within the incremental interval plus 1 s", async ({
+    annotate,
+  }) => {
     const latencies: number[] = [];
     for (let i = 0; i < 3; i += 1) {
       const mark = w.stream.received.length;
       const id = await insertSecondary();
       const written = performance.now();
       // No explicit pass: the detector's own schedule and the relay's poll carry it.
-      await waitFor("the created event", () => w.stream.received.slice(mark).some((e) => e.entity.id === id), 5_000);
+      await waitFor(
+        "the created event",
+        () => w.stream.received.slice(mark).some((e) => e.entity.id === id),
+        5_000,
+      );
       latencies.push(Math.round(performance.now() - written));
     }
-    await annotate(`legacy insert → events stream: ${latencies.join(", ")} ms (incremental interval ${INCREMENTAL_MS} ms, relay poll ${w.config.RELAY_POLL_MS} ms)`);
+    await annotate(
+      `legacy insert → events stream: ${latencies.join(", ")} ms (incremental interval ${INCREMENTAL_MS} ms, relay poll ${w.config.RELAY_POLL_MS} ms)`,
+    );
     expect(Math.max(...latencies)).toBeLessThan(INCREMENTAL_MS + 1_000);
   });
 
   it("put every event into the stream exactly once", async () => {
     await w.stream.settle(w.pool, "practices");
-    const outbox = await w.pool.query<{ event_uuid: string }>("SELECT event_uuid FROM practices.outbox");
+    const outbox = await w.pool.query<{ event_uuid: string }>(
+      "SELECT event_uuid FROM practices.outbox",
+    );
     expect(w.stream.received.length).toBe(outbox.rowCount);
     expect([...w.stream.deliveries.values()].every((n) => n === 1)).toBe(true);
-    expect([...w.stream.deliveries.keys()].sort()).toEqual(outbox.rows.map((r) => r.event_uuid).sort());
+    expect([...w.stream.deliveries.keys()].sort()).toEqual(
+      outbox.rows.map((r) => r.event_uuid).sort(),
+    );
   });
 });

@@ -21,7 +21,11 @@ let clock = NOW;
 beforeAll(async () => {
   legacy = await seedLegacy(1);
   writer = await createConnection({ uri: legacy.url });
-  marked = await startPractices({ legacyUrl: legacy.url, now: () => clock, marks: { spacing: SPACING, ttlMs: TTL_MS } });
+  marked = await startPractices({
+    legacyUrl: legacy.url,
+    now: () => clock,
+    marks: { spacing: SPACING, ttlMs: TTL_MS },
+  });
   exact = await startPractices({ legacyUrl: legacy.url, now: () => clock });
 });
 afterAll(async () => {
@@ -31,8 +35,15 @@ afterAll(async () => {
   await legacy?.drop();
 });
 
-async function page(svc: PracticesApp, perPage: number, number: number, query = ""): Promise<{ items: Practice[]; total: number | undefined }> {
-  const res = await svc.get<Practice[]>(`/v1/practices?per_page=${perPage}&page=${number}${query ? `&${query}` : ""}`);
+async function page(
+  svc: PracticesApp,
+  perPage: number,
+  number: number,
+  query = "",
+): Promise<{ items: Practice[]; total: number | undefined }> {
+  const res = await svc.get<Practice[]>(
+    `/v1/practices?per_page=${perPage}&page=${number}${query ? `&${query}` : ""}`,
+  );
   expect(res.status).toBe(200);
   return { items: res.body.data, total: res.body.meta.pagination?.total };
 }
@@ -54,14 +65,21 @@ describe("GET /v1/practices with page marks", () => {
     async (query) => {
       const expected = await walk(exact, 100, query);
       expect(expected.length).toBeGreaterThan(SPACING * 2);
-      for (const perPage of [SPACING, 7, 25]) expect(await walk(marked, perPage, query), `per_page=${perPage}`).toEqual(expected);
+      for (const perPage of [SPACING, 7, 25])
+        expect(await walk(marked, perPage, query), `per_page=${perPage}`).toEqual(expected);
     },
   );
 
   it("answers a page past the end, and a page that starts past the last mark, as the exact plan does", async () => {
     const total = (await page(exact, 1, 1)).total ?? 0;
-    for (const [perPage, number] of [[100, 999], [7, Math.ceil(total / 7)], [3, Math.ceil(total / 3)]] as const) {
-      expect(ids((await page(marked, perPage, number)).items), `${perPage}/${number}`).toEqual(ids((await page(exact, perPage, number)).items));
+    for (const [perPage, number] of [
+      [100, 999],
+      [7, Math.ceil(total / 7)],
+      [3, Math.ceil(total / 3)],
+    ] as const) {
+      expect(ids((await page(marked, perPage, number)).items), `${perPage}/${number}`).toEqual(
+        ids((await page(exact, perPage, number)).items),
+      );
     }
   });
 
@@ -72,17 +90,29 @@ describe("GET /v1/practices with page marks", () => {
     // A CRM-only practice whose id sorts before every other one, and a CRM name changed on the page.
     const renamed = before.find((p) => !p.warnings.includes("source_record_missing"));
     expect(renamed).toBeDefined();
-    const [rows] = await writer.query<RowDataPacket[]>("SELECT naam FROM crm_bedrijf WHERE crm_id = ?", [renamed!.practice_id]);
+    const [rows] = await writer.query<RowDataPacket[]>(
+      "SELECT naam FROM crm_bedrijf WHERE crm_id = ?",
+      [renamed!.practice_id],
+    );
     const original = (rows[0] as { naam: string | null }).naam;
-    await writer.query("INSERT INTO crm_bedrijf (crm_id, naam, gewijzigd_op) VALUES ('!MARK-FIRST', 'Marks first', '2025-06-15 09:00:00')");
-    await writer.query("UPDATE crm_bedrijf SET naam = 'Renamed while marked' WHERE crm_id = ?", [renamed!.practice_id]);
+    await writer.query(
+      "INSERT INTO crm_bedrijf (crm_id, naam, gewijzigd_op) VALUES ('!MARK-FIRST', 'Marks first', '2025-06-15 09:00:00')",
+    );
+    await writer.query("UPDATE crm_bedrijf SET naam = 'Renamed while marked' WHERE crm_id = ?", [
+      renamed!.practice_id,
+    ]);
     try {
       // The exact plan shifts at once; the marked page still starts where the marks say ...
-      expect(ids((await page(exact, SPACING, 3)).items)).toEqual([last, ...ids(before).slice(0, -1)]);
+      expect(ids((await page(exact, SPACING, 3)).items)).toEqual([
+        last,
+        ...ids(before).slice(0, -1),
+      ]);
       const now = (await page(marked, SPACING, 3)).items;
       expect(ids(now)).toEqual(ids(before));
       // ... and its practices are read now.
-      expect(now.find((p) => p.practice_id === renamed!.practice_id)?.name).toBe("Renamed while marked");
+      expect(now.find((p) => p.practice_id === renamed!.practice_id)?.name).toBe(
+        "Renamed while marked",
+      );
       // Past the lifetime the marks are read again in the background; then pages match the exact plan.
       clock += TTL_MS;
       await page(marked, SPACING, 3);
@@ -90,7 +120,10 @@ describe("GET /v1/practices with page marks", () => {
       await expect.poll(async () => ids((await page(marked, SPACING, 3)).items)).toEqual(fresh);
     } finally {
       await writer.query("DELETE FROM crm_bedrijf WHERE crm_id = '!MARK-FIRST'");
-      await writer.query("UPDATE crm_bedrijf SET naam = ? WHERE crm_id = ?", [original, renamed!.practice_id]);
+      await writer.query("UPDATE crm_bedrijf SET naam = ? WHERE crm_id = ?", [
+        original,
+        renamed!.practice_id,
+      ]);
       clock += TTL_MS;
     }
     await expect.poll(async () => ids((await page(marked, SPACING, 3)).items)).toEqual(ids(before));

@@ -21,7 +21,9 @@ async function walk(query: string, perPage = 100): Promise<{ items: Practice[]; 
   const items: Practice[] = [];
   let total = -1;
   for (let page = 1; ; page++) {
-    const res = await svc.get<Practice[]>(`/v1/practices?per_page=${perPage}&page=${page}${query ? `&${query}` : ""}`);
+    const res = await svc.get<Practice[]>(
+      `/v1/practices?per_page=${perPage}&page=${page}${query ? `&${query}` : ""}`,
+    );
     expect(res.status, query).toBe(200);
     const p = res.body.meta.pagination;
     if (total === -1) total = p?.total ?? -1;
@@ -65,7 +67,9 @@ afterAll(async () => {
 
 describe("the whole list", () => {
   it("holds every practice of both sources exactly once, in binary practice_id order", async () => {
-    const expected = await sql("SELECT crm_ref AS id FROM tbl_praktijk UNION SELECT crm_id FROM crm_bedrijf");
+    const expected = await sql(
+      "SELECT crm_ref AS id FROM tbl_praktijk UNION SELECT crm_id FROM crm_bedrijf",
+    );
     const ids = all.map((p) => p.practice_id);
     expect(new Set(ids).size).toBe(ids.length);
     expect([...ids].sort()).toEqual([...expected].sort());
@@ -82,7 +86,12 @@ describe("the whole list", () => {
   it("answers an empty page past the end with the true total", async () => {
     const res = await svc.get<Practice[]>("/v1/practices?per_page=100&page=99");
     expect(res.body.data).toEqual([]);
-    expect(res.body.meta.pagination).toEqual({ page: 99, per_page: 100, total: all.length, total_pages: Math.ceil(all.length / 100) });
+    expect(res.body.meta.pagination).toEqual({
+      page: 99,
+      per_page: 100,
+      total: all.length,
+      total_pages: Math.ceil(all.length / 100),
+    });
   });
 });
 
@@ -96,51 +105,72 @@ describe("filters", () => {
     ["language=fr", (p) => p.language === "fr"],
     ["province=Antwerpen", (p) => p.address.province === "Antwerpen"],
     [`province=${encodeURIComponent("Liège")}`, (p) => p.address.province === "Liège"],
-    [`search=${encodeURIComponent(fixtures.values.sharedPracticeName)}`, (p) => p.name === fixtures.values.sharedPracticeName],
+    [
+      `search=${encodeURIComponent(fixtures.values.sharedPracticeName)}`,
+      (p) => p.name === fixtures.values.sharedPracticeName,
+    ],
     ["active=true&language=fr&visible=true", (p) => p.active && p.language === "fr" && p.visible],
     ["active=false&province=Antwerpen", (p) => !p.active && p.address.province === "Antwerpen"],
   ];
 
-  it.each(cases)("%s selects exactly the practices whose fields match, with the matching total", async (query, matches) => {
-    const expected = all.filter(matches).map((p) => p.practice_id);
-    const { items, total } = await walk(query, 40);
-    expect(items.map((p) => p.practice_id)).toEqual(expected);
-    expect(total).toBe(expected.length);
-    expect(expected.length).toBeGreaterThan(0);
-  });
+  it.each(cases)(
+    "%s selects exactly the practices whose fields match, with the matching total",
+    async (query, matches) => {
+      const expected = all.filter(matches).map((p) => p.practice_id);
+      const { items, total } = await walk(query, 40);
+      expect(items.map((p) => p.practice_id)).toEqual(expected);
+      expect(total).toBe(expected.length);
+      expect(expected.length).toBeGreaterThan(0);
+    },
+  );
 
   it("matches province exactly: case, accents and spaces count", async () => {
-    const ids = async (q: string) => (await walk(`province=${encodeURIComponent(q)}`)).items.map((p) => p.practice_id);
+    const ids = async (q: string) =>
+      (await walk(`province=${encodeURIComponent(q)}`)).items.map((p) => p.practice_id);
     for (const text of ["Antwerpen", "ANTWERPEN", "antwerpen", "Liege", "Liège", "Antwerpen "]) {
-      expect(await ids(text), text).toEqual(all.filter((p) => p.address.province === text).map((p) => p.practice_id));
+      expect(await ids(text), text).toEqual(
+        all.filter((p) => p.address.province === text).map((p) => p.practice_id),
+      );
     }
     // The data set holds the upper-case spelling too: a case-insensitive match would merge them.
     expect(all.some((p) => p.address.province === "ANTWERPEN")).toBe(true);
   });
 
   it("splits the list: active and inactive, visible and invisible add up to the whole", async () => {
-    const total = async (q: string) => (await svc.get(`/v1/practices?per_page=1&${q}`)).body.meta.pagination?.total;
-    expect(((await total("active=true")) ?? 0) + ((await total("active=false")) ?? 0)).toBe(all.length);
-    expect(((await total("visible=true")) ?? 0) + ((await total("visible=false")) ?? 0)).toBe(all.length);
+    const total = async (q: string) =>
+      (await svc.get(`/v1/practices?per_page=1&${q}`)).body.meta.pagination?.total;
+    expect(((await total("active=true")) ?? 0) + ((await total("active=false")) ?? 0)).toBe(
+      all.length,
+    );
+    expect(((await total("visible=true")) ?? 0) + ((await total("visible=false")) ?? 0)).toBe(
+      all.length,
+    );
   });
 
   it("searches the exact name only: another case or a part finds nothing", async () => {
     const shared = await walk(`search=${encodeURIComponent(fixtures.values.sharedPracticeName)}`);
-    expect(shared.items.map((p) => p.practice_id)).toEqual(expect.arrayContaining([P.sharedNameFirst, P.sharedNameSecond]));
+    expect(shared.items.map((p) => p.practice_id)).toEqual(
+      expect.arrayContaining([P.sharedNameFirst, P.sharedNameSecond]),
+    );
     for (const q of ["Tandartspraktijk de linde", "De Linde", "Tandartspraktijk"]) {
-      expect((await svc.get(`/v1/practices?search=${encodeURIComponent(q)}`)).body.data, q).toEqual([]);
+      expect((await svc.get(`/v1/practices?search=${encodeURIComponent(q)}`)).body.data, q).toEqual(
+        [],
+      );
     }
   });
 
   it("searches the name the practice shows: the primary copy only when the CRM name is missing", async () => {
-    const fallback = await svc.get<Practice[]>(`/v1/practices?search=${encodeURIComponent("Dental Care Sint-Pieters")}`);
+    const fallback = await svc.get<Practice[]>(
+      `/v1/practices?search=${encodeURIComponent("Dental Care Sint-Pieters")}`,
+    );
     expect(fallback.body.data.map((p) => p.practice_id)).toEqual([P.nameFromPrimaryCopy]);
     // The collision fixture's primary copy is "TC Zuid", but its CRM name is what it is called.
     expect((await svc.get("/v1/practices?search=TC%20Zuid")).body.data).toEqual([]);
   });
 
   it("treats an upper-case NL in the source as no language: null, and not selected by language=nl", async () => {
-    const upper = await sql(`SELECT crm_ref AS id FROM tbl_praktijk GROUP BY crm_ref HAVING COUNT(*) = 1 AND MAX(taal = BINARY 'NL') = 1
+    const upper =
+      await sql(`SELECT crm_ref AS id FROM tbl_praktijk GROUP BY crm_ref HAVING COUNT(*) = 1 AND MAX(taal = BINARY 'NL') = 1
       UNION SELECT c.crm_id FROM crm_bedrijf c WHERE c.taal = BINARY 'NL' AND NOT EXISTS (SELECT 1 FROM tbl_praktijk p WHERE p.crm_ref = c.crm_id)`);
     expect(upper.length).toBeGreaterThan(0);
     const nl = new Set((await walk("language=nl")).items.map((p) => p.practice_id));
@@ -152,16 +182,42 @@ describe("filters", () => {
 });
 
 describe("the representative row of a practice with several primary rows", () => {
-  const view = (p: Practice | undefined) => p && { name: p.name, active: p.active, visible: p.visible, language: p.language, warnings: p.warnings };
+  const view = (p: Practice | undefined) =>
+    p && {
+      name: p.name,
+      active: p.active,
+      visible: p.visible,
+      language: p.language,
+      warnings: p.warnings,
+    };
 
   it("prefers an active and visible row, then the latest, then the highest row id", () => {
-    expect(view(all.find((p) => p.practice_id === "REP-AV"))).toEqual({ name: "Rep AV winner", active: true, visible: true, language: "fr", warnings: ["source_record_missing"] });
-    expect(view(all.find((p) => p.practice_id === "REP-LATEST"))).toEqual({ name: "Rep latest", active: false, visible: false, language: "fr", warnings: ["source_record_missing"] });
-    expect(view(all.find((p) => p.practice_id === "REP-ID"))).toEqual({ name: "Rep higher id", active: false, visible: false, language: "fr", warnings: ["source_record_missing"] });
+    expect(view(all.find((p) => p.practice_id === "REP-AV"))).toEqual({
+      name: "Rep AV winner",
+      active: true,
+      visible: true,
+      language: "fr",
+      warnings: ["source_record_missing"],
+    });
+    expect(view(all.find((p) => p.practice_id === "REP-LATEST"))).toEqual({
+      name: "Rep latest",
+      active: false,
+      visible: false,
+      language: "fr",
+      warnings: ["source_record_missing"],
+    });
+    expect(view(all.find((p) => p.practice_id === "REP-ID"))).toEqual({
+      name: "Rep higher id",
+      active: false,
+      visible: false,
+      language: "fr",
+      warnings: ["source_record_missing"],
+    });
   });
 
   it("filters on the representative row's values, not on any row's", async () => {
-    const ids = async (q: string) => (await walk(q)).items.map((p) => p.practice_id).filter((id) => id.startsWith("REP-"));
+    const ids = async (q: string) =>
+      (await walk(q)).items.map((p) => p.practice_id).filter((id) => id.startsWith("REP-"));
     expect(await ids("visible=false")).toEqual(["REP-ID", "REP-LATEST"]);
     expect(await ids("language=nl")).toEqual([]);
     expect(await ids("language=fr")).toEqual(["REP-AV", "REP-ID", "REP-LATEST"]);

@@ -45,17 +45,38 @@ function typeOf(value: unknown): string {
 }
 
 function valueAt(resource: unknown, path: string): unknown {
-  return path.split(".").reduce<unknown>((node, key) => (node as Record<string, unknown>)[key], resource);
+  return path
+    .split(".")
+    .reduce<unknown>((node, key) => (node as Record<string, unknown>)[key], resource);
 }
 
 describe("practice metadata", () => {
   it("describes the practice resource with every part of spec 2.7 and no reference lists", () => {
-    expect(meta).toMatchObject({ resource: "practice", endpoint: "/v1/practices", identifier: "practice_id", schema_version: 1, reference_lists: {} });
+    expect(meta).toMatchObject({
+      resource: "practice",
+      endpoint: "/v1/practices",
+      identifier: "practice_id",
+      schema_version: 1,
+      reference_lists: {},
+    });
     expect(meta.kinds).toEqual(KINDS);
     expect(meta.sources).toEqual(SOURCES);
     for (const field of meta.fields) {
       expect(Object.keys(field).sort()).toEqual(
-        ["allowed_values", "description", "example", "json_type", "kind", "nullable", "observed_values", "path", "picklist", "reference_list", "references", "source"].sort(),
+        [
+          "allowed_values",
+          "description",
+          "example",
+          "json_type",
+          "kind",
+          "nullable",
+          "observed_values",
+          "path",
+          "picklist",
+          "reference_list",
+          "references",
+          "source",
+        ].sort(),
       );
       expect(field.description.length, field.path).toBeGreaterThan(10);
     }
@@ -75,19 +96,26 @@ describe("practice metadata", () => {
   });
 
   it("names the enums' allowed values: language, geo precision and warnings", () => {
-    const allowed = (path: string) => meta.fields.find((f) => f.path === path)?.allowed_values?.map((v) => v.value);
+    const allowed = (path: string) =>
+      meta.fields.find((f) => f.path === path)?.allowed_values?.map((v) => v.value);
     expect(allowed("language")).toEqual(["nl", "fr"]);
     expect(allowed("address.geo_precision")).toEqual(["postal_code"]);
     expect(allowed("warnings")).toEqual(["multiple_active_rows", "source_record_missing"]);
   });
 
   it("publishes the countries, organisation types and provinces the sources hold, case variants apart", () => {
-    const observed = (path: string) => meta.fields.find((f) => f.path === path)?.observed_values ?? null;
+    const observed = (path: string) =>
+      meta.fields.find((f) => f.path === path)?.observed_values ?? null;
     const countries = observed("address.country")?.map((v) => v.value) ?? [];
     expect(countries).toEqual(expect.arrayContaining(["BE", "be", "België", "Nederland"]));
-    expect(observed("organisation_type")?.map((v) => v.value)).toEqual(expect.arrayContaining(["Groepspraktijk", "groepspraktijk", "BV"]));
-    expect(observed("address.province")?.map((v) => v.value)).toEqual(expect.arrayContaining(["Antwerpen", "ANTWERPEN", "Oost-Vlaanderen"]));
-    for (const v of observed("address.country") ?? []) expect(v.note).toMatch(/^held by \d+ CRM records$/);
+    expect(observed("organisation_type")?.map((v) => v.value)).toEqual(
+      expect.arrayContaining(["Groepspraktijk", "groepspraktijk", "BV"]),
+    );
+    expect(observed("address.province")?.map((v) => v.value)).toEqual(
+      expect.arrayContaining(["Antwerpen", "ANTWERPEN", "Oost-Vlaanderen"]),
+    );
+    for (const v of observed("address.country") ?? [])
+      expect(v.note).toMatch(/^held by \d+ CRM records$/);
     expect(observed("name")).toBeNull();
     expect(observed("language")).toBeNull();
   });
@@ -99,7 +127,11 @@ describe("practice metadata", () => {
   });
 
   it("says that the province filter and the name search are case-sensitive", () => {
-    expect(meta.fields.find((f) => f.path === "address.province")?.description).toMatch(/case-, accent- and space-sensitive/);
-    expect(meta.fields.find((f) => f.path === "name")?.description).toMatch(/search.*case-, accent- and space-sensitive/);
+    expect(meta.fields.find((f) => f.path === "address.province")?.description).toMatch(
+      /case-, accent- and space-sensitive/,
+    );
+    expect(meta.fields.find((f) => f.path === "name")?.description).toMatch(
+      /search.*case-, accent- and space-sensitive/,
+    );
   });
 });

@@ -48,8 +48,14 @@ describe("a primary-system practice", () => {
       period: { start_date: "2015-01-01", stop_date: "2999-12-31" },
       identifiers: { vat: "BE0412.345.678" },
       address: {
-        street: "Kortrijksesteenweg 112", postal_code: "9000", city: "Gent", country: "BE", province: "Oost-Vlaanderen",
-        latitude: 51.0543, longitude: 3.7174, geo_precision: "postal_code",
+        street: "Kortrijksesteenweg 112",
+        postal_code: "9000",
+        city: "Gent",
+        country: "BE",
+        province: "Oost-Vlaanderen",
+        latitude: 51.0543,
+        longitude: 3.7174,
+        geo_precision: "postal_code",
       },
       contact: { email: "info@example-praktijk.be", phone: "09 222 33 44" },
       presentation: {
@@ -66,28 +72,48 @@ describe("a primary-system practice", () => {
   it("wins over the CRM record with the same id: active and language from the primary row, name from the CRM", async () => {
     const p = await practice(P.collisionPrimaryWins);
     // The CRM row alone would be a stopped, French practice.
-    expect(p).toMatchObject({ active: true, visible: true, language: "nl", name: "Tandartsencentrum Zuid", period: { stop_date: YESTERDAY } });
+    expect(p).toMatchObject({
+      active: true,
+      visible: true,
+      language: "nl",
+      name: "Tandartsencentrum Zuid",
+      period: { stop_date: YESTERDAY },
+    });
     expect(p.presentation.logo).not.toBeNull();
     expect(p.external_refs.tdm_ids).toEqual(["TDM100001"]);
-    expect((await everyPractice()).filter((x) => x.practice_id === P.collisionPrimaryWins)).toHaveLength(1);
+    expect(
+      (await everyPractice()).filter((x) => x.practice_id === P.collisionPrimaryWins),
+    ).toHaveLength(1);
   });
 
   it("warns source_record_missing without a CRM row and leaves every CRM-fed field null", async () => {
     const p = await practice(P.primaryWithoutCrmRow);
     expect(p.warnings).toEqual(["source_record_missing"]);
     expect(p.name).toBe("Mondzorg Oud-Berchem");
-    expect(p).toMatchObject({ alias: null, organisation_type: null, identifiers: { vat: null }, contact: { email: null, phone: null }, period: { start_date: null, stop_date: null } });
+    expect(p).toMatchObject({
+      alias: null,
+      organisation_type: null,
+      identifiers: { vat: null },
+      contact: { email: null, phone: null },
+      period: { start_date: null, stop_date: null },
+    });
     expect(Object.values(p.address).every((v) => v === null)).toBe(true);
     expect(p.active).toBe(true);
   });
 
   it("warns multiple_active_rows when two rows are active and visible, and stays one practice", async () => {
     expect((await practice(P.multipleActiveRows)).warnings).toEqual(["multiple_active_rows"]);
-    expect((await everyPractice()).filter((x) => x.practice_id === P.multipleActiveRows)).toHaveLength(1);
+    expect(
+      (await everyPractice()).filter((x) => x.practice_id === P.multipleActiveRows),
+    ).toHaveLength(1);
   });
 
   it("takes the active row when one row is active and another is not, without a warning", async () => {
-    expect(await practice(P.oneActiveOneInactiveRow)).toMatchObject({ active: true, visible: true, warnings: [] });
+    expect(await practice(P.oneActiveOneInactiveRow)).toMatchObject({
+      active: true,
+      visible: true,
+      warnings: [],
+    });
   });
 
   it("is inactive when its row is not active, and inactive and invisible when not visible", async () => {
@@ -110,9 +136,16 @@ describe("a primary-system practice", () => {
 
   it("has no coordinates and no geo_precision without a postal code or with one outside the area table", async () => {
     for (const id of [P.missingPostalCode, P.postalCodeNotInAreaTable]) {
-      expect((await practice(id)).address).toMatchObject({ latitude: null, longitude: null, geo_precision: null });
+      expect((await practice(id)).address).toMatchObject({
+        latitude: null,
+        longitude: null,
+        geo_precision: null,
+      });
     }
-    expect((await practice(P.postalCodeNotInAreaTable)).address).toMatchObject({ postal_code: "4811 AB", country: "Nederland" });
+    expect((await practice(P.postalCodeNotInAreaTable)).address).toMatchObject({
+      postal_code: "4811 AB",
+      country: "Nederland",
+    });
   });
 
   it("passes country, VAT and province through as the source holds them", async () => {
@@ -123,12 +156,19 @@ describe("a primary-system practice", () => {
   });
 
   it("lists every TDM link, distinct and sorted, and none when there are none", async () => {
-    expect((await practice(P.tdmLinksMany)).external_refs.tdm_ids).toEqual(["TDM100019", "TDM100020", "TDM100021"]);
+    expect((await practice(P.tdmLinksMany)).external_refs.tdm_ids).toEqual([
+      "TDM100019",
+      "TDM100020",
+      "TDM100021",
+    ]);
     expect((await practice(P.tdmLinksNone)).external_refs.tdm_ids).toEqual([]);
   });
 
   it("returns null presentation and coach when the primary row has none", async () => {
-    expect(await practice(P.presentationEmpty)).toMatchObject({ presentation: { logo: null, region_text: null, contact_text: null }, coach: { reference: null } });
+    expect(await practice(P.presentationEmpty)).toMatchObject({
+      presentation: { logo: null, region_text: null, contact_text: null },
+      coach: { reference: null },
+    });
   });
 });
 
@@ -145,7 +185,11 @@ describe("ids that need URL encoding", () => {
   });
 
   it("keeps the TDM link of the slash id and names it from the primary copy", async () => {
-    expect(await practice(P.legacyIdWithSlash)).toMatchObject({ name: "Tandartsenassociatie Kortrijk", external_refs: { tdm_ids: ["TDM000117"] }, warnings: ["source_record_missing"] });
+    expect(await practice(P.legacyIdWithSlash)).toMatchObject({
+      name: "Tandartsenassociatie Kortrijk",
+      external_refs: { tdm_ids: ["TDM000117"] },
+      warnings: ["source_record_missing"],
+    });
   });
 
   it("does not treat an unencoded slash as part of the id, nor match an id padded with a space", async () => {
@@ -165,11 +209,21 @@ describe("a secondary-source practice", () => {
   it("returns its CRM record, visible, with no presentation, coach, TDM links or warnings", async () => {
     const p = await practice(P.secondaryOpenEnded);
     expect(p).toMatchObject({
-      name: "Mondzorgcentrum Coupure", active: true, visible: true, language: "nl",
+      name: "Mondzorgcentrum Coupure",
+      active: true,
+      visible: true,
+      language: "nl",
       period: { start_date: "2019-09-01", stop_date: "2999-12-31" },
-      address: { postal_code: "9000", latitude: 51.0543, longitude: 3.7174, geo_precision: "postal_code" },
-      presentation: { logo: null, region_text: null, contact_text: null }, coach: { reference: null },
-      external_refs: { crm_id: P.secondaryOpenEnded, tdm_ids: [] }, warnings: [],
+      address: {
+        postal_code: "9000",
+        latitude: 51.0543,
+        longitude: 3.7174,
+        geo_precision: "postal_code",
+      },
+      presentation: { logo: null, region_text: null, contact_text: null },
+      coach: { reference: null },
+      external_refs: { crm_id: P.secondaryOpenEnded, tdm_ids: [] },
+      warnings: [],
     });
   });
 
@@ -187,7 +241,10 @@ describe("a secondary-source practice", () => {
   it("passes the stop dates through unchanged", async () => {
     expect((await practice(P.secondaryOpenEnded)).period.stop_date).toBe("2999-12-31");
     expect((await practice(P.secondaryStopsToday)).period.stop_date).toBe(TODAY);
-    expect((await practice(P.secondaryPeriodMissing)).period).toEqual({ start_date: null, stop_date: null });
+    expect((await practice(P.secondaryPeriodMissing)).period).toEqual({
+      start_date: null,
+      stop_date: null,
+    });
   });
 
   it("maps its CRM language: fr stays, en becomes null", async () => {
@@ -200,10 +257,19 @@ describe("today is the primary system's calendar date", () => {
   it("counts 00:30 in Brussels as the new day although UTC is still on the previous one", async () => {
     const justAfterMidnight = Date.parse(`${YESTERDAY}T22:30:00Z`);
     const lateYesterday = Date.parse(`${YESTERDAY}T21:30:00Z`);
-    const after = await startPractices({ legacyUrl: legacy.url, now: () => justAfterMidnight, issuer: svc.issuer });
-    const before = await startPractices({ legacyUrl: legacy.url, now: () => lateYesterday, issuer: svc.issuer });
+    const after = await startPractices({
+      legacyUrl: legacy.url,
+      now: () => justAfterMidnight,
+      issuer: svc.issuer,
+    });
+    const before = await startPractices({
+      legacyUrl: legacy.url,
+      now: () => lateYesterday,
+      issuer: svc.issuer,
+    });
     try {
-      const read = async (app: PracticesApp, id: string) => (await app.get<Practice>(`/v1/practices/${id}`)).body.data.active;
+      const read = async (app: PracticesApp, id: string) =>
+        (await app.get<Practice>(`/v1/practices/${id}`)).body.data.active;
       expect(await read(after, P.secondaryStartsToday)).toBe(true);
       expect(await read(before, P.secondaryStartsToday)).toBe(false);
       expect(await read(before, P.secondaryStopped)).toBe(true);

@@ -7,7 +7,11 @@
 import { createServer, type Server } from "node:http";
 import type { LegacyDb } from "@svc/db";
 import { dateIn } from "@svc/time";
-import { countStatement, pageStatement, singleStatement } from "../src/source/mysql-vacancy-source.ts";
+import {
+  countStatement,
+  pageStatement,
+  singleStatement,
+} from "../src/source/mysql-vacancy-source.ts";
 import type { VacancyFilter } from "../src/vacancy-source.ts";
 
 export function filterOf(params: URLSearchParams): VacancyFilter {
@@ -48,6 +52,9 @@ export function baselineServer(db: LegacyDb, zone: string): Server {
     const filter = filterOf(url.searchParams);
     const count = countStatement(filter, asOf);
     const rows = pageStatement(filter, asOf, { offset: (page - 1) * perPage, limit: perPage });
-    Promise.all([db.query(count.sql, count.params), db.query(rows.sql, rows.params)]).then(([n, items]) => send({ data: items, total: n[0] }), fail);
+    Promise.all([db.query(count.sql, count.params), db.query(rows.sql, rows.params)]).then(
+      ([n, items]) => send({ data: items, total: n[0] }),
+      fail,
+    );
   });
 }

@@ -30,8 +30,20 @@ let server;
 if (kind === "service") {
   const issuer = await createTestIssuer();
   token = await issuer.mint({ scope: "vacancies:read" });
-  const verify = createTokenVerifier({ keys: issuer.keys, issuer: TEST_ISSUER, audience: TEST_AUDIENCE });
-  server = createServer(createApp({ config, logger: silentLogger(), verify, vacancies: vacancySourceFor(db, config), now: Date.now }));
+  const verify = createTokenVerifier({
+    keys: issuer.keys,
+    issuer: TEST_ISSUER,
+    audience: TEST_AUDIENCE,
+  });
+  server = createServer(
+    createApp({
+      config,
+      logger: silentLogger(),
+      verify,
+      vacancies: vacancySourceFor(db, config),
+      now: Date.now,
+    }),
+  );
 } else {
   server = baselineServer(db, config.TIME_ZONE);
 }

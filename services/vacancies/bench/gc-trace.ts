@@ -30,35 +30,61 @@ const { values: args } = parseArgs({
     url: { type: "string", default: "mysql://root@127.0.0.1:3306/legacy_bench" },
   },
 });
-const nodeArgs = args["node-args"] === undefined ? [...NODE_FLAGS] : args["node-args"].split(" ").filter(Boolean);
+const nodeArgs =
+  args["node-args"] === undefined ? [...NODE_FLAGS] : args["node-args"].split(" ").filter(Boolean);
 const root = fileURLToPath(new URL("../../..", import.meta.url));
 
 /** One `--trace-gc-nvp` line: `pause=1.2 mutator=3.4 gc=s … promoted=123 …`, and when it arrived (performance.now()). */
 type GcLine = Record<string, string> & { arrivedAt: number };
-const parse = (line: string): GcLine => ({ ...Object.fromEntries(line.split(/\s+/).map((pair) => pair.split("=")).filter((pair) => pair.length === 2)), arrivedAt: performance.now() });
+const parse = (line: string): GcLine => ({
+  ...Object.fromEntries(
+    line
+      .split(/\s+/)
+      .map((pair) => pair.split("="))
+      .filter((pair) => pair.length === 2),
+  ),
+  arrivedAt: performance.now(),
+});
 
 /**
  * Of the responses slower than 1.5x the median, the share that completed within `beforeMs` before
  * a Mark-Compact (up to 50 ms after it), and the share of the run those windows cover: the first
  * far above the second means the slow responses come with the full collections.
  */
-function slowNearMarkCompacts(result: { latencies: number[]; starts: number[]; elapsedMs: number }, markCompactsAt: number[], median: number, beforeMs = 400) {
-  const windows = markCompactsAt.map((at) => [Math.max(0, at - beforeMs), Math.min(result.elapsedMs, at + 50)] as const);
+function slowNearMarkCompacts(
+  result: { latencies: number[]; starts: number[]; elapsedMs: number },
+  markCompactsAt: number[],
+  median: number,
+  beforeMs = 400,
+) {
+  const windows = markCompactsAt.map(
+    (at) => [Math.max(0, at - beforeMs), Math.min(result.elapsedMs, at + 50)] as const,
+  );
   const inWindow = (t: number) => windows.some(([from, to]) => t >= from && t <= to);
-  const slow = result.latencies.flatMap((latency, i) => (latency > 1.5 * median ? [result.starts[i]! + latency] : []));
+  const slow = result.latencies.flatMap((latency, i) =>
+    latency > 1.5 * median ? [result.starts[i]! + latency] : [],
+  );
   let covered = 0;
   let reach = 0;
   for (const [from, to] of windows) {
     covered += Math.max(0, to - Math.max(from, reach));
     reach = Math.max(reach, to);
   }
-  return { slow: slow.length, nearShare: slow.length ? slow.filter(inWindow).length / slow.length : 0, coveredShare: covered / result.elapsedMs };
+  return {
+    slow: slow.length,
+    nearShare: slow.length ? slow.filter(inWindow).length / slow.length : 0,
+    coveredShare: covered / result.elapsedMs,
+  };
 }
-const mean = (lines: GcLine[], key: string) => lines.reduce((sum, l) => sum + Number(l[key] ?? 0), 0) / Math.max(1, lines.length);
+const mean = (lines: GcLine[], key: string) =>
+  lines.reduce((sum, l) => sum + Number(l[key] ?? 0), 0) / Math.max(1, lines.length);
 const mb = (bytes: number) => `${(bytes / 1e6).toFixed(2)} MB`;
 
 /** The largest RSS, and its anonymous and file-backed parts, seen while `during` runs (sampled every 20 ms), in MB. */
-async function peakRss<T>(pid: number, during: Promise<T>): Promise<{ result: T; rss: number; anon: number; file: number }> {
+async function peakRss<T>(
+  pid: number,
+  during: Promise<T>,
+): Promise<{ result: T; rss: number; anon: number; file: number }> {
   const peak = { rss: 0, anon: 0, file: 0 };
   const timer = setInterval(() => {
     const memory = processMemory(pid);
@@ -79,7 +105,11 @@ await build();
 const service = await startServiceUnderBench({
   root,
   entry: "services/vacancies/src/main.ts",
-  args: ["--trace-gc-nvp", ...nodeArgs, ...entryArgs("services/vacancies/src/main.ts", { from: "bundle" })],
+  args: [
+    "--trace-gc-nvp",
+    ...nodeArgs,
+    ...entryArgs("services/vacancies/src/main.ts", { from: "bundle" }),
+  ],
   env: { ...RUNTIME_ENV, LEGACY_DATABASE_URL: args.url },
   keep: /change detection pass done/,
   onLine: (line) => {
@@ -89,19 +119,35 @@ const service = await startServiceUnderBench({
 });
 try {
   await service.process.waitForLine(/change detection pass done/, 300_000);
-  const headers = { authorization: `Bearer ${await service.mint({ scope: "vacancies:read" })}`, accept: "application/json" };
-  const load = (ms: number) => closedLoopLoad(service.origin, () => ({ path: args.path, headers }), { connections: Number(args.connections), durationMs: ms });
+  const headers = {
+    authorization: `Bearer ${await service.mint({ scope: "vacancies:read" })}`,
+    accept: "application/json",
+  };
+  const load = (ms: number) =>
+    closedLoopLoad(service.origin, () => ({ path: args.path, headers }), {
+      connections: Number(args.connections),
+      durationMs: ms,
+    });
   await load(3_000); // warm-up: JIT, pools, the collector's own sizing
   gcLines = [];
   const cpuBefore = processCpuMs(service.process.pid);
-  const { result, rss, anon, file } = await peakRss(service.process.pid, load(Number(args.seconds) * 1000));
-  const cpuPerRequestUs = ((processCpuMs(service.process.pid) - cpuBefore) * 1000) / result.latencies.length;
+  const { result, rss, anon, file } = await peakRss(
+    service.process.pid,
+    load(Number(args.seconds) * 1000),
+  );
+  const cpuPerRequestUs =
+    ((processCpuMs(service.process.pid) - cpuBefore) * 1000) / result.latencies.length;
   const seconds = result.elapsedMs / 1000;
   const sorted = [...result.latencies].sort((a, b) => a - b);
-  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
+  const at = (q: number) =>
+    sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
   const scavenges = gcLines.filter((l) => l.gc === "s");
   const fulls = gcLines.filter((l) => l.gc === "mc");
-  const near = slowNearMarkCompacts(result, fulls.map((l) => l.arrivedAt - result.startedAt), at(0.5));
+  const near = slowNearMarkCompacts(
+    result,
+    fulls.map((l) => l.arrivedAt - result.startedAt),
+    at(0.5),
+  );
   process.stdout.write(
     [
       `node flags: ${nodeArgs.join(" ") || "(none)"}; ${args.path}, ${args.connections} connections, ${seconds.toFixed(1)} s`,

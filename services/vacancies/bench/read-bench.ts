@@ -21,7 +21,18 @@ import { parseArgs } from "node:util";
 import { Pool } from "undici";
 import { createLegacyDb } from "@svc/db";
 import { openServerConnection, seedDatabase, addDays } from "@svc/legacy";
-import { closedLoopLoad, IDLE_SETTLE_MS, memoryRows, processCpuMs, recordBenchRows, settledRss, startBenchProcess, startServiceUnderBench, type BenchProcess, type BenchRow } from "@svc/testing";
+import {
+  closedLoopLoad,
+  IDLE_SETTLE_MS,
+  memoryRows,
+  processCpuMs,
+  recordBenchRows,
+  settledRss,
+  startBenchProcess,
+  startServiceUnderBench,
+  type BenchProcess,
+  type BenchRow,
+} from "@svc/testing";
 import { dateIn } from "@svc/time";
 import { entryArgs, NODE_FLAGS, RUNTIME_ENV } from "../../../tools/stack.ts";
 import { build } from "../../../tools/build.ts";
@@ -42,7 +53,8 @@ const { values: args } = parseArgs({
 const SECONDS = Number(args.seconds);
 const ROUNDS = Number(args.rounds);
 const CONNECTIONS = Number(args.connections);
-const NODE_ARGS = args["node-args"] === undefined ? [...NODE_FLAGS] : args["node-args"].split(" ").filter(Boolean);
+const NODE_ARGS =
+  args["node-args"] === undefined ? [...NODE_FLAGS] : args["node-args"].split(" ").filter(Boolean);
 const DATABASE = "legacy_bench";
 const SCALE = 50;
 const BENCH = "vacancies read";
@@ -54,8 +66,11 @@ async function ensureBenchData(): Promise<string> {
   try {
     const options = { seed: 1, scale: SCALE, today: dateIn("Europe/Brussels", Date.now()) };
     let result = await seedDatabase(connection, DATABASE, options, "if-absent", out);
-    if (result.options.scale !== SCALE) result = await seedDatabase(connection, DATABASE, options, "replace", out);
-    out(`data: ${DATABASE} ${result.action} (seed ${result.options.seed}, scale ${result.options.scale}, today ${result.options.today})`);
+    if (result.options.scale !== SCALE)
+      result = await seedDatabase(connection, DATABASE, options, "replace", out);
+    out(
+      `data: ${DATABASE} ${result.action} (seed ${result.options.seed}, scale ${result.options.scale}, today ${result.options.today})`,
+    );
   } finally {
     await connection.end();
   }
@@ -64,12 +79,29 @@ async function ensureBenchData(): Promise<string> {
   return url.toString();
 }
 
-type Target = { kind: "service" | "baseline"; origin: string; token: string; process: BenchProcess };
+type Target = {
+  kind: "service" | "baseline";
+  origin: string;
+  token: string;
+  process: BenchProcess;
+};
 
 async function startBaseline(legacyUrl: string): Promise<Target> {
-  const proc = startBenchProcess([...NODE_ARGS, fileURLToPath(new URL("./baseline-process.ts", import.meta.url)), legacyUrl], { env: { ...RUNTIME_ENV, NODE_ENV: "production" }, keep: /^\{"port"/, ...benchMemoryLimit("vacancies") });
+  const proc = startBenchProcess(
+    [...NODE_ARGS, fileURLToPath(new URL("./baseline-process.ts", import.meta.url)), legacyUrl],
+    {
+      env: { ...RUNTIME_ENV, NODE_ENV: "production" },
+      keep: /^\{"port"/,
+      ...benchMemoryLimit("vacancies"),
+    },
+  );
   const line = await proc.waitForLine(/^\{"port"/, 30_000);
-  return { kind: "baseline", origin: `http://127.0.0.1:${(JSON.parse(line) as { port: number }).port}`, token: "", process: proc };
+  return {
+    kind: "baseline",
+    origin: `http://127.0.0.1:${(JSON.parse(line) as { port: number }).port}`,
+    token: "",
+    process: proc,
+  };
 }
 
 /** Latencies (ms) of the answered requests, and the server process's CPU time meanwhile. */
@@ -79,7 +111,10 @@ type Sample = { latencies: number[]; errors: number; elapsedMs: number; cpuMs: n
 async function load(target: Target, pathFor: () => string, ms: number): Promise<Sample> {
   const headers = { authorization: `Bearer ${target.token}`, accept: "application/json" };
   const cpuBefore = processCpuMs(target.process.pid);
-  const result = await closedLoopLoad(target.origin, () => ({ path: pathFor(), headers }), { connections: CONNECTIONS, durationMs: ms });
+  const result = await closedLoopLoad(target.origin, () => ({ path: pathFor(), headers }), {
+    connections: CONNECTIONS,
+    durationMs: ms,
+  });
   const cpuMs = processCpuMs(target.process.pid) - cpuBefore;
   const errors = result.latencies.length - (result.statuses[200] ?? 0);
   return { latencies: result.latencies, errors, elapsedMs: result.elapsedMs, cpuMs };
@@ -87,25 +122,49 @@ async function load(target: Target, pathFor: () => string, ms: number): Promise<
 
 function merge(samples: Sample[]): Sample {
   const sum = (f: (s: Sample) => number) => samples.reduce((n, s) => n + f(s), 0);
-  return { latencies: samples.flatMap((s) => s.latencies), errors: sum((s) => s.errors), elapsedMs: sum((s) => s.elapsedMs), cpuMs: sum((s) => s.cpuMs) };
+  return {
+    latencies: samples.flatMap((s) => s.latencies),
+    errors: sum((s) => s.errors),
+    elapsedMs: sum((s) => s.elapsedMs),
+    cpuMs: sum((s) => s.cpuMs),
+  };
 }
 
 function stats(sample: Sample) {
   const sorted = [...sample.latencies].sort((a, b) => a - b);
-  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
-  return { rps: sorted.length / (sample.elapsedMs / 1000), p50: at(0.5), p99: at(0.99), errors: sample.errors, cpuUs: (sample.cpuMs * 1000) / sorted.length };
+  const at = (q: number) =>
+    sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
+  return {
+    rps: sorted.length / (sample.elapsedMs / 1000),
+    p50: at(0.5),
+    p99: at(0.99),
+    errors: sample.errors,
+    cpuUs: (sample.cpuMs * 1000) / sorted.length,
+  };
 }
 
 async function discover(service: Target): Promise<{ pages: number; uuids: string[] }> {
   const pool = new Pool(service.origin);
   const get = async (path: string) => {
-    const res = await pool.request({ path, method: "GET", headers: { authorization: `Bearer ${service.token}` } });
-    return (await res.body.json()) as { data: Array<{ uuid: string }>; meta: { pagination: { total_pages: number } } };
+    const res = await pool.request({
+      path,
+      method: "GET",
+      headers: { authorization: `Bearer ${service.token}` },
+    });
+    return (await res.body.json()) as {
+      data: Array<{ uuid: string }>;
+      meta: { pagination: { total_pages: number } };
+    };
   };
   const first = await get("/v1/vacancies?per_page=100");
   const pages = first.meta.pagination.total_pages;
   const uuids: string[] = [];
-  for (let i = 0; i < 20; i++) uuids.push(...(await get(`/v1/vacancies?per_page=100&page=${1 + Math.floor(Math.random() * pages)}`)).data.map((v) => v.uuid));
+  for (let i = 0; i < 20; i++)
+    uuids.push(
+      ...(
+        await get(`/v1/vacancies?per_page=100&page=${1 + Math.floor(Math.random() * pages)}`)
+      ).data.map((v) => v.uuid),
+    );
   await pool.close();
   return { pages, uuids };
 }
@@ -124,10 +183,19 @@ async function explain(legacyUrl: string, scenarios: Array<[string, () => string
     // A deep page walks from a page mark in the service (MysqlVacancySource): that plan's shape,
     // from some row key (the marks' ids themselves are the service's).
     const deep = offset + 100 > 5_000 && filter.updatedSinceLocal === undefined;
-    const page = deep ? pageStatement(filter, asOf, { offset: offset % 250, limit: 100 }, { fromKey: offset }) : pageStatement(filter, asOf, { offset, limit: 100 });
+    const page = deep
+      ? pageStatement(filter, asOf, { offset: offset % 250, limit: 100 }, { fromKey: offset })
+      : pageStatement(filter, asOf, { offset, limit: 100 });
     for (const s of [countStatement(filter, asOf), page]) {
       const rows = await db.query<Record<string, unknown>>(`EXPLAIN ${s.sql}`, s.params);
-      plans.push(rows.map((r) => `${String(r.table)}:${String(r.type)}:${String(r.key)}${String(r.Extra ?? "").includes("filesort") ? "+sort" : ""}`).join(" "));
+      plans.push(
+        rows
+          .map(
+            (r) =>
+              `${String(r.table)}:${String(r.type)}:${String(r.key)}${String(r.Extra ?? "").includes("filesort") ? "+sort" : ""}`,
+          )
+          .join(" "),
+      );
     }
     out(`  ${name.padEnd(28)} ${plans.join("  |  ")}`);
   }
@@ -135,7 +203,11 @@ async function explain(legacyUrl: string, scenarios: Array<[string, () => string
 }
 
 const legacyUrl = await ensureBenchData();
-out(`load average at start: ${loadavg().map((l) => l.toFixed(2)).join(" ")}; node flags of both servers: ${NODE_ARGS.join(" ") || "(none)"}`);
+out(
+  `load average at start: ${loadavg()
+    .map((l) => l.toFixed(2))
+    .join(" ")}; node flags of both servers: ${NODE_ARGS.join(" ") || "(none)"}`,
+);
 await build();
 const started = await startServiceUnderBench({
   root,
@@ -150,17 +222,30 @@ try {
   // The first change-detection pass over a fresh database is the baseline sweep of every vacancy:
   // let it finish so it does not run inside the measurements (later passes are incremental).
   const sweep = await started.process.waitForLine(/change detection pass done/, 300_000);
-  out(`change detection baseline: ${/"durationMs":(\d+)/.exec(sweep)?.[1] ?? "?"} ms; highest RSS of the service so far (start-up and baseline sweep): ${started.process.memory.peak().toFixed(0)} MB`);
-  const service: Target = { kind: "service", origin: started.origin, token: await started.mint({ scope: "vacancies:read" }), process: started.process };
+  out(
+    `change detection baseline: ${/"durationMs":(\d+)/.exec(sweep)?.[1] ?? "?"} ms; highest RSS of the service so far (start-up and baseline sweep): ${started.process.memory.peak().toFixed(0)} MB`,
+  );
+  const service: Target = {
+    kind: "service",
+    origin: started.origin,
+    token: await started.mint({ scope: "vacancies:read" }),
+    process: started.process,
+  };
   const { pages, uuids } = await discover(service);
   const today = dateIn("Europe/Brussels", Date.now());
   const scenarios: Array<[string, () => string]> = [
     ["list page 1", () => "/v1/vacancies?per_page=100"],
-    ["list random page", () => `/v1/vacancies?per_page=100&page=${1 + Math.floor(Math.random() * pages)}`],
+    [
+      "list random page",
+      () => `/v1/vacancies?per_page=100&page=${1 + Math.floor(Math.random() * pages)}`,
+    ],
     ["list province", () => "/v1/vacancies?per_page=100&province=ANT"],
     ["list language+published", () => "/v1/vacancies?per_page=100&language=nl&published=true"],
     ["list position+status", () => "/v1/vacancies?per_page=100&position=TAS&status=created"],
-    ["list updated_since 7 days", () => `/v1/vacancies?per_page=100&updated_since=${addDays(today, -7)}`],
+    [
+      "list updated_since 7 days",
+      () => `/v1/vacancies?per_page=100&updated_since=${addDays(today, -7)}`,
+    ],
     ["single", () => `/v1/vacancies/${pick(uuids)}`],
   ];
   const selected = scenarios.filter(([name]) => !args.only || name.includes(args.only));
@@ -171,11 +256,18 @@ try {
     await load(baseline, pathFor, 1_000);
   }
   await new Promise((r) => setTimeout(r, 3_000));
-  const [serviceIdle, baselineIdle] = await Promise.all([settledRss(service.process.pid, { settleMs: IDLE_SETTLE_MS }), settledRss(baseline.process.pid, { settleMs: IDLE_SETTLE_MS })]);
+  const [serviceIdle, baselineIdle] = await Promise.all([
+    settledRss(service.process.pid, { settleMs: IDLE_SETTLE_MS }),
+    settledRss(baseline.process.pid, { settleMs: IDLE_SETTLE_MS }),
+  ]);
   const idle = { service: serviceIdle, baseline: baselineIdle };
 
-  out(`${pages} pages of 100; ${CONNECTIONS} connections; ${ROUNDS} rounds of ${SECONDS}s per target and scenario, alternating\n`);
-  out(`${"scenario".padEnd(28)} ${"svc req/s".padStart(9)} ${"base req/s".padStart(10)} ${"ratio".padStart(6)}   ${"svc p50/p99 ms".padStart(15)}   ${"base p50/p99 ms".padStart(15)}  errors  ${"svc/base CPU µs/req".padStart(19)}  ${"svc/base peak MB".padStart(16)}`);
+  out(
+    `${pages} pages of 100; ${CONNECTIONS} connections; ${ROUNDS} rounds of ${SECONDS}s per target and scenario, alternating\n`,
+  );
+  out(
+    `${"scenario".padEnd(28)} ${"svc req/s".padStart(9)} ${"base req/s".padStart(10)} ${"ratio".padStart(6)}   ${"svc p50/p99 ms".padStart(15)}   ${"base p50/p99 ms".padStart(15)}  errors  ${"svc/base CPU µs/req".padStart(19)}  ${"svc/base peak MB".padStart(16)}`,
+  );
   const rows: BenchRow[] = [];
   const overall = { service: 0, baseline: 0 };
   for (const [name, pathFor] of selected) {
@@ -190,26 +282,78 @@ try {
     }
     const s = stats(merge(runs.service));
     const b = stats(merge(runs.baseline));
-    const ms = (x: { p50: number; p99: number }) => `${x.p50.toFixed(1)}/${x.p99.toFixed(1)}`.padStart(15);
-    out(`${name.padEnd(28)} ${s.rps.toFixed(0).padStart(9)} ${b.rps.toFixed(0).padStart(10)} ${`${((s.rps / b.rps) * 100).toFixed(0)}%`.padStart(6)}   ${ms(s)}   ${ms(b)}  ${s.errors}/${b.errors}  ${`${s.cpuUs.toFixed(0)}/${b.cpuUs.toFixed(0)}`.padStart(19)}  ${`${peaks.service.toFixed(0)}/${peaks.baseline.toFixed(0)}`.padStart(16)}`);
+    const ms = (x: { p50: number; p99: number }) =>
+      `${x.p50.toFixed(1)}/${x.p99.toFixed(1)}`.padStart(15);
+    out(
+      `${name.padEnd(28)} ${s.rps.toFixed(0).padStart(9)} ${b.rps.toFixed(0).padStart(10)} ${`${((s.rps / b.rps) * 100).toFixed(0)}%`.padStart(6)}   ${ms(s)}   ${ms(b)}  ${s.errors}/${b.errors}  ${`${s.cpuUs.toFixed(0)}/${b.cpuUs.toFixed(0)}`.padStart(19)}  ${`${peaks.service.toFixed(0)}/${peaks.baseline.toFixed(0)}`.padStart(16)}`,
+    );
     const single = name === "single";
     const scenario = single ? "single read, 32 conns" : `${name}, per_page=100, 32 conns`;
     rows.push(
-      { scenario, metric: "throughput", value: Math.round(s.rps), unit: "req/s", baseline: Math.round(b.rps), ...(single ? {} : { target: "≥ 60% of baseline", met: s.rps >= 0.6 * b.rps }) },
+      {
+        scenario,
+        metric: "throughput",
+        value: Math.round(s.rps),
+        unit: "req/s",
+        baseline: Math.round(b.rps),
+        ...(single ? {} : { target: "≥ 60% of baseline", met: s.rps >= 0.6 * b.rps }),
+      },
       { scenario, metric: "p50", value: round1(s.p50), unit: "ms", baseline: round1(b.p50) },
-      { scenario, metric: "p99", value: round1(s.p99), unit: "ms", baseline: round1(b.p99), target: single ? "< 10 ms" : "< 100 ms", met: s.p99 < (single ? 10 : 100) },
-      { scenario, metric: "server CPU per request", value: Math.round(s.cpuUs), unit: "µs", baseline: Math.round(b.cpuUs) },
-      { scenario, metric: "peak RSS", value: Math.round(peaks.service), unit: "MB", baseline: Math.round(peaks.baseline) },
+      {
+        scenario,
+        metric: "p99",
+        value: round1(s.p99),
+        unit: "ms",
+        baseline: round1(b.p99),
+        target: single ? "< 10 ms" : "< 100 ms",
+        met: s.p99 < (single ? 10 : 100),
+      },
+      {
+        scenario,
+        metric: "server CPU per request",
+        value: Math.round(s.cpuUs),
+        unit: "µs",
+        baseline: Math.round(b.cpuUs),
+      },
+      {
+        scenario,
+        metric: "peak RSS",
+        value: Math.round(peaks.service),
+        unit: "MB",
+        baseline: Math.round(peaks.baseline),
+      },
     );
-    if (s.errors + b.errors > 0) rows.push({ scenario, metric: "errors", value: s.errors, unit: "responses", baseline: b.errors, target: "0", met: s.errors === 0 });
+    if (s.errors + b.errors > 0)
+      rows.push({
+        scenario,
+        metric: "errors",
+        value: s.errors,
+        unit: "responses",
+        baseline: b.errors,
+        target: "0",
+        met: s.errors === 0,
+      });
     overall.service = Math.max(overall.service, peaks.service);
     overall.baseline = Math.max(overall.baseline, peaks.baseline);
   }
-  rows.push(...memoryRows("vacancies process (main.ts)", { idleMb: idle.service, baselineIdleMb: idle.baseline, peakMb: overall.service, baselinePeakMb: overall.baseline }));
+  rows.push(
+    ...memoryRows("vacancies process (main.ts)", {
+      idleMb: idle.service,
+      baselineIdleMb: idle.baseline,
+      peakMb: overall.service,
+      baselinePeakMb: overall.baseline,
+    }),
+  );
   recordBenchRows(BENCH, rows);
-  out(`\nRSS: service idle ${idle.service.toFixed(0)} MB, peak under load ${overall.service.toFixed(0)} MB; baseline idle ${idle.baseline.toFixed(0)} MB, peak ${overall.baseline.toFixed(0)} MB (targets < 120 / < 200 MB)`);
+  out(
+    `\nRSS: service idle ${idle.service.toFixed(0)} MB, peak under load ${overall.service.toFixed(0)} MB; baseline idle ${idle.baseline.toFixed(0)} MB, peak ${overall.baseline.toFixed(0)} MB (targets < 120 / < 200 MB)`,
+  );
   await explain(legacyUrl, selected);
-  out(`load average at end: ${loadavg().map((l) => l.toFixed(2)).join(" ")}`);
+  out(
+    `load average at end: ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(" ")}`,
+  );
 } finally {
   await baseline.process.stop();
   await started.stop();

@@ -51,8 +51,11 @@ async function ensureBenchData(): Promise<string> {
   try {
     const options = { seed: 1, scale: SCALE, today: dateIn("Europe/Brussels", Date.now()) };
     let result = await seedDatabase(connection, DATABASE, options, "if-absent", out);
-    if (result.options.scale !== SCALE) result = await seedDatabase(connection, DATABASE, options, "replace", out);
-    out(`data: ${DATABASE} ${result.action} (seed ${result.options.seed}, scale ${result.options.scale})`);
+    if (result.options.scale !== SCALE)
+      result = await seedDatabase(connection, DATABASE, options, "replace", out);
+    out(
+      `data: ${DATABASE} ${result.action} (seed ${result.options.seed}, scale ${result.options.scale})`,
+    );
   } finally {
     await connection.end();
   }
@@ -88,7 +91,9 @@ function countSpans(buf: Uint8Array): number {
     }
     return found;
   };
-  return nested(buf, 1).flatMap((rs) => nested(rs, 2)).reduce((n, ss) => n + nested(ss, 2).length, 0);
+  return nested(buf, 1)
+    .flatMap((rs) => nested(rs, 2))
+    .reduce((n, ss) => n + nested(ss, 2).length, 0);
 }
 
 /** The OTLP collector stand-in: accepts every export, counts spans, answers at once. */
@@ -96,10 +101,12 @@ async function startSink(): Promise<{ endpoint: string; spans(): number; close()
   let spans = 0;
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
-    req.on("data", (c: Buffer) => chunks.push(c)).on("end", () => {
-      if (req.url === "/v1/traces") spans += countSpans(Buffer.concat(chunks));
-      res.writeHead(200, { "content-type": "application/x-protobuf" }).end();
-    });
+    req
+      .on("data", (c: Buffer) => chunks.push(c))
+      .on("end", () => {
+        if (req.url === "/v1/traces") spans += countSpans(Buffer.concat(chunks));
+        res.writeHead(200, { "content-type": "application/x-protobuf" }).end();
+      });
   });
   server.listen(0, "127.0.0.1");
   await once(server, "listening");
@@ -121,7 +128,10 @@ const SELF = fileURLToPath(import.meta.url);
  * with its CPU time so far, all threads included.
  */
 async function host(legacyUrl: string): Promise<void> {
-  const worker = new Worker(new URL("./bench-server.ts", import.meta.url), { workerData: { kind: "service", legacyUrl }, execArgv: ["--import", INSTRUMENT] });
+  const worker = new Worker(new URL("./bench-server.ts", import.meta.url), {
+    workerData: { kind: "service", legacyUrl },
+    execArgv: ["--import", INSTRUMENT],
+  });
   const ready = await new Promise<{ port: number; token: string }>((resolve, reject) => {
     worker.once("message", resolve);
     worker.once("error", reject);
@@ -137,25 +147,40 @@ async function host(legacyUrl: string): Promise<void> {
   });
 }
 
-async function startTarget(name: Target["name"], legacyUrl: string, sinkEndpoint: string): Promise<Target> {
+async function startTarget(
+  name: Target["name"],
+  legacyUrl: string,
+  sinkEndpoint: string,
+): Promise<Target> {
   // --sampler none: both servers untraced (an A/A run: how much two identical servers differ).
-  const otel: Record<string, string> = name === "on" && args.sampler !== "none"
-    ? {
-        OTEL_EXPORTER_OTLP_ENDPOINT: sinkEndpoint,
-        OTEL_EXPORTER_OTLP_PROTOCOL: "http/protobuf",
-        OTEL_TRACES_SAMPLER: args.sampler,
-        OTEL_BSP_SCHEDULE_DELAY: "500",
-        OTEL_BSP_MAX_QUEUE_SIZE: "100000",
-        OTEL_BSP_MAX_EXPORT_BATCH_SIZE: "2048",
-      }
-    : {};
-  const env: Record<string, string> = { ...(process.env as Record<string, string>), ENVIRONMENT: "sandbox", ...otel };
-  for (const key of Object.keys(env)) if (key.startsWith("OTEL_") && !(key in otel)) delete env[key];
-  const child = fork(SELF, ["--host", legacyUrl], { env, stdio: ["ignore", "inherit", "inherit", "ipc"] });
-  const { ready } = await new Promise<{ ready: { port: number; token: string } }>((resolve, reject) => {
-    child.once("message", (m) => resolve(m as { ready: { port: number; token: string } }));
-    child.once("exit", (code) => reject(new Error(`the ${name} server exited (${code})`)));
+  const otel: Record<string, string> =
+    name === "on" && args.sampler !== "none"
+      ? {
+          OTEL_EXPORTER_OTLP_ENDPOINT: sinkEndpoint,
+          OTEL_EXPORTER_OTLP_PROTOCOL: "http/protobuf",
+          OTEL_TRACES_SAMPLER: args.sampler,
+          OTEL_BSP_SCHEDULE_DELAY: "500",
+          OTEL_BSP_MAX_QUEUE_SIZE: "100000",
+          OTEL_BSP_MAX_EXPORT_BATCH_SIZE: "2048",
+        }
+      : {};
+  const env: Record<string, string> = {
+    ...(process.env as Record<string, string>),
+    ENVIRONMENT: "sandbox",
+    ...otel,
+  };
+  for (const key of Object.keys(env))
+    if (key.startsWith("OTEL_") && !(key in otel)) delete env[key];
+  const child = fork(SELF, ["--host", legacyUrl], {
+    env,
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
   });
+  const { ready } = await new Promise<{ ready: { port: number; token: string } }>(
+    (resolve, reject) => {
+      child.once("message", (m) => resolve(m as { ready: { port: number; token: string } }));
+      child.once("exit", (code) => reject(new Error(`the ${name} server exited (${code})`)));
+    },
+  );
   return { name, origin: `http://127.0.0.1:${ready.port}`, token: ready.token, host: child };
 }
 
@@ -173,13 +198,24 @@ function cpuOf(target: Target): Promise<number> {
   });
 }
 
-type Sample = { requests: number; errors: number; elapsedMs: number; latencies: number[]; cpuMicros: number };
+type Sample = {
+  requests: number;
+  errors: number;
+  elapsedMs: number;
+  latencies: number[];
+  cpuMicros: number;
+};
 
 const WARM_UP_REQUESTS = 3_000;
 const WARM_UP_MS = 15_000;
 
 /** CONNECTIONS loops, each sending its next request as soon as the previous body is read, for `ms` (or `maxRequests`). */
-async function load(target: Target, pathFor: () => string, ms: number, maxRequests = Infinity): Promise<Sample> {
+async function load(
+  target: Target,
+  pathFor: () => string,
+  ms: number,
+  maxRequests = Infinity,
+): Promise<Sample> {
   const cpuBefore = await cpuOf(target);
   const pool = new Pool(target.origin, { connections: CONNECTIONS, pipelining: 1 });
   const headers = { authorization: `Bearer ${target.token}`, accept: "application/json" };
@@ -187,27 +223,43 @@ async function load(target: Target, pathFor: () => string, ms: number, maxReques
   let errors = 0;
   const started = performance.now();
   const end = started + ms;
-  await Promise.all(Array.from({ length: CONNECTIONS }, async () => {
-    while (performance.now() < end && latencies.length < maxRequests) {
-      const t0 = performance.now();
-      const res = await pool.request({ path: pathFor(), method: "GET", headers });
-      await res.body.arrayBuffer();
-      if (res.statusCode !== 200) errors += 1;
-      latencies.push(performance.now() - t0);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: CONNECTIONS }, async () => {
+      while (performance.now() < end && latencies.length < maxRequests) {
+        const t0 = performance.now();
+        const res = await pool.request({ path: pathFor(), method: "GET", headers });
+        await res.body.arrayBuffer();
+        if (res.statusCode !== 200) errors += 1;
+        latencies.push(performance.now() - t0);
+      }
+    }),
+  );
   const elapsedMs = performance.now() - started;
   await pool.close();
-  return { requests: latencies.length, errors, elapsedMs, latencies, cpuMicros: (await cpuOf(target)) - cpuBefore };
+  return {
+    requests: latencies.length,
+    errors,
+    elapsedMs,
+    latencies,
+    cpuMicros: (await cpuOf(target)) - cpuBefore,
+  };
 }
 
 function summary(samples: Sample[]) {
   const requests = samples.reduce((n, s) => n + s.requests, 0);
   const elapsedMs = samples.reduce((n, s) => n + s.elapsedMs, 0);
   const sorted = samples.flatMap((s) => s.latencies).sort((a, b) => a - b);
-  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
+  const at = (q: number) =>
+    sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
   const cpuPerRequest = samples.reduce((n, s) => n + s.cpuMicros, 0) / Math.max(1, requests);
-  return { requests, rps: requests / (elapsedMs / 1000), p50: at(0.5), p99: at(0.99), cpuPerRequest, errors: samples.reduce((n, s) => n + s.errors, 0) };
+  return {
+    requests,
+    rps: requests / (elapsedMs / 1000),
+    p50: at(0.5),
+    p99: at(0.99),
+    cpuPerRequest,
+    errors: samples.reduce((n, s) => n + s.errors, 0),
+  };
 }
 
 function median(values: number[]): number {
@@ -218,7 +270,11 @@ function median(values: number[]): number {
 
 async function discover(target: Target): Promise<string[]> {
   const pool = new Pool(target.origin);
-  const res = await pool.request({ path: "/v1/vacancies?per_page=100&page=7", method: "GET", headers: { authorization: `Bearer ${target.token}` } });
+  const res = await pool.request({
+    path: "/v1/vacancies?per_page=100&page=7",
+    method: "GET",
+    headers: { authorization: `Bearer ${target.token}` },
+  });
   const body = (await res.body.json()) as { data: Array<{ uuid: string }> };
   await pool.close();
   return body.data.map((v) => v.uuid);
@@ -230,19 +286,33 @@ else await main();
 async function main(): Promise<void> {
   const legacyUrl = await ensureBenchData();
   const sink = await startSink();
-  const targets = { off: await startTarget("off", legacyUrl, sink.endpoint), on: await startTarget("on", legacyUrl, sink.endpoint) };
+  const targets = {
+    off: await startTarget("off", legacyUrl, sink.endpoint),
+    on: await startTarget("on", legacyUrl, sink.endpoint),
+  };
   const uuids = await discover(targets.off);
   const pick = () => uuids[Math.floor(Math.random() * uuids.length)]!;
   const scenarios: Array<[string, () => string]> = [
     ["list page 1, per_page=100", () => "/v1/vacancies?per_page=100"],
-    ["list random page, per_page=20", () => `/v1/vacancies?per_page=20&page=${1 + Math.floor(Math.random() * 200)}`],
+    [
+      "list random page, per_page=20",
+      () => `/v1/vacancies?per_page=20&page=${1 + Math.floor(Math.random() * 200)}`,
+    ],
     ["single", () => `/v1/vacancies/${pick()}`],
   ];
 
-  out(`${CONNECTIONS} connections; ${ROUNDS} rounds of ${SECONDS}s per setting and scenario, alternating off/on; on = ${args.sampler} sampling, OTLP http/protobuf`);
-  out("cpu/req: CPU time of the server process per request; cpu cost = 1 − off/on (median of the rounds), the throughput a CPU-bound server loses.");
-  out("req/s: wall-clock throughput of the same runs, on/off the median of the rounds; on a machine shared with other work it also measures the neighbours.\n");
-  out(`${"scenario".padEnd(30)} ${"off req/s".padStart(9)} ${"on req/s".padStart(9)} ${"on/off".padStart(6)}  ${"off cpu/req".padStart(11)} ${"on cpu/req".padStart(10)} ${"cpu cost".padStart(8)}   ${"off p50/p99 ms".padStart(15)} ${"on p50/p99 ms".padStart(15)}  spans/req  errors`);
+  out(
+    `${CONNECTIONS} connections; ${ROUNDS} rounds of ${SECONDS}s per setting and scenario, alternating off/on; on = ${args.sampler} sampling, OTLP http/protobuf`,
+  );
+  out(
+    "cpu/req: CPU time of the server process per request; cpu cost = 1 − off/on (median of the rounds), the throughput a CPU-bound server loses.",
+  );
+  out(
+    "req/s: wall-clock throughput of the same runs, on/off the median of the rounds; on a machine shared with other work it also measures the neighbours.\n",
+  );
+  out(
+    `${"scenario".padEnd(30)} ${"off req/s".padStart(9)} ${"on req/s".padStart(9)} ${"on/off".padStart(6)}  ${"off cpu/req".padStart(11)} ${"on cpu/req".padStart(10)} ${"cpu cost".padStart(8)}   ${"off p50/p99 ms".padStart(15)} ${"on p50/p99 ms".padStart(15)}  spans/req  errors`,
+  );
   const rows: Parameters<typeof recordBenchRows>[1] = [];
   let worst = 0;
   const settle = () => new Promise((r) => setTimeout(r, 1_000)); // the last batch reaches the sink
@@ -260,7 +330,8 @@ async function main(): Promise<void> {
       // each round compares two neighbouring runs, and the median round is reported.
       const order: Array<Target["name"]> = round % 2 === 0 ? ["off", "on"] : ["on", "off"];
       const pair: Partial<Record<Target["name"], Sample>> = {};
-      for (const which of order) runs[which].push((pair[which] = await load(targets[which], pathFor, SECONDS * 1000)));
+      for (const which of order)
+        runs[which].push((pair[which] = await load(targets[which], pathFor, SECONDS * 1000)));
       const [a, b] = [summary([pair.off!]), summary([pair.on!])];
       roundCosts.push(1 - a.cpuPerRequest / b.cpuPerRequest);
       roundRatios.push(b.rps / a.rps);
@@ -274,15 +345,41 @@ async function main(): Promise<void> {
     const cpuCost = median(roundCosts);
     worst = Math.max(worst, cpuCost);
     const ms = (x: number) => (x / 1000).toFixed(2);
-    out(`${name.padEnd(30)} ${off.rps.toFixed(0).padStart(9)} ${on.rps.toFixed(0).padStart(9)} ${ratio.toFixed(2).padStart(6)}  ${`${ms(off.cpuPerRequest)} ms`.padStart(11)} ${`${ms(on.cpuPerRequest)} ms`.padStart(10)} ${`${(cpuCost * 100).toFixed(1)}%`.padStart(8)}   ${`${off.p50.toFixed(1)}/${off.p99.toFixed(1)}`.padStart(15)} ${`${on.p50.toFixed(1)}/${on.p99.toFixed(1)}`.padStart(15)}  ${spansPerRequest.toFixed(1).padStart(9)}  ${off.errors + on.errors}`);
+    out(
+      `${name.padEnd(30)} ${off.rps.toFixed(0).padStart(9)} ${on.rps.toFixed(0).padStart(9)} ${ratio.toFixed(2).padStart(6)}  ${`${ms(off.cpuPerRequest)} ms`.padStart(11)} ${`${ms(on.cpuPerRequest)} ms`.padStart(10)} ${`${(cpuCost * 100).toFixed(1)}%`.padStart(8)}   ${`${off.p50.toFixed(1)}/${off.p99.toFixed(1)}`.padStart(15)} ${`${on.p50.toFixed(1)}/${on.p99.toFixed(1)}`.padStart(15)}  ${spansPerRequest.toFixed(1).padStart(9)}  ${off.errors + on.errors}`,
+    );
     rows.push(
-      { scenario: `vacancies ${name}: CPU per request, tracing on (${args.sampler}) vs off`, metric: "CPU per request", value: Math.round(on.cpuPerRequest) / 1000, unit: "ms", baseline: Math.round(off.cpuPerRequest) / 1000, target: `cost < ${TARGET_COST * 100}% (on ≤ off / ${1 - TARGET_COST})`, met: cpuCost < TARGET_COST },
-      { scenario: `vacancies ${name}: throughput, tracing on (${args.sampler}) vs off`, metric: "throughput", value: Math.round(on.rps), unit: "req/s", baseline: Math.round(off.rps) },
-      { scenario: `vacancies ${name}: p99, tracing on (${args.sampler}) vs off`, metric: "p99", value: Math.round(on.p99 * 10) / 10, unit: "ms", baseline: Math.round(off.p99 * 10) / 10 },
+      {
+        scenario: `vacancies ${name}: CPU per request, tracing on (${args.sampler}) vs off`,
+        metric: "CPU per request",
+        value: Math.round(on.cpuPerRequest) / 1000,
+        unit: "ms",
+        baseline: Math.round(off.cpuPerRequest) / 1000,
+        target: `cost < ${TARGET_COST * 100}% (on ≤ off / ${1 - TARGET_COST})`,
+        met: cpuCost < TARGET_COST,
+      },
+      {
+        scenario: `vacancies ${name}: throughput, tracing on (${args.sampler}) vs off`,
+        metric: "throughput",
+        value: Math.round(on.rps),
+        unit: "req/s",
+        baseline: Math.round(off.rps),
+      },
+      {
+        scenario: `vacancies ${name}: p99, tracing on (${args.sampler}) vs off`,
+        metric: "p99",
+        value: Math.round(on.p99 * 10) / 10,
+        unit: "ms",
+        baseline: Math.round(off.p99 * 10) / 10,
+      },
     );
   }
-  out(`\nspans received by the sink: ${sink.spans()} (every span of every traced request: the batch queue drops none)`);
-  out(`worst CPU cost of tracing: ${(worst * 100).toFixed(1)}% (target < ${TARGET_COST * 100}%) ${worst < TARGET_COST ? "met" : "NOT met"}`);
+  out(
+    `\nspans received by the sink: ${sink.spans()} (every span of every traced request: the batch queue drops none)`,
+  );
+  out(
+    `worst CPU cost of tracing: ${(worst * 100).toFixed(1)}% (target < ${TARGET_COST * 100}%) ${worst < TARGET_COST ? "met" : "NOT met"}`,
+  );
   recordBenchRows("tracing overhead", rows);
 
   for (const t of Object.values(targets)) {

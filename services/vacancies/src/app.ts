@@ -22,9 +22,18 @@ export interface AppDeps {
 
 /** Builds the vacancies read API's express app; never listens (main.ts and the tests do). */
 export function createApp(deps: AppDeps): express.Express {
-  const reader = createVacancyReader({ source: deps.vacancies, zone: deps.config.TIME_ZONE, now: deps.now, totalsCacheMs: deps.config.VACANCY_TOTALS_CACHE_MS });
+  const reader = createVacancyReader({
+    source: deps.vacancies,
+    zone: deps.config.TIME_ZONE,
+    now: deps.now,
+    totalsCacheMs: deps.config.VACANCY_TOTALS_CACHE_MS,
+  });
   return createHttpApp({
-    platform: { service: SERVICE_NAME, version: SERVICE_VERSION, environment: deps.config.ENVIRONMENT },
+    platform: {
+      service: SERVICE_NAME,
+      version: SERVICE_VERSION,
+      environment: deps.config.ENVIRONMENT,
+    },
     logger: deps.logger,
     ...(deps.meter ? { meter: deps.meter } : {}),
     routes: vacancyRoutes({ verify: deps.verify, reader }),

@@ -1,4 +1,17 @@
-import { detectorEnvShape, env, installationVersion, legacyEnvShape, natsEnvShape, parseEnv, pgEnvShape, refineLeaderElection, relayEnvShape, serviceEnvShape, tokenEnvShape, z } from "@svc/config";
+import {
+  detectorEnvShape,
+  env,
+  installationVersion,
+  legacyEnvShape,
+  natsEnvShape,
+  parseEnv,
+  pgEnvShape,
+  refineLeaderElection,
+  relayEnvShape,
+  serviceEnvShape,
+  tokenEnvShape,
+  z,
+} from "@svc/config";
 import { telemetryEnvShape } from "@svc/telemetry";
 import { assertTimeZone } from "@svc/time";
 
@@ -15,27 +28,32 @@ function isTimeZone(zone: string): boolean {
   }
 }
 
-const shape = z.object({
-  ...serviceEnvShape({ port: 8083, internalPort: 9483 }),
-  ...tokenEnvShape,
-  ...pgEnvShape,
-  ...legacyEnvShape,
-  ...natsEnvShape,
-  ...telemetryEnvShape,
-  ...relayEnvShape,
-  ...detectorEnvShape,
-  // The primary system's zone: its DATETIME columns hold wall-clock time there, and its calendar
-  // date is the "today" of `published` (spec 2.4), whatever zone the server or database runs in.
-  TIME_ZONE: z.string().default("Europe/Brussels").refine(isTimeZone, { message: "must be an IANA time zone such as Europe/Brussels" }),
-  // How long a list total (a COUNT over every matching vacancy) is reused for the same filters and
-  // day; 0 counts on every request. Pages are always read fresh; a page that is not full has an
-  // exact total regardless.
-  VACANCY_TOTALS_CACHE_MS: env.int(5_000, 0, 300_000),
-  // How long a list's page marks (where every 250th row of the list starts, see
-  // source/mysql-vacancy-source.ts) are reused for pages past the first 5,000 rows; 0 sorts every
-  // matching id for each such page instead.
-  VACANCY_PAGE_MARKS_CACHE_MS: env.int(5_000, 0, 300_000),
-}).superRefine(refineLeaderElection);
+const shape = z
+  .object({
+    ...serviceEnvShape({ port: 8083, internalPort: 9483 }),
+    ...tokenEnvShape,
+    ...pgEnvShape,
+    ...legacyEnvShape,
+    ...natsEnvShape,
+    ...telemetryEnvShape,
+    ...relayEnvShape,
+    ...detectorEnvShape,
+    // The primary system's zone: its DATETIME columns hold wall-clock time there, and its calendar
+    // date is the "today" of `published` (spec 2.4), whatever zone the server or database runs in.
+    TIME_ZONE: z
+      .string()
+      .default("Europe/Brussels")
+      .refine(isTimeZone, { message: "must be an IANA time zone such as Europe/Brussels" }),
+    // How long a list total (a COUNT over every matching vacancy) is reused for the same filters and
+    // day; 0 counts on every request. Pages are always read fresh; a page that is not full has an
+    // exact total regardless.
+    VACANCY_TOTALS_CACHE_MS: env.int(5_000, 0, 300_000),
+    // How long a list's page marks (where every 250th row of the list starts, see
+    // source/mysql-vacancy-source.ts) are reused for pages past the first 5,000 rows; 0 sorts every
+    // matching id for each such page instead.
+    VACANCY_PAGE_MARKS_CACHE_MS: env.int(5_000, 0, 300_000),
+  })
+  .superRefine(refineLeaderElection);
 
 export type Config = ReturnType<typeof loadConfig>;
 
@@ -45,5 +63,11 @@ export function loadConfig(source: Record<string, string | undefined> = process.
 
 /** Only what the telemetry preload needs, so a bad unrelated key is reported by main.ts, not here. */
 export function loadTelemetryConfig(source: Record<string, string | undefined> = process.env) {
-  return parseEnv(z.object({ ...telemetryEnvShape, ENVIRONMENT: serviceEnvShape({ port: 0, internalPort: 0 }).ENVIRONMENT }), source);
+  return parseEnv(
+    z.object({
+      ...telemetryEnvShape,
+      ENVIRONMENT: serviceEnvShape({ port: 0, internalPort: 0 }).ENVIRONMENT,
+    }),
+    source,
+  );
 }

@@ -17,7 +17,12 @@ export interface VacancyExistsReply {
   practice_id: string | null;
 }
 
-export async function vacancyExists(source: VacancySource, uuid: string): Promise<VacancyExistsReply> {
+export async function vacancyExists(
+  source: VacancySource,
+  uuid: string,
+): Promise<VacancyExistsReply> {
   const link = await source.link(uuid);
-  return link ? { exists: true, practice_id: link.practiceId } : { exists: false, practice_id: null };
+  return link
+    ? { exists: true, practice_id: link.practiceId }
+    : { exists: false, practice_id: null };
 }

@@ -3,4 +3,9 @@ import { preloadProcess } from "@svc/telemetry";
 import { loadTelemetryConfig, SERVICE_NAME, SERVICE_VERSION } from "./config.ts";
 
 const telemetry = loadTelemetryConfig();
-await preloadProcess({ serviceName: SERVICE_NAME, serviceVersion: SERVICE_VERSION, environment: telemetry.ENVIRONMENT, settings: telemetry });
+await preloadProcess({
+  serviceName: SERVICE_NAME,
+  serviceVersion: SERVICE_VERSION,
+  environment: telemetry.ENVIRONMENT,
+  settings: telemetry,
+});

@@ -32,12 +32,16 @@ export interface ListResult {
  * instant. Sub-seconds are truncated, so a change within the given second is included.
  */
 export function updatedSinceLocal(since: DateOrInstant, zone: string): string {
-  return since.kind === "date" ? `${since.date} 00:00:00` : localOfInstant(since.instant.getTime(), zone);
+  return since.kind === "date"
+    ? `${since.date} 00:00:00`
+    : localOfInstant(since.instant.getTime(), zone);
 }
 
 function filterOf(query: ListQuery, zone: string): VacancyFilter {
   const { page: _page, per_page: _perPage, updated_since: since, ...rest } = query;
-  return since === undefined ? rest : { ...rest, updatedSinceLocal: updatedSinceLocal(since, zone) };
+  return since === undefined
+    ? rest
+    : { ...rest, updatedSinceLocal: updatedSinceLocal(since, zone) };
 }
 
 /**
@@ -50,10 +54,14 @@ export async function listVacancies(reader: VacancyReader, query: ListQuery): Pr
   const window = { offset: (query.page - 1) * query.per_page, limit: query.per_page };
   const filter = filterOf(query, reader.zone);
   const today = asOf(reader);
-  const counted = reader.totals.get(listKey(filter, today), () => reader.source.count(filter, today));
+  const counted = reader.totals.get(listKey(filter, today), () =>
+    reader.source.count(filter, today),
+  );
   // Not awaited when the page proves the total (or the page fails): its failure is not this request's.
   counted.catch(() => undefined);
   const items = await reader.source.page(filter, today, window);
-  const total = totalFromPage(items.length, window.offset, window.limit) ?? pageTotal(items.length, window.offset, window.limit, await counted);
+  const total =
+    totalFromPage(items.length, window.offset, window.limit) ??
+    pageTotal(items.length, window.offset, window.limit, await counted);
   return { items, total, page: query.page, perPage: query.per_page };
 }

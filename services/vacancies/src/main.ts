@@ -1,6 +1,12 @@
 import { createMetrics, metricsPushEnabled } from "@svc/telemetry";
 import { createLogger } from "@svc/logging";
-import { closeInternalLast, exitOnStartupError, serve, Shutdown, type ReadinessCheck } from "@svc/http";
+import {
+  closeInternalLast,
+  exitOnStartupError,
+  serve,
+  Shutdown,
+  type ReadinessCheck,
+} from "@svc/http";
 import { createCachedTokenVerifier, remoteKeys, startRevocationFeed } from "@svc/auth";
 import { createLegacyDb, createPgPool, runMigrations } from "@svc/db";
 import { connectNats, drainNats } from "@svc/messaging";
@@ -23,10 +29,20 @@ try {
 }
 const logger = createLogger({ service: SERVICE_NAME, level: config.LOG_LEVEL });
 const shutdown = new Shutdown(logger);
-const metrics = createMetrics({ serviceName: SERVICE_NAME, serviceVersion: SERVICE_VERSION, environment: config.ENVIRONMENT, otlp: metricsPushEnabled(config) });
+const metrics = createMetrics({
+  serviceName: SERVICE_NAME,
+  serviceVersion: SERVICE_VERSION,
+  environment: config.ENVIRONMENT,
+  otlp: metricsPushEnabled(config),
+});
 // Revocations (auth's KV bucket): a revoked client's tokens are refused within seconds (shared/auth).
 const revocations = startRevocationFeed({ config, name: SERVICE_NAME, logger });
-const verify = createCachedTokenVerifier({ keys: remoteKeys(config.AUTH_JWKS_URL), issuer: config.TOKEN_ISSUER, audience: config.TOKEN_AUDIENCE, revocation: revocations.view });
+const verify = createCachedTokenVerifier({
+  keys: remoteKeys(config.AUTH_JWKS_URL),
+  issuer: config.TOKEN_ISSUER,
+  audience: config.TOKEN_AUDIENCE,
+  revocation: revocations.view,
+});
 const legacy = createLegacyDb({
   url: config.LEGACY_DATABASE_URL,
   connectTimeoutMs: config.LEGACY_CONNECT_TIMEOUT_MS,
@@ -34,25 +50,47 @@ const legacy = createLegacyDb({
   connectionLimit: config.LEGACY_POOL_MAX,
   meter: metrics.meter,
 });
-const pool = createPgPool({ url: config.DATABASE_URL, schema: SERVICE_NAME, applicationName: SERVICE_NAME, max: config.DATABASE_POOL_MAX });
-if (config.MIGRATE_ON_START) await runMigrations(pool, { schema: SERVICE_NAME, migrationsFolder: MIGRATIONS_FOLDER });
+const pool = createPgPool({
+  url: config.DATABASE_URL,
+  schema: SERVICE_NAME,
+  applicationName: SERVICE_NAME,
+  max: config.DATABASE_POOL_MAX,
+});
+if (config.MIGRATE_ON_START)
+  await runMigrations(pool, { schema: SERVICE_NAME, migrationsFolder: MIGRATIONS_FOLDER });
 const vacancies = vacancySourceFor(legacy, config);
 const nc = await connectNats({ servers: [...config.NATS_SERVERS], name: SERVICE_NAME, logger });
 const vacancyExists = serveVacancyExists(nc, config.NATS_NAMESPACE, vacancies, logger);
 // NATS is not a readiness check: the HTTP read API does not need it, and a NATS outage must not
 // take vacancy reads offline (the client reconnects on its own).
-const readiness: ReadinessCheck[] = [{ name: "legacy-database", check: () => legacy.ping() }, { name: "database", check: async () => void (await pool.query("SELECT 1")) }];
+const readiness: ReadinessCheck[] = [
+  { name: "legacy-database", check: () => legacy.ping() },
+  { name: "database", check: async () => void (await pool.query("SELECT 1")) },
+];
 readiness.push(revocations.readiness); // only until the revocation list first loads; later NATS outages do not fail it
 
 // Vacancy events (spec 6.2): change detection over the legacy source, one leader at a time,
 // and the outbox relay to the events stream in every replica.
 const events = await startEventPipeline({
-  settings: config, schema: SERVICE_NAME, pool, nc, logger, meter: metrics.meter,
+  settings: config,
+  schema: SERVICE_NAME,
+  pool,
+  nc,
+  logger,
+  meter: metrics.meter,
   source: new VacancyChangeSource(new MysqlVacancyFeed(legacy, config.TIME_ZONE)),
   elector: await createLeaderElector(config, { pool, logger, name: "vacancies-change-detector" }),
 });
 
-const serving = await serve({ logger, shutdown, app: createApp({ meter: metrics.meter, config, logger, verify, vacancies, now: Date.now }), port: config.PORT, internalPort: config.INTERNAL_PORT, readiness, internalRoutes: { "/metrics": metrics.handler } });
+const serving = await serve({
+  logger,
+  shutdown,
+  app: createApp({ meter: metrics.meter, config, logger, verify, vacancies, now: Date.now }),
+  port: config.PORT,
+  internalPort: config.INTERNAL_PORT,
+  readiness,
+  internalRoutes: { "/metrics": metrics.handler },
+});
 shutdown.add("vacancy-exists responder", () => vacancyExists.stop());
 shutdown.add("change detector and outbox relay", () => events.stop());
 shutdown.add("nats", () => drainNats(nc));

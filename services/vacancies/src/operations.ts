@@ -3,15 +3,31 @@
  * parses these query shapes, and the OpenAPI document (tools/openapi.ts) is generated from them
  * and the field catalogue.
  */
-import { catalogueSchema, metadataResourceSchema, type NamedSchema, type OperationSpec, type TagSpec } from "@svc/openapi";
+import {
+  catalogueSchema,
+  metadataResourceSchema,
+  type NamedSchema,
+  type OperationSpec,
+  type TagSpec,
+} from "@svc/openapi";
 import { q } from "@svc/http";
 import { VACANCY_FIELDS } from "./vacancy-catalogue.ts";
 
 export const VACANCIES_SCOPE = "vacancies:read";
 
-export const VACANCY_TAGS: TagSpec[] = [{ name: "Vacancies", description: "Vacancies of the primary system (spec 2.4), read-only, with their metadata and reference lists." }];
+export const VACANCY_TAGS: TagSpec[] = [
+  {
+    name: "Vacancies",
+    description:
+      "Vacancies of the primary system (spec 2.4), read-only, with their metadata and reference lists.",
+  },
+];
 
-const vacancy: NamedSchema = { name: "Vacancy", description: "A vacancy (spec 2.4); deleted vacancies are never returned.", schema: catalogueSchema(VACANCY_FIELDS) };
+const vacancy: NamedSchema = {
+  name: "Vacancy",
+  description: "A vacancy (spec 2.4); deleted vacancies are never returned.",
+  schema: catalogueSchema(VACANCY_FIELDS),
+};
 
 const referenceList = (usedBy: string) => ({
   type: "object",
@@ -25,7 +41,15 @@ const referenceList = (usedBy: string) => ({
         type: "object",
         additionalProperties: false,
         required: ["code", "label", "active"],
-        properties: { code: { type: "string" }, label: { type: "string" }, active: { type: "boolean", description: "Selectable today; inactive entries stay because older vacancies may refer to them." } },
+        properties: {
+          code: { type: "string" },
+          label: { type: "string" },
+          active: {
+            type: "boolean",
+            description:
+              "Selectable today; inactive entries stay because older vacancies may refer to them.",
+          },
+        },
       },
     },
   },
@@ -33,12 +57,16 @@ const referenceList = (usedBy: string) => ({
 
 const vacancyMetadata: NamedSchema = {
   name: "VacancyMetadata",
-  description: "The vacancy field catalogue (spec 2.7) with the live reference lists `positions` and `provinces`.",
+  description:
+    "The vacancy field catalogue (spec 2.7) with the live reference lists `positions` and `provinces`.",
   schema: metadataResourceSchema({
     type: "object",
     additionalProperties: false,
     required: ["positions", "provinces"],
-    properties: { positions: referenceList("position.code"), provinces: referenceList("location.province.code") },
+    properties: {
+      positions: referenceList("position.code"),
+      provinces: referenceList("location.province.code"),
+    },
   }),
 };
 
@@ -55,16 +83,50 @@ export const listVacanciesOperation = {
   query: {
     page: q.page(),
     per_page: q.perPage(),
-    language: q.oneOf(["nl", "fr"]).optional().meta({ description: "Only vacancies in this language." }),
+    language: q
+      .oneOf(["nl", "fr"])
+      .optional()
+      .meta({ description: "Only vacancies in this language." }),
     // Codes outside the reference lists are valid filters: vacancies do carry unknown codes.
-    province: q.text().optional().meta({ description: "Province code (reference list `provinces`); unknown codes are valid filters." }),
-    position: q.text().optional().meta({ description: "Position code (reference list `positions`); unknown codes are valid filters." }),
-    status: q.oneOf(["created", "open", "filled"]).optional().meta({ description: "Legacy workflow status (`status.value`); does not decide publication." }),
-    published: q.bool().optional().meta({ description: "Only (un)published vacancies, by the public-site rule of `published`." }),
-    practice: q.text().optional().meta({ description: "Only vacancies of this practice_id (`practice.legacy_reference`)." }),
-    updated_since: q.dateOrDateTime().optional().meta({ description: "Updated at or after: a date (midnight Europe/Brussels) or a date-time with offset." }),
+    province: q
+      .text()
+      .optional()
+      .meta({
+        description: "Province code (reference list `provinces`); unknown codes are valid filters.",
+      }),
+    position: q
+      .text()
+      .optional()
+      .meta({
+        description: "Position code (reference list `positions`); unknown codes are valid filters.",
+      }),
+    status: q
+      .oneOf(["created", "open", "filled"])
+      .optional()
+      .meta({
+        description: "Legacy workflow status (`status.value`); does not decide publication.",
+      }),
+    published: q
+      .bool()
+      .optional()
+      .meta({
+        description: "Only (un)published vacancies, by the public-site rule of `published`.",
+      }),
+    practice: q
+      .text()
+      .optional()
+      .meta({ description: "Only vacancies of this practice_id (`practice.legacy_reference`)." }),
+    updated_since: q
+      .dateOrDateTime()
+      .optional()
+      .meta({
+        description:
+          "Updated at or after: a date (midnight Europe/Brussels) or a date-time with offset.",
+      }),
   },
-  responses: { 200: { description: "A page of vacancies.", body: { envelope: "page", items: vacancy } } },
+  responses: {
+    200: { description: "A page of vacancies.", body: { envelope: "page", items: vacancy } },
+  },
   errors: LEGACY_ERRORS,
 } as const satisfies OperationSpec;
 
@@ -76,7 +138,12 @@ export const getVacancyOperation = {
   description: "A soft-deleted vacancy is 404, like an unknown uuid.",
   tag: "Vacancies",
   auth: { scope: VACANCIES_SCOPE },
-  pathParams: { uuid: { description: "The vacancy's uuid; anything not UUID-shaped is 422.", schema: { type: "string", format: "uuid" } } },
+  pathParams: {
+    uuid: {
+      description: "The vacancy's uuid; anything not UUID-shaped is 422.",
+      schema: { type: "string", format: "uuid" },
+    },
+  },
   query: {},
   responses: { 200: { description: "The vacancy.", body: { envelope: "data", schema: vacancy } } },
   errors: { ...LEGACY_ERRORS, 404: ["NOT_FOUND"] },
@@ -87,12 +154,22 @@ export const vacancyMetadataOperation = {
   method: "get",
   path: "/v1/meta/vacancies",
   summary: "Vacancy field metadata and reference lists",
-  description: "What every vacancy field means (spec 2.7), with the reference lists `positions` and `provinces`; no business data.",
+  description:
+    "What every vacancy field means (spec 2.7), with the reference lists `positions` and `provinces`; no business data.",
   tag: "Vacancies",
   auth: { scope: VACANCIES_SCOPE },
   query: {},
-  responses: { 200: { description: "The metadata resource.", body: { envelope: "data", schema: vacancyMetadata } } },
+  responses: {
+    200: {
+      description: "The metadata resource.",
+      body: { envelope: "data", schema: vacancyMetadata },
+    },
+  },
   errors: LEGACY_ERRORS,
 } as const satisfies OperationSpec;
 
-export const VACANCY_OPERATIONS: ReadonlyArray<OperationSpec> = [listVacanciesOperation, getVacancyOperation, vacancyMetadataOperation];
+export const VACANCY_OPERATIONS: ReadonlyArray<OperationSpec> = [
+  listVacanciesOperation,
+  getVacancyOperation,
+  vacancyMetadataOperation,
+];

@@ -9,22 +9,37 @@ import { expressPath } from "@svc/openapi";
 import { getVacancy } from "./get-vacancy.ts";
 import { listVacancies } from "./list-vacancies.ts";
 import { vacancyMetadata } from "./vacancy-metadata.ts";
-import { getVacancyOperation, listVacanciesOperation, VACANCIES_SCOPE, vacancyMetadataOperation } from "./operations.ts";
+import {
+  getVacancyOperation,
+  listVacanciesOperation,
+  VACANCIES_SCOPE,
+  vacancyMetadataOperation,
+} from "./operations.ts";
 import type { VacancyReader } from "./vacancy-reader.ts";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** A path value that cannot be a vacancy uuid is a bad parameter (422), not an absent vacancy. */
 function uuidParam(value: unknown): string {
-  if (typeof value !== "string" || !UUID.test(value)) throw new ValidationError([{ field: "uuid", message: "must be a UUID" }]);
+  if (typeof value !== "string" || !UUID.test(value))
+    throw new ValidationError([{ field: "uuid", message: "must be a UUID" }]);
   return value;
 }
 
-export function vacancyHandlers(reader: VacancyReader): Record<"list" | "get" | "meta", RequestHandler> {
+export function vacancyHandlers(
+  reader: VacancyReader,
+): Record<"list" | "get" | "meta", RequestHandler> {
   return {
     list: async (req, res) => {
-      const result = await listVacancies(reader, parseQuery(listVacanciesOperation.query, req.query));
-      sendPage(res, result.items, { page: result.page, perPage: result.perPage, total: result.total });
+      const result = await listVacancies(
+        reader,
+        parseQuery(listVacanciesOperation.query, req.query),
+      );
+      sendPage(res, result.items, {
+        page: result.page,
+        perPage: result.perPage,
+        total: result.total,
+      });
     },
     get: async (req, res) => {
       parseQuery(getVacancyOperation.query, req.query);
@@ -41,12 +56,19 @@ const onlyGet: RequestHandler = () => {
   throw new MethodNotAllowedError(["GET", "HEAD"]);
 };
 
-export function vacancyRoutes(deps: { verify: TokenVerifier; reader: VacancyReader }): express.Router {
+export function vacancyRoutes(deps: {
+  verify: TokenVerifier;
+  reader: VacancyReader;
+}): express.Router {
   const router = express.Router();
   const guard = requireScope(deps.verify, VACANCIES_SCOPE);
   const handlers = vacancyHandlers(deps.reader);
   // Paths and query shapes come from the operation descriptors the OpenAPI document is built from.
-  const [list, get, meta] = [listVacanciesOperation, getVacancyOperation, vacancyMetadataOperation].map((op) => expressPath(op.path)) as [string, string, string];
+  const [list, get, meta] = [
+    listVacanciesOperation,
+    getVacancyOperation,
+    vacancyMetadataOperation,
+  ].map((op) => expressPath(op.path)) as [string, string, string];
   router.get(list, guard, handlers.list);
   router.get(get, guard, handlers.get);
   router.get(meta, guard, handlers.meta);

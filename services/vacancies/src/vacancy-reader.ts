@@ -32,7 +32,12 @@ function calendarToday(zone: string, now: () => number): () => string {
 }
 
 /** `now`: milliseconds since the epoch, injected so tests can pin "today". */
-export function createVacancyReader(options: { source: VacancySource; zone: string; now: () => number; totalsCacheMs: number }): VacancyReader {
+export function createVacancyReader(options: {
+  source: VacancySource;
+  zone: string;
+  now: () => number;
+  totalsCacheMs: number;
+}): VacancyReader {
   return {
     source: options.source,
     zone: options.zone,

@@ -23,7 +23,16 @@ export interface AsOf {
 
 /** One key per filter set and day: what a list's cached total and page marks are kept under. */
 export function listKey(filter: VacancyFilter, asOf: AsOf): string {
-  return JSON.stringify([asOf.today, filter.language, filter.province, filter.position, filter.status, filter.published, filter.practice, filter.updatedSinceLocal]);
+  return JSON.stringify([
+    asOf.today,
+    filter.language,
+    filter.province,
+    filter.position,
+    filter.status,
+    filter.published,
+    filter.practice,
+    filter.updatedSinceLocal,
+  ]);
 }
 
 export interface PageRequest {
@@ -86,7 +95,12 @@ export interface FeedPosition {
  */
 export interface VacancyChangeFeed {
   /** Modified at or after `sinceLocal`, soft-deleted included, in (modification time, row key) order. */
-  modifiedSince(sinceLocal: string, after: FeedPosition | null, limit: number, asOf: AsOf): Promise<VacancyFeedEntry[]>;
+  modifiedSince(
+    sinceLocal: string,
+    after: FeedPosition | null,
+    limit: number,
+    asOf: AsOf,
+  ): Promise<VacancyFeedEntry[]>;
   /** Live vacancies after `afterRowKey` (null: from the start), in row-key order. */
   live(afterRowKey: number | null, limit: number, asOf: AsOf): Promise<VacancyFeedEntry[]>;
   /** The live vacancies among `uuids`, in no particular order. */

@@ -1,8 +1,24 @@
 import { createTokenVerifier } from "@svc/auth";
-import { createConnection as createMysqlConnection, type Connection as MysqlConnection } from "mysql2/promise";
+import {
+  createConnection as createMysqlConnection,
+  type Connection as MysqlConnection,
+} from "mysql2/promise";
 import { createLegacyDb, type LegacyDb } from "@svc/db";
 import { openServerConnection, seedDatabase } from "@svc/legacy";
-import { createTempMysqlDatabase, createTestIssuer, fetchJson, silentLogger, startApp, testEnv, TEST_AUDIENCE, TEST_ISSUER, type JsonResponse, type StartedApp, type TempDatabase, type TestIssuer } from "@svc/testing";
+import {
+  createTempMysqlDatabase,
+  createTestIssuer,
+  fetchJson,
+  silentLogger,
+  startApp,
+  testEnv,
+  TEST_AUDIENCE,
+  TEST_ISSUER,
+  type JsonResponse,
+  type StartedApp,
+  type TempDatabase,
+  type TestIssuer,
+} from "@svc/testing";
 import { createApp } from "../src/app.ts";
 import { loadConfig } from "../src/config.ts";
 import { MysqlVacancySource } from "../src/source/mysql-vacancy-source.ts";
@@ -49,25 +65,47 @@ export interface RunningVacancies {
 export interface Envelope<T = unknown> {
   success: boolean;
   data: T;
-  meta: { request_id: string; api_version: string; pagination?: { page: number; per_page: number; total: number; total_pages: number } };
+  meta: {
+    request_id: string;
+    api_version: string;
+    pagination?: { page: number; per_page: number; total: number; total_pages: number };
+  };
   error?: { code: string; message: string; details?: Array<{ field: string; message: string }> };
 }
 
 let issuer: TestIssuer | undefined;
 
 /** The real app on port 0 over `legacyUrl`, with a pinned clock (or a moving one: `now` as a function). */
-export async function startVacancies(options: { legacyUrl: string; now?: number | (() => number); timeoutMs?: number; config?: typeof config; earlyRows?: number; marks?: TestMarks }): Promise<RunningVacancies> {
+export async function startVacancies(options: {
+  legacyUrl: string;
+  now?: number | (() => number);
+  timeoutMs?: number;
+  config?: typeof config;
+  earlyRows?: number;
+  marks?: TestMarks;
+}): Promise<RunningVacancies> {
   issuer ??= await createTestIssuer();
   const keys = issuer;
-  const legacy = createLegacyDb({ url: options.legacyUrl, connectTimeoutMs: options.timeoutMs ?? 2_000, queryTimeoutMs: options.timeoutMs ?? 5_000 });
+  const legacy = createLegacyDb({
+    url: options.legacyUrl,
+    connectTimeoutMs: options.timeoutMs ?? 2_000,
+    queryTimeoutMs: options.timeoutMs ?? 5_000,
+  });
   const pinned = options.now ?? NOON_ON_TODAY;
   const now = typeof pinned === "function" ? pinned : () => pinned;
   const app = await startApp(
     createApp({
       config: options.config ?? config,
       logger: silentLogger(),
-      verify: createTokenVerifier({ keys: keys.keys, issuer: TEST_ISSUER, audience: TEST_AUDIENCE }),
-      vacancies: new MysqlVacancySource(legacy, config.TIME_ZONE, { earlyRows: options.earlyRows, marks: options.marks && { ...options.marks, now } }),
+      verify: createTokenVerifier({
+        keys: keys.keys,
+        issuer: TEST_ISSUER,
+        audience: TEST_AUDIENCE,
+      }),
+      vacancies: new MysqlVacancySource(legacy, config.TIME_ZONE, {
+        earlyRows: options.earlyRows,
+        marks: options.marks && { ...options.marks, now },
+      }),
       now,
     }),
   );
@@ -77,7 +115,10 @@ export async function startVacancies(options: { legacyUrl: string; now?: number 
     app,
     legacy,
     token,
-    get: (path) => fetchJson(`${app.baseUrl}${path}`, { headers: { authorization: `Bearer ${readToken}`, accept: "application/json" } }),
+    get: (path) =>
+      fetchJson(`${app.baseUrl}${path}`, {
+        headers: { authorization: `Bearer ${readToken}`, accept: "application/json" },
+      }),
     close: async () => {
       await app.close();
       await legacy.close().catch(() => undefined);
@@ -86,11 +127,17 @@ export async function startVacancies(options: { legacyUrl: string; now?: number 
 }
 
 /** Every page of a list query at `perPage`, in order, checking each page's pagination block. */
-export async function walkAll(run: RunningVacancies, query: string, perPage: number): Promise<{ items: Vacancy[]; total: number; pages: number }> {
+export async function walkAll(
+  run: RunningVacancies,
+  query: string,
+  perPage: number,
+): Promise<{ items: Vacancy[]; total: number; pages: number }> {
   const items: Vacancy[] = [];
   const sep = query === "" ? "" : "&";
   for (let page = 1; ; page += 1) {
-    const res = await run.get<Envelope<Vacancy[]>>(`/v1/vacancies?${query}${sep}per_page=${perPage}&page=${page}`);
+    const res = await run.get<Envelope<Vacancy[]>>(
+      `/v1/vacancies?${query}${sep}per_page=${perPage}&page=${page}`,
+    );
     if (res.status !== 200) throw new Error(`page ${page}: ${res.status} ${res.text}`);
     const p = res.body.meta.pagination;
     if (!p) throw new Error("no pagination block");
@@ -100,15 +147,25 @@ export async function walkAll(run: RunningVacancies, query: string, perPage: num
 }
 
 /** The items' uuids, sorted, for set comparisons. */
-export const uuidsOf = (items: ReadonlyArray<{ uuid: string }>): string[] => items.map((v) => v.uuid).sort();
+export const uuidsOf = (items: ReadonlyArray<{ uuid: string }>): string[] =>
+  items.map((v) => v.uuid).sort();
 /** The uuids in list order. */
-export const inOrder = (items: ReadonlyArray<{ uuid: string }>): string[] => items.map((v) => v.uuid);
+export const inOrder = (items: ReadonlyArray<{ uuid: string }>): string[] =>
+  items.map((v) => v.uuid);
 
 /**
  * A small legacy database (scale 0.1) that a test may change through `writer`, served twice: `run`
  * with the plans under test (`options`), `exact` with every page on the sorted deep-page plans.
  */
-export async function comparedPlans(options: Omit<Parameters<typeof startVacancies>[0], "legacyUrl">): Promise<{ database: TempDatabase; writer: MysqlConnection; run: RunningVacancies; exact: RunningVacancies; close: () => Promise<void> }> {
+export async function comparedPlans(
+  options: Omit<Parameters<typeof startVacancies>[0], "legacyUrl">,
+): Promise<{
+  database: TempDatabase;
+  writer: MysqlConnection;
+  run: RunningVacancies;
+  exact: RunningVacancies;
+  close: () => Promise<void>;
+}> {
   const database = await seededLegacyDatabase(0.1);
   const writer = await createMysqlConnection({ uri: database.url });
   const run = await startVacancies({ ...options, legacyUrl: database.url });

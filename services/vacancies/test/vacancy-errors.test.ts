@@ -1,10 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fixtures } from "@svc/legacy";
 import { fetchJson, TcpProxy, unusedPort, type TempDatabase } from "@svc/testing";
-import { seededLegacyDatabase, startVacancies, type Envelope, type RunningVacancies } from "./support.ts";
+import {
+  seededLegacyDatabase,
+  startVacancies,
+  type Envelope,
+  type RunningVacancies,
+} from "./support.ts";
 
 // Spec 7.1 for the vacancy endpoints: 401, 403, 404, 422 and 503 in the error envelope.
-const ENDPOINTS = ["/v1/vacancies", `/v1/vacancies/${fixtures.vacancies.ordinary}`, "/v1/meta/vacancies"];
+const ENDPOINTS = [
+  "/v1/vacancies",
+  `/v1/vacancies/${fixtures.vacancies.ordinary}`,
+  "/v1/meta/vacancies",
+];
 
 let database: TempDatabase;
 let run: RunningVacancies;
@@ -19,23 +28,33 @@ afterAll(async () => {
 });
 
 describe("authentication and scope", () => {
-  it.each(ENDPOINTS)("%s answers 401 UNAUTHENTICATED with a Bearer challenge without a token", async (path) => {
-    const res = await fetchJson<Envelope>(`${run.app.baseUrl}${path}`);
-    expect(res.status).toBe(401);
-    expect(res.body.error?.code).toBe("UNAUTHENTICATED");
-    expect(res.headers.get("www-authenticate")).toBe('Bearer realm="integration-service"');
-  });
+  it.each(ENDPOINTS)(
+    "%s answers 401 UNAUTHENTICATED with a Bearer challenge without a token",
+    async (path) => {
+      const res = await fetchJson<Envelope>(`${run.app.baseUrl}${path}`);
+      expect(res.status).toBe(401);
+      expect(res.body.error?.code).toBe("UNAUTHENTICATED");
+      expect(res.headers.get("www-authenticate")).toBe('Bearer realm="integration-service"');
+    },
+  );
 
-  it.each(ENDPOINTS)("%s answers 403 INSUFFICIENT_SCOPE naming vacancies:read to a token without it", async (path) => {
-    const token = await run.token("practices:read candidates:read");
-    const res = await fetchJson<Envelope>(`${run.app.baseUrl}${path}`, { headers: { authorization: `Bearer ${token}` } });
-    expect(res.status).toBe(403);
-    expect(res.body.error?.code).toBe("INSUFFICIENT_SCOPE");
-    expect(res.body.error?.message).toContain("vacancies:read");
-  });
+  it.each(ENDPOINTS)(
+    "%s answers 403 INSUFFICIENT_SCOPE naming vacancies:read to a token without it",
+    async (path) => {
+      const token = await run.token("practices:read candidates:read");
+      const res = await fetchJson<Envelope>(`${run.app.baseUrl}${path}`, {
+        headers: { authorization: `Bearer ${token}` },
+      });
+      expect(res.status).toBe(403);
+      expect(res.body.error?.code).toBe("INSUFFICIENT_SCOPE");
+      expect(res.body.error?.message).toContain("vacancies:read");
+    },
+  );
 
   it("answers 401 to a token that is not valid", async () => {
-    const res = await fetchJson<Envelope>(`${run.app.baseUrl}/v1/vacancies`, { headers: { authorization: "Bearer not.a.token" } });
+    const res = await fetchJson<Envelope>(`${run.app.baseUrl}/v1/vacancies`, {
+      headers: { authorization: "Bearer not.a.token" },
+    });
     expect(res.status).toBe(401);
     expect(res.headers.get("www-authenticate")).toContain('error="invalid_token"');
   });
@@ -74,7 +93,11 @@ describe("validation", () => {
   it("names every bad parameter of one request", async () => {
     const res = await run.get("/v1/vacancies?per_page=500&status=gone&published=maybe");
     expect(res.status).toBe(422);
-    expect(res.body.error?.details?.map((d) => d.field).sort()).toEqual(["per_page", "published", "status"]);
+    expect(res.body.error?.details?.map((d) => d.field).sort()).toEqual([
+      "per_page",
+      "published",
+      "status",
+    ]);
   });
 
   it("answers 422 naming uuid for a path value that cannot be a vacancy uuid", async () => {
@@ -83,7 +106,10 @@ describe("validation", () => {
     expect(res.body.error?.details).toEqual([{ field: "uuid", message: "must be a UUID" }]);
   });
 
-  it.each([`/v1/vacancies/${fixtures.vacancies.ordinary}?expand=all`, "/v1/meta/vacancies?lang=nl"])("%s answers 422 for an unknown parameter", async (path) => {
+  it.each([
+    `/v1/vacancies/${fixtures.vacancies.ordinary}?expand=all`,
+    "/v1/meta/vacancies?lang=nl",
+  ])("%s answers 422 for an unknown parameter", async (path) => {
     const res = await run.get(path);
     expect(res.status).toBe(422);
     expect(res.body.error?.details?.[0]?.field).toMatch(/^(expand|lang)$/);
@@ -92,12 +118,19 @@ describe("validation", () => {
   it("answers 404 NOT_FOUND for a uuid no vacancy has", async () => {
     const res = await run.get("/v1/vacancies/00000000-0000-4000-8000-000000000000");
     expect(res.status).toBe(404);
-    expect(res.body).toMatchObject({ success: false, error: { code: "NOT_FOUND" }, meta: { api_version: "v1" } });
+    expect(res.body).toMatchObject({
+      success: false,
+      error: { code: "NOT_FOUND" },
+      meta: { api_version: "v1" },
+    });
   });
 
   it("answers 405 with Allow to a method other than GET", async () => {
     const token = await run.token();
-    const res = await fetchJson<Envelope>(`${run.app.baseUrl}/v1/vacancies`, { method: "POST", headers: { authorization: `Bearer ${token}` } });
+    const res = await fetchJson<Envelope>(`${run.app.baseUrl}/v1/vacancies`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}` },
+    });
     expect(res.status).toBe(405);
     expect(res.headers.get("allow")).toBe("GET, HEAD");
   });
@@ -127,7 +160,10 @@ describe("legacy source unavailable", () => {
   });
 
   it("answers 503 within its timeout when the database stops answering, and recovers without a restart", async () => {
-    const proxy = await TcpProxy.start({ host: "127.0.0.1", port: Number(new URL(database.url).port || 3306) });
+    const proxy = await TcpProxy.start({
+      host: "127.0.0.1",
+      port: Number(new URL(database.url).port || 3306),
+    });
     const url = new URL(database.url);
     url.port = String(proxy.port);
     const frozen = await startVacancies({ legacyUrl: url.toString(), timeoutMs: 1_000 });

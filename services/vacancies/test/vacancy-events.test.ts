@@ -36,7 +36,9 @@ async function reported(columns: Record<string, string | number | null> = {}): P
  * modified within its overlap window before the newest modification time, so a later write that
  * leaves this row's time alone is invisible to it, as with an old row fixed by hand in SQL.
  */
-async function reportedLongAgo(columns: Record<string, string | number | null> = {}): Promise<string> {
+async function reportedLongAgo(
+  columns: Record<string, string | number | null> = {},
+): Promise<string> {
   let uuid = "";
   const events = await w.step(async () => {
     uuid = await w.insert({ gewijzigd_op: w.local(-HOUR_MS), ...columns });
@@ -47,9 +49,18 @@ async function reportedLongAgo(columns: Record<string, string | number | null> =
 }
 
 function expectSpecShape(event: EventPayload, type: string, uuid: string): void {
-  expect(Object.keys(event).sort()).toEqual(["entity", "event_type", "event_uuid", "event_version", "links", "occurred_at"]);
+  expect(Object.keys(event).sort()).toEqual([
+    "entity",
+    "event_type",
+    "event_uuid",
+    "event_version",
+    "links",
+    "occurred_at",
+  ]);
   expect(event).toEqual({
-    event_uuid: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/),
+    event_uuid: expect.stringMatching(
+      /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/,
+    ),
     event_type: type,
     event_version: 1,
     occurred_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}\+00:00$/),
@@ -60,15 +71,24 @@ function expectSpecShape(event: EventPayload, type: string, uuid: string): void 
 
 describe("vacancy events in the stream", () => {
   it("records a baseline of the existing vacancies on the first run, without created events", async () => {
-    await waitFor("the baseline", async () => (await w.pool.query("SELECT 1 FROM vacancies.change_cursor WHERE source = 'vacancies'")).rowCount === 1);
+    await waitFor(
+      "the baseline",
+      async () =>
+        (await w.pool.query("SELECT 1 FROM vacancies.change_cursor WHERE source = 'vacancies'"))
+          .rowCount === 1,
+    );
     await w.stream.settle(w.pool, "vacancies");
     expect(w.stream.received).toEqual([]);
-    const state = await w.pool.query<{ entity_id: string; recheck_on: string | null }>("SELECT entity_id, recheck_on::text FROM vacancies.change_state WHERE NOT deleted");
+    const state = await w.pool.query<{ entity_id: string; recheck_on: string | null }>(
+      "SELECT entity_id, recheck_on::text FROM vacancies.change_state WHERE NOT deleted",
+    );
     const live = await walkAll(w.run, "", 100);
     expect(state.rows.map((r) => r.entity_id).sort()).toEqual(live.items.map((v) => v.uuid).sort());
     expect(state.rows.map((r) => r.entity_id)).not.toContain(V.softDeleted);
     // The one scheduled fixture (visible, display date tomorrow) is due for a recheck then.
-    expect(state.rows.filter((r) => r.recheck_on !== null)).toEqual([{ entity_id: V.displayDateFuture, recheck_on: addDays(TODAY, 1) }]);
+    expect(state.rows.filter((r) => r.recheck_on !== null)).toEqual([
+      { entity_id: V.displayDateFuture, recheck_on: addDays(TODAY, 1) },
+    ]);
   });
 
   it("reports an inserted vacancy as vacancy.created in the spec 6.1 shape, with links.self pointing at it", async () => {
@@ -167,8 +187,13 @@ describe("vacancy events in the stream", () => {
   });
 
   it("reports a renamed position label as vacancy.updated for each live vacancy with that position, in the sweep", async () => {
-    await w.write("INSERT INTO tbl_functie (functie_code, omschrijving, actief, volgorde) VALUES ('EVT', 'Evenementen', 1, 99)");
-    const [a, b] = [await reportedLongAgo({ functie_code: "EVT" }), await reportedLongAgo({ functie_code: "EVT" })];
+    await w.write(
+      "INSERT INTO tbl_functie (functie_code, omschrijving, actief, volgorde) VALUES ('EVT', 'Evenementen', 1, 99)",
+    );
+    const [a, b] = [
+      await reportedLongAgo({ functie_code: "EVT" }),
+      await reportedLongAgo({ functie_code: "EVT" }),
+    ];
     const hidden = await w.step(async () => {
       await w.insert({ functie_code: "EVT", verwijderd: 1 }); // soft-deleted from the start: never reported
       await w.incremental();
@@ -176,7 +201,9 @@ describe("vacancy events in the stream", () => {
     });
     expect(hidden).toEqual([]);
     const quiet = await w.step(async () => {
-      await w.write("UPDATE tbl_functie SET omschrijving = 'Evenementenbureau' WHERE functie_code = 'EVT'");
+      await w.write(
+        "UPDATE tbl_functie SET omschrijving = 'Evenementenbureau' WHERE functie_code = 'EVT'",
+      );
       await w.incremental();
     });
     expect(quiet).toEqual([]);
@@ -187,50 +214,78 @@ describe("vacancy events in the stream", () => {
   });
 
   it("reports a renamed province label as vacancy.updated in the sweep", async () => {
-    await w.write("INSERT INTO tbl_provincie (provincie_code, omschrijving, actief, volgorde) VALUES ('EVP', 'Evenementenland', 1, 99)");
+    await w.write(
+      "INSERT INTO tbl_provincie (provincie_code, omschrijving, actief, volgorde) VALUES ('EVP', 'Evenementenland', 1, 99)",
+    );
     const uuid = await reportedLongAgo({ provincie_code: "EVP" });
     const events = await w.step(async () => {
-      await w.write("UPDATE tbl_provincie SET omschrijving = 'Pays des événements' WHERE provincie_code = 'EVP'");
+      await w.write(
+        "UPDATE tbl_provincie SET omschrijving = 'Pays des événements' WHERE provincie_code = 'EVP'",
+      );
       await w.incremental();
       await w.sweep();
     });
     expect(summary(events)).toEqual([updated(uuid)]);
-    expect((await w.follow(events[0]!)).body.data).toMatchObject({ location: { province: { code: "EVP", label: "Pays des événements" } } });
+    expect((await w.follow(events[0]!)).body.data).toMatchObject({
+      location: { province: { code: "EVP", label: "Pays des événements" } },
+    });
   });
 
   it("reports a vacancy whose display date arrives as vacancy.updated; links.self then shows it published", async () => {
     const tomorrow = addDays(TODAY, 1);
     const scheduled = await reported({ publicatiedatum: tomorrow });
     await reported({ publicatiedatum: tomorrow, zichtbaar: 0 }); // invisible: nothing flips
-    expect((await w.run.get<{ data: { published: boolean } }>(`/v1/vacancies/${scheduled}`)).body.data.published).toBe(false);
+    expect(
+      (await w.run.get<{ data: { published: boolean } }>(`/v1/vacancies/${scheduled}`)).body.data
+        .published,
+    ).toBe(false);
     const events = await w.step(async () => {
       w.advance(DAY_MS);
       await w.incremental();
       await w.incremental();
     });
     expect(summary(events)).toEqual([updated(scheduled), updated(V.displayDateFuture)].sort());
-    for (const event of events) expect((await w.follow(event)).body.data).toMatchObject({ uuid: event.entity.id, published: true });
+    for (const event of events)
+      expect((await w.follow(event)).body.data).toMatchObject({
+        uuid: event.entity.id,
+        published: true,
+      });
   });
 
-  it("a legacy change reaches the stream within the incremental interval plus 1 s", async ({ annotate }) => {
+  it("a legacy change reaches the stream within the incremental interval plus 1 s", async ({
+    annotate,
+  }) => {
     const latencies: number[] = [];
     for (let i = 0; i < 3; i += 1) {
       const mark = w.stream.received.length;
       const uuid = await w.insert();
       const written = performance.now();
       // No explicit pass: the detector's own schedule and the relay's poll carry it.
-      await waitFor("the created event", () => w.stream.received.slice(mark).some((e) => e.entity.id === uuid && e.event_type === "vacancy.created"), 5_000);
+      await waitFor(
+        "the created event",
+        () =>
+          w.stream.received
+            .slice(mark)
+            .some((e) => e.entity.id === uuid && e.event_type === "vacancy.created"),
+        5_000,
+      );
       latencies.push(Math.round(performance.now() - written));
     }
-    await annotate(`legacy insert → events stream: ${latencies.join(", ")} ms (incremental interval ${INCREMENTAL_MS} ms, relay poll ${w.config.RELAY_POLL_MS} ms)`);
+    await annotate(
+      `legacy insert → events stream: ${latencies.join(", ")} ms (incremental interval ${INCREMENTAL_MS} ms, relay poll ${w.config.RELAY_POLL_MS} ms)`,
+    );
     expect(Math.max(...latencies)).toBeLessThan(INCREMENTAL_MS + 1_000);
   });
 
   it("put every event into the stream exactly once", async () => {
     await w.stream.settle(w.pool, "vacancies");
-    const outbox = await w.pool.query<{ event_uuid: string }>("SELECT event_uuid FROM vacancies.outbox");
+    const outbox = await w.pool.query<{ event_uuid: string }>(
+      "SELECT event_uuid FROM vacancies.outbox",
+    );
     expect(w.stream.received.length).toBe(outbox.rowCount);
     expect([...w.stream.deliveries.values()].every((n) => n === 1)).toBe(true);
-    expect([...w.stream.deliveries.keys()].sort()).toEqual(outbox.rows.map((r) => r.event_uuid).sort());
+    expect([...w.stream.deliveries.keys()].sort()).toEqual(
+      outbox.rows.map((r) => r.event_uuid).sort(),
+    );
   });
 });

@@ -2,7 +2,15 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fixtures, generateDataset, type VacatureRow } from "@svc/legacy";
 import type { TempDatabase } from "@svc/testing";
 import type { Vacancy } from "../src/vacancy-catalogue.ts";
-import { seededLegacyDatabase, SEED, startVacancies, TODAY, walkAll, type Envelope, type RunningVacancies } from "./support.ts";
+import {
+  seededLegacyDatabase,
+  SEED,
+  startVacancies,
+  TODAY,
+  walkAll,
+  type Envelope,
+  type RunningVacancies,
+} from "./support.ts";
 
 // Spec 2.4 field by field, against the sandbox fixtures (scale 0: fixtures only) in real MariaDB.
 const V = fixtures.vacancies;
@@ -37,10 +45,24 @@ describe("GET /v1/vacancies/{uuid}", () => {
     expect(v).toMatchObject({
       uuid: V.ordinary,
       language: "nl",
-      practice: { legacy_reference: P.primaryComplete, name: "Tandartspraktijk Vermeulen", type: "Primary" },
-      location: { province: { code: "OVL", label: "Oost-Vlaanderen" }, postal_code: null, city: null, country: null, latitude: null, longitude: null },
+      practice: {
+        legacy_reference: P.primaryComplete,
+        name: "Tandartspraktijk Vermeulen",
+        type: "Primary",
+      },
+      location: {
+        province: { code: "OVL", label: "Oost-Vlaanderen" },
+        postal_code: null,
+        city: null,
+        country: null,
+        latitude: null,
+        longitude: null,
+      },
       position: { code: "TA", label: "Tandarts" },
-      employment: { time: { code: "Fulltime", value: "full_time" }, contract: { code: "Werknemer", value: "employee" } },
+      employment: {
+        time: { code: "Fulltime", value: "full_time" },
+        contract: { code: "Werknemer", value: "employee" },
+      },
       image: "uploads/vacatures/2024/05/vacature-1.jpg",
       status: { code: "1", value: "created" },
       visible: true,
@@ -59,7 +81,11 @@ describe("GET /v1/vacancies/{uuid}", () => {
   it.each([
     ["titleFromPublicHeading", V.titleFromPublicHeading, "Tandarts gezocht – Gent centrum"],
     ["titleFromFrontendName (heading empty)", V.titleFromFrontendName, "Mondhygiënist Gent"],
-    ["titleFromInternalName (heading NULL, frontend name empty)", V.titleFromInternalName, "TAS-2023-112 assistent Gent"],
+    [
+      "titleFromInternalName (heading NULL, frontend name empty)",
+      V.titleFromInternalName,
+      "TAS-2023-112 assistent Gent",
+    ],
     ["titleMissing (all three empty or NULL)", V.titleMissing, null],
   ])("takes the title from the first non-empty source: %s", async (_name, uuid, title) => {
     expect((await one(uuid)).title).toBe(title);
@@ -81,14 +107,34 @@ describe("GET /v1/vacancies/{uuid}", () => {
   });
 
   it("reports the practice reference, the name snapshot and the choice list it came from", async () => {
-    expect((await one(V.practiceSecondary)).practice).toEqual({ legacy_reference: P.secondaryOpenEnded, name: "Mondzorgcentrum Coupure", type: "Secondary" });
-    expect((await one(V.practicePrimary)).practice).toEqual({ legacy_reference: P.primaryComplete, name: "Tandartspraktijk Vermeulen", type: "Primary" });
-    expect((await one(V.practiceNone)).practice).toEqual({ legacy_reference: null, name: null, type: null });
-    expect((await one(V.practiceDangling)).practice).toMatchObject({ legacy_reference: X.danglingPracticeId, type: "Secondary" });
+    expect((await one(V.practiceSecondary)).practice).toEqual({
+      legacy_reference: P.secondaryOpenEnded,
+      name: "Mondzorgcentrum Coupure",
+      type: "Secondary",
+    });
+    expect((await one(V.practicePrimary)).practice).toEqual({
+      legacy_reference: P.primaryComplete,
+      name: "Tandartspraktijk Vermeulen",
+      type: "Primary",
+    });
+    expect((await one(V.practiceNone)).practice).toEqual({
+      legacy_reference: null,
+      name: null,
+      type: null,
+    });
+    expect((await one(V.practiceDangling)).practice).toMatchObject({
+      legacy_reference: X.danglingPracticeId,
+      type: "Secondary",
+    });
     expect((await one(V.practiceLegacyId)).practice.legacy_reference).toBe(P.legacyIdWithSlash);
     // A snapshot: picked from the secondary list, it stays Secondary after the id got a primary row.
-    expect((await one(V.practiceTypeSnapshotStale)).practice).toMatchObject({ legacy_reference: P.collisionPrimaryWins, type: "Secondary" });
-    expect((await one(V.practiceNameSnapshotDiffers)).practice.name).toBe("Tandartspraktijk Vermeulen-De Smet");
+    expect((await one(V.practiceTypeSnapshotStale)).practice).toMatchObject({
+      legacy_reference: P.collisionPrimaryWins,
+      type: "Secondary",
+    });
+    expect((await one(V.practiceNameSnapshotDiffers)).practice.name).toBe(
+      "Tandartspraktijk Vermeulen-De Smet",
+    );
   });
 
   it.each([
@@ -101,7 +147,11 @@ describe("GET /v1/vacancies/{uuid}", () => {
 
   it.each([
     ["positionUnknown", V.positionUnknown, { code: X.unknownPositionCode, label: null }],
-    ["positionInactive", V.positionInactive, { code: X.inactivePositionCode, label: "Stagiair tandarts" }],
+    [
+      "positionInactive",
+      V.positionInactive,
+      { code: X.inactivePositionCode, label: "Stagiair tandarts" },
+    ],
     ["positionAbsent", V.positionAbsent, { code: null, label: null }],
   ])("labels the position code from the reference list: %s", async (_name, uuid, position) => {
     expect((await one(uuid)).position).toEqual(position);
@@ -119,7 +169,10 @@ describe("GET /v1/vacancies/{uuid}", () => {
   it.each([
     [V.contractWerknemer, { code: "Werknemer", value: "employee" }],
     [V.contractZelfstandig, { code: "Zelfstandig", value: "self_employed" }],
-    [V.contractWerknemerZelfstandig, { code: "Werknemer - zelfstandig", value: "employee_or_self_employed" }],
+    [
+      V.contractWerknemerZelfstandig,
+      { code: "Werknemer - zelfstandig", value: "employee_or_self_employed" },
+    ],
     [V.contractUnknown, { code: X.unknownContract, value: null }],
   ])("keeps the raw contract and normalises it (%s)", async (uuid, contract) => {
     expect((await one(uuid)).employment.contract).toEqual(contract);
@@ -140,9 +193,12 @@ describe("GET /v1/vacancies/{uuid}", () => {
     ["displayDatePast", V.displayDatePast, true, "2025-06-14", true],
     ["displayDateToday", V.displayDateToday, true, TODAY, true],
     ["displayDateFuture", V.displayDateFuture, true, "2025-06-16", false],
-  ])("derives published from visible and the display date: %s", async (_name, uuid, visible, displayDate, published) => {
-    expect(await one(uuid)).toMatchObject({ visible, display_date: displayDate, published });
-  });
+  ])(
+    "derives published from visible and the display date: %s",
+    async (_name, uuid, visible, displayDate, published) => {
+      expect(await one(uuid)).toMatchObject({ visible, display_date: displayDate, published });
+    },
+  );
 
   it("gives timestamps the Brussels offset of their own instant across the spring change", async () => {
     const v = await one(V.dstSpringForward);
@@ -165,25 +221,41 @@ describe("GET /v1/vacancies/{uuid}", () => {
   });
 
   it("uses the winter offset in winter and null for missing timestamps", async () => {
-    expect(await one(V.updatedLongAgo)).toMatchObject({ created_at: "2018-12-03T09:00:00+01:00", updated_at: "2019-01-15T08:00:00+01:00" });
+    expect(await one(V.updatedLongAgo)).toMatchObject({
+      created_at: "2018-12-03T09:00:00+01:00",
+      updated_at: "2019-01-15T08:00:00+01:00",
+    });
     expect(await one(V.timestampsMissing)).toMatchObject({ created_at: null, updated_at: null });
   });
 
   it("passes the seeking-nurse code and the image reference through raw", async () => {
     expect((await one(V.seekingNurseCodeSet)).seeking_nurse_code).toBe("J");
     expect((await one(V.imageMissing)).image).toBeNull();
-    expect((await one(V.imageAbsoluteUrl)).image).toBe("https://cdn.example-praktijk.be/img/vacature%20tandarts.JPG");
+    expect((await one(V.imageAbsoluteUrl)).image).toBe(
+      "https://cdn.example-praktijk.be/img/vacature%20tandarts.JPG",
+    );
   });
 
   it("returns the five HTML fields and the free-text fields exactly as stored, pasted formatting included", async () => {
     const rows = new Map<string, VacatureRow>();
-    for (const row of generateDataset({ seed: SEED, scale: 0, today: TODAY }).rows("tbl_vacature")) rows.set(row.uuid, row);
+    for (const row of generateDataset({ seed: SEED, scale: 0, today: TODAY }).rows("tbl_vacature"))
+      rows.set(row.uuid, row);
     const pasted = await one(V.pastedFormatting);
     expect(pasted.content.intro).toContain('class="MsoNormal"');
     for (const [uuid, v] of byUuid) {
       const row = rows.get(uuid);
-      expect(v.content).toEqual({ intro: row?.inhoud_intro, profile: row?.inhoud_profiel, tasks: row?.inhoud_taken, offer: row?.inhoud_aanbod, contact: row?.inhoud_contact });
-      expect({ teaser: v.teaser, region: v.location.region, slug: v.slug }).toEqual({ teaser: row?.teaser, region: row?.regio, slug: row?.slug });
+      expect(v.content).toEqual({
+        intro: row?.inhoud_intro,
+        profile: row?.inhoud_profiel,
+        tasks: row?.inhoud_taken,
+        offer: row?.inhoud_aanbod,
+        contact: row?.inhoud_contact,
+      });
+      expect({ teaser: v.teaser, region: v.location.region, slug: v.slug }).toEqual({
+        teaser: row?.teaser,
+        region: row?.regio,
+        slug: row?.slug,
+      });
     }
   });
 

@@ -1,6 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Vacancy } from "../src/vacancy-catalogue.ts";
-import { comparedPlans, inOrder, NOON_ON_TODAY, walkAll, type Envelope, type RunningVacancies } from "./support.ts";
+import {
+  comparedPlans,
+  inOrder,
+  NOON_ON_TODAY,
+  walkAll,
+  type Envelope,
+  type RunningVacancies,
+} from "./support.ts";
 
 // Deep pages walk from page marks kept for their lifetime (source/mysql-vacancy-source.ts,
 // VACANCY_PAGE_MARKS_CACHE_MS): rows are always read fresh, only where a page starts may lag a
@@ -14,18 +21,25 @@ let exact: RunningVacancies;
 let clock = NOON_ON_TODAY;
 
 beforeAll(async () => {
-  world = await comparedPlans({ now: () => clock, earlyRows: 0, marks: { spacing: SPACING, ttlMs: TTL_MS } });
+  world = await comparedPlans({
+    now: () => clock,
+    earlyRows: 0,
+    marks: { spacing: SPACING, ttlMs: TTL_MS },
+  });
   ({ run, exact } = world);
 });
 afterAll(() => world.close());
 
 async function page(service: RunningVacancies, perPage: number, number: number): Promise<string[]> {
-  const res = await service.get<Envelope<Vacancy[]>>(`/v1/vacancies?per_page=${perPage}&page=${number}`);
+  const res = await service.get<Envelope<Vacancy[]>>(
+    `/v1/vacancies?per_page=${perPage}&page=${number}`,
+  );
   expect(res.status).toBe(200);
   return inOrder(res.body.data);
 }
 
-const setDeleted = (uuids: readonly string[], deleted: 0 | 1) => world.writer.query("UPDATE tbl_vacature SET verwijderd = ? WHERE uuid IN (?)", [deleted, uuids]);
+const setDeleted = (uuids: readonly string[], deleted: 0 | 1) =>
+  world.writer.query("UPDATE tbl_vacature SET verwijderd = ? WHERE uuid IN (?)", [deleted, uuids]);
 
 describe("GET /v1/vacancies deep pages with page marks", () => {
   it("keeps where a page starts for the marks' lifetime, reads the rows fresh, and moves the start once the marks are read again", async () => {
@@ -60,7 +74,9 @@ describe("GET /v1/vacancies deep pages with page marks", () => {
     try {
       clock += TTL_MS;
       // Marks read without the last three (in the background after the lifetime: wait for them).
-      await expect.poll(async () => inOrder((await walkAll(run, "", 7)).items)).toEqual(all.slice(0, -3));
+      await expect
+        .poll(async () => inOrder((await walkAll(run, "", 7)).items))
+        .toEqual(all.slice(0, -3));
       await setDeleted(lastThree, 0);
       expect(inOrder((await walkAll(run, "", 7)).items)).toEqual(all);
       expect(await page(run, 100, 9_999)).toEqual([]);

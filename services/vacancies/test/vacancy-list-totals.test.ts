@@ -3,7 +3,13 @@ import { createConnection, type Connection } from "mysql2/promise";
 import type { TempDatabase } from "@svc/testing";
 import { loadConfig } from "../src/config.ts";
 import type { Vacancy } from "../src/vacancy-catalogue.ts";
-import { NOON_ON_TODAY, seededLegacyDatabase, startVacancies, type Envelope, type RunningVacancies } from "./support.ts";
+import {
+  NOON_ON_TODAY,
+  seededLegacyDatabase,
+  startVacancies,
+  type Envelope,
+  type RunningVacancies,
+} from "./support.ts";
 
 // The list total is reused for VACANCY_TOTALS_CACHE_MS on full pages (README "List totals"), is
 // exact on a page that is not full, and is recounted in the background once the lifetime is over.
@@ -16,7 +22,11 @@ let clock = NOON_ON_TODAY;
 beforeAll(async () => {
   database = await seededLegacyDatabase(0.1);
   writer = await createConnection({ uri: database.url });
-  run = await startVacancies({ legacyUrl: database.url, now: () => clock, config: loadConfig({ ENVIRONMENT: "sandbox", VACANCY_TOTALS_CACHE_MS: String(TTL_MS) }) });
+  run = await startVacancies({
+    legacyUrl: database.url,
+    now: () => clock,
+    config: loadConfig({ ENVIRONMENT: "sandbox", VACANCY_TOTALS_CACHE_MS: String(TTL_MS) }),
+  });
 });
 afterAll(async () => {
   await run.close();
@@ -25,12 +35,18 @@ afterAll(async () => {
 });
 
 async function page(perPage: number, number: number) {
-  const res = await run.get<Envelope<Vacancy[]>>(`/v1/vacancies?per_page=${perPage}&page=${number}`);
+  const res = await run.get<Envelope<Vacancy[]>>(
+    `/v1/vacancies?per_page=${perPage}&page=${number}`,
+  );
   expect(res.status).toBe(200);
-  return { uuids: res.body.data.map((v) => v.uuid), total: res.body.meta.pagination?.total as number };
+  return {
+    uuids: res.body.data.map((v) => v.uuid),
+    total: res.body.meta.pagination?.total as number,
+  };
 }
 
-const softDelete = (uuid: string) => writer.query("UPDATE tbl_vacature SET verwijderd = 1 WHERE uuid = ?", [uuid]);
+const softDelete = (uuid: string) =>
+  writer.query("UPDATE tbl_vacature SET verwijderd = 1 WHERE uuid = ?", [uuid]);
 
 describe("GET /v1/vacancies totals with VACANCY_TOTALS_CACHE_MS", () => {
   it("reuses a full page's total within the lifetime, recounts it in the background after it, and is exact on a partial page at once", async () => {

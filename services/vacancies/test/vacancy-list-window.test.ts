@@ -20,10 +20,19 @@ afterAll(() => world.close());
 describe("GET /v1/vacancies?updated_since pages from a window prefix", () => {
   it("takes the prefix plan for early pages only", () => {
     const filter = { updatedSinceLocal: "2000-01-01 00:00:00" };
-    expect(pageStatement(filter, { today: TODAY }, { offset: 0, limit: 100 }).windowPrefix).toBe(true);
-    expect(pageStatement(filter, { today: TODAY }, { offset: 900, limit: 100 }).windowPrefix).toBe(true);
-    expect(pageStatement(filter, { today: TODAY }, { offset: 1_000, limit: 100 }).windowPrefix).toBe(false);
-    expect(pageStatement({ ...filter, language: "nl" }, { today: TODAY }, { offset: 0, limit: 100 }).windowPrefix).toBe(false);
+    expect(pageStatement(filter, { today: TODAY }, { offset: 0, limit: 100 }).windowPrefix).toBe(
+      true,
+    );
+    expect(pageStatement(filter, { today: TODAY }, { offset: 900, limit: 100 }).windowPrefix).toBe(
+      true,
+    );
+    expect(
+      pageStatement(filter, { today: TODAY }, { offset: 1_000, limit: 100 }).windowPrefix,
+    ).toBe(false);
+    expect(
+      pageStatement({ ...filter, language: "nl" }, { today: TODAY }, { offset: 0, limit: 100 })
+        .windowPrefix,
+    ).toBe(false);
   });
 
   it("gives every page exactly, also when more rows of a prefix are deleted than its margin", async () => {

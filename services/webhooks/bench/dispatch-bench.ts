@@ -5,7 +5,16 @@
 import { readFileSync } from "node:fs";
 import { createPgPool, runMigrations } from "@svc/db";
 import { buildEvent } from "@svc/events";
-import { connectNats, drainNats, ensureStream, eventsStreamConfig, jetstream, jetstreamManager, names, publish } from "@svc/messaging";
+import {
+  connectNats,
+  drainNats,
+  ensureStream,
+  eventsStreamConfig,
+  jetstream,
+  jetstreamManager,
+  names,
+  publish,
+} from "@svc/messaging";
 import { createTempPgDatabase, recordBenchRows, silentLogger, testEnv } from "@svc/testing";
 import { createSubscriptionService } from "../src/app.ts";
 import { loadConfig } from "../src/config.ts";
@@ -30,24 +39,55 @@ const out = (line = "") => process.stdout.write(`${line}\n`);
 const ca = createTestCa();
 const receiver = await startReceiver({ key: ca.serverKey, cert: ca.serverCert });
 const database = await createTempPgDatabase("bench");
-const pool = createPgPool({ url: database.url, schema: "webhooks", applicationName: "bench", max: 5 });
+const pool = createPgPool({
+  url: database.url,
+  schema: "webhooks",
+  applicationName: "bench",
+  max: 5,
+});
 await runMigrations(pool, { schema: "webhooks", migrationsFolder: MIGRATIONS_FOLDER });
 const namespace = testNamespace();
 const n = names(namespace);
-const nc = await connectNats({ servers: testEnv.TEST_NATS_URL, name: "webhooks-bench", logger: silentLogger() });
+const nc = await connectNats({
+  servers: testEnv.TEST_NATS_URL,
+  name: "webhooks-bench",
+  logger: silentLogger(),
+});
 const js = jetstream(nc);
 const jsm = await jetstreamManager(nc);
 await ensureStream(jsm, eventsStreamConfig(n));
-const env = { ...baseEnv({ databaseUrl: database.url, namespace, natsUrl: testEnv.TEST_NATS_URL, caFile: ca.caFile }), LOG_LEVEL: "warn", INTERNAL_PORT: "0", WEBHOOK_DELIVERY_CONCURRENCY: String(CONCURRENCY) };
-const service = createSubscriptionService({ config: loadConfig(env), logger: silentLogger(), pool, resolver: systemResolver(), queue: { enqueue: async () => {} }, clock: systemClock });
+const env = {
+  ...baseEnv({
+    databaseUrl: database.url,
+    namespace,
+    natsUrl: testEnv.TEST_NATS_URL,
+    caFile: ca.caFile,
+  }),
+  LOG_LEVEL: "warn",
+  INTERNAL_PORT: "0",
+  WEBHOOK_DELIVERY_CONCURRENCY: String(CONCURRENCY),
+};
+const service = createSubscriptionService({
+  config: loadConfig(env),
+  logger: silentLogger(),
+  pool,
+  resolver: systemResolver(),
+  queue: { enqueue: async () => {} },
+  clock: systemClock,
+});
 // --profile (or --cpu-prof): writes a CPU profile of the dispatcher to /tmp/webhooks-prof.
 const PROFILE = process.argv.includes("--profile") || process.argv.includes("--cpu-prof");
 await build();
-const dispatcher = spawnDispatcher(env, PROFILE ? ["--cpu-prof", "--cpu-prof-dir=/tmp/webhooks-prof"] : [], "bundle");
+const dispatcher = spawnDispatcher(
+  env,
+  PROFILE ? ["--cpu-prof", "--cpu-prof-dir=/tmp/webhooks-prof"] : [],
+  "bundle",
+);
 
 try {
   const fanOutPaths: string[] = [];
-  for (let i = 0; i < THROUGHPUT_SUBSCRIPTIONS; i++) fanOutPaths.push(await subscribe(`/bench/fan/${i}`, "vacancy.updated"));
+  for (let i = 0; i < THROUGHPUT_SUBSCRIPTIONS; i++)
+    fanOutPaths.push(await subscribe(`/bench/fan/${i}`, "vacancy.updated"));
   const pacedPath = await subscribe("/bench/paced", "practice.updated");
   await warmUp();
 
@@ -60,38 +100,92 @@ try {
   const cpuPaced = cpuMs(dispatcher.pid!) - cpuBefore - cpuBurst;
   const queueAfterPaced = await deliveriesConsumerCounts();
   const stages = await pacedStages(published, pacedPath);
-  const bare = await bareBaseline({ url: receiver.url("/bench/bare"), caPem: ca.caPem, count: THROUGHPUT_EVENTS * THROUGHPUT_SUBSCRIPTIONS, concurrency: CONCURRENCY, pacedRate: PACED_RATE, pacedSeconds: PACED_SECONDS });
+  const bare = await bareBaseline({
+    url: receiver.url("/bench/bare"),
+    caPem: ca.caPem,
+    count: THROUGHPUT_EVENTS * THROUGHPUT_SUBSCRIPTIONS,
+    concurrency: CONCURRENCY,
+    pacedRate: PACED_RATE,
+    pacedSeconds: PACED_SECONDS,
+  });
 
-  out(`webhook dispatch (dispatcher process: concurrency ${CONCURRENCY}; receiver: node:https keep-alive on 127.0.0.1, verifies every signature; PostgreSQL, NATS 2.9 file storage, all on this machine)`);
+  out(
+    `webhook dispatch (dispatcher process: concurrency ${CONCURRENCY}; receiver: node:https keep-alive on 127.0.0.1, verifies every signature; PostgreSQL, NATS 2.9 file storage, all on this machine)`,
+  );
   out("| variant | deliveries/s | event-to-POST p50 | p99 | vs bare |");
   out("|---|---:|---:|---:|---:|");
-  out(`| bare undici loop, ${bare.count} signed POSTs, ${CONCURRENCY} in flight | ${Math.round(bare.perSecond)} | ${bare.p50.toFixed(1)} ms | ${bare.p99.toFixed(1)} ms | 1.00 |`);
-  out(`| dispatcher, burst of ${THROUGHPUT_EVENTS} events × ${THROUGHPUT_SUBSCRIPTIONS} subscriptions | ${Math.round(throughput.perSecond)} | ${throughput.p50.toFixed(0)} ms | ${throughput.p99.toFixed(0)} ms | ${(throughput.perSecond / bare.perSecond).toFixed(2)} |`);
-  out(`| bare undici loop, paced ${PACED_RATE}/s | ${PACED_RATE} | ${bare.pacedP50.toFixed(1)} ms | ${bare.pacedP99.toFixed(1)} ms | |`);
-  out(`| dispatcher, paced ${PACED_RATE} events/s for ${PACED_SECONDS} s, 1 subscription | ${Math.round(paced.perSecond)} | ${paced.p50.toFixed(1)} ms | ${paced.p99.toFixed(1)} ms | |`);
-  out(`(burst latency includes queueing behind the whole burst; duplicates seen: ${throughput.duplicates + paced.duplicates})`);
-  out(`targets: ≥ 1000 deliveries/s sustained: ${throughput.perSecond >= 1_000 ? "met" : "NOT met"}; p99 event-to-POST < 250 ms at ${PACED_RATE} events/s: ${paced.p99 < 250 ? "met" : "NOT met"}`);
+  out(
+    `| bare undici loop, ${bare.count} signed POSTs, ${CONCURRENCY} in flight | ${Math.round(bare.perSecond)} | ${bare.p50.toFixed(1)} ms | ${bare.p99.toFixed(1)} ms | 1.00 |`,
+  );
+  out(
+    `| dispatcher, burst of ${THROUGHPUT_EVENTS} events × ${THROUGHPUT_SUBSCRIPTIONS} subscriptions | ${Math.round(throughput.perSecond)} | ${throughput.p50.toFixed(0)} ms | ${throughput.p99.toFixed(0)} ms | ${(throughput.perSecond / bare.perSecond).toFixed(2)} |`,
+  );
+  out(
+    `| bare undici loop, paced ${PACED_RATE}/s | ${PACED_RATE} | ${bare.pacedP50.toFixed(1)} ms | ${bare.pacedP99.toFixed(1)} ms | |`,
+  );
+  out(
+    `| dispatcher, paced ${PACED_RATE} events/s for ${PACED_SECONDS} s, 1 subscription | ${Math.round(paced.perSecond)} | ${paced.p50.toFixed(1)} ms | ${paced.p99.toFixed(1)} ms | |`,
+  );
+  out(
+    `(burst latency includes queueing behind the whole burst; duplicates seen: ${throughput.duplicates + paced.duplicates})`,
+  );
+  out(
+    `targets: ≥ 1000 deliveries/s sustained: ${throughput.perSecond >= 1_000 ? "met" : "NOT met"}; p99 event-to-POST < 250 ms at ${PACED_RATE} events/s: ${paced.p99 < 250 ? "met" : "NOT met"}`,
+  );
   out(`load average ${readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ")}`);
   const burstDeliveries = THROUGHPUT_EVENTS * THROUGHPUT_SUBSCRIPTIONS;
   const pacedDeliveries = PACED_RATE * PACED_SECONDS;
-  out(`dispatcher CPU (user + system) per delivery: burst ${(cpuBurst / burstDeliveries).toFixed(2)} ms, paced ${(cpuPaced / pacedDeliveries).toFixed(2)} ms; ` +
-    `queue messages handed out per delivery (1 = no defers or redeliveries): burst ${(queueAfterBurst.delivered / queueAfterBurst.stored).toFixed(2)}, ` +
-    `paced ${((queueAfterPaced.delivered - queueAfterBurst.delivered) / (queueAfterPaced.stored - queueAfterBurst.stored)).toFixed(2)}`);
+  out(
+    `dispatcher CPU (user + system) per delivery: burst ${(cpuBurst / burstDeliveries).toFixed(2)} ms, paced ${(cpuPaced / pacedDeliveries).toFixed(2)} ms; ` +
+      `queue messages handed out per delivery (1 = no defers or redeliveries): burst ${(queueAfterBurst.delivered / queueAfterBurst.stored).toFixed(2)}, ` +
+      `paced ${((queueAfterPaced.delivered - queueAfterBurst.delivered) / (queueAfterPaced.stored - queueAfterBurst.stored)).toFixed(2)}`,
+  );
   out(stages);
   recordBenchRows("webhooks-dispatch", [
-    { scenario: `burst ${THROUGHPUT_EVENTS} events × ${THROUGHPUT_SUBSCRIPTIONS} subscriptions`, metric: "throughput", value: Math.round(throughput.perSecond), unit: "deliveries/s", baseline: Math.round(bare.perSecond), target: "≥ 1000", met: throughput.perSecond >= 1_000 },
-    { scenario: `paced ${PACED_RATE} events/s, 1 subscription`, metric: "event-to-POST p50", value: paced.p50, unit: "ms", baseline: Number(bare.pacedP50.toFixed(1)) },
-    { scenario: `paced ${PACED_RATE} events/s, 1 subscription`, metric: "event-to-POST p99", value: paced.p99, unit: "ms", baseline: Number(bare.pacedP99.toFixed(1)), target: "< 250 ms", met: paced.p99 < 250 },
-    { scenario: "burst", metric: "dispatcher CPU per delivery", value: Number((cpuBurst / burstDeliveries).toFixed(3)), unit: "ms" },
+    {
+      scenario: `burst ${THROUGHPUT_EVENTS} events × ${THROUGHPUT_SUBSCRIPTIONS} subscriptions`,
+      metric: "throughput",
+      value: Math.round(throughput.perSecond),
+      unit: "deliveries/s",
+      baseline: Math.round(bare.perSecond),
+      target: "≥ 1000",
+      met: throughput.perSecond >= 1_000,
+    },
+    {
+      scenario: `paced ${PACED_RATE} events/s, 1 subscription`,
+      metric: "event-to-POST p50",
+      value: paced.p50,
+      unit: "ms",
+      baseline: Number(bare.pacedP50.toFixed(1)),
+    },
+    {
+      scenario: `paced ${PACED_RATE} events/s, 1 subscription`,
+      metric: "event-to-POST p99",
+      value: paced.p99,
+      unit: "ms",
+      baseline: Number(bare.pacedP99.toFixed(1)),
+      target: "< 250 ms",
+      met: paced.p99 < 250,
+    },
+    {
+      scenario: "burst",
+      metric: "dispatcher CPU per delivery",
+      value: Number((cpuBurst / burstDeliveries).toFixed(3)),
+      unit: "ms",
+    },
   ]);
 } finally {
-  if (PROFILE) process.stderr.write(`--- dispatcher output (tail) ---\n${dispatcher.output().slice(-4_000)}\n`);
+  if (PROFILE)
+    process.stderr.write(
+      `--- dispatcher output (tail) ---\n${dispatcher.output().slice(-4_000)}\n`,
+    );
   if (PROFILE) {
     dispatcher.kill("SIGTERM");
     await new Promise((r) => dispatcher.once("exit", r));
   }
   await killHard(dispatcher);
-  for (const stream of [n.eventsStream, n.deliveriesStream]) await jsm.streams.delete(stream).catch(() => false);
+  for (const stream of [n.eventsStream, n.deliveriesStream])
+    await jsm.streams.delete(stream).catch(() => false);
   await drainNats(nc, { timeoutMs: 2_000 });
   await pool.end();
   await database.drop();
@@ -99,8 +193,14 @@ try {
   ca.dispose();
 }
 
-async function subscribe(path: string, type: "vacancy.updated" | "practice.updated" | "system.ping"): Promise<string> {
-  const { secret } = await service.create("bench-client", { url: receiver.url(path), eventTypes: [type] });
+async function subscribe(
+  path: string,
+  type: "vacancy.updated" | "practice.updated" | "system.ping",
+): Promise<string> {
+  const { secret } = await service.create("bench-client", {
+    url: receiver.url(path),
+    eventTypes: [type],
+  });
   receiver.setSecrets(path, [secret]);
   return path;
 }
@@ -108,27 +208,43 @@ async function subscribe(path: string, type: "vacancy.updated" | "practice.updat
 /** The dispatcher process is up once a first event makes it through (start-up takes a few seconds). */
 async function warmUp(): Promise<void> {
   const path = await subscribe("/bench/warm-up", "system.ping");
-  const event = buildEvent({ type: "system.ping", entityId: "warm-up", publicBaseUrl: "https://bench.invalid" });
+  const event = buildEvent({
+    type: "system.ping",
+    entityId: "warm-up",
+    publicBaseUrl: "https://bench.invalid",
+  });
   await publish(js, n.eventSubject(event.event_type), event, { msgId: event.event_uuid });
   await waitUntil(() => receiver.received(path).length > 0, 30_000, "the dispatcher to start");
 }
 
 async function measureThroughput(published: Map<string, number>, paths: string[]) {
-  const events = Array.from({ length: THROUGHPUT_EVENTS }, (_, i) => buildEvent({ type: "vacancy.updated", entityId: `v${i}`, publicBaseUrl: "https://bench.invalid" }));
+  const events = Array.from({ length: THROUGHPUT_EVENTS }, (_, i) =>
+    buildEvent({
+      type: "vacancy.updated",
+      entityId: `v${i}`,
+      publicBaseUrl: "https://bench.invalid",
+    }),
+  );
   const expected = events.length * paths.length;
   const started = performance.now();
   const startedAt = Date.now();
   for (let i = 0; i < events.length; i += 250) {
-    await Promise.all(events.slice(i, i + 250).map((e) => {
-      published.set(e.event_uuid, Date.now());
-      return publish(js, n.eventSubject(e.event_type), e, { msgId: e.event_uuid });
-    }));
+    await Promise.all(
+      events.slice(i, i + 250).map((e) => {
+        published.set(e.event_uuid, Date.now());
+        return publish(js, n.eventSubject(e.event_type), e, { msgId: e.event_uuid });
+      }),
+    );
   }
   const count = () => paths.reduce((sum, p) => sum + receiver.received(p).length, 0);
   await waitUntil(() => count() >= expected, 120_000, "the burst to be delivered");
   const seconds = (performance.now() - started) / 1000;
   const got = paths.flatMap((p) => receiver.received(p)).filter((r) => r.at >= startedAt);
-  return { perSecond: expected / seconds, ...latencies(got, published), duplicates: got.length - expected };
+  return {
+    perSecond: expected / seconds,
+    ...latencies(got, published),
+    duplicates: got.length - expected,
+  };
 }
 
 async function measurePaced(published: Map<string, number>, path: string) {
@@ -139,15 +255,27 @@ async function measurePaced(published: Map<string, number>, path: string) {
     const due = started + (i * 1000) / PACED_RATE;
     const wait = due - performance.now();
     if (wait > 1) await new Promise((r) => setTimeout(r, wait));
-    const e = buildEvent({ type: "practice.updated", entityId: `p${i}`, publicBaseUrl: "https://bench.invalid" });
+    const e = buildEvent({
+      type: "practice.updated",
+      entityId: `p${i}`,
+      publicBaseUrl: "https://bench.invalid",
+    });
     published.set(e.event_uuid, Date.now());
     sends.push(publish(js, n.eventSubject(e.event_type), e, { msgId: e.event_uuid }));
   }
   await Promise.all(sends);
-  await waitUntil(() => receiver.received(path).length >= total, 60_000, "the paced events to be delivered");
+  await waitUntil(
+    () => receiver.received(path).length >= total,
+    60_000,
+    "the paced events to be delivered",
+  );
   const seconds = (performance.now() - started) / 1000;
   const got = receiver.received(path);
-  return { perSecond: total / seconds, ...latencies(got, published), duplicates: got.length - total };
+  return {
+    perSecond: total / seconds,
+    ...latencies(got, published),
+    duplicates: got.length - total,
+  };
 }
 
 function latencies(got: Array<{ eventId: string; at: number }>, published: Map<string, number>) {
@@ -183,8 +311,13 @@ async function pacedStages(published: Map<string, number>, path: string): Promis
     return `${percentile(sorted, 50)}/${percentile(sorted, 99)}`;
   };
   const start = Math.min(...paths.map((p) => p.at));
-  const slowest = [...paths].sort((a, b) => b.total - a.total).slice(0, 5)
-    .map((p) => `  +${((p.at - start) / 1000).toFixed(2)} s: ${p.total} ms = to fan-out ${p.fanOut} + fan-out, queue, load ${p.toAttempt} + sign, POST ${p.post}`);
+  const slowest = [...paths]
+    .sort((a, b) => b.total - a.total)
+    .slice(0, 5)
+    .map(
+      (p) =>
+        `  +${((p.at - start) / 1000).toFixed(2)} s: ${p.total} ms = to fan-out ${p.fanOut} + fan-out, queue, load ${p.toAttempt} + sign, POST ${p.post}`,
+    );
   return [
     `paced stages p50/p99 (ms): publish → fan-out ${stat((p) => p.fanOut)}; fan-out → attempt start ${stat((p) => p.toAttempt)}; attempt start → received ${stat((p) => p.post)}`,
     "slowest paced events (seconds into the paced phase):",

@@ -35,18 +35,29 @@ export interface AppDeps {
 /** The settings the domain module reads; the API's and the dispatcher's configs both have them. */
 export type SubscriptionServiceConfig = Pick<
   Config,
-  "ENVIRONMENT" | "PUBLIC_BASE_URL" | "WEBHOOK_DNS_TIMEOUT_MS" | "WEBHOOK_ALLOW_LOOPBACK_FOR_TESTS" | "WEBHOOK_SECRET_KEY" | "WEBHOOK_SECRET_ROTATION_OVERLAP_MS"
+  | "ENVIRONMENT"
+  | "PUBLIC_BASE_URL"
+  | "WEBHOOK_DNS_TIMEOUT_MS"
+  | "WEBHOOK_ALLOW_LOOPBACK_FOR_TESTS"
+  | "WEBHOOK_SECRET_KEY"
+  | "WEBHOOK_SECRET_ROTATION_OVERLAP_MS"
 >;
 
 /** The domain module, built from the API's dependencies; the dispatcher's reconciler builds the same. */
-export function createSubscriptionService(deps: Omit<AppDeps, "verify" | "config"> & { config: SubscriptionServiceConfig }): SubscriptionService {
+export function createSubscriptionService(
+  deps: Omit<AppDeps, "verify" | "config"> & { config: SubscriptionServiceConfig },
+): SubscriptionService {
   const db = createDrizzle(deps.pool, schema);
   const { config } = deps;
   return new SubscriptionService({
     subscriptions: new PgSubscriptionStore(db),
     deliveries: new PgDeliveryStore(db),
     queue: deps.queue,
-    guard: createUrlGuard({ resolver: deps.resolver, dnsTimeoutMs: config.WEBHOOK_DNS_TIMEOUT_MS, allowLoopback: config.WEBHOOK_ALLOW_LOOPBACK_FOR_TESTS }),
+    guard: createUrlGuard({
+      resolver: deps.resolver,
+      dnsTimeoutMs: config.WEBHOOK_DNS_TIMEOUT_MS,
+      allowLoopback: config.WEBHOOK_ALLOW_LOOPBACK_FOR_TESTS,
+    }),
     secretBox: createSecretBox(config.WEBHOOK_SECRET_KEY.base64),
     clock: deps.clock,
     logger: deps.logger,
@@ -59,7 +70,11 @@ export function createSubscriptionService(deps: Omit<AppDeps, "verify" | "config
 /** Builds the webhook subscriptions API's express app; never listens (main.ts and the tests do). */
 export function createApp(deps: AppDeps): express.Express {
   return createHttpApp({
-    platform: { service: SERVICE_NAME, version: SERVICE_VERSION, environment: deps.config.ENVIRONMENT },
+    platform: {
+      service: SERVICE_NAME,
+      version: SERVICE_VERSION,
+      environment: deps.config.ENVIRONMENT,
+    },
     logger: deps.logger,
     ...(deps.meter ? { meter: deps.meter } : {}),
     routes: webhooksRouter({ service: createSubscriptionService(deps), verify: deps.verify }),

@@ -1,5 +1,14 @@
 import { readFileSync } from "node:fs";
-import { env, installationVersion, natsEnvShape, parseEnv, pgEnvShape, serviceEnvShape, tokenEnvShape, z } from "@svc/config";
+import {
+  env,
+  installationVersion,
+  natsEnvShape,
+  parseEnv,
+  pgEnvShape,
+  serviceEnvShape,
+  tokenEnvShape,
+  z,
+} from "@svc/config";
 import { telemetryEnvShape } from "@svc/telemetry";
 
 /** The only module of this service that reads the environment (STYLE.md practice 3). */
@@ -21,7 +30,10 @@ const secretKey = z
   .transform((value, ctx) => {
     const base64 = value ?? DEVELOPMENT_SECRET_KEY;
     if (!/^[A-Za-z0-9+/]+={0,2}$/.test(base64) || Buffer.from(base64, "base64").length !== 32) {
-      ctx.addIssue({ code: "custom", message: "must be 32 bytes, base64-encoded (openssl rand -base64 32)" });
+      ctx.addIssue({
+        code: "custom",
+        message: "must be 32 bytes, base64-encoded (openssl rand -base64 32)",
+      });
       return z.NEVER;
     }
     // Kept as text: the parsed config is deep-frozen, and a Buffer cannot be frozen.
@@ -34,8 +46,15 @@ const retrySchedule = z
   .transform((value, ctx) => {
     const parts = value.split(",").map((s) => s.trim());
     const ms = parts.map(Number);
-    if (parts.length < 1 || parts.length > 20 || ms.some((n, i) => parts[i] === "" || !Number.isInteger(n) || n < 0 || n > 7 * 86_400_000)) {
-      ctx.addIssue({ code: "custom", message: "must be 1..20 comma-separated whole milliseconds (each 0..7 days)" });
+    if (
+      parts.length < 1 ||
+      parts.length > 20 ||
+      ms.some((n, i) => parts[i] === "" || !Number.isInteger(n) || n < 0 || n > 7 * 86_400_000)
+    ) {
+      ctx.addIssue({
+        code: "custom",
+        message: "must be 1..20 comma-separated whole milliseconds (each 0..7 days)",
+      });
       return z.NEVER;
     }
     return ms;
@@ -55,14 +74,26 @@ const secretShape = {
 };
 
 function refuseTestSettingsInProduction(
-  value: { ENVIRONMENT: string; WEBHOOK_ALLOW_LOOPBACK_FOR_TESTS: boolean; WEBHOOK_EXTRA_CA_FILE?: string | undefined; WEBHOOK_SECRET_KEY: { isDevelopmentKey: boolean } },
+  value: {
+    ENVIRONMENT: string;
+    WEBHOOK_ALLOW_LOOPBACK_FOR_TESTS: boolean;
+    WEBHOOK_EXTRA_CA_FILE?: string | undefined;
+    WEBHOOK_SECRET_KEY: { isDevelopmentKey: boolean };
+  },
   ctx: z.RefinementCtx,
 ): void {
   if (value.ENVIRONMENT !== "production") return;
-  const refuse = (key: string, message: string) => ctx.addIssue({ code: "custom", path: [key], message });
-  if (value.WEBHOOK_ALLOW_LOOPBACK_FOR_TESTS) refuse("WEBHOOK_ALLOW_LOOPBACK_FOR_TESTS", "is a test-only setting and is refused in production");
-  if (value.WEBHOOK_EXTRA_CA_FILE !== undefined) refuse("WEBHOOK_EXTRA_CA_FILE", "is a test-only setting and is refused in production");
-  if (value.WEBHOOK_SECRET_KEY.isDevelopmentKey) refuse("WEBHOOK_SECRET_KEY", "is required in production");
+  const refuse = (key: string, message: string) =>
+    ctx.addIssue({ code: "custom", path: [key], message });
+  if (value.WEBHOOK_ALLOW_LOOPBACK_FOR_TESTS)
+    refuse(
+      "WEBHOOK_ALLOW_LOOPBACK_FOR_TESTS",
+      "is a test-only setting and is refused in production",
+    );
+  if (value.WEBHOOK_EXTRA_CA_FILE !== undefined)
+    refuse("WEBHOOK_EXTRA_CA_FILE", "is a test-only setting and is refused in production");
+  if (value.WEBHOOK_SECRET_KEY.isDevelopmentKey)
+    refuse("WEBHOOK_SECRET_KEY", "is required in production");
 }
 
 const apiShape = z
@@ -85,7 +116,13 @@ export function loadConfig(source: Record<string, string | undefined> = process.
 
 /** Only what the telemetry preload needs, so a bad unrelated key is reported by main.ts, not here. */
 export function loadTelemetryConfig(source: Record<string, string | undefined> = process.env) {
-  return parseEnv(z.object({ ...telemetryEnvShape, ENVIRONMENT: serviceEnvShape({ port: 0, internalPort: 0 }).ENVIRONMENT }), source);
+  return parseEnv(
+    z.object({
+      ...telemetryEnvShape,
+      ENVIRONMENT: serviceEnvShape({ port: 0, internalPort: 0 }).ENVIRONMENT,
+    }),
+    source,
+  );
 }
 
 const dispatcherShape = z
@@ -147,12 +184,22 @@ const dispatcherShape = z
     // The controller watches its own namespace and names itself on events; a Lease needs both too.
     if (value.LEADER_ELECTION !== "lease" && !value.OPERATOR_ENABLED) return;
     for (const key of ["POD_NAME", "POD_NAMESPACE"] as const) {
-      if (value[key] === undefined) ctx.addIssue({ code: "custom", path: [key], message: "is required when LEADER_ELECTION is lease or OPERATOR_ENABLED is true (downward API)" });
+      if (value[key] === undefined)
+        ctx.addIssue({
+          code: "custom",
+          path: [key],
+          message:
+            "is required when LEADER_ELECTION is lease or OPERATOR_ENABLED is true (downward API)",
+        });
     }
   })
   .superRefine((value, ctx) => {
     if (value.WEBHOOK_DELIVERY_ACK_WAIT_MS <= value.WEBHOOK_ATTEMPT_TIMEOUT_MS) {
-      ctx.addIssue({ code: "custom", path: ["WEBHOOK_DELIVERY_ACK_WAIT_MS"], message: "must be longer than WEBHOOK_ATTEMPT_TIMEOUT_MS" });
+      ctx.addIssue({
+        code: "custom",
+        path: ["WEBHOOK_DELIVERY_ACK_WAIT_MS"],
+        message: "must be longer than WEBHOOK_ATTEMPT_TIMEOUT_MS",
+      });
     }
   });
 
@@ -164,6 +211,10 @@ export function loadDispatcherConfig(source: Record<string, string | undefined> 
 }
 
 /** The extra CA (tests only) as PEM, read once at startup by the composition root. */
-export function readExtraCa(config: { WEBHOOK_EXTRA_CA_FILE?: string | undefined }): string | undefined {
-  return config.WEBHOOK_EXTRA_CA_FILE === undefined ? undefined : readFileSync(config.WEBHOOK_EXTRA_CA_FILE, "utf8");
+export function readExtraCa(config: {
+  WEBHOOK_EXTRA_CA_FILE?: string | undefined;
+}): string | undefined {
+  return config.WEBHOOK_EXTRA_CA_FILE === undefined
+    ? undefined
+    : readFileSync(config.WEBHOOK_EXTRA_CA_FILE, "utf8");
 }

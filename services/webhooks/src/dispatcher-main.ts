@@ -1,9 +1,20 @@
 import { createMetrics, metricsPushEnabled } from "@svc/telemetry";
 import { createLogger } from "@svc/logging";
-import { closeInternalLast, exitOnStartupError, serve, Shutdown, type ReadinessCheck } from "@svc/http";
+import {
+  closeInternalLast,
+  exitOnStartupError,
+  serve,
+  Shutdown,
+  type ReadinessCheck,
+} from "@svc/http";
 import { createPgPool, runMigrations } from "@svc/db";
 import { connectNats, drainNats, jetstream, names } from "@svc/messaging";
-import { loadDispatcherConfig, SERVICE_NAME, SERVICE_VERSION, type DispatcherConfig } from "./config.ts";
+import {
+  loadDispatcherConfig,
+  SERVICE_NAME,
+  SERVICE_VERSION,
+  type DispatcherConfig,
+} from "./config.ts";
 import { MIGRATIONS_FOLDER } from "./db/migrations.ts";
 import { systemClock } from "./domain/model.ts";
 import { systemResolver } from "./outbound/resolver.ts";
@@ -20,24 +31,61 @@ try {
 }
 const logger = createLogger({ service: PROCESS_NAME, level: config.LOG_LEVEL });
 const shutdown = new Shutdown(logger);
-const metrics = createMetrics({ serviceName: PROCESS_NAME, serviceVersion: SERVICE_VERSION, environment: config.ENVIRONMENT, otlp: metricsPushEnabled(config) });
-const pool = createPgPool({ url: config.DATABASE_URL, schema: SERVICE_NAME, applicationName: PROCESS_NAME, max: config.DATABASE_POOL_MAX });
-if (config.MIGRATE_ON_START) await runMigrations(pool, { schema: SERVICE_NAME, migrationsFolder: MIGRATIONS_FOLDER });
-if (config.WEBHOOK_SECRET_KEY.isDevelopmentKey) logger.warn("WEBHOOK_SECRET_KEY is not set: webhook secrets are opened with the public development key");
+const metrics = createMetrics({
+  serviceName: PROCESS_NAME,
+  serviceVersion: SERVICE_VERSION,
+  environment: config.ENVIRONMENT,
+  otlp: metricsPushEnabled(config),
+});
+const pool = createPgPool({
+  url: config.DATABASE_URL,
+  schema: SERVICE_NAME,
+  applicationName: PROCESS_NAME,
+  max: config.DATABASE_POOL_MAX,
+});
+if (config.MIGRATE_ON_START)
+  await runMigrations(pool, { schema: SERVICE_NAME, migrationsFolder: MIGRATIONS_FOLDER });
+if (config.WEBHOOK_SECRET_KEY.isDevelopmentKey)
+  logger.warn(
+    "WEBHOOK_SECRET_KEY is not set: webhook secrets are opened with the public development key",
+  );
 const nc = await connectNats({ servers: [...config.NATS_SERVERS], name: PROCESS_NAME, logger });
 const client = createDeliveryClient(config, systemResolver());
-const dispatcher = await startDispatcher({ config, nc, pool, client, clock: systemClock, logger, meter: metrics.meter });
+const dispatcher = await startDispatcher({
+  config,
+  nc,
+  pool,
+  client,
+  clock: systemClock,
+  logger,
+  meter: metrics.meter,
+});
 // The WebhookSubscription controller, on the elected replica only (the chart enables it). Imported
 // only then: the Kubernetes client is ~20 MB of heap a dispatcher without the operator never uses.
 const operator = config.OPERATOR_ENABLED
-  ? (await import("./operator/start-operator.ts")).startOperator({ config, pool, queue: createNatsDeliveryQueue(jetstream(nc), names(config.NATS_NAMESPACE)), resolver: systemResolver(), clock: systemClock, logger })
+  ? (await import("./operator/start-operator.ts")).startOperator({
+      config,
+      pool,
+      queue: createNatsDeliveryQueue(jetstream(nc), names(config.NATS_NAMESPACE)),
+      resolver: systemResolver(),
+      clock: systemClock,
+      logger,
+    })
   : undefined;
 const readiness: ReadinessCheck[] = [
   { name: "database", check: async () => void (await pool.query("SELECT 1")) },
   { name: "nats", check: () => nc.flush() },
 ];
 
-const serving = await serve({ logger, shutdown, app: null, port: 0, internalPort: config.INTERNAL_PORT, readiness, internalRoutes: { "/metrics": metrics.handler } });
+const serving = await serve({
+  logger,
+  shutdown,
+  app: null,
+  port: 0,
+  internalPort: config.INTERNAL_PORT,
+  readiness,
+  internalRoutes: { "/metrics": metrics.handler },
+});
 // Order: stop taking messages and finish running attempts, then flush acks, then close clients.
 // The operator first: it releases leadership (Lease or advisory lock) while the database is still there.
 if (operator) shutdown.add("webhook subscription operator", () => operator.stop());

@@ -6,4 +6,9 @@ const telemetry = loadTelemetryConfig();
 // The dispatcher is the second entry point of this codebase (its source or its bundle); its spans
 // name it (OTEL_SERVICE_NAME still wins).
 const isDispatcher = /dispatcher-main\.[jt]s$/.test(process.argv[1] ?? "");
-await preloadProcess({ serviceName: isDispatcher ? `${SERVICE_NAME}-dispatcher` : SERVICE_NAME, serviceVersion: SERVICE_VERSION, environment: telemetry.ENVIRONMENT, settings: telemetry });
+await preloadProcess({
+  serviceName: isDispatcher ? `${SERVICE_NAME}-dispatcher` : SERVICE_NAME,
+  serviceVersion: SERVICE_VERSION,
+  environment: telemetry.ENVIRONMENT,
+  settings: telemetry,
+});

@@ -1,6 +1,12 @@
 import { createMetrics, metricsPushEnabled } from "@svc/telemetry";
 import { createLogger } from "@svc/logging";
-import { closeInternalLast, exitOnStartupError, serve, Shutdown, type ReadinessCheck } from "@svc/http";
+import {
+  closeInternalLast,
+  exitOnStartupError,
+  serve,
+  Shutdown,
+  type ReadinessCheck,
+} from "@svc/http";
 import { createCachedTokenVerifier, remoteKeys, startRevocationFeed } from "@svc/auth";
 import { createPgPool, runMigrations } from "@svc/db";
 import { connectNats, drainNats, jetstream, names } from "@svc/messaging";
@@ -20,13 +26,32 @@ try {
 }
 const logger = createLogger({ service: SERVICE_NAME, level: config.LOG_LEVEL });
 const shutdown = new Shutdown(logger);
-const metrics = createMetrics({ serviceName: SERVICE_NAME, serviceVersion: SERVICE_VERSION, environment: config.ENVIRONMENT, otlp: metricsPushEnabled(config) });
+const metrics = createMetrics({
+  serviceName: SERVICE_NAME,
+  serviceVersion: SERVICE_VERSION,
+  environment: config.ENVIRONMENT,
+  otlp: metricsPushEnabled(config),
+});
 // Revocations (auth's KV bucket): a revoked client's tokens are refused within seconds (shared/auth).
 const revocations = startRevocationFeed({ config, name: SERVICE_NAME, logger });
-const verify = createCachedTokenVerifier({ keys: remoteKeys(config.AUTH_JWKS_URL), issuer: config.TOKEN_ISSUER, audience: config.TOKEN_AUDIENCE, revocation: revocations.view });
-const pool = createPgPool({ url: config.DATABASE_URL, schema: SERVICE_NAME, applicationName: SERVICE_NAME, max: config.DATABASE_POOL_MAX });
-if (config.MIGRATE_ON_START) await runMigrations(pool, { schema: SERVICE_NAME, migrationsFolder: MIGRATIONS_FOLDER });
-if (config.WEBHOOK_SECRET_KEY.isDevelopmentKey) logger.warn("WEBHOOK_SECRET_KEY is not set: webhook secrets are sealed with the public development key");
+const verify = createCachedTokenVerifier({
+  keys: remoteKeys(config.AUTH_JWKS_URL),
+  issuer: config.TOKEN_ISSUER,
+  audience: config.TOKEN_AUDIENCE,
+  revocation: revocations.view,
+});
+const pool = createPgPool({
+  url: config.DATABASE_URL,
+  schema: SERVICE_NAME,
+  applicationName: SERVICE_NAME,
+  max: config.DATABASE_POOL_MAX,
+});
+if (config.MIGRATE_ON_START)
+  await runMigrations(pool, { schema: SERVICE_NAME, migrationsFolder: MIGRATIONS_FOLDER });
+if (config.WEBHOOK_SECRET_KEY.isDevelopmentKey)
+  logger.warn(
+    "WEBHOOK_SECRET_KEY is not set: webhook secrets are sealed with the public development key",
+  );
 // Ping and manual redelivery publish to the deliveries work stream the dispatcher consumes.
 const nc = await connectNats({ servers: [...config.NATS_SERVERS], name: SERVICE_NAME, logger });
 const queue = createNatsDeliveryQueue(jetstream(nc), names(config.NATS_NAMESPACE));
@@ -36,7 +61,24 @@ const readiness: ReadinessCheck[] = [
 ];
 readiness.push(revocations.readiness); // only until the revocation list first loads; later NATS outages do not fail it
 
-const serving = await serve({ logger, shutdown, app: createApp({ meter: metrics.meter, config, logger, verify, pool, resolver: systemResolver(), queue, clock: systemClock }), port: config.PORT, internalPort: config.INTERNAL_PORT, readiness, internalRoutes: { "/metrics": metrics.handler } });
+const serving = await serve({
+  logger,
+  shutdown,
+  app: createApp({
+    meter: metrics.meter,
+    config,
+    logger,
+    verify,
+    pool,
+    resolver: systemResolver(),
+    queue,
+    clock: systemClock,
+  }),
+  port: config.PORT,
+  internalPort: config.INTERNAL_PORT,
+  readiness,
+  internalRoutes: { "/metrics": metrics.handler },
+});
 shutdown.add("nats", () => drainNats(nc));
 shutdown.add("revocation feed", () => revocations.stop());
 shutdown.add("database", () => pool.end());

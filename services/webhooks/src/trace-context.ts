@@ -9,5 +9,7 @@ export function traceContextOf(ctx: Context = context.active()): TraceContext | 
   const carrier: Record<string, string> = {};
   propagation.inject(ctx, carrier);
   if (!carrier.traceparent) return undefined;
-  return carrier.tracestate ? { traceparent: carrier.traceparent, tracestate: carrier.tracestate } : { traceparent: carrier.traceparent };
+  return carrier.tracestate
+    ? { traceparent: carrier.traceparent, tracestate: carrier.tracestate }
+    : { traceparent: carrier.traceparent };
 }

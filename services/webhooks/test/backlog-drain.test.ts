@@ -5,7 +5,13 @@ import { createNatsDeliveryQueue } from "../src/queue/nats-delivery-queue.ts";
 import { PgDispatchStore } from "../src/stores/pg-dispatch-store.ts";
 import { startReceiver, type Receiver } from "./support/receiver.ts";
 import { createTestCa, type TestCa } from "./support/test-ca.ts";
-import { fakeResolver, PUBLIC_BASE_URL, startHarness, waitFor, type Harness } from "./support/harness.ts";
+import {
+  fakeResolver,
+  PUBLIC_BASE_URL,
+  startHarness,
+  waitFor,
+  type Harness,
+} from "./support/harness.ts";
 
 /**
  * What keeps the dispatcher's memory flat while a backlog drains (issue #12; the full-size
@@ -40,7 +46,10 @@ async function buildBacklog(): Promise<string[]> {
   for (let i = 0; i < SUBSCRIPTIONS; i++) {
     const path = `/backlog/${i}`;
     receiver.setBehaviour(path, () => ({ status: 204, delayMs: 20 }));
-    const res = await h.api("client-backlog", "POST", "/v1/webhooks", { url: receiver.url(path), event_types: ["vacancy.updated"] });
+    const res = await h.api("client-backlog", "POST", "/v1/webhooks", {
+      url: receiver.url(path),
+      event_types: ["vacancy.updated"],
+    });
     expect(res.status).toBe(201);
     receiver.setSecrets(path, [res.body.data.secret]);
     paths.push(path);
@@ -50,19 +59,36 @@ async function buildBacklog(): Promise<string[]> {
   const store = new PgDispatchStore(h.pool);
   const queue = createNatsDeliveryQueue(jetstream(h.nc), h.n);
   let next = 0;
-  await Promise.all(Array.from({ length: 8 }, async () => {
-    while (next < EVENTS) {
-      const e = buildEvent({ type: "vacancy.updated", entityId: `b${next++}`, publicBaseUrl: PUBLIC_BASE_URL });
-      await queue.enqueue(await store.fanOut({ eventUuid: e.event_uuid, eventType: e.event_type, body: JSON.stringify(e) }, new Date()));
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: 8 }, async () => {
+      while (next < EVENTS) {
+        const e = buildEvent({
+          type: "vacancy.updated",
+          entityId: `b${next++}`,
+          publicBaseUrl: PUBLIC_BASE_URL,
+        });
+        await queue.enqueue(
+          await store.fanOut(
+            { eventUuid: e.event_uuid, eventType: e.event_type, body: JSON.stringify(e) },
+            new Date(),
+          ),
+        );
+      }
+    }),
+  );
   return paths;
 }
 
 describe("a dispatcher draining a backlog", () => {
   it("never has more than WEBHOOK_DELIVERY_CONCURRENCY attempts in flight, nor holds much more than that many messages", async () => {
     const paths = await buildBacklog();
-    const pending = Number((await h.pool.query<{ n: string }>("SELECT count(*) AS n FROM webhooks.deliveries WHERE status = 'pending'")).rows[0]!.n);
+    const pending = Number(
+      (
+        await h.pool.query<{ n: string }>(
+          "SELECT count(*) AS n FROM webhooks.deliveries WHERE status = 'pending'",
+        )
+      ).rows[0]!.n,
+    );
     expect(pending).toBe(TOTAL);
 
     await h.startDispatcher({ WEBHOOK_DELIVERY_CONCURRENCY: String(CONCURRENCY) });
@@ -92,6 +118,18 @@ describe("a dispatcher draining a backlog", () => {
     // Every delivery went out once and is recorded.
     const ids = new Set(paths.flatMap((p) => receiver.received(p).map((r) => r.deliveryId)));
     expect(ids.size).toBe(TOTAL);
-    await waitFor("every record to be written", async () => Number((await h.pool.query<{ n: string }>("SELECT count(*) AS n FROM webhooks.deliveries WHERE status = 'succeeded'")).rows[0]!.n) === TOTAL, 20_000, 100);
+    await waitFor(
+      "every record to be written",
+      async () =>
+        Number(
+          (
+            await h.pool.query<{ n: string }>(
+              "SELECT count(*) AS n FROM webhooks.deliveries WHERE status = 'succeeded'",
+            )
+          ).rows[0]!.n,
+        ) === TOTAL,
+      20_000,
+      100,
+    );
   }, 180_000);
 });

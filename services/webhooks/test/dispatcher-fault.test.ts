@@ -1,12 +1,25 @@
 import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildEvent, type EventPayload } from "@svc/events";
-import { ensureStream, eventsStreamConfig, jetstream, jetstreamManager, publish } from "@svc/messaging";
+import {
+  ensureStream,
+  eventsStreamConfig,
+  jetstream,
+  jetstreamManager,
+  publish,
+} from "@svc/messaging";
 import { spawnDispatcher } from "./support/dispatcher-process.ts";
 import { killHard, startPrivateNats, type PrivateNats } from "./support/private-nats.ts";
 import { startReceiver, type Receiver } from "./support/receiver.ts";
 import { createTestCa, type TestCa } from "./support/test-ca.ts";
-import { fakeResolver, PUBLIC_BASE_URL, sleep, startHarness, waitFor, type Harness } from "./support/harness.ts";
+import {
+  fakeResolver,
+  PUBLIC_BASE_URL,
+  sleep,
+  startHarness,
+  waitFor,
+  type Harness,
+} from "./support/harness.ts";
 
 /**
  * At-least-once under faults: the real dispatcher process is SIGKILLed again and again while it
@@ -50,9 +63,15 @@ const flaky = (eventId: string) => createHash("sha256").update(eventId).digest()
 
 async function publishBurst(count: number): Promise<EventPayload[]> {
   const js = jetstream(h.nc);
-  const events = Array.from({ length: count }, (_, i) => buildEvent({ type: "vacancy.updated", entityId: `v${i}`, publicBaseUrl: PUBLIC_BASE_URL }));
+  const events = Array.from({ length: count }, (_, i) =>
+    buildEvent({ type: "vacancy.updated", entityId: `v${i}`, publicBaseUrl: PUBLIC_BASE_URL }),
+  );
   for (let i = 0; i < events.length; i += 200) {
-    await Promise.all(events.slice(i, i + 200).map((e) => publish(js, h.n.eventSubject(e.event_type), e, { msgId: e.event_uuid })));
+    await Promise.all(
+      events
+        .slice(i, i + 200)
+        .map((e) => publish(js, h.n.eventSubject(e.event_type), e, { msgId: e.event_uuid })),
+    );
   }
   return events;
 }
@@ -62,8 +81,13 @@ describe("the dispatcher under SIGKILL and a nats-server restart", () => {
     const paths: string[] = [];
     for (let i = 0; i < SUBSCRIPTIONS; i++) {
       const path = `/fault/${i}`;
-      receiver.setBehaviour(path, (n, eventId) => ({ status: n === 1 && flaky(eventId) ? 503 : 200 }));
-      const res = await h.api("client-fault", "POST", "/v1/webhooks", { url: receiver.url(path), event_types: ["vacancy.updated"] });
+      receiver.setBehaviour(path, (n, eventId) => ({
+        status: n === 1 && flaky(eventId) ? 503 : 200,
+      }));
+      const res = await h.api("client-fault", "POST", "/v1/webhooks", {
+        url: receiver.url(path),
+        event_types: ["vacancy.updated"],
+      });
       expect(res.status).toBe(201);
       receiver.setSecrets(path, [res.body.data.secret]);
       paths.push(path);
@@ -80,7 +104,13 @@ describe("the dispatcher under SIGKILL and a nats-server restart", () => {
       WEBHOOK_DELIVERY_CONCURRENCY: "64",
       WEBHOOK_MAX_IN_FLIGHT_PER_SUBSCRIPTION: "32",
     };
-    const delivered = () => new Set(receiver.received().filter((r) => paths.includes(r.path)).map((r) => `${r.path}|${r.eventId}`)).size;
+    const delivered = () =>
+      new Set(
+        receiver
+          .received()
+          .filter((r) => paths.includes(r.path))
+          .map((r) => `${r.path}|${r.eventId}`),
+      ).size;
 
     const started = Date.now();
     let child = spawnTracked(env);
@@ -92,12 +122,19 @@ describe("the dispatcher under SIGKILL and a nats-server restart", () => {
     // then at a random moment during its next stretch of deliveries.
     const killMidBurst = async () => {
       const before = delivered();
-      await waitFor("the dispatcher to make progress", () => delivered() >= Math.min(EXPECTED, before + 60) || child.exitCode !== null, 20_000, 20);
+      await waitFor(
+        "the dispatcher to make progress",
+        () => delivered() >= Math.min(EXPECTED, before + 60) || child.exitCode !== null,
+        20_000,
+        20,
+      );
       await sleep(Math.random() * 250);
       if (delivered() >= EXPECTED) return false;
       await killHard(child);
       kills++;
-      log.push(`SIGKILL ${kills} at ${Date.now() - started} ms: ${delivered()}/${EXPECTED} delivered`);
+      log.push(
+        `SIGKILL ${kills} at ${Date.now() - started} ms: ${delivered()}/${EXPECTED} delivered`,
+      );
       return true;
     };
     while (kills < 6 && (await killMidBurst())) {
@@ -117,38 +154,60 @@ describe("the dispatcher under SIGKILL and a nats-server restart", () => {
       }
       child = spawnTracked(env);
     }
-    await waitFor(`all ${EXPECTED} deliveries (last dispatcher output: ${child.output().slice(-2_000)})`, () => {
-      if (child.exitCode !== null) child = spawnTracked(env); // e.g. started while NATS was still down
-      return delivered() >= EXPECTED;
-    }, 45_000, 100);
+    await waitFor(
+      `all ${EXPECTED} deliveries (last dispatcher output: ${child.output().slice(-2_000)})`,
+      () => {
+        if (child.exitCode !== null) child = spawnTracked(env); // e.g. started while NATS was still down
+        return delivered() >= EXPECTED;
+      },
+      45_000,
+      100,
+    );
     const elapsed = Date.now() - started;
 
     const counts = new Map<string, number>();
-    for (const r of receiver.received()) if (paths.includes(r.path)) counts.set(`${r.path}|${r.eventId}`, (counts.get(`${r.path}|${r.eventId}`) ?? 0) + 1);
+    for (const r of receiver.received())
+      if (paths.includes(r.path))
+        counts.set(`${r.path}|${r.eventId}`, (counts.get(`${r.path}|${r.eventId}`) ?? 0) + 1);
     const expected = events.flatMap((e) => paths.map((p) => `${p}|${e.event_uuid}`));
     const missing = expected.filter((k) => !counts.has(k));
     const posts = [...counts.values()].reduce((a, b) => a + b, 0);
     const retriedByDesign = events.filter((e) => flaky(e.event_uuid)).length * SUBSCRIPTIONS;
     const duplicates = posts - expected.length - retriedByDesign;
-    const invalid = receiver.received().filter((r) => paths.includes(r.path) && (r.verifiedWith.length === 0 || !r.timestampOk)).length;
-    console.info([
-      ...log,
-      `fault test: ${EXPECTED} expected deliveries, ${kills} dispatcher SIGKILLs, nats-server SIGKILLed and restarted once; all delivered after ${elapsed} ms`,
-      `POSTs received: ${posts} = ${expected.length} first deliveries + ${retriedByDesign} planned 503 retries + ${duplicates} duplicates (at-least-once)`,
-    ].join("\n"));
+    const invalid = receiver
+      .received()
+      .filter(
+        (r) => paths.includes(r.path) && (r.verifiedWith.length === 0 || !r.timestampOk),
+      ).length;
+    console.info(
+      [
+        ...log,
+        `fault test: ${EXPECTED} expected deliveries, ${kills} dispatcher SIGKILLs, nats-server SIGKILLed and restarted once; all delivered after ${elapsed} ms`,
+        `POSTs received: ${posts} = ${expected.length} first deliveries + ${retriedByDesign} planned 503 retries + ${duplicates} duplicates (at-least-once)`,
+      ].join("\n"),
+    );
 
     expect(natsRestarted).toBe(true);
     expect(kills).toBeGreaterThanOrEqual(4);
     expect(missing).toEqual([]);
     expect(invalid).toBe(0);
     // The records catch up too: every delivery succeeded, none left pending or dead.
-    await waitFor("every delivery record to be succeeded", async () => {
-      const { rows } = await h.pool.query("SELECT status, count(*)::int AS n FROM webhooks.deliveries GROUP BY status");
-      return rows.length === 1 && rows[0].status === "succeeded" && rows[0].n === EXPECTED;
-    }, 15_000, 200);
+    await waitFor(
+      "every delivery record to be succeeded",
+      async () => {
+        const { rows } = await h.pool.query(
+          "SELECT status, count(*)::int AS n FROM webhooks.deliveries GROUP BY status",
+        );
+        return rows.length === 1 && rows[0].status === "succeeded" && rows[0].n === EXPECTED;
+      },
+      15_000,
+      200,
+    );
 
     // And the last dispatcher shuts down gracefully on SIGTERM.
-    const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+    const exited = new Promise<number | null>((resolve) =>
+      child.once("exit", (code) => resolve(code)),
+    );
     child.kill("SIGTERM");
     expect(await exited).toBe(0);
   }, 90_000);

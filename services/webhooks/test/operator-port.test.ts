@@ -16,12 +16,25 @@ let database: TempDatabase;
 let pool: pg.Pool;
 let port: ServiceSubscriptionPort;
 const OWNER = "ats-connector";
-const spec = { url: "https://hooks.example.com/in", eventTypes: ["vacancy.created"], enabled: true };
-const ref = (): SubscriptionRef => ({ namespace: "apps", name: `hook-${randomUUID().slice(0, 8)}`, uid: randomUUID() });
+const spec = {
+  url: "https://hooks.example.com/in",
+  eventTypes: ["vacancy.created"],
+  enabled: true,
+};
+const ref = (): SubscriptionRef => ({
+  namespace: "apps",
+  name: `hook-${randomUUID().slice(0, 8)}`,
+  uid: randomUUID(),
+});
 
 beforeAll(async () => {
   database = await createTempPgDatabase("whop");
-  pool = createPgPool({ url: database.url, schema: "webhooks", applicationName: "webhooks-operator-test", max: 5 });
+  pool = createPgPool({
+    url: database.url,
+    schema: "webhooks",
+    applicationName: "webhooks-operator-test",
+    max: 5,
+  });
   await runMigrations(pool, { schema: "webhooks", migrationsFolder: MIGRATIONS_FOLDER });
   port = createSubscriptionPort({
     config: {
@@ -34,7 +47,10 @@ beforeAll(async () => {
     },
     pool,
     queue: { enqueue: async () => {} }, // the port never queues (no ping or redelivery)
-    resolver: fakeResolver({ "hooks.example.com": ["93.184.216.34"], "private.example.com": ["10.0.0.5"] }),
+    resolver: fakeResolver({
+      "hooks.example.com": ["93.184.216.34"],
+      "private.example.com": ["10.0.0.5"],
+    }),
     clock: systemClock,
     logger: silentLogger(),
   });
@@ -45,7 +61,14 @@ afterAll(async () => {
 });
 
 async function rowsFor(uid: string) {
-  const { rows } = await pool.query<{ id: string; owner_client_id: string; url: string; event_types: string[]; enabled: boolean; secret_sealed: string }>(
+  const { rows } = await pool.query<{
+    id: string;
+    owner_client_id: string;
+    url: string;
+    event_types: string[];
+    enabled: boolean;
+    secret_sealed: string;
+  }>(
     "SELECT id, owner_client_id, url, event_types, enabled, secret_sealed FROM webhooks.subscriptions WHERE k8s_uid = $1",
     [uid],
   );
@@ -61,9 +84,17 @@ describe("ServiceSubscriptionPort", () => {
     expect(again).toEqual({ subscriptionId: first.subscriptionId });
     const rows = await rowsFor(r.uid);
     expect(rows).toHaveLength(1);
-    expect(rows[0]).toMatchObject({ id: first.subscriptionId, owner_client_id: OWNER, url: spec.url, event_types: spec.eventTypes, enabled: true });
+    expect(rows[0]).toMatchObject({
+      id: first.subscriptionId,
+      owner_client_id: OWNER,
+      url: spec.url,
+      event_types: spec.eventTypes,
+      enabled: true,
+    });
     // The returned secret is the one stored (sealed) for this subscription.
-    expect(createSecretBox(SECRET_KEY).open(rows[0]!.secret_sealed, first.subscriptionId)).toBe(first.secret);
+    expect(createSecretBox(SECRET_KEY).open(rows[0]!.secret_sealed, first.subscriptionId)).toBe(
+      first.secret,
+    );
   });
 
   it("creates a paused subscription when the spec says disabled", async () => {
@@ -75,9 +106,22 @@ describe("ServiceSubscriptionPort", () => {
   it("updates url, event types and enabled to the spec", async () => {
     const r = ref();
     const { subscriptionId } = await port.ensure(r, OWNER, spec, { needSecret: false });
-    const result = await port.ensure(r, OWNER, { url: "https://HOOKS.example.com/other", eventTypes: ["vacancy.updated", "practice.updated"], enabled: false }, { needSecret: false });
+    const result = await port.ensure(
+      r,
+      OWNER,
+      {
+        url: "https://HOOKS.example.com/other",
+        eventTypes: ["vacancy.updated", "practice.updated"],
+        enabled: false,
+      },
+      { needSecret: false },
+    );
     expect(result).toEqual({ subscriptionId });
-    expect((await rowsFor(r.uid))[0]).toMatchObject({ url: "https://hooks.example.com/other", event_types: ["vacancy.updated", "practice.updated"], enabled: false });
+    expect((await rowsFor(r.uid))[0]).toMatchObject({
+      url: "https://hooks.example.com/other",
+      event_types: ["vacancy.updated", "practice.updated"],
+      enabled: false,
+    });
   });
 
   it("rotates the secret when needSecret", async () => {
@@ -88,13 +132,21 @@ describe("ServiceSubscriptionPort", () => {
     expect(rotated.secret).toMatch(/^whsec_/);
     expect(rotated.secret).not.toBe(created.secret);
     const [row] = await rowsFor(r.uid);
-    expect(createSecretBox(SECRET_KEY).open(row!.secret_sealed, created.subscriptionId)).toBe(rotated.secret);
+    expect(createSecretBox(SECRET_KEY).open(row!.secret_sealed, created.subscriptionId)).toBe(
+      rotated.secret,
+    );
   });
 
   it("refuses a private or non-https URL as InvalidURL and creates nothing", async () => {
-    for (const url of ["https://private.example.com/in", "http://hooks.example.com/in", "not a url"]) {
+    for (const url of [
+      "https://private.example.com/in",
+      "http://hooks.example.com/in",
+      "not a url",
+    ]) {
       const r = ref();
-      const err = await port.ensure(r, OWNER, { ...spec, url }, { needSecret: false }).catch((e: unknown) => e);
+      const err = await port
+        .ensure(r, OWNER, { ...spec, url }, { needSecret: false })
+        .catch((e: unknown) => e);
       expect(err, url).toBeInstanceOf(InvalidSubscriptionError);
       expect((err as InvalidSubscriptionError).reason, url).toBe("InvalidURL");
       expect(await rowsFor(r.uid)).toHaveLength(0);
@@ -103,7 +155,14 @@ describe("ServiceSubscriptionPort", () => {
 
   it("refuses an event type outside the catalogue as InvalidEventType", async () => {
     // application.submitted is not in the sandbox catalogue (README).
-    const err = await port.ensure(ref(), OWNER, { ...spec, eventTypes: ["application.submitted"] }, { needSecret: false }).catch((e: unknown) => e);
+    const err = await port
+      .ensure(
+        ref(),
+        OWNER,
+        { ...spec, eventTypes: ["application.submitted"] },
+        { needSecret: false },
+      )
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(InvalidSubscriptionError);
     expect((err as InvalidSubscriptionError).reason).toBe("InvalidEventType");
   });

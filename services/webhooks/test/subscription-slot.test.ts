@@ -15,7 +15,10 @@ beforeAll(async () => {
   ca = createTestCa();
   receiver = await startReceiver({ key: ca.serverKey, cert: ca.serverCert });
   h = await startHarness({ resolver: fakeResolver(), caFile: ca.caFile });
-  await h.startDispatcher({ WEBHOOK_MAX_IN_FLIGHT_PER_SUBSCRIPTION: "1", WEBHOOK_RETENTION_DAYS: "0" });
+  await h.startDispatcher({
+    WEBHOOK_MAX_IN_FLIGHT_PER_SUBSCRIPTION: "1",
+    WEBHOOK_RETENTION_DAYS: "0",
+  });
 });
 afterAll(async () => {
   await h?.close();
@@ -27,7 +30,10 @@ describe("the per-subscription slot", () => {
   it("is free for the next POST while the previous attempt's record is still being written", async () => {
     const path = "/slot";
     receiver.setBehaviour(path, () => ({ status: 204, delayMs: 50 }));
-    const res = await h.api("client-slot", "POST", "/v1/webhooks", { url: receiver.url(path), event_types: ["vacancy.updated"] });
+    const res = await h.api("client-slot", "POST", "/v1/webhooks", {
+      url: receiver.url(path),
+      event_types: ["vacancy.updated"],
+    });
     expect(res.status).toBe(201);
     receiver.setSecrets(path, [res.body.data.secret]);
     const sub = res.body.data.webhook_uuid as string;
@@ -37,18 +43,40 @@ describe("the per-subscription slot", () => {
     try {
       await blocker.query("BEGIN");
       await blocker.query("LOCK TABLE webhooks.delivery_attempts IN EXCLUSIVE MODE");
-      const events = [await h.publishEvent("vacancy.updated"), await h.publishEvent("vacancy.updated"), await h.publishEvent("vacancy.updated")];
-      await waitFor("all three POSTs while their records are blocked", () => receiver.received(path).length >= 3, 10_000, 25);
-      expect(new Set(receiver.received(path).map((r) => r.eventId))).toEqual(new Set(events.map((e) => e.event_uuid)));
+      const events = [
+        await h.publishEvent("vacancy.updated"),
+        await h.publishEvent("vacancy.updated"),
+        await h.publishEvent("vacancy.updated"),
+      ];
+      await waitFor(
+        "all three POSTs while their records are blocked",
+        () => receiver.received(path).length >= 3,
+        10_000,
+        25,
+      );
+      expect(new Set(receiver.received(path).map((r) => r.eventId))).toEqual(
+        new Set(events.map((e) => e.event_uuid)),
+      );
       // Still one POST at a time: the cap itself holds.
       expect(receiver.maxConcurrent(path)).toBe(1);
       await sleep(100);
-      const recorded = await h.api("client-slot", "GET", `/v1/webhooks/${sub}/deliveries?status=succeeded`);
+      const recorded = await h.api(
+        "client-slot",
+        "GET",
+        `/v1/webhooks/${sub}/deliveries?status=succeeded`,
+      );
       expect(recorded.body.data).toHaveLength(0);
       await blocker.query("COMMIT");
     } finally {
       blocker.release();
     }
-    await waitFor("the three records", async () => (await h.api("client-slot", "GET", `/v1/webhooks/${sub}/deliveries?status=succeeded`)).body.data.length === 3, 10_000, 100);
+    await waitFor(
+      "the three records",
+      async () =>
+        (await h.api("client-slot", "GET", `/v1/webhooks/${sub}/deliveries?status=succeeded`)).body
+          .data.length === 3,
+      10_000,
+      100,
+    );
   });
 });

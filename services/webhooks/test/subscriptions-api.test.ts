@@ -3,7 +3,10 @@ import { createSecretBox } from "../src/signing/secret-box.ts";
 import { fakeResolver, SECRET_KEY, startHarness, type Harness } from "./support/harness.ts";
 
 let h: Harness;
-const resolver = fakeResolver({ "hooks.example.com": ["93.184.216.34"], "other.example.org": ["2606:2800:220:1:248:1893:25c8:1946"] });
+const resolver = fakeResolver({
+  "hooks.example.com": ["93.184.216.34"],
+  "other.example.org": ["2606:2800:220:1:248:1893:25c8:1946"],
+});
 const ALICE = "client-alice";
 const BOB = "client-bob";
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -13,7 +16,10 @@ beforeAll(async () => {
 });
 afterAll(() => h.close());
 
-async function create(owner = ALICE, body: unknown = { url: "https://hooks.example.com/in", event_types: ["vacancy.created"] }) {
+async function create(
+  owner = ALICE,
+  body: unknown = { url: "https://hooks.example.com/in", event_types: ["vacancy.created"] },
+) {
   const res = await h.api(owner, "POST", "/v1/webhooks", body);
   expect(res.status).toBe(201);
   return res.body.data as { webhook_uuid: string; secret: string };
@@ -21,13 +27,32 @@ async function create(owner = ALICE, body: unknown = { url: "https://hooks.examp
 
 describe("POST /v1/webhooks", () => {
   it("creates a subscription and shows its secret exactly once", async () => {
-    const res = await h.api(ALICE, "POST", "/v1/webhooks", { url: "https://hooks.example.com/in", event_types: ["vacancy.created", "vacancy.updated"] });
+    const res = await h.api(ALICE, "POST", "/v1/webhooks", {
+      url: "https://hooks.example.com/in",
+      event_types: ["vacancy.created", "vacancy.updated"],
+    });
     expect(res.status).toBe(201);
     expect(res.headers.get("cache-control")).toBe("no-store");
     expect(res.body.success).toBe(true);
     const data = res.body.data;
-    expect(Object.keys(data).sort()).toEqual(["created_at", "enabled", "event_types", "previous_secret_expires_at", "secret", "secret_rotated_at", "updated_at", "url", "webhook_uuid"]);
-    expect(data).toMatchObject({ url: "https://hooks.example.com/in", event_types: ["vacancy.created", "vacancy.updated"], enabled: true, secret_rotated_at: null, previous_secret_expires_at: null });
+    expect(Object.keys(data).sort()).toEqual([
+      "created_at",
+      "enabled",
+      "event_types",
+      "previous_secret_expires_at",
+      "secret",
+      "secret_rotated_at",
+      "updated_at",
+      "url",
+      "webhook_uuid",
+    ]);
+    expect(data).toMatchObject({
+      url: "https://hooks.example.com/in",
+      event_types: ["vacancy.created", "vacancy.updated"],
+      enabled: true,
+      secret_rotated_at: null,
+      previous_secret_expires_at: null,
+    });
     expect(data.webhook_uuid).toMatch(UUID);
     expect(data.secret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
     expect(data.created_at).toMatch(/\+00:00$/);
@@ -43,7 +68,10 @@ describe("POST /v1/webhooks", () => {
 
   it("stores the secret sealed (AES-256-GCM), not in clear, and only the right row opens it", async () => {
     const { webhook_uuid: id, secret } = await create();
-    const { rows } = await h.pool.query<{ secret_sealed: string }>("SELECT secret_sealed FROM webhooks.subscriptions WHERE id = $1", [id]);
+    const { rows } = await h.pool.query<{ secret_sealed: string }>(
+      "SELECT secret_sealed FROM webhooks.subscriptions WHERE id = $1",
+      [id],
+    );
     const sealed = rows[0]!.secret_sealed;
     expect(sealed).not.toContain(secret);
     expect(sealed).toMatch(/^v1\./);
@@ -53,7 +81,10 @@ describe("POST /v1/webhooks", () => {
   });
 
   it("normalises the URL it stores", async () => {
-    const res = await h.api(ALICE, "POST", "/v1/webhooks", { url: "https://HOOKS.example.com:443/a/../in?x=1", event_types: ["practice.updated"] });
+    const res = await h.api(ALICE, "POST", "/v1/webhooks", {
+      url: "https://HOOKS.example.com:443/a/../in?x=1",
+      event_types: ["practice.updated"],
+    });
     expect(res.status).toBe(201);
     expect(res.body.data.url).toBe("https://hooks.example.com/in?x=1");
   });
@@ -64,7 +95,10 @@ describe("POST /v1/webhooks", () => {
     [{ url: "https://hooks.example.com/in", event_types: [] }, "event_types"],
     [{ url: "https://hooks.example.com/in", event_types: ["vacancy.exploded"] }, "event_types.0"],
     [{ url: 42, event_types: ["vacancy.created"] }, "url"],
-    [{ url: "https://hooks.example.com/in", event_types: ["vacancy.created"], secret: "mine" }, "secret"],
+    [
+      { url: "https://hooks.example.com/in", event_types: ["vacancy.created"], secret: "mine" },
+      "secret",
+    ],
     [{ url: "https://nowhere.example.net/in", event_types: ["vacancy.created"] }, "url"],
     [{ url: "http://hooks.example.com/in", event_types: ["vacancy.created"] }, "url"],
   ])("answers 422 naming the bad field for %j", async (body, field) => {
@@ -75,24 +109,48 @@ describe("POST /v1/webhooks", () => {
   });
 
   it("refuses application.submitted in the sandbox catalogue (spec 6.2)", async () => {
-    const res = await h.api(ALICE, "POST", "/v1/webhooks", { url: "https://hooks.example.com/in", event_types: ["application.created", "application.submitted"] });
+    const res = await h.api(ALICE, "POST", "/v1/webhooks", {
+      url: "https://hooks.example.com/in",
+      event_types: ["application.created", "application.submitted"],
+    });
     expect(res.status).toBe(422);
-    expect(res.body.error.details).toEqual([{ field: "event_types.1", message: "is not an event type of the sandbox catalogue" }]);
+    expect(res.body.error.details).toEqual([
+      { field: "event_types.1", message: "is not an event type of the sandbox catalogue" },
+    ]);
   });
 
   it("accepts system.ping and every other sandbox event type", async () => {
     const res = await h.api(ALICE, "POST", "/v1/webhooks", {
       url: "https://other.example.org/in",
-      event_types: ["vacancy.created", "vacancy.updated", "vacancy.deleted", "practice.created", "practice.updated", "practice.deleted", "candidate.created", "application.created", "recruitment_case.created", "system.ping"],
+      event_types: [
+        "vacancy.created",
+        "vacancy.updated",
+        "vacancy.deleted",
+        "practice.created",
+        "practice.updated",
+        "practice.deleted",
+        "candidate.created",
+        "application.created",
+        "recruitment_case.created",
+        "system.ping",
+      ],
     });
     expect(res.status).toBe(201);
   });
 
   it("is 415 for a non-JSON body, 400 for broken JSON", async () => {
     const token = await h.issuer.mint({ clientId: ALICE, scope: "webhooks:write" });
-    const form = await fetch(`${h.app.baseUrl}/v1/webhooks`, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "text/plain" }, body: "url=x" });
+    const form = await fetch(`${h.app.baseUrl}/v1/webhooks`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "text/plain" },
+      body: "url=x",
+    });
     expect(form.status).toBe(415);
-    const broken = await fetch(`${h.app.baseUrl}/v1/webhooks`, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: "{" });
+    const broken = await fetch(`${h.app.baseUrl}/v1/webhooks`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: "{",
+    });
     expect(broken.status).toBe(400);
   });
 });
@@ -101,7 +159,13 @@ describe("scopes", () => {
   it("is 401 without a token and 403 naming the scope without webhooks:write or webhooks:read", async () => {
     const anonymous = await fetch(`${h.app.baseUrl}/v1/webhooks`);
     expect(anonymous.status).toBe(401);
-    const readOnly = await h.api(ALICE, "POST", "/v1/webhooks", { url: "https://hooks.example.com/in", event_types: ["vacancy.created"] }, "webhooks:read");
+    const readOnly = await h.api(
+      ALICE,
+      "POST",
+      "/v1/webhooks",
+      { url: "https://hooks.example.com/in", event_types: ["vacancy.created"] },
+      "webhooks:read",
+    );
     expect(readOnly.status).toBe(403);
     expect(readOnly.body.error.code).toBe("INSUFFICIENT_SCOPE");
     expect(readOnly.body.error.message).toContain("webhooks:write");
@@ -127,22 +191,38 @@ describe("list, read, update, delete", () => {
     expect(page.body.meta.pagination).toEqual({ page: 2, per_page: 2, total: 3, total_pages: 2 });
     const bad = await h.api(carol, "GET", "/v1/webhooks?per_page=101&colour=red");
     expect(bad.status).toBe(422);
-    expect(bad.body.error.details.map((d: { field: string }) => d.field).sort()).toEqual(["colour", "per_page"]);
+    expect(bad.body.error.details.map((d: { field: string }) => d.field).sort()).toEqual([
+      "colour",
+      "per_page",
+    ]);
   });
 
   it("updates url, event types and enabled, re-checking the URL", async () => {
     const { webhook_uuid: id } = await create();
-    const res = await h.api(ALICE, "PATCH", `/v1/webhooks/${id}`, { url: "https://other.example.org/x", event_types: ["practice.deleted"], enabled: false });
+    const res = await h.api(ALICE, "PATCH", `/v1/webhooks/${id}`, {
+      url: "https://other.example.org/x",
+      event_types: ["practice.deleted"],
+      enabled: false,
+    });
     expect(res.status).toBe(200);
-    expect(res.body.data).toMatchObject({ url: "https://other.example.org/x", event_types: ["practice.deleted"], enabled: false });
-    const internal = await h.api(ALICE, "PATCH", `/v1/webhooks/${id}`, { url: "https://10.0.0.8/x" });
+    expect(res.body.data).toMatchObject({
+      url: "https://other.example.org/x",
+      event_types: ["practice.deleted"],
+      enabled: false,
+    });
+    const internal = await h.api(ALICE, "PATCH", `/v1/webhooks/${id}`, {
+      url: "https://10.0.0.8/x",
+    });
     expect(internal.status).toBe(422);
     expect(internal.body.error.details[0].field).toBe("url");
     const empty = await h.api(ALICE, "PATCH", `/v1/webhooks/${id}`, {});
     expect(empty.status).toBe(422);
     const unknown = await h.api(ALICE, "PATCH", `/v1/webhooks/${id}`, { secret: "x" });
     expect(unknown.status).toBe(422);
-    expect(unknown.body.error.details[0]).toEqual({ field: "secret", message: "is not a known field" });
+    expect(unknown.body.error.details[0]).toEqual({
+      field: "secret",
+      message: "is not a known field",
+    });
   });
 
   it("deletes, after which the subscription is 404", async () => {
@@ -162,10 +242,16 @@ describe("list, read, update, delete", () => {
 
   it("answers 422 naming a query parameter an endpoint does not take", async () => {
     const { webhook_uuid: id } = await create();
-    for (const [method, path] of [["GET", `/v1/webhooks/${id}?expand=deliveries`], ["POST", `/v1/webhooks/${id}/rotate-secret?now=true`]] as const) {
+    for (const [method, path] of [
+      ["GET", `/v1/webhooks/${id}?expand=deliveries`],
+      ["POST", `/v1/webhooks/${id}/rotate-secret?now=true`],
+    ] as const) {
       const res = await h.api(ALICE, method, path);
       expect(res.status, path).toBe(422);
-      expect(res.body.error.details.map((d: { field: string }) => d.field), path).toEqual([path.split("?")[1]?.split("=")[0]]);
+      expect(
+        res.body.error.details.map((d: { field: string }) => d.field),
+        path,
+      ).toEqual([path.split("?")[1]?.split("=")[0]]);
     }
     expect((await h.api(ALICE, "GET", `/v1/webhooks/${id}`)).status).toBe(200);
   });
@@ -205,12 +291,19 @@ describe("rotate-secret", () => {
     const res = await h.api(ALICE, "POST", `/v1/webhooks/${id}/rotate-secret`);
     expect(res.status).toBe(200);
     expect(res.headers.get("cache-control")).toBe("no-store");
-    const { secret, previous_secret_expires_at: until, secret_rotated_at: rotatedAt } = res.body.data;
+    const {
+      secret,
+      previous_secret_expires_at: until,
+      secret_rotated_at: rotatedAt,
+    } = res.body.data;
     expect(secret).toMatch(/^whsec_/);
     expect(secret).not.toBe(first);
     expect(Date.parse(rotatedAt)).toBeGreaterThanOrEqual(before - 1000);
     expect(Date.parse(until) - Date.parse(rotatedAt)).toBe(24 * 3_600_000);
-    const { rows } = await h.pool.query("SELECT secret_sealed, previous_secret_sealed FROM webhooks.subscriptions WHERE id = $1", [id]);
+    const { rows } = await h.pool.query(
+      "SELECT secret_sealed, previous_secret_sealed FROM webhooks.subscriptions WHERE id = $1",
+      [id],
+    );
     const box = createSecretBox(SECRET_KEY);
     expect(box.open(rows[0].secret_sealed, id)).toBe(secret);
     expect(box.open(rows[0].previous_secret_sealed, id)).toBe(first);

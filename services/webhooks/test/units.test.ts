@@ -32,8 +32,21 @@ describe("signing (spec 6.3)", () => {
   });
 
   it("sends the spec headers plus the delivery id", () => {
-    const headers = deliveryHeaders({ eventUuid: "e1", eventType: "vacancy.created", deliveryUuid: "d1", timestampSeconds: 42, body: "{}", secrets: ["s"] });
-    expect(Object.keys(headers).sort()).toEqual(["x-svc-delivery-id", "x-svc-event-id", "x-svc-event-type", "x-svc-signature", "x-svc-timestamp"]);
+    const headers = deliveryHeaders({
+      eventUuid: "e1",
+      eventType: "vacancy.created",
+      deliveryUuid: "d1",
+      timestampSeconds: 42,
+      body: "{}",
+      secrets: ["s"],
+    });
+    expect(Object.keys(headers).sort()).toEqual([
+      "x-svc-delivery-id",
+      "x-svc-event-id",
+      "x-svc-event-type",
+      "x-svc-signature",
+      "x-svc-timestamp",
+    ]);
     expect(headers["x-svc-timestamp"]).toBe("42");
   });
 });
@@ -50,8 +63,12 @@ describe("secret box (AES-256-GCM)", () => {
     const [v, iv, tag, ct] = sealed.split(".");
     const flipped = Buffer.from(ct!, "base64url");
     flipped[0] = flipped[0]! ^ 1;
-    expect(() => box.open([v, iv, tag, flipped.toString("base64url")].join("."), "sub-1")).toThrow();
-    expect(() => createSecretBox(Buffer.alloc(32, 8).toString("base64")).open(sealed, "sub-1")).toThrow();
+    expect(() =>
+      box.open([v, iv, tag, flipped.toString("base64url")].join("."), "sub-1"),
+    ).toThrow();
+    expect(() =>
+      createSecretBox(Buffer.alloc(32, 8).toString("base64")).open(sealed, "sub-1"),
+    ).toThrow();
   });
 
   it("uses a fresh IV every time", () => {
@@ -60,16 +77,41 @@ describe("secret box (AES-256-GCM)", () => {
 });
 
 describe("classification and the retry schedule", () => {
-  const response = (statusCode: number) => ({ kind: "response" as const, statusCode, durationMs: 1, sample: "" });
-  const error = (errorClass: "timeout" | "connection" | "tls" | "dns" | "blocked_url") => ({ kind: "error" as const, errorClass, message: "", durationMs: 1 });
+  const response = (statusCode: number) => ({
+    kind: "response" as const,
+    statusCode,
+    durationMs: 1,
+    sample: "",
+  });
+  const error = (errorClass: "timeout" | "connection" | "tls" | "dns" | "blocked_url") => ({
+    kind: "error" as const,
+    errorClass,
+    message: "",
+    durationMs: 1,
+  });
 
   it.each([
-    [response(200), "success"], [response(204), "success"], [response(299), "success"],
-    [response(301), "retryable"], [response(302), "retryable"], [response(304), "retryable"],
-    [response(400), "final"], [response(401), "final"], [response(404), "final"], [response(410), "final"], [response(499), "final"],
-    [response(408), "retryable"], [response(425), "retryable"], [response(429), "retryable"],
-    [response(500), "retryable"], [response(502), "retryable"], [response(599), "retryable"],
-    [error("timeout"), "retryable"], [error("connection"), "retryable"], [error("tls"), "retryable"], [error("dns"), "retryable"],
+    [response(200), "success"],
+    [response(204), "success"],
+    [response(299), "success"],
+    [response(301), "retryable"],
+    [response(302), "retryable"],
+    [response(304), "retryable"],
+    [response(400), "final"],
+    [response(401), "final"],
+    [response(404), "final"],
+    [response(410), "final"],
+    [response(499), "final"],
+    [response(408), "retryable"],
+    [response(425), "retryable"],
+    [response(429), "retryable"],
+    [response(500), "retryable"],
+    [response(502), "retryable"],
+    [response(599), "retryable"],
+    [error("timeout"), "retryable"],
+    [error("connection"), "retryable"],
+    [error("tls"), "retryable"],
+    [error("dns"), "retryable"],
     [error("blocked_url"), "final"],
   ])("%j is %s", (result, kind) => {
     expect(classify(result).kind).toBe(kind);
@@ -80,14 +122,34 @@ describe("classification and the retry schedule", () => {
     const policy = retryPolicy(SPEC_RETRY_SCHEDULE_MS);
     expect(policy.maxAttempts).toBe(6);
     const failure = classify(response(503));
-    expect([1, 2, 3, 4, 5].map((n) => nextStep(failure, n, policy).retryInMs)).toEqual([60_000, 300_000, 900_000, 3_600_000, 21_600_000]);
-    expect(nextStep(failure, 6, policy)).toEqual({ outcome: "dead", failureReason: "attempts_exhausted", retryInMs: null });
-    expect(nextStep(classify(response(410)), 1, policy)).toEqual({ outcome: "failed", failureReason: "http_status", retryInMs: null });
-    expect(nextStep(classify(response(200)), 6, policy)).toEqual({ outcome: "succeeded", failureReason: null, retryInMs: null });
+    expect([1, 2, 3, 4, 5].map((n) => nextStep(failure, n, policy).retryInMs)).toEqual([
+      60_000, 300_000, 900_000, 3_600_000, 21_600_000,
+    ]);
+    expect(nextStep(failure, 6, policy)).toEqual({
+      outcome: "dead",
+      failureReason: "attempts_exhausted",
+      retryInMs: null,
+    });
+    expect(nextStep(classify(response(410)), 1, policy)).toEqual({
+      outcome: "failed",
+      failureReason: "http_status",
+      retryInMs: null,
+    });
+    expect(nextStep(classify(response(200)), 6, policy)).toEqual({
+      outcome: "succeeded",
+      failureReason: null,
+      retryInMs: null,
+    });
   });
 
   it("gives a manual redelivery's round its own stream message id", () => {
-    const m = { v: 1 as const, delivery_uuid: "d", subscription_uuid: "s", event_uuid: "e", round: 1 };
+    const m = {
+      v: 1 as const,
+      delivery_uuid: "d",
+      subscription_uuid: "s",
+      event_uuid: "e",
+      round: 1,
+    };
     expect(deliveryMessageId(m)).toBe("e:s");
     expect(deliveryMessageId({ ...m, round: 2 })).toBe("e:s:r2");
   });
@@ -106,42 +168,75 @@ describe("configuration", () => {
   };
 
   it("refuses the test-only guard settings in production, for the API and the dispatcher", () => {
-    const testOnly = { WEBHOOK_ALLOW_LOOPBACK_FOR_TESTS: "true", WEBHOOK_EXTRA_CA_FILE: "/tmp/ca.pem" };
-    expect(problems(() => loadConfig({ ...production, ...testOnly })).sort()).toEqual(["WEBHOOK_ALLOW_LOOPBACK_FOR_TESTS", "WEBHOOK_EXTRA_CA_FILE"]);
-    expect(problems(() => loadDispatcherConfig({ ...production, ...testOnly })).sort()).toEqual(["WEBHOOK_ALLOW_LOOPBACK_FOR_TESTS", "WEBHOOK_EXTRA_CA_FILE"]);
+    const testOnly = {
+      WEBHOOK_ALLOW_LOOPBACK_FOR_TESTS: "true",
+      WEBHOOK_EXTRA_CA_FILE: "/tmp/ca.pem",
+    };
+    expect(problems(() => loadConfig({ ...production, ...testOnly })).sort()).toEqual([
+      "WEBHOOK_ALLOW_LOOPBACK_FOR_TESTS",
+      "WEBHOOK_EXTRA_CA_FILE",
+    ]);
+    expect(problems(() => loadDispatcherConfig({ ...production, ...testOnly })).sort()).toEqual([
+      "WEBHOOK_ALLOW_LOOPBACK_FOR_TESTS",
+      "WEBHOOK_EXTRA_CA_FILE",
+    ]);
     expect(problems(() => loadConfig({ ENVIRONMENT: "sandbox", ...testOnly }))).toEqual([]);
   });
 
   it("requires a 32-byte WEBHOOK_SECRET_KEY in production; the sandbox may use the development key", () => {
-    expect(problems(() => loadConfig({ ENVIRONMENT: "production" }))).toEqual(["WEBHOOK_SECRET_KEY"]);
-    expect(problems(() => loadConfig({ ...production, WEBHOOK_SECRET_KEY: Buffer.alloc(16).toString("base64") }))).toEqual(["WEBHOOK_SECRET_KEY"]);
+    expect(problems(() => loadConfig({ ENVIRONMENT: "production" }))).toEqual([
+      "WEBHOOK_SECRET_KEY",
+    ]);
+    expect(
+      problems(() =>
+        loadConfig({ ...production, WEBHOOK_SECRET_KEY: Buffer.alloc(16).toString("base64") }),
+      ),
+    ).toEqual(["WEBHOOK_SECRET_KEY"]);
     expect(loadConfig({}).WEBHOOK_SECRET_KEY.isDevelopmentKey).toBe(true);
     expect(loadConfig(production).WEBHOOK_SECRET_KEY.isDevelopmentKey).toBe(false);
   });
 
   it("parses the retry schedule as data and rejects nonsense", () => {
-    expect(loadDispatcherConfig({ WEBHOOK_RETRY_SCHEDULE_MS: "100, 200,300" }).WEBHOOK_RETRY_SCHEDULE_MS).toEqual([100, 200, 300]);
+    expect(
+      loadDispatcherConfig({ WEBHOOK_RETRY_SCHEDULE_MS: "100, 200,300" }).WEBHOOK_RETRY_SCHEDULE_MS,
+    ).toEqual([100, 200, 300]);
     for (const bad of ["", "1,,2", "-5", "1.5", "abc", "999999999999"]) {
-      expect(problems(() => loadDispatcherConfig({ WEBHOOK_RETRY_SCHEDULE_MS: bad })), bad).toEqual(["WEBHOOK_RETRY_SCHEDULE_MS"]);
+      expect(
+        problems(() => loadDispatcherConfig({ WEBHOOK_RETRY_SCHEDULE_MS: bad })),
+        bad,
+      ).toEqual(["WEBHOOK_RETRY_SCHEDULE_MS"]);
     }
   });
 
   it("wants the redelivery wait longer than an attempt can take", () => {
-    expect(problems(() => loadDispatcherConfig({ WEBHOOK_ATTEMPT_TIMEOUT_MS: "5000", WEBHOOK_DELIVERY_ACK_WAIT_MS: "5000" }))).toEqual(["WEBHOOK_DELIVERY_ACK_WAIT_MS"]);
+    expect(
+      problems(() =>
+        loadDispatcherConfig({
+          WEBHOOK_ATTEMPT_TIMEOUT_MS: "5000",
+          WEBHOOK_DELIVERY_ACK_WAIT_MS: "5000",
+        }),
+      ),
+    ).toEqual(["WEBHOOK_DELIVERY_ACK_WAIT_MS"]);
   });
 });
 
 describe("micro-batcher", () => {
   it("groups calls made together into one flush, keeps each caller's own result, and fails a failed batch only", async () => {
     const flushed: number[][] = [];
-    const batcher = microBatcher(async (items: number[]) => {
-      flushed.push(items);
-      if (items.includes(13)) throw new Error("unlucky");
-      return items.map((i) => i * 2);
-    }, { maxBatch: 3, maxInFlight: 1 });
+    const batcher = microBatcher(
+      async (items: number[]) => {
+        flushed.push(items);
+        if (items.includes(13)) throw new Error("unlucky");
+        return items.map((i) => i * 2);
+      },
+      { maxBatch: 3, maxInFlight: 1 },
+    );
     const results = await Promise.all([1, 2, 3, 4, 5].map((i) => batcher.run(i)));
     expect(results).toEqual([2, 4, 6, 8, 10]);
-    expect(flushed).toEqual([[1, 2, 3], [4, 5]]);
+    expect(flushed).toEqual([
+      [1, 2, 3],
+      [4, 5],
+    ]);
     await expect(batcher.run(13)).rejects.toThrow("unlucky");
     expect(await batcher.run(7)).toBe(14);
   });

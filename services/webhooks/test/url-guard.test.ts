@@ -6,7 +6,13 @@ import type { HostResolver } from "../src/outbound/resolver.ts";
 import { createSecretBox } from "../src/signing/secret-box.ts";
 import { createTestCa, type TestCa } from "./support/test-ca.ts";
 import { startReceiver, type Receiver } from "./support/receiver.ts";
-import { fakeResolver, SECRET_KEY, startHarness, waitFor, type Harness } from "./support/harness.ts";
+import {
+  fakeResolver,
+  SECRET_KEY,
+  startHarness,
+  waitFor,
+  type Harness,
+} from "./support/harness.ts";
 
 /**
  * Spec 4.11 against hostile input: every URL here is rejected when a subscription is created
@@ -27,7 +33,7 @@ const resolver = fakeResolver({
   "metadata-alias.example.com": ["169.254.169.254"],
   "cgnat.example.com": ["100.64.12.1"],
   // Names that would be refused before DNS, answering loopback in case they were not.
-  "localhost": ["127.0.0.1"],
+  localhost: ["127.0.0.1"],
   "localhost.": ["127.0.0.1"],
   "metadata.google.internal": ["169.254.169.254"],
 });
@@ -42,7 +48,11 @@ beforeAll(async () => {
   receiver = await startReceiver({ key: ca.serverKey, cert: ca.serverCert });
   port = receiver.port;
   // Production-like guard: no loopback exception, in the API and in the dispatcher.
-  h = await startHarness({ resolver, caFile: ca.caFile, apiEnv: { WEBHOOK_ALLOW_LOOPBACK_FOR_TESTS: "false" } });
+  h = await startHarness({
+    resolver,
+    caFile: ca.caFile,
+    apiEnv: { WEBHOOK_ALLOW_LOOPBACK_FOR_TESTS: "false" },
+  });
   await h.startDispatcher({ WEBHOOK_ALLOW_LOOPBACK_FOR_TESTS: "false" });
 });
 afterAll(async () => {
@@ -134,7 +144,10 @@ describe("URL rules at creation (spec 4.11)", () => {
   });
 
   it.each(hostile().map((u) => [u]))("rejects %s with 422 naming url", async (url) => {
-    const res = await h.api("client-adversary", "POST", "/v1/webhooks", { url, event_types: ["vacancy.created"] });
+    const res = await h.api("client-adversary", "POST", "/v1/webhooks", {
+      url,
+      event_types: ["vacancy.created"],
+    });
     expect(res.status).toBe(422);
     expect(res.body.error.code).toBe("VALIDATION_ERROR");
     expect(res.body.error.details).toEqual([expect.objectContaining({ field: "url" })]);
@@ -144,16 +157,30 @@ describe("URL rules at creation (spec 4.11)", () => {
 
   it("accepts a public https URL, also one resolving only to public IPv6", async () => {
     resolver.set("v6.example.com", ["2606:2800:220:1:248:1893:25c8:1946"]);
-    for (const url of ["https://hooks.example.com/in", "https://v6.example.com/in", "https://93.184.216.34/in", "https://[2606:2800:220:1:248:1893:25c8:1946]/in"]) {
-      const res = await h.api("client-adversary", "POST", "/v1/webhooks", { url, event_types: ["vacancy.created"] });
+    for (const url of [
+      "https://hooks.example.com/in",
+      "https://v6.example.com/in",
+      "https://93.184.216.34/in",
+      "https://[2606:2800:220:1:248:1893:25c8:1946]/in",
+    ]) {
+      const res = await h.api("client-adversary", "POST", "/v1/webhooks", {
+        url,
+        event_types: ["vacancy.created"],
+      });
       expect(res.status, url).toBe(201);
     }
   });
 
   it("rejects a name that does not resolve", async () => {
-    const res = await h.api("client-adversary", "POST", "/v1/webhooks", { url: "https://nxdomain.example.com/in", event_types: ["vacancy.created"] });
+    const res = await h.api("client-adversary", "POST", "/v1/webhooks", {
+      url: "https://nxdomain.example.com/in",
+      event_types: ["vacancy.created"],
+    });
     expect(res.status).toBe(422);
-    expect(res.body.error.details[0]).toEqual({ field: "url", message: "url host does not resolve" });
+    expect(res.body.error.details[0]).toEqual({
+      field: "url",
+      message: "url host does not resolve",
+    });
   });
 });
 
@@ -172,32 +199,68 @@ describe("URL rules at delivery", () => {
       );
     }
     const event = await h.publishEvent("practice.created");
-    const rows = await waitFor("every delivery to end", async () => {
-      const { rows } = await h.pool.query("SELECT d.status, d.failure_reason, d.attempt_count, s.url FROM webhooks.deliveries d JOIN webhooks.subscriptions s ON s.id = d.subscription_id WHERE d.event_uuid = $1", [event.event_uuid]);
-      return rows.length === ids.length && rows.every((r) => r.status !== "pending") ? rows : undefined;
-    }, 15_000);
+    const rows = await waitFor(
+      "every delivery to end",
+      async () => {
+        const { rows } = await h.pool.query(
+          "SELECT d.status, d.failure_reason, d.attempt_count, s.url FROM webhooks.deliveries d JOIN webhooks.subscriptions s ON s.id = d.subscription_id WHERE d.event_uuid = $1",
+          [event.event_uuid],
+        );
+        return rows.length === ids.length && rows.every((r) => r.status !== "pending")
+          ? rows
+          : undefined;
+      },
+      15_000,
+    );
     for (const row of rows) {
-      expect({ url: row.url, status: row.status, reason: row.failure_reason, attempts: row.attempt_count }).toEqual({ url: row.url, status: "failed", reason: "blocked_url", attempts: 1 });
+      expect({
+        url: row.url,
+        status: row.status,
+        reason: row.failure_reason,
+        attempts: row.attempt_count,
+      }).toEqual({ url: row.url, status: "failed", reason: "blocked_url", attempts: 1 });
     }
-    const { rows: attempts } = await h.pool.query("SELECT DISTINCT a.error_class, a.status_code FROM webhooks.delivery_attempts a JOIN webhooks.deliveries d ON d.id = a.delivery_id WHERE d.event_uuid = $1", [event.event_uuid]);
+    const { rows: attempts } = await h.pool.query(
+      "SELECT DISTINCT a.error_class, a.status_code FROM webhooks.delivery_attempts a JOIN webhooks.deliveries d ON d.id = a.delivery_id WHERE d.event_uuid = $1",
+      [event.event_uuid],
+    );
     expect(attempts).toEqual([{ error_class: "blocked_url", status_code: null }]);
     expect(receiver.received()).toHaveLength(0);
   });
 
   it("refuses a name that resolved public at creation and private at delivery", async () => {
     resolver.set("rebind.example.com", ["93.184.216.34"]);
-    const created = await h.api("client-rebind", "POST", "/v1/webhooks", { url: `https://rebind.example.com:${port}/x`, event_types: ["candidate.created"] });
+    const created = await h.api("client-rebind", "POST", "/v1/webhooks", {
+      url: `https://rebind.example.com:${port}/x`,
+      event_types: ["candidate.created"],
+    });
     expect(created.status).toBe(201);
     resolver.set("rebind.example.com", ["127.0.0.1"]);
     const event = await h.publishEvent("candidate.created");
     const id = created.body.data.webhook_uuid;
     const delivery = await waitFor("the delivery to end", async () => {
-      const list = await h.api("client-rebind", "GET", `/v1/webhooks/${id}/deliveries?status=failed`);
+      const list = await h.api(
+        "client-rebind",
+        "GET",
+        `/v1/webhooks/${id}/deliveries?status=failed`,
+      );
       return list.body.data.find((d: { event_uuid: string }) => d.event_uuid === event.event_uuid);
     });
-    const detail = await h.api("client-rebind", "GET", `/v1/webhooks/${id}/deliveries/${delivery.delivery_uuid}`);
-    expect(detail.body.data).toMatchObject({ status: "failed", failure_reason: "blocked_url", attempt_count: 1 });
-    expect(detail.body.data.attempts[0]).toMatchObject({ outcome: "failed", error_class: "blocked_url", status_code: null });
+    const detail = await h.api(
+      "client-rebind",
+      "GET",
+      `/v1/webhooks/${id}/deliveries/${delivery.delivery_uuid}`,
+    );
+    expect(detail.body.data).toMatchObject({
+      status: "failed",
+      failure_reason: "blocked_url",
+      attempt_count: 1,
+    });
+    expect(detail.body.data.attempts[0]).toMatchObject({
+      outcome: "failed",
+      error_class: "blocked_url",
+      status_code: null,
+    });
     expect(detail.body.data.attempts[0].error_detail).toContain("not publicly reachable");
     expect(receiver.received()).toHaveLength(0);
   });
@@ -216,15 +279,25 @@ describe("the guarded client", () => {
     const counting = countingResolver({ "hooks.example.com": ["127.0.0.1"] });
     const client = createGuardedClient({
       guard: createUrlGuard({ resolver: counting, dnsTimeoutMs: 1_000, allowLoopback: true }),
-      timeoutMs: 2_000, readCapBytes: 4_096, extraCa: ca.caPem, userAgent: "test",
+      timeoutMs: 2_000,
+      readCapBytes: 4_096,
+      extraCa: ca.caPem,
+      userAgent: "test",
     });
     try {
-      const result = await client.post(`https://hooks.example.com:${port}/pinned`, "{}", { "x-svc-event-id": "e1" });
+      const result = await client.post(`https://hooks.example.com:${port}/pinned`, "{}", {
+        "x-svc-event-id": "e1",
+      });
       expect(result).toMatchObject({ kind: "response", statusCode: 204 });
       expect(counting.calls).toEqual(["hooks.example.com"]);
       const [got] = receiver.received("/pinned");
-      expect(got).toMatchObject({ host: `hooks.example.com:${port}`, servername: "hooks.example.com" });
-      await client.post(`https://hooks.example.com:${port}/pinned`, "{}", { "x-svc-event-id": "e2" });
+      expect(got).toMatchObject({
+        host: `hooks.example.com:${port}`,
+        servername: "hooks.example.com",
+      });
+      await client.post(`https://hooks.example.com:${port}/pinned`, "{}", {
+        "x-svc-event-id": "e2",
+      });
       expect(counting.calls).toEqual(["hooks.example.com", "hooks.example.com"]); // vetted again on every request
     } finally {
       await client.close();
@@ -234,11 +307,22 @@ describe("the guarded client", () => {
   it("refuses after the name turns private, even with a pooled connection to the old address", async () => {
     const answers = fakeResolver({ "hooks.example.com": ["127.0.0.1"] });
     const guard = createUrlGuard({ resolver: answers, dnsTimeoutMs: 1_000, allowLoopback: true });
-    const client = createGuardedClient({ guard, timeoutMs: 2_000, readCapBytes: 4_096, extraCa: ca.caPem, userAgent: "test" });
+    const client = createGuardedClient({
+      guard,
+      timeoutMs: 2_000,
+      readCapBytes: 4_096,
+      extraCa: ca.caPem,
+      userAgent: "test",
+    });
     try {
-      expect((await client.post(`https://hooks.example.com:${port}/pool`, "{}", {})).kind).toBe("response");
+      expect((await client.post(`https://hooks.example.com:${port}/pool`, "{}", {})).kind).toBe(
+        "response",
+      );
       answers.set("hooks.example.com", ["10.0.0.7"]);
-      expect(await client.post(`https://hooks.example.com:${port}/pool`, "{}", {})).toMatchObject({ kind: "error", errorClass: "blocked_url" });
+      expect(await client.post(`https://hooks.example.com:${port}/pool`, "{}", {})).toMatchObject({
+        kind: "error",
+        errorClass: "blocked_url",
+      });
       expect(receiver.received("/pool")).toHaveLength(1);
     } finally {
       await client.close();

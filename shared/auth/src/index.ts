@@ -10,7 +10,24 @@ export {
   sameRevocation,
   type ClientRevocation,
 } from "./revocation-record.ts";
-export { watchRevocations, type RevocationWatch, type RevocationWatchHealth, type RevocationWatchOptions } from "./revocation-watch.ts";
-export { startRevocationFeed, type RevocationFeed, type RevocationFeedOptions } from "./revocation-feed.ts";
-export { loadRevocationFeedConfig, revocationFeedEnvShape, type RevocationFeedConfig } from "./config.ts";
-export { createCachedTokenVerifier, withVerifiedTokenCache, type VerifiedTokenCacheOptions } from "./verified-token-cache.ts";
+export {
+  watchRevocations,
+  type RevocationWatch,
+  type RevocationWatchHealth,
+  type RevocationWatchOptions,
+} from "./revocation-watch.ts";
+export {
+  startRevocationFeed,
+  type RevocationFeed,
+  type RevocationFeedOptions,
+} from "./revocation-feed.ts";
+export {
+  loadRevocationFeedConfig,
+  revocationFeedEnvShape,
+  type RevocationFeedConfig,
+} from "./config.ts";
+export {
+  createCachedTokenVerifier,
+  withVerifiedTokenCache,
+  type VerifiedTokenCacheOptions,
+} from "./verified-token-cache.ts";

@@ -1,12 +1,24 @@
 import type { ReadinessCheck } from "@svc/http";
-import { connectNats, drainNats, names, openKv, type KV, type Logger, type NatsConnection } from "@svc/messaging";
+import {
+  connectNats,
+  drainNats,
+  names,
+  openKv,
+  type KV,
+  type Logger,
+  type NatsConnection,
+} from "@svc/messaging";
 import { REVOCATION_BUCKET_OPTIONS, type ClientRevocation } from "./revocation-record.ts";
 import { watchRevocations, type RevocationWatch } from "./revocation-watch.ts";
 import type { RevocationView } from "./verifier.ts";
 
 export interface RevocationFeedOptions {
   /** A service config carrying natsEnvShape (or revocationFeedEnvShape); staleness defaults to 60 s. */
-  config: { NATS_SERVERS: ReadonlyArray<string>; NATS_NAMESPACE: string; REVOCATION_MAX_STALENESS_MS?: number };
+  config: {
+    NATS_SERVERS: ReadonlyArray<string>;
+    NATS_NAMESPACE: string;
+    REVOCATION_MAX_STALENESS_MS?: number;
+  };
   /** NATS connection name (service and role). */
   name: string;
   logger: Logger;
@@ -53,7 +65,8 @@ export function startRevocationFeed(options: RevocationFeedOptions): RevocationF
     readiness: {
       name: "revocations",
       check: async () => {
-        if (!state.watch?.isLoaded()) throw new Error("the revocation list has not been loaded yet");
+        if (!state.watch?.isLoaded())
+          throw new Error("the revocation list has not been loaded yet");
       },
     },
     loaded,
@@ -81,17 +94,29 @@ interface FeedState {
   watch?: RevocationWatch;
 }
 
-async function connectLoop(options: RevocationFeedOptions, state: FeedState, onWatch: (watch: RevocationWatch) => void): Promise<void> {
+async function connectLoop(
+  options: RevocationFeedOptions,
+  state: FeedState,
+  onWatch: (watch: RevocationWatch) => void,
+): Promise<void> {
   const bucket = names(options.config.NATS_NAMESPACE).revocationsBucket;
   while (!state.stopped) {
     try {
-      state.nc ??= options.connection ?? (await connectNats({ servers: [...options.config.NATS_SERVERS], name: options.name, logger: options.logger }));
+      state.nc ??=
+        options.connection ??
+        (await connectNats({
+          servers: [...options.config.NATS_SERVERS],
+          name: options.name,
+          logger: options.logger,
+        }));
       state.kv = await openKv(state.nc, bucket, REVOCATION_BUCKET_OPTIONS);
       if (state.stopped) return;
       state.watch = watchRevocations({
         kv: state.kv,
         logger: options.logger,
-        ...(options.config.REVOCATION_MAX_STALENESS_MS !== undefined && { maxStalenessMs: options.config.REVOCATION_MAX_STALENESS_MS }),
+        ...(options.config.REVOCATION_MAX_STALENESS_MS !== undefined && {
+          maxStalenessMs: options.config.REVOCATION_MAX_STALENESS_MS,
+        }),
         ...(options.probeIntervalMs !== undefined && { probeIntervalMs: options.probeIntervalMs }),
         ...(options.restartAfterMs !== undefined && { restartAfterMs: options.restartAfterMs }),
       });

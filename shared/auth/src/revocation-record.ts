@@ -24,7 +24,8 @@ const KEY_PREFIX = "client.";
 const CLIENT_ID = /^[A-Za-z0-9_-]{1,128}$/;
 
 export function revocationKey(clientId: string): string {
-  if (!CLIENT_ID.test(clientId)) throw new RangeError(`not a client id usable as a revocation key: ${JSON.stringify(clientId)}`);
+  if (!CLIENT_ID.test(clientId))
+    throw new RangeError(`not a client id usable as a revocation key: ${JSON.stringify(clientId)}`);
   return `${KEY_PREFIX}${clientId}`;
 }
 
@@ -49,12 +50,20 @@ export function encodeRevocation(revocation: ClientRevocation): string {
 export function parseRevocation(data: unknown): ClientRevocation {
   const v = (data ?? {}) as Record<string, unknown>;
   if (v.v !== 1) throw new TypeError("unknown revocation record version");
-  if (typeof v.client_id !== "string" || !CLIENT_ID.test(v.client_id)) throw new TypeError("revocation record without a valid client_id");
-  if (typeof v.not_after_ms !== "number" || !Number.isFinite(v.not_after_ms)) throw new TypeError("revocation record without not_after_ms");
-  if (v.reason !== "revoked" && v.reason !== "expired") throw new TypeError("revocation record with an unknown reason");
+  if (typeof v.client_id !== "string" || !CLIENT_ID.test(v.client_id))
+    throw new TypeError("revocation record without a valid client_id");
+  if (typeof v.not_after_ms !== "number" || !Number.isFinite(v.not_after_ms))
+    throw new TypeError("revocation record without not_after_ms");
+  if (v.reason !== "revoked" && v.reason !== "expired")
+    throw new TypeError("revocation record with an unknown reason");
   return { clientId: v.client_id, notAfterMs: v.not_after_ms, reason: v.reason };
 }
 
 export function sameRevocation(a: ClientRevocation | undefined, b: ClientRevocation): boolean {
-  return a !== undefined && a.clientId === b.clientId && a.notAfterMs === b.notAfterMs && a.reason === b.reason;
+  return (
+    a !== undefined &&
+    a.clientId === b.clientId &&
+    a.notAfterMs === b.notAfterMs &&
+    a.reason === b.reason
+  );
 }

@@ -101,7 +101,11 @@ class KvRevocationWatch implements RevocationWatch {
   }
 
   health(): RevocationWatchHealth {
-    return { loaded: this.#isLoaded, confirmedAgoMs: this.#isLoaded ? this.#now() - this.#confirmedAt : null, entries: this.#live.size };
+    return {
+      loaded: this.#isLoaded,
+      confirmedAgoMs: this.#isLoaded ? this.#now() - this.#confirmedAt : null,
+      entries: this.#live.size,
+    };
   }
 
   get(clientId: string): ClientRevocation | undefined {
@@ -126,7 +130,10 @@ class KvRevocationWatch implements RevocationWatch {
     await previous?.watcher?.stop().catch(() => {});
     try {
       // Values are parsed here, not by watchKv, so a value this version rejects still counts as seen.
-      generation.watcher = await watchKv<unknown>(this.#kv, { logger: this.#logger, onChange: (change) => this.#apply(generation, change) });
+      generation.watcher = await watchKv<unknown>(this.#kv, {
+        logger: this.#logger,
+        onChange: (change) => this.#apply(generation, change),
+      });
     } catch (err) {
       this.#logger.warn({ err }, "revocation watch could not start; retrying");
       if (this.#current === generation) this.#current = undefined;
@@ -165,7 +172,10 @@ class KvRevocationWatch implements RevocationWatch {
       revocation = parseRevocation(change.value);
       if (revocation.clientId !== clientId) throw new TypeError("client_id does not match the key");
     } catch (err) {
-      this.#logger.error({ err, key: change.key, revision: change.revision }, "revocation record rejected; skipped");
+      this.#logger.error(
+        { err, key: change.key, revision: change.revision },
+        "revocation record rejected; skipped",
+      );
       return;
     }
     generation.map.set(clientId, revocation);
@@ -182,7 +192,8 @@ class KvRevocationWatch implements RevocationWatch {
       const startedAt = this.#now();
       if (!generation) return await this.#startGeneration();
       const adopted = this.#live === generation.map;
-      if (!adopted && startedAt - generation.startedAt >= this.#restartAfterMs) return await this.#restart("initial load did not finish");
+      if (!adopted && startedAt - generation.startedAt >= this.#restartAfterMs)
+        return await this.#restart("initial load did not finish");
       const state = (await withTimeout(this.#kv.status(), timeoutMs)).streamInfo.state;
       this.#probeRecovered();
       if (!adopted || generation !== this.#current) return;
@@ -194,7 +205,8 @@ class KvRevocationWatch implements RevocationWatch {
         return;
       }
       this.#target ??= { seq: state.last_seq, at: startedAt };
-      if (startedAt - this.#target.at >= this.#restartAfterMs) await this.#restart("watch fell behind the bucket");
+      if (startedAt - this.#target.at >= this.#restartAfterMs)
+        await this.#restart("watch fell behind the bucket");
     } catch (err) {
       this.#probeFailed(err);
     } finally {
@@ -210,7 +222,10 @@ class KvRevocationWatch implements RevocationWatch {
   #probeFailed(err: unknown): void {
     if (this.#probeFailing) return;
     this.#probeFailing = true;
-    this.#logger.warn({ err, max_staleness_ms: this.#maxStalenessMs }, "revocation bucket unreachable; keeping the last known list");
+    this.#logger.warn(
+      { err, max_staleness_ms: this.#maxStalenessMs },
+      "revocation bucket unreachable; keeping the last known list",
+    );
   }
 
   #probeRecovered(): void {

@@ -1,5 +1,11 @@
 import { hash } from "node:crypto";
-import { createTokenVerifier, type AccessToken, type RevocationView, type TokenVerifier, type VerifierOptions } from "./verifier.ts";
+import {
+  createTokenVerifier,
+  type AccessToken,
+  type RevocationView,
+  type TokenVerifier,
+  type VerifierOptions,
+} from "./verifier.ts";
 
 export interface VerifiedTokenCacheOptions {
   /** Consulted on every cache hit, exactly as the verifier does (revocations stay immediate). */
@@ -24,7 +30,10 @@ interface Entry {
  * SHA-256 of the Authorization header (the tokens themselves are not kept), so garbage cannot
  * fill it; it is bounded by `maxEntries`.
  */
-export function withVerifiedTokenCache(verify: TokenVerifier, options: VerifiedTokenCacheOptions = {}): TokenVerifier {
+export function withVerifiedTokenCache(
+  verify: TokenVerifier,
+  options: VerifiedTokenCacheOptions = {},
+): TokenVerifier {
   const entries = new Map<string, Entry>();
   const maxAgeMs = options.maxAgeMs ?? 60_000;
   const maxEntries = options.maxEntries ?? 10_000;
@@ -34,7 +43,8 @@ export function withVerifiedTokenCache(verify: TokenVerifier, options: VerifiedT
     // One-shot hash: no Hash object per request (createHash/update/digest was ~2% of a read's CPU).
     const key = hash("sha256", authorization, "base64url");
     const hit = entries.get(key);
-    if (hit && now() < hit.until && (options.revocation?.status(hit.token) ?? "valid") === "valid") return hit.token;
+    if (hit && now() < hit.until && (options.revocation?.status(hit.token) ?? "valid") === "valid")
+      return hit.token;
     if (hit) entries.delete(key);
     const token = await verify(authorization);
     const until = Math.min(now() + maxAgeMs, token.expiresAt * 1000);
@@ -47,7 +57,12 @@ export function withVerifiedTokenCache(verify: TokenVerifier, options: VerifiedT
 }
 
 /** createTokenVerifier plus the verified-token cache, sharing its revocation view. */
-export function createCachedTokenVerifier(options: VerifierOptions & { cache?: Omit<VerifiedTokenCacheOptions, "revocation"> }): TokenVerifier {
+export function createCachedTokenVerifier(
+  options: VerifierOptions & { cache?: Omit<VerifiedTokenCacheOptions, "revocation"> },
+): TokenVerifier {
   const { cache, ...verifierOptions } = options;
-  return withVerifiedTokenCache(createTokenVerifier(verifierOptions), { ...cache, ...(options.revocation && { revocation: options.revocation }) });
+  return withVerifiedTokenCache(createTokenVerifier(verifierOptions), {
+    ...cache,
+    ...(options.revocation && { revocation: options.revocation }),
+  });
 }

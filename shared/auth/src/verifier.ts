@@ -33,19 +33,30 @@ export interface VerifierOptions {
 export const DEFAULT_REALM = "integration-service";
 const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
 
-export function bearerChallenge(realm: string, error?: { code: string; description: string }): string {
-  return error ? `Bearer realm="${realm}", error="${error.code}", error_description="${error.description}"` : `Bearer realm="${realm}"`;
+export function bearerChallenge(
+  realm: string,
+  error?: { code: string; description: string },
+): string {
+  return error
+    ? `Bearer realm="${realm}", error="${error.code}", error_description="${error.description}"`
+    : `Bearer realm="${realm}"`;
 }
 
 /** auth's published keys, fetched and cached by jose (refetched on an unknown kid, rate-limited). */
 export function remoteKeys(jwksUrl: string, timeoutMs = 2_000): JWTVerifyGetKey {
-  return createRemoteJWKSet(new URL(jwksUrl), { timeoutDuration: timeoutMs, cooldownDuration: 30_000, cacheMaxAge: 10 * 60_000 });
+  return createRemoteJWKSet(new URL(jwksUrl), {
+    timeoutDuration: timeoutMs,
+    cooldownDuration: 30_000,
+    cacheMaxAge: 10 * 60_000,
+  });
 }
 
 function describeFailure(err: unknown): string {
   if (err instanceof errors.JWTExpired) return "the access token expired";
-  if (err instanceof errors.JWTClaimValidationFailed) return `the access token's ${err.claim} claim is not acceptable`;
-  if (err instanceof errors.JWKSNoMatchingKey) return "the access token was signed with an unknown key";
+  if (err instanceof errors.JWTClaimValidationFailed)
+    return `the access token's ${err.claim} claim is not acceptable`;
+  if (err instanceof errors.JWKSNoMatchingKey)
+    return "the access token was signed with an unknown key";
   return "the access token is invalid";
 }
 
@@ -55,10 +66,29 @@ function isKeySourceFailure(err: unknown): boolean {
 }
 
 function toAccessToken(payload: JWTPayload): AccessToken | undefined {
-  const { client_id: clientId, scope, jti, iat, exp, sub } = payload as JWTPayload & { client_id?: unknown; scope?: unknown };
-  if (typeof clientId !== "string" || clientId !== sub || typeof scope !== "string" || typeof jti !== "string") return undefined;
+  const {
+    client_id: clientId,
+    scope,
+    jti,
+    iat,
+    exp,
+    sub,
+  } = payload as JWTPayload & { client_id?: unknown; scope?: unknown };
+  if (
+    typeof clientId !== "string" ||
+    clientId !== sub ||
+    typeof scope !== "string" ||
+    typeof jti !== "string"
+  )
+    return undefined;
   if (typeof iat !== "number" || typeof exp !== "number") return undefined;
-  return { clientId, scopes: new Set(scope.split(" ").filter(Boolean)), jti, issuedAt: iat, expiresAt: exp };
+  return {
+    clientId,
+    scopes: new Set(scope.split(" ").filter(Boolean)),
+    jti,
+    issuedAt: iat,
+    expiresAt: exp,
+  };
 }
 
 export type TokenVerifier = (authorization: string | undefined) => Promise<AccessToken>;
@@ -66,7 +96,11 @@ export type TokenVerifier = (authorization: string | undefined) => Promise<Acces
 /** Verifies `Authorization: Bearer <jwt>`; throws UnauthenticatedError (401) with an RFC 6750 challenge. */
 export function createTokenVerifier(options: VerifierOptions): TokenVerifier {
   const realm = options.realm ?? DEFAULT_REALM;
-  const invalid = (description: string) => new UnauthenticatedError(description, bearerChallenge(realm, { code: "invalid_token", description }));
+  const invalid = (description: string) =>
+    new UnauthenticatedError(
+      description,
+      bearerChallenge(realm, { code: "invalid_token", description }),
+    );
   return async (authorization) => {
     if (authorization === undefined || authorization === "") {
       throw new UnauthenticatedError("a bearer access token is required", bearerChallenge(realm));

@@ -1,6 +1,14 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { connectNats, drainNats, jetstreamManager, names, openKv, type KV, type NatsConnection } from "@svc/messaging";
+import {
+  connectNats,
+  drainNats,
+  jetstreamManager,
+  names,
+  openKv,
+  type KV,
+  type NatsConnection,
+} from "@svc/messaging";
 import { TcpProxy, testEnv } from "@svc/testing";
 import {
   REVOCATION_BUCKET_OPTIONS,
@@ -25,7 +33,11 @@ function recordingLogger() {
 }
 
 beforeAll(async () => {
-  nc = await connectNats({ servers: testEnv.TEST_NATS_URL, name: "revocation-watch-test", logger: recordingLogger() });
+  nc = await connectNats({
+    servers: testEnv.TEST_NATS_URL,
+    name: "revocation-watch-test",
+    logger: recordingLogger(),
+  });
   kv = await openKv(nc, bucket, REVOCATION_BUCKET_OPTIONS);
 });
 afterAll(async () => {
@@ -35,14 +47,24 @@ afterAll(async () => {
 
 let counter = 0;
 const newClientId = () => `cl_watch${++counter}_${randomBytes(3).toString("hex")}`;
-const tokenOf = (clientId: string): AccessToken => ({ clientId, scopes: new Set(), jti: "j", issuedAt: 0, expiresAt: 0 });
-const revoke = (clientId: string, notAfterMs = Date.now(), reason: ClientRevocation["reason"] = "revoked") =>
-  kv.put(revocationKey(clientId), encodeRevocation({ clientId, notAfterMs, reason }));
+const tokenOf = (clientId: string): AccessToken => ({
+  clientId,
+  scopes: new Set(),
+  jti: "j",
+  issuedAt: 0,
+  expiresAt: 0,
+});
+const revoke = (
+  clientId: string,
+  notAfterMs = Date.now(),
+  reason: ClientRevocation["reason"] = "revoked",
+) => kv.put(revocationKey(clientId), encodeRevocation({ clientId, notAfterMs, reason }));
 
 async function waitFor(what: string, check: () => boolean, timeoutMs = 2_000): Promise<number> {
   const started = Date.now();
   while (!check()) {
-    if (Date.now() - started > timeoutMs) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    if (Date.now() - started > timeoutMs)
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 10));
   }
   return Date.now() - started;
@@ -73,7 +95,9 @@ describe("watchRevocations: a RevocationView over the JetStream KV bucket", () =
       const id = newClientId();
       expect(watch.status(tokenOf(id))).toBe("valid");
       await revoke(id);
-      expect(await waitFor("the revocation", () => watch.status(tokenOf(id)) === "revoked")).toBeLessThan(2_000);
+      expect(
+        await waitFor("the revocation", () => watch.status(tokenOf(id)) === "revoked"),
+      ).toBeLessThan(2_000);
       expect(heard).toContain(id);
     } finally {
       await watch.stop();
@@ -103,12 +127,20 @@ describe("watchRevocations: a RevocationView over the JetStream KV bucket", () =
       await watch.loaded;
       const broken = newClientId();
       await kv.put(revocationKey(broken), JSON.stringify({ v: 99, client_id: broken }));
-      await kv.put(revocationKey(newClientId()), JSON.stringify({ v: 1, client_id: "cl_someone_else", not_after_ms: 0, reason: "revoked" }));
+      await kv.put(
+        revocationKey(newClientId()),
+        JSON.stringify({ v: 1, client_id: "cl_someone_else", not_after_ms: 0, reason: "revoked" }),
+      );
       const later = newClientId();
       await revoke(later);
-      await waitFor("the good record after the bad ones", () => watch.status(tokenOf(later)) === "revoked");
+      await waitFor(
+        "the good record after the bad ones",
+        () => watch.status(tokenOf(later)) === "revoked",
+      );
       expect(watch.status(tokenOf(broken))).toBe("valid");
-      expect(logger.lines.filter((l) => l.msg === "revocation record rejected; skipped")).toHaveLength(2);
+      expect(
+        logger.lines.filter((l) => l.msg === "revocation record rejected; skipped"),
+      ).toHaveLength(2);
       // Unreadable records still count as seen: the watch is confirmed, not restarted.
       await new Promise((r) => setTimeout(r, 300));
       expect(logger.lines.some((l) => l.msg === "restarting the revocation watch")).toBe(false);
@@ -124,15 +156,31 @@ describe("watchRevocations when the bucket is deleted and made anew", () => {
     const other = names(`t${randomBytes(5).toString("hex")}`).revocationsBucket;
     const jsm = await jetstreamManager(nc);
     const first = await openKv(nc, other, REVOCATION_BUCKET_OPTIONS);
-    for (const id of [newClientId(), newClientId(), newClientId()]) await first.put(revocationKey(id), encodeRevocation({ clientId: id, notAfterMs: 0, reason: "revoked" }));
-    const watch = watchRevocations({ kv: first, logger: recordingLogger(), probeIntervalMs: 100, restartAfterMs: 500 });
+    for (const id of [newClientId(), newClientId(), newClientId()])
+      await first.put(
+        revocationKey(id),
+        encodeRevocation({ clientId: id, notAfterMs: 0, reason: "revoked" }),
+      );
+    const watch = watchRevocations({
+      kv: first,
+      logger: recordingLogger(),
+      probeIntervalMs: 100,
+      restartAfterMs: 500,
+    });
     try {
       await watch.loaded;
       await jsm.streams.delete(`KV_${other}`);
       const again = await openKv(nc, other, REVOCATION_BUCKET_OPTIONS);
       const id = newClientId();
-      await again.put(revocationKey(id), encodeRevocation({ clientId: id, notAfterMs: 0, reason: "revoked" }));
-      await waitFor("the revocation in the new bucket", () => watch.status(tokenOf(id)) === "revoked", 5_000);
+      await again.put(
+        revocationKey(id),
+        encodeRevocation({ clientId: id, notAfterMs: 0, reason: "revoked" }),
+      );
+      await waitFor(
+        "the revocation in the new bucket",
+        () => watch.status(tokenOf(id)) === "revoked",
+        5_000,
+      );
     } finally {
       await watch.stop();
       await jsm.streams.delete(`KV_${other}`).catch(() => false);
@@ -147,7 +195,12 @@ describe("watchRevocations when NATS cannot be reached", () => {
   beforeAll(async () => {
     const target = new URL(testEnv.TEST_NATS_URL);
     proxy = await TcpProxy.start({ host: target.hostname, port: Number(target.port || 4222) });
-    proxied = await connectNats({ servers: `nats://127.0.0.1:${proxy.port}`, name: "revocation-watch-proxied", logger: recordingLogger(), reconnectTimeWaitMs: 100 });
+    proxied = await connectNats({
+      servers: `nats://127.0.0.1:${proxy.port}`,
+      name: "revocation-watch-proxied",
+      logger: recordingLogger(),
+      reconnectTimeWaitMs: 100,
+    });
     proxiedKv = await openKv(proxied, bucket, REVOCATION_BUCKET_OPTIONS);
   });
   afterAll(async () => {
@@ -156,7 +209,12 @@ describe("watchRevocations when NATS cannot be reached", () => {
   });
 
   it("keeps the last known list for maxStalenessMs, then answers unknown; known revocations stay revoked", async () => {
-    const watch = watchRevocations({ kv: proxiedKv, logger: recordingLogger(), maxStalenessMs: 1_000, probeIntervalMs: 100 });
+    const watch = watchRevocations({
+      kv: proxiedKv,
+      logger: recordingLogger(),
+      maxStalenessMs: 1_000,
+      probeIntervalMs: 100,
+    });
     try {
       await watch.loaded;
       const revoked = newClientId();
@@ -165,11 +223,19 @@ describe("watchRevocations when NATS cannot be reached", () => {
       await waitFor("the revocation", () => watch.status(tokenOf(revoked)) === "revoked");
       proxy.pause();
       expect(watch.status(tokenOf(good))).toBe("valid");
-      const blind = await waitFor("staleness", () => watch.status(tokenOf(good)) === "unknown", 3_000);
+      const blind = await waitFor(
+        "staleness",
+        () => watch.status(tokenOf(good)) === "unknown",
+        3_000,
+      );
       expect(blind).toBeGreaterThan(500);
       expect(watch.status(tokenOf(revoked))).toBe("revoked");
       proxy.resume();
-      await waitFor("confirmation after the outage", () => watch.status(tokenOf(good)) === "valid", 5_000);
+      await waitFor(
+        "confirmation after the outage",
+        () => watch.status(tokenOf(good)) === "valid",
+        5_000,
+      );
     } finally {
       proxy.resume();
       await watch.stop();
@@ -177,13 +243,23 @@ describe("watchRevocations when NATS cannot be reached", () => {
   });
 
   it("reconnects after the connection is cut and sees what was revoked meanwhile", async () => {
-    const watch = watchRevocations({ kv: proxiedKv, logger: recordingLogger(), maxStalenessMs: 10_000, probeIntervalMs: 100, restartAfterMs: 1_000 });
+    const watch = watchRevocations({
+      kv: proxiedKv,
+      logger: recordingLogger(),
+      maxStalenessMs: 10_000,
+      probeIntervalMs: 100,
+      restartAfterMs: 1_000,
+    });
     try {
       await watch.loaded;
       const id = newClientId();
       proxy.cut();
       await revoke(id);
-      await waitFor("the revocation written during the cut", () => watch.status(tokenOf(id)) === "revoked", 8_000);
+      await waitFor(
+        "the revocation written during the cut",
+        () => watch.status(tokenOf(id)) === "revoked",
+        8_000,
+      );
     } finally {
       await watch.stop();
     }
@@ -194,7 +270,15 @@ describe("startRevocationFeed", () => {
   it("connects from configuration, becomes ready once loaded, and answers from the bucket", async () => {
     const id = newClientId();
     await revoke(id);
-    const feed = startRevocationFeed({ config: { NATS_SERVERS: [testEnv.TEST_NATS_URL], NATS_NAMESPACE: namespace, REVOCATION_MAX_STALENESS_MS: 60_000 }, name: "feed-test", logger: recordingLogger() });
+    const feed = startRevocationFeed({
+      config: {
+        NATS_SERVERS: [testEnv.TEST_NATS_URL],
+        NATS_NAMESPACE: namespace,
+        REVOCATION_MAX_STALENESS_MS: 60_000,
+      },
+      name: "feed-test",
+      logger: recordingLogger(),
+    });
     try {
       await feed.loaded;
       await expect(feed.readiness.check()).resolves.toBeUndefined();

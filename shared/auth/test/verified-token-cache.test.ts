@@ -1,7 +1,13 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { DependencyUnavailableError, UnauthenticatedError } from "@svc/http";
 import { createTestIssuer, TEST_AUDIENCE, TEST_ISSUER, type TestIssuer } from "@svc/testing";
-import { createCachedTokenVerifier, createTokenVerifier, withVerifiedTokenCache, type RevocationView, type TokenVerifier } from "../src/index.ts";
+import {
+  createCachedTokenVerifier,
+  createTokenVerifier,
+  withVerifiedTokenCache,
+  type RevocationView,
+  type TokenVerifier,
+} from "../src/index.ts";
 
 let issuer: TestIssuer;
 beforeAll(async () => {
@@ -9,16 +15,21 @@ beforeAll(async () => {
 });
 
 function counting(verify: TokenVerifier): TokenVerifier & { calls: number } {
-  const wrapped = Object.assign(async (authorization: string | undefined) => {
-    wrapped.calls++;
-    return verify(authorization);
-  }, { calls: 0 });
+  const wrapped = Object.assign(
+    async (authorization: string | undefined) => {
+      wrapped.calls++;
+      return verify(authorization);
+    },
+    { calls: 0 },
+  );
   return wrapped;
 }
 
 describe("withVerifiedTokenCache", () => {
   it("verifies a token once and serves repeats from memory", async () => {
-    const inner = counting(createTokenVerifier({ keys: issuer.keys, issuer: TEST_ISSUER, audience: TEST_AUDIENCE }));
+    const inner = counting(
+      createTokenVerifier({ keys: issuer.keys, issuer: TEST_ISSUER, audience: TEST_AUDIENCE }),
+    );
     const verify = withVerifiedTokenCache(inner);
     const header = `Bearer ${await issuer.mint({ clientId: "c1", scope: "vacancies:read" })}`;
     const first = await verify(header);
@@ -30,7 +41,12 @@ describe("withVerifiedTokenCache", () => {
   it("asks the revocation view on every hit: a revoked client is rejected at once, unknown status is 503", async () => {
     let state: ReturnType<RevocationView["status"]> = "valid";
     const revocation: RevocationView = { status: () => state };
-    const verify = createCachedTokenVerifier({ keys: issuer.keys, issuer: TEST_ISSUER, audience: TEST_AUDIENCE, revocation });
+    const verify = createCachedTokenVerifier({
+      keys: issuer.keys,
+      issuer: TEST_ISSUER,
+      audience: TEST_AUDIENCE,
+      revocation,
+    });
     const header = `Bearer ${await issuer.mint({ clientId: "c2", scope: "vacancies:read" })}`;
     await verify(header);
     state = "revoked";
@@ -43,7 +59,14 @@ describe("withVerifiedTokenCache", () => {
 
   it("ends an entry at the token's exp and after maxAgeMs, and never caches a rejected token", async () => {
     let clock = Date.now();
-    const inner = counting(createTokenVerifier({ keys: issuer.keys, issuer: TEST_ISSUER, audience: TEST_AUDIENCE, clockToleranceSeconds: 0 }));
+    const inner = counting(
+      createTokenVerifier({
+        keys: issuer.keys,
+        issuer: TEST_ISSUER,
+        audience: TEST_AUDIENCE,
+        clockToleranceSeconds: 0,
+      }),
+    );
     const verify = withVerifiedTokenCache(inner, { maxAgeMs: 1_000, now: () => clock });
     const short = `Bearer ${await issuer.mint({ expiresIn: 30 })}`;
     await verify(short);
@@ -60,7 +83,9 @@ describe("withVerifiedTokenCache", () => {
   });
 
   it("stays within maxEntries", async () => {
-    const inner = counting(createTokenVerifier({ keys: issuer.keys, issuer: TEST_ISSUER, audience: TEST_AUDIENCE }));
+    const inner = counting(
+      createTokenVerifier({ keys: issuer.keys, issuer: TEST_ISSUER, audience: TEST_AUDIENCE }),
+    );
     const verify = withVerifiedTokenCache(inner, { maxEntries: 2 });
     const [a, b, c] = await Promise.all([1, 2, 3].map(async () => `Bearer ${await issuer.mint()}`));
     for (const header of [a, b, c, a]) await verify(header);

@@ -79,7 +79,10 @@ export function fieldMetadata(field: FieldSpec, observed?: ObservedValue[]): Fie
 export function metadataResource(
   info: ResourceInfo,
   fields: ReadonlyArray<FieldSpec>,
-  options: { referenceLists?: Record<string, unknown>; observedValues?: Record<string, ObservedValue[]> } = {},
+  options: {
+    referenceLists?: Record<string, unknown>;
+    observedValues?: Record<string, ObservedValue[]>;
+  } = {},
 ) {
   return {
     resource: info.resource,

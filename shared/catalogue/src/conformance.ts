@@ -9,7 +9,9 @@ function typeOfValue(value: unknown): string {
 
 function leaves(value: unknown, prefix = ""): Array<[string, unknown]> {
   if (value === null || typeof value !== "object" || Array.isArray(value)) return [[prefix, value]];
-  return Object.entries(value as Record<string, unknown>).flatMap(([k, v]) => leaves(v, prefix ? `${prefix}.${k}` : k));
+  return Object.entries(value as Record<string, unknown>).flatMap(([k, v]) =>
+    leaves(v, prefix ? `${prefix}.${k}` : k),
+  );
 }
 
 /**
@@ -36,15 +38,19 @@ export function conformanceProblems(fields: ReadonlyArray<FieldSpec>, resource: 
     const fits = actual === field.type || (field.type === "number" && actual === "integer");
     if (!fits) problems.push(`${path}: ${actual}, catalogue says ${field.type}`);
     // For a list, the allowed values apply to its items.
-    const allowed = (v: unknown) => !field.allowedValues || field.allowedValues.some((a) => a.value === v);
-    if (field.type !== "array" && !allowed(value)) problems.push(`${path}: '${String(value)}' not an allowed value`);
+    const allowed = (v: unknown) =>
+      !field.allowedValues || field.allowedValues.some((a) => a.value === v);
+    if (field.type !== "array" && !allowed(value))
+      problems.push(`${path}: '${String(value)}' not an allowed value`);
     if (field.type === "array" && Array.isArray(value)) {
       for (const item of value) {
-        if (field.items && typeOfValue(item) !== field.items) problems.push(`${path}[]: ${typeOfValue(item)}, catalogue says ${field.items}`);
+        if (field.items && typeOfValue(item) !== field.items)
+          problems.push(`${path}[]: ${typeOfValue(item)}, catalogue says ${field.items}`);
         if (!allowed(item)) problems.push(`${path}[]: '${String(item)}' not an allowed value`);
       }
     }
   }
-  for (const path of byPath.keys()) if (!seen.has(path)) problems.push(`${path}: missing from the response`);
+  for (const path of byPath.keys())
+    if (!seen.has(path)) problems.push(`${path}: missing from the response`);
   return problems;
 }

@@ -4,9 +4,15 @@ export type JsonSchema = Record<string, unknown>;
 
 function leafSchema(field: FieldSpec): JsonSchema {
   if (field.type === "null") return { type: "null", description: field.description };
-  const schema: JsonSchema = { type: field.nullable ? [field.type, "null"] : field.type, description: field.description };
+  const schema: JsonSchema = {
+    type: field.nullable ? [field.type, "null"] : field.type,
+    description: field.description,
+  };
   const values = field.allowedValues?.map((v) => v.value);
-  if (field.type === "array") schema.items = values ? { type: field.items ?? "string", enum: values } : { type: field.items ?? "string" };
+  if (field.type === "array")
+    schema.items = values
+      ? { type: field.items ?? "string", enum: values }
+      : { type: field.items ?? "string" };
   else if (values) schema.enum = [...values, ...(field.nullable ? [null] : [])];
   return schema;
 }
@@ -17,7 +23,12 @@ function leafSchema(field: FieldSpec): JsonSchema {
  * OpenAPI document embeds it, so the response shape is described once.
  */
 export function toJsonSchema(fields: ReadonlyArray<FieldSpec>): JsonSchema {
-  const root: JsonSchema = { type: "object", properties: {}, required: [], additionalProperties: false };
+  const root: JsonSchema = {
+    type: "object",
+    properties: {},
+    required: [],
+    additionalProperties: false,
+  };
   for (const field of fields) {
     const parts = field.path.split(".");
     let node = root;

@@ -32,12 +32,18 @@ function deepFreeze<T>(value: T): DeepReadonly<T> {
  * variable names, and returns a deeply frozen result. Every problem is collected before failing,
  * so one start-up attempt names every bad key.
  */
-export function parseEnv<S extends z.ZodObject>(schema: S, env: Record<string, string | undefined>): DeepReadonly<z.output<S>> {
+export function parseEnv<S extends z.ZodObject>(
+  schema: S,
+  env: Record<string, string | undefined>,
+): DeepReadonly<z.output<S>> {
   const result = schema.safeParse(env);
   if (!result.success) {
     const issues = result.error.issues.map((issue) => ({
       key: issue.path.map(String).join(".") || "(environment)",
-      problem: issue.code === "invalid_type" && env[String(issue.path[0])] === undefined ? "is required but not set" : issue.message,
+      problem:
+        issue.code === "invalid_type" && env[String(issue.path[0])] === undefined
+          ? "is required but not set"
+          : issue.message,
     }));
     throw new ConfigError(issues);
   }
@@ -46,10 +52,11 @@ export function parseEnv<S extends z.ZodObject>(schema: S, env: Record<string, s
 
 /** Environment-variable field helpers: the environment only holds strings. */
 export const env = {
-  string: (fallback?: string) => (fallback === undefined ? z.string().min(1) : z.string().min(1).default(fallback)),
-  port: (fallback: number) =>
-    z.coerce.number().int().min(0).max(65_535).default(fallback),
-  int: (fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER) => z.coerce.number().int().min(min).max(max).default(fallback),
+  string: (fallback?: string) =>
+    fallback === undefined ? z.string().min(1) : z.string().min(1).default(fallback),
+  port: (fallback: number) => z.coerce.number().int().min(0).max(65_535).default(fallback),
+  int: (fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER) =>
+    z.coerce.number().int().min(min).max(max).default(fallback),
   bool: (fallback: boolean) =>
     z
       .enum(["true", "false"], { message: "must be true or false" })
@@ -60,12 +67,20 @@ export const env = {
     z
       .string()
       .default(fallback)
-      .transform((v) => v.split(",").map((s) => s.trim()).filter(Boolean)),
-  logLevel: () => z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+      .transform((v) =>
+        v
+          .split(",")
+          .map((s) => s.trim())
+          .filter(Boolean),
+      ),
+  logLevel: () =>
+    z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   environment: () => z.enum(["production", "sandbox"]).default("sandbox"),
 };
 
-const rootPackage = JSON.parse(readFileSync(new URL("../../../package.json", import.meta.url), "utf8")) as { version: string };
+const rootPackage = JSON.parse(
+  readFileSync(new URL("../../../package.json", import.meta.url), "utf8"),
+) as { version: string };
 
 /** The installation's semantic version (spec 9.2): health `version`, version `build`, OpenAPI `info.version`. */
 export const installationVersion: string = rootPackage.version;
@@ -106,7 +121,12 @@ export const legacyEnvShape = {
 /** NATS JetStream. */
 export const natsEnvShape = {
   NATS_SERVERS: env.list("nats://127.0.0.1:4222"),
-  NATS_NAMESPACE: z.string().regex(/^[a-z][a-z0-9]{0,15}$/, { message: "must be 1-16 lower-case letters or digits, starting with a letter" }).default("svc"),
+  NATS_NAMESPACE: z
+    .string()
+    .regex(/^[a-z][a-z0-9]{0,15}$/, {
+      message: "must be 1-16 lower-case letters or digits, starting with a letter",
+    })
+    .default("svc"),
 };
 
 /** The outbox relay (`startRelay` of @svc/events): every service that writes events. */
@@ -126,15 +146,29 @@ export const detectorEnvShape = {
   DETECTOR_INCREMENTAL_MS: env.int(5_000, 50, 3_600_000),
   DETECTOR_SWEEP_MS: env.int(900_000, 1_000, 7 * 86_400_000),
   DETECTOR_EMIT_CREATED_ON_BASELINE: env.bool(false),
-  LEADER_ELECTION: z.enum(["pg", "lease", "solo"], { message: "must be pg, lease or solo" }).default("pg"),
+  LEADER_ELECTION: z
+    .enum(["pg", "lease", "solo"], { message: "must be pg, lease or solo" })
+    .default("pg"),
   POD_NAME: z.string().min(1).optional(),
   POD_NAMESPACE: z.string().min(1).optional(),
 };
 
 /** `.superRefine` of a config with detectorEnvShape: a Lease needs the pod's name and namespace. */
-export function refineLeaderElection(value: { LEADER_ELECTION: string; POD_NAME?: string | undefined; POD_NAMESPACE?: string | undefined }, ctx: z.RefinementCtx): void {
+export function refineLeaderElection(
+  value: {
+    LEADER_ELECTION: string;
+    POD_NAME?: string | undefined;
+    POD_NAMESPACE?: string | undefined;
+  },
+  ctx: z.RefinementCtx,
+): void {
   if (value.LEADER_ELECTION !== "lease") return;
   for (const key of ["POD_NAME", "POD_NAMESPACE"] as const) {
-    if (value[key] === undefined) ctx.addIssue({ code: "custom", path: [key], message: "is required when LEADER_ELECTION is lease (downward API)" });
+    if (value[key] === undefined)
+      ctx.addIssue({
+        code: "custom",
+        path: [key],
+        message: "is required when LEADER_ELECTION is lease (downward API)",
+      });
   }
 }

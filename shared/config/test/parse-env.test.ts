@@ -22,7 +22,10 @@ describe("parseEnv", () => {
   });
 
   it("returns a deeply frozen object", () => {
-    const config = parseEnv(schema, { DATABASE_URL: "postgres://localhost/x", NATS_SERVERS: "a,b" });
+    const config = parseEnv(schema, {
+      DATABASE_URL: "postgres://localhost/x",
+      NATS_SERVERS: "a,b",
+    });
     expect(Object.isFrozen(config)).toBe(true);
     expect(Object.isFrozen(config.NATS_SERVERS)).toBe(true);
     expect(() => (config.NATS_SERVERS as string[]).push("c")).toThrow(TypeError);
@@ -42,7 +45,9 @@ describe("parseEnv", () => {
   });
 
   it("rejects booleans other than true and false", () => {
-    expect(() => parseEnv(schema, { DATABASE_URL: "postgres://x/y", MIGRATE_ON_START: "1" })).toThrow(/MIGRATE_ON_START: must be true or false/);
+    expect(() =>
+      parseEnv(schema, { DATABASE_URL: "postgres://x/y", MIGRATE_ON_START: "1" }),
+    ).toThrow(/MIGRATE_ON_START: must be true or false/);
   });
 
   it("reads the installation version from the root package as semver 0.x.y", () => {

@@ -1,5 +1,18 @@
-import { context, SpanKind, SpanStatusCode, trace, type Attributes, type Meter } from "@opentelemetry/api";
-import { createPool, type Pool, type PoolConnection, type PoolOptions, type RowDataPacket } from "mysql2";
+import {
+  context,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Attributes,
+  type Meter,
+} from "@opentelemetry/api";
+import {
+  createPool,
+  type Pool,
+  type PoolConnection,
+  type PoolOptions,
+  type RowDataPacket,
+} from "mysql2";
 import { SourceUnavailableError } from "@svc/http";
 
 export interface LegacyDbOptions {
@@ -109,7 +122,8 @@ export function createLegacyDb(options: LegacyDbOptions): LegacyDb {
   const pool: Pool = createPool(poolOptions);
   const unavailable = options.meter?.createCounter("legacy.source.unavailable", {
     unit: "{error}",
-    description: "Legacy database queries that failed because the source could not be reached (503 LEGACY_SOURCE_UNAVAILABLE)",
+    description:
+      "Legacy database queries that failed because the source could not be reached (503 LEGACY_SOURCE_UNAVAILABLE)",
   });
   // Belt and braces on top of a SELECT-only account: every session refuses writes.
   pool.on("connection", (conn) => {
@@ -125,16 +139,32 @@ export function createLegacyDb(options: LegacyDbOptions): LegacyDb {
   // the pool is bounded too (connect timeout + query timeout: a connection may be busy that long).
   const acquireTimeout = (options.connectTimeoutMs ?? 2_000) + queryTimeout;
   async function acquire(): Promise<PoolConnection> {
-    const pending = new Promise<PoolConnection>((resolve, reject) => pool.getConnection((err, conn) => (err ? reject(err) : resolve(conn))));
+    const pending = new Promise<PoolConnection>((resolve, reject) =>
+      pool.getConnection((err, conn) => (err ? reject(err) : resolve(conn))),
+    );
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(Object.assign(new Error(`connect ETIMEDOUT: no legacy database connection within ${acquireTimeout} ms`), { code: "ETIMEDOUT" })), acquireTimeout);
+      timer = setTimeout(
+        () =>
+          reject(
+            Object.assign(
+              new Error(
+                `connect ETIMEDOUT: no legacy database connection within ${acquireTimeout} ms`,
+              ),
+              { code: "ETIMEDOUT" },
+            ),
+          ),
+        acquireTimeout,
+      );
     });
     try {
       return await Promise.race([pending, late]);
     } catch (err) {
       // A connection that still arrives goes back to the pool unused.
-      void pending.then((conn) => conn.release(), () => undefined);
+      void pending.then(
+        (conn) => conn.release(),
+        () => undefined,
+      );
       throw err;
     } finally {
       clearTimeout(timer);
@@ -148,14 +178,24 @@ export function createLegacyDb(options: LegacyDbOptions): LegacyDb {
         // first execution on this connection: this one bounds both (the connection is destroyed).
         const timer = setTimeout(() => {
           conn.destroy();
-          reject(Object.assign(new Error(`Query inactivity timeout: no answer within ${queryTimeout} ms`), { code: "PROTOCOL_SEQUENCE_TIMEOUT", fatal: true }));
+          reject(
+            Object.assign(
+              new Error(`Query inactivity timeout: no answer within ${queryTimeout} ms`),
+              { code: "PROTOCOL_SEQUENCE_TIMEOUT", fatal: true },
+            ),
+          );
         }, queryTimeout);
         const options = { sql, values: params as unknown[] };
         const send = (prepared: boolean) => {
           const done = (err: Error | null, result: RowDataPacket[]) => {
             // The server's prepared statements are all taken (max_prepared_stmt_count is one
             // budget for every client of the legacy database): this read goes as text instead.
-            if (err && prepared && (err as { code?: string }).code === "ER_MAX_PREPARED_STMT_COUNT_REACHED") return send(false);
+            if (
+              err &&
+              prepared &&
+              (err as { code?: string }).code === "ER_MAX_PREPARED_STMT_COUNT_REACHED"
+            )
+              return send(false);
             clearTimeout(timer);
             if (err) reject(err);
             else resolve(result);
@@ -180,7 +220,13 @@ export function createLegacyDb(options: LegacyDbOptions): LegacyDb {
     // A CLIENT span per query inside a traced operation (none for a readiness ping): the statement
     // with its placeholders, never the values.
     const parent = context.active();
-    const span = trace.getSpan(parent) ? tracer.startSpan(spanName(sql, spanAttributes), { kind: SpanKind.CLIENT, attributes: { ...spanAttributes, "db.query.text": sql } }, parent) : undefined;
+    const span = trace.getSpan(parent)
+      ? tracer.startSpan(
+          spanName(sql, spanAttributes),
+          { kind: SpanKind.CLIENT, attributes: { ...spanAttributes, "db.query.text": sql } },
+          parent,
+        )
+      : undefined;
     try {
       return (await runQuery(sql, params)) as T[];
     } catch (err) {
@@ -201,6 +247,7 @@ export function createLegacyDb(options: LegacyDbOptions): LegacyDb {
     ping: async () => {
       await query("SELECT 1");
     },
-    close: () => new Promise<void>((resolve, reject) => pool.end((err) => (err ? reject(err) : resolve()))),
+    close: () =>
+      new Promise<void>((resolve, reject) => pool.end((err) => (err ? reject(err) : resolve()))),
   };
 }

@@ -39,14 +39,18 @@ export function createPgPool(options: PgOptions): pg.Pool {
   return pool;
 }
 
-export function createDrizzle<TSchema extends Record<string, unknown>>(pool: pg.Pool, schema: TSchema): NodePgDatabase<TSchema> {
+export function createDrizzle<TSchema extends Record<string, unknown>>(
+  pool: pg.Pool,
+  schema: TSchema,
+): NodePgDatabase<TSchema> {
   return drizzle(pool, { schema });
 }
 
 /** Stable 64-bit advisory-lock key for a name, so replicas migrating at once take turns. */
 function lockKey(name: string): string {
   let h = 0xcbf29ce484222325n;
-  for (const ch of Buffer.from(`migrate:${name}`)) h = BigInt.asIntN(64, (h ^ BigInt(ch)) * 0x100000001b3n);
+  for (const ch of Buffer.from(`migrate:${name}`))
+    h = BigInt.asIntN(64, (h ^ BigInt(ch)) * 0x100000001b3n);
   return h.toString();
 }
 
@@ -54,13 +58,20 @@ function lockKey(name: string): string {
  * Applies drizzle-kit's SQL migrations for one service schema, journal kept in that schema.
  * Serialised by an advisory lock: safe when several replicas (or the Job and a pod) start at once.
  */
-export async function runMigrations(pool: pg.Pool, options: { schema: string; migrationsFolder: string }): Promise<void> {
+export async function runMigrations(
+  pool: pg.Pool,
+  options: { schema: string; migrationsFolder: string },
+): Promise<void> {
   const client = await pool.connect();
   try {
     await client.query("SELECT pg_advisory_lock($1)", [lockKey(options.schema)]);
     try {
       await client.query(`CREATE SCHEMA IF NOT EXISTS "${options.schema}"`);
-      await migrate(drizzle(client), { migrationsFolder: options.migrationsFolder, migrationsSchema: options.schema, migrationsTable: "__migrations" });
+      await migrate(drizzle(client), {
+        migrationsFolder: options.migrationsFolder,
+        migrationsSchema: options.schema,
+        migrationsTable: "__migrations",
+      });
     } finally {
       await client.query("SELECT pg_advisory_unlock($1)", [lockKey(options.schema)]);
     }
@@ -69,13 +80,37 @@ export async function runMigrations(pool: pg.Pool, options: { schema: string; mi
   }
 }
 
-const PG_CONNECTION_FAILURES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EHOSTUNREACH", "ENOTFOUND", "EPIPE", "57P01", "57P03", "53300", "08000", "08003", "08006", "08001", "08004"]);
+const PG_CONNECTION_FAILURES = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ETIMEDOUT",
+  "EHOSTUNREACH",
+  "ENOTFOUND",
+  "EPIPE",
+  "57P01",
+  "57P03",
+  "53300",
+  "08000",
+  "08003",
+  "08006",
+  "08001",
+  "08004",
+]);
 
 /** True for a failure to reach PostgreSQL, also when wrapped (drizzle puts the driver's error in `cause`). */
 export function isPgConnectionFailure(err: unknown): boolean {
-  for (let e = err as { code?: string; message?: string; cause?: unknown } | undefined, depth = 0; e && depth < 4; e = e.cause as typeof e, depth++) {
+  for (
+    let e = err as { code?: string; message?: string; cause?: unknown } | undefined, depth = 0;
+    e && depth < 4;
+    e = e.cause as typeof e, depth++
+  ) {
     if (e.code && PG_CONNECTION_FAILURES.has(e.code)) return true;
-    if (/timeout exceeded when trying to connect|Connection terminated|Query read timeout|connect ECONNREFUSED|is not queryable/i.test(e.message ?? "")) return true;
+    if (
+      /timeout exceeded when trying to connect|Connection terminated|Query read timeout|connect ECONNREFUSED|is not queryable/i.test(
+        e.message ?? "",
+      )
+    )
+      return true;
   }
   return false;
 }
@@ -85,7 +120,8 @@ export async function guardPg<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (err) {
-    if (isPgConnectionFailure(err)) throw new DependencyUnavailableError("the service database", err);
+    if (isPgConnectionFailure(err))
+      throw new DependencyUnavailableError("the service database", err);
     throw err;
   }
 }

@@ -14,21 +14,31 @@ describe("legacy source that hangs under load", () => {
   it("fails every query within the connect and query timeouts, however many wait for a connection, and recovers", async () => {
     const connectTimeoutMs = 300;
     const queryTimeoutMs = 500;
-    const legacy = createLegacyDb({ url: server.urlFor("mysql"), connectTimeoutMs, queryTimeoutMs, connectionLimit: 2 });
+    const legacy = createLegacyDb({
+      url: server.urlFor("mysql"),
+      connectTimeoutMs,
+      queryTimeoutMs,
+      connectionLimit: 2,
+    });
     try {
       await Promise.all([legacy.ping(), legacy.ping()]);
       server.freeze();
       const outcomes = await Promise.all(
         Array.from({ length: 20 }, async () => {
           const started = Date.now();
-          const error = await legacy.query("SELECT 1").then(() => undefined, (err: unknown) => err);
+          const error = await legacy.query("SELECT 1").then(
+            () => undefined,
+            (err: unknown) => err,
+          );
           return { error, ms: Date.now() - started };
         }),
       );
       server.thaw();
       for (const o of outcomes) expect(o.error).toBeInstanceOf(SourceUnavailableError);
       const slowest = Math.max(...outcomes.map((o) => o.ms));
-      expect(slowest, `slowest query ${slowest} ms`).toBeLessThan(connectTimeoutMs + queryTimeoutMs + 1_000);
+      expect(slowest, `slowest query ${slowest} ms`).toBeLessThan(
+        connectTimeoutMs + queryTimeoutMs + 1_000,
+      );
       expect(await legacy.query<{ n: number }>("SELECT 1 AS n")).toEqual([{ n: 1 }]);
     } finally {
       server.thaw();

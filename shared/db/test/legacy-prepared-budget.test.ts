@@ -20,7 +20,14 @@ afterAll(async () => {
   await server?.cleanup();
 });
 
-const prepared = async () => Number(((await admin.query<RowDataPacket[]>("SHOW GLOBAL STATUS LIKE 'Com_stmt_prepare'"))[0][0] as { Value: string }).Value);
+const prepared = async () =>
+  Number(
+    (
+      (await admin.query<RowDataPacket[]>("SHOW GLOBAL STATUS LIKE 'Com_stmt_prepare'"))[0][0] as {
+        Value: string;
+      }
+    ).Value,
+  );
 
 describe("legacy reads when the server's prepared-statement budget is spent", () => {
   it("answers every read as text, and prepares again once the budget allows", async () => {
@@ -28,12 +35,19 @@ describe("legacy reads when the server's prepared-statement budget is spent", ()
     try {
       await admin.query("SET GLOBAL max_prepared_stmt_count = 0");
       const before = await prepared();
-      for (const id of [1, 2, 1]) expect(await legacy.query<{ code: string }>("SELECT code FROM item WHERE id = ?", [id])).toEqual([{ code: id === 1 ? "a" : "b" }]);
+      for (const id of [1, 2, 1])
+        expect(
+          await legacy.query<{ code: string }>("SELECT code FROM item WHERE id = ?", [id]),
+        ).toEqual([{ code: id === 1 ? "a" : "b" }]);
       // The server refused every PREPARE (a refusal is not counted): answered through the text protocol.
       expect(await prepared()).toBe(before);
       await admin.query("SET GLOBAL max_prepared_stmt_count = DEFAULT");
-      expect(await legacy.query<{ code: string }>("SELECT code FROM item WHERE id = ?", [2])).toEqual([{ code: "b" }]);
-      expect(await legacy.query<{ code: string }>("SELECT code FROM item WHERE id = ?", [1])).toEqual([{ code: "a" }]);
+      expect(
+        await legacy.query<{ code: string }>("SELECT code FROM item WHERE id = ?", [2]),
+      ).toEqual([{ code: "b" }]);
+      expect(
+        await legacy.query<{ code: string }>("SELECT code FROM item WHERE id = ?", [1]),
+      ).toEqual([{ code: "a" }]);
       // Prepared once on the connection that first ran it after the reset (at most once per pooled connection).
       expect(await prepared()).toBeGreaterThanOrEqual(before + 1);
       expect(await prepared()).toBeLessThanOrEqual(before + 2);

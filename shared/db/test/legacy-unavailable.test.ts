@@ -1,7 +1,16 @@
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHttpApp, sendData } from "@svc/http";
-import { createTempMysqlDatabase, fetchJson, silentLogger, startApp, TcpProxy, unusedPort, type StartedApp, type TempDatabase } from "@svc/testing";
+import {
+  createTempMysqlDatabase,
+  fetchJson,
+  silentLogger,
+  startApp,
+  TcpProxy,
+  unusedPort,
+  type StartedApp,
+  type TempDatabase,
+} from "@svc/testing";
 import { createLegacyDb, type LegacyDb } from "../src/index.ts";
 
 function appOver(db: LegacyDb) {
@@ -14,7 +23,11 @@ function appOver(db: LegacyDb) {
     await db.query("INSERT INTO things (name) VALUES ('x')");
     sendData(res, {});
   });
-  return createHttpApp({ platform: { service: "t", version: "0.1.0", environment: "sandbox" }, logger: silentLogger(), routes: router });
+  return createHttpApp({
+    platform: { service: "t", version: "0.1.0", environment: "sandbox" },
+    logger: silentLogger(),
+    routes: router,
+  });
 }
 
 let database: TempDatabase;
@@ -72,7 +85,10 @@ describe("legacy source", () => {
   });
 
   it("answers 503 within a few seconds when the server accepts but never answers (paused before connecting)", async () => {
-    const proxy = await TcpProxy.start({ host: "127.0.0.1", port: Number(new URL(database.url).port || 3306) });
+    const proxy = await TcpProxy.start({
+      host: "127.0.0.1",
+      port: Number(new URL(database.url).port || 3306),
+    });
     proxy.pause();
     const url = new URL(database.url);
     url.port = String(proxy.port);
@@ -84,7 +100,10 @@ describe("legacy source", () => {
   });
 
   it("answers 503 when an established connection's server pauses, and recovers without a restart", async () => {
-    const proxy = await TcpProxy.start({ host: "127.0.0.1", port: Number(new URL(database.url).port || 3306) });
+    const proxy = await TcpProxy.start({
+      host: "127.0.0.1",
+      port: Number(new URL(database.url).port || 3306),
+    });
     const url = new URL(database.url);
     url.port = String(proxy.port);
     try {

@@ -14,12 +14,18 @@ afterAll(async () => server?.cleanup());
 
 describe("the pool across a PostgreSQL shutdown", () => {
   it("survives the shutdown notice on a checked-out client, answers 503 on it, and works again after the restart", async () => {
-    const pool = createPgPool({ url: server.url, schema: "public", applicationName: "restart-test" });
+    const pool = createPgPool({
+      url: server.url,
+      schema: "public",
+      applicationName: "restart-test",
+    });
     try {
       const client = await pool.connect();
       await client.query("SELECT 1");
       await server.stop();
-      await expect(guardPg(() => client.query("SELECT 1"))).rejects.toBeInstanceOf(DependencyUnavailableError);
+      await expect(guardPg(() => client.query("SELECT 1"))).rejects.toBeInstanceOf(
+        DependencyUnavailableError,
+      );
       client.release();
       await server.start();
       expect((await pool.query("SELECT 2 AS n")).rows).toEqual([{ n: 2 }]);
@@ -29,7 +35,11 @@ describe("the pool across a PostgreSQL shutdown", () => {
   }, 60_000);
 
   it("turns a transaction cut by the shutdown into a 503, not a crash or a 500", async () => {
-    const pool = createPgPool({ url: server.url, schema: "public", applicationName: "restart-test" });
+    const pool = createPgPool({
+      url: server.url,
+      schema: "public",
+      applicationName: "restart-test",
+    });
     try {
       const db = createDrizzle(pool, {});
       const work = guardPg(() =>

@@ -3,7 +3,12 @@
 // Run: npm exec -c 'node shared/events/bench/relay-bench.ts' (from the repository root).
 import { createLegacyDb } from "@svc/db";
 import { drainNats } from "@svc/messaging";
-import { createTempMysqlDatabase, createTempPgDatabase, recordBenchRows, testEnv } from "@svc/testing";
+import {
+  createTempMysqlDatabase,
+  createTempPgDatabase,
+  recordBenchRows,
+  testEnv,
+} from "@svc/testing";
 import { connectForTest, deleteNamespaceStreams } from "../test/support/nats.ts";
 import { measureDetection } from "./change-detection-cost.ts";
 import { measureRelay } from "./relay-throughput.ts";
@@ -22,21 +27,37 @@ const legacy = createLegacyDb({ url: myDb.url, queryTimeoutMs: 30_000 });
 const { nc, js, jsm } = await connectForTest(testEnv.TEST_NATS_URL, "events-bench");
 const namespaces: string[] = [];
 try {
-  const relay = await measureRelay({ pool, js, jsm, count: EVENTS, batchSize: 500, rounds: 3, namespaces });
+  const relay = await measureRelay({
+    pool,
+    js,
+    jsm,
+    count: EVENTS,
+    batchSize: 500,
+    rounds: 3,
+    namespaces,
+  });
   const bare = relay[0]!.perSecond;
-  out(`relay throughput (${EVENTS} events, ~250 B JSON, file storage, batch 500; median of 3 interleaved rounds)`);
+  out(
+    `relay throughput (${EVENTS} events, ~250 B JSON, file storage, batch 500; median of 3 interleaved rounds)`,
+  );
   out("| variant | events/s | seconds | vs bare |");
   out("|---|---:|---:|---:|");
-  for (const r of relay) out(`| ${r.variant} | ${Math.round(r.perSecond)} | ${r.seconds.toFixed(2)} | ${(r.perSecond / bare).toFixed(2)} |`);
+  for (const r of relay)
+    out(
+      `| ${r.variant} | ${Math.round(r.perSecond)} | ${r.seconds.toFixed(2)} | ${(r.perSecond / bare).toFixed(2)} |`,
+    );
   out(`target ≥ 5000 events/s (relay ×1): ${relay[1]!.perSecond >= 5_000 ? "met" : "NOT met"}`);
-  recordBenchRows("events relay", relay.slice(1).map((r, i) => ({
-    scenario: `${r.variant}, ${EVENTS} events, batch 500`,
-    metric: "throughput",
-    value: Math.round(r.perSecond),
-    unit: "events/s",
-    baseline: Math.round(bare),
-    ...(i === 0 ? { target: "≥ 5,000 events/s", met: r.perSecond >= 5_000 } : {}),
-  })));
+  recordBenchRows(
+    "events relay",
+    relay.slice(1).map((r, i) => ({
+      scenario: `${r.variant}, ${EVENTS} events, batch 500`,
+      metric: "throughput",
+      value: Math.round(r.perSecond),
+      unit: "events/s",
+      baseline: Math.round(bare),
+      ...(i === 0 ? { target: "≥ 5,000 events/s", met: r.perSecond >= 5_000 } : {}),
+    })),
+  );
   out();
   if (!RELAY_ONLY) await reportDetection();
 } finally {
@@ -53,12 +74,36 @@ async function reportDetection(): Promise<void> {
   out(`change detection cost (${ROWS} vacancies joined to 500 practices, pages of 1000)`);
   out("| step | time | detail |");
   out("|---|---:|---|");
-  for (const c of cost) out(`| ${c.step} | ${c.seconds < 1 ? `${(c.seconds * 1000).toFixed(1)} ms` : `${c.seconds.toFixed(2)} s`} | ${c.detail} |`);
-  out(`targets: full sweep < 20 s: ${cost[1]!.seconds < 20 ? "met" : "NOT met"}; incremental, nothing changed < 50 ms: ${cost[3]!.seconds < 0.05 ? "met" : "NOT met"}`);
+  for (const c of cost)
+    out(
+      `| ${c.step} | ${c.seconds < 1 ? `${(c.seconds * 1000).toFixed(1)} ms` : `${c.seconds.toFixed(2)} s`} | ${c.detail} |`,
+    );
+  out(
+    `targets: full sweep < 20 s: ${cost[1]!.seconds < 20 ? "met" : "NOT met"}; incremental, nothing changed < 50 ms: ${cost[3]!.seconds < 0.05 ? "met" : "NOT met"}`,
+  );
   const scenario = `change detection, ${ROWS} vacancies`;
   recordBenchRows("events change detection", [
-    { scenario, metric: "full sweep, nothing changed", value: Math.round(cost[1]!.seconds * 100) / 100, unit: "s", target: "< 20 s", met: cost[1]!.seconds < 20 },
-    { scenario, metric: "full sweep, 1 % changed", value: Math.round(cost[2]!.seconds * 100) / 100, unit: "s" },
-    { scenario, metric: "incremental pass, nothing changed (median)", value: Math.round(cost[3]!.seconds * 10_000) / 10, unit: "ms", target: "< 50 ms", met: cost[3]!.seconds < 0.05 },
+    {
+      scenario,
+      metric: "full sweep, nothing changed",
+      value: Math.round(cost[1]!.seconds * 100) / 100,
+      unit: "s",
+      target: "< 20 s",
+      met: cost[1]!.seconds < 20,
+    },
+    {
+      scenario,
+      metric: "full sweep, 1 % changed",
+      value: Math.round(cost[2]!.seconds * 100) / 100,
+      unit: "s",
+    },
+    {
+      scenario,
+      metric: "incremental pass, nothing changed (median)",
+      value: Math.round(cost[3]!.seconds * 10_000) / 10,
+      unit: "ms",
+      target: "< 50 ms",
+      met: cost[3]!.seconds < 0.05,
+    },
   ]);
 }

@@ -20,7 +20,9 @@ export const EVENT_TYPES = Object.keys(EVENT_CATALOGUE) as EventType[];
 
 /** The sandbox catalogue omits `application.submitted` (spec 6.2). */
 export function eventTypesFor(environment: "production" | "sandbox"): ReadonlyArray<EventType> {
-  return environment === "sandbox" ? EVENT_TYPES.filter((t) => t !== "application.submitted") : EVENT_TYPES;
+  return environment === "sandbox"
+    ? EVENT_TYPES.filter((t) => t !== "application.submitted")
+    : EVENT_TYPES;
 }
 
 export function isEventType(value: string): value is EventType {

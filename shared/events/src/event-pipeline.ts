@@ -1,8 +1,21 @@
 import type pg from "pg";
 import type { Meter } from "@opentelemetry/api";
 import { startRelay, type Relay } from "./relay.ts";
-import { startDetector, type ChangeSource, type LeaderElector, type RunningDetector } from "./change-detection/index.ts";
-import { ensureStream, eventsStreamConfig, jetstream, jetstreamManager, names, type Logger, type NatsConnection } from "@svc/messaging";
+import {
+  startDetector,
+  type ChangeSource,
+  type LeaderElector,
+  type RunningDetector,
+} from "./change-detection/index.ts";
+import {
+  ensureStream,
+  eventsStreamConfig,
+  jetstream,
+  jetstreamManager,
+  names,
+  type Logger,
+  type NatsConnection,
+} from "@svc/messaging";
 
 /** The config keys the event pipeline reads (relayEnvShape, detectorEnvShape and the service's own). */
 export type EventSettings = {
@@ -48,11 +61,26 @@ export async function startEventPipeline(options: EventPipelineOptions): Promise
   const jsm = await jetstreamManager(nc);
   await ensureStream(jsm, eventsStreamConfig(eventNames));
   const meter = options.meter ? { meter: options.meter } : {};
-  const relay = startRelay({ pool, schema, js: jetstream(nc), jsm, names: eventNames, logger, pollMs: settings.RELAY_POLL_MS, ...meter });
+  const relay = startRelay({
+    pool,
+    schema,
+    js: jetstream(nc),
+    jsm,
+    names: eventNames,
+    logger,
+    pollMs: settings.RELAY_POLL_MS,
+    ...meter,
+  });
   const detector = startDetector({
-    pool, schema, source: options.source, logger, elector: options.elector,
-    publicBaseUrl: settings.PUBLIC_BASE_URL, timeZone: settings.TIME_ZONE,
-    incrementalEveryMs: settings.DETECTOR_INCREMENTAL_MS, sweepEveryMs: settings.DETECTOR_SWEEP_MS,
+    pool,
+    schema,
+    source: options.source,
+    logger,
+    elector: options.elector,
+    publicBaseUrl: settings.PUBLIC_BASE_URL,
+    timeZone: settings.TIME_ZONE,
+    incrementalEveryMs: settings.DETECTOR_INCREMENTAL_MS,
+    sweepEveryMs: settings.DETECTOR_SWEEP_MS,
     emitCreatedOnBaseline: settings.DETECTOR_EMIT_CREATED_ON_BASELINE,
     ...(options.now ? { now: options.now } : {}),
     ...meter,

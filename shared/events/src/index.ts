@@ -1,7 +1,26 @@
-export { EVENT_CATALOGUE, EVENT_TYPES, eventTypesFor, isEventType, selfLink, type EventType, type EntityType } from "./catalogue.ts";
-export { buildEvent, isoWithOffset, EVENT_VERSION, type EventPayload, type NewEvent } from "./event.ts";
+export {
+  EVENT_CATALOGUE,
+  EVENT_TYPES,
+  eventTypesFor,
+  isEventType,
+  selfLink,
+  type EventType,
+  type EntityType,
+} from "./catalogue.ts";
+export {
+  buildEvent,
+  isoWithOffset,
+  EVENT_VERSION,
+  type EventPayload,
+  type NewEvent,
+} from "./event.ts";
 export { outboxTable, enqueueEvents, type OutboxTable, type PgExecutor } from "./outbox.ts";
 export { startRelay, type Relay, type RelayOptions, type RelayStats } from "./relay.ts";
 export { withTransaction } from "./pg-transaction.ts";
 export * from "./change-detection/index.ts";
-export { startEventPipeline, type EventPipeline, type EventPipelineOptions, type EventSettings } from "./event-pipeline.ts";
+export {
+  startEventPipeline,
+  type EventPipeline,
+  type EventPipelineOptions,
+  type EventSettings,
+} from "./event-pipeline.ts";

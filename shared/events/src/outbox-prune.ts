@@ -7,7 +7,12 @@ import type pg from "pg";
  * SKIP LOCKED lets several replicas prune at once without waiting on each other. Pending rows
  * (sent_at null) are never deleted, however old.
  */
-export async function pruneOutbox(pool: pg.Pool, schema: string, retentionMs: number, batchSize: number): Promise<number> {
+export async function pruneOutbox(
+  pool: pg.Pool,
+  schema: string,
+  retentionMs: number,
+  batchSize: number,
+): Promise<number> {
   let deleted = 0;
   for (;;) {
     const result = await pool.query(

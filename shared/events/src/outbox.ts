@@ -23,10 +23,13 @@ export function outboxTable(schema: PgSchema) {
       sentAt: timestamp("sent_at", { withTimezone: true }),
     },
     // Partial index over pending rows: the relay's scan stays small however many sent rows remain.
-    (t) => [index("outbox_pending_idx").on(t.id).where(sql`sent_at IS NULL`)],
+    (t) => [
+      index("outbox_pending_idx")
+        .on(t.id)
+        .where(sql`sent_at IS NULL`),
+    ],
   );
 }
-
 
 export type OutboxTable = ReturnType<typeof outboxTable>;
 
@@ -38,10 +41,22 @@ export type PgExecutor = PgDatabase<PgQueryResultHKT, any, any>;
  * Writes events to the outbox. Call it with the transaction that makes the change, so the event
  * exists if and only if the change does. Re-writing the same event_uuid is a no-op.
  */
-export async function enqueueEvents(tx: PgExecutor, outbox: OutboxTable, events: EventPayload[], traceContext?: Record<string, string>): Promise<void> {
+export async function enqueueEvents(
+  tx: PgExecutor,
+  outbox: OutboxTable,
+  events: EventPayload[],
+  traceContext?: Record<string, string>,
+): Promise<void> {
   if (events.length === 0) return;
   await tx
     .insert(outbox)
-    .values(events.map((e) => ({ eventUuid: e.event_uuid, eventType: e.event_type, payload: e, traceContext: traceContext ?? null })))
+    .values(
+      events.map((e) => ({
+        eventUuid: e.event_uuid,
+        eventType: e.event_type,
+        payload: e,
+        traceContext: traceContext ?? null,
+      })),
+    )
     .onConflictDoNothing({ target: outbox.eventUuid });
 }

@@ -4,7 +4,8 @@ const IDENTIFIER = /^[a-z_][a-z0-9_]{0,62}$/;
 
 /** A schema or table name, checked, so it can be quoted into SQL text (it cannot be a bind parameter). */
 export function checkedIdentifier(name: string): string {
-  if (!IDENTIFIER.test(name)) throw new RangeError(`invalid schema or table name: ${JSON.stringify(name)}`);
+  if (!IDENTIFIER.test(name))
+    throw new RangeError(`invalid schema or table name: ${JSON.stringify(name)}`);
   return name;
 }
 
@@ -13,7 +14,10 @@ export function checkedIdentifier(name: string): string {
  * instead of rolled back: after a cut or paused connection a ROLLBACK would wait for a dead socket
  * (or queue behind a timed-out query), and closing the session makes the server roll back anyway.
  */
-export async function withTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+export async function withTransaction<T>(
+  pool: pg.Pool,
+  work: (client: pg.PoolClient) => Promise<T>,
+): Promise<T> {
   const client = await pool.connect();
   let failed = false;
   // A checked-out client whose socket dies emits 'error'; unhandled, that would kill the process.

@@ -1,5 +1,12 @@
 import type pg from "pg";
-import { context, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Span } from "@opentelemetry/api";
+import {
+  context,
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Span,
+} from "@opentelemetry/api";
 import { makeHeaders, publish, setTraceContext } from "@svc/messaging";
 import type { JetStreamClient, MsgHdrs, Names, PubAck } from "@svc/messaging";
 import type { EventPayload } from "./event.ts";
@@ -59,11 +66,22 @@ export function relayBatch(o: BatchOptions): Promise<BatchOutcome> {
     );
     if (rows.length === 0) return { claimed: 0, sent: 0, duplicates: 0, unpublishable: [] };
     // A span only for batches that found work: an idle poll every 200 ms is no operation worth a trace.
-    const span = tracer.startSpan("outbox relay batch", { root: true, startTime, attributes: { "messaging.system": "nats", "messaging.batch.message_count": rows.length, "db.namespace": o.schema } });
+    const span = tracer.startSpan("outbox relay batch", {
+      root: true,
+      startTime,
+      attributes: {
+        "messaging.system": "nats",
+        "messaging.batch.message_count": rows.length,
+        "db.namespace": o.schema,
+      },
+    });
     try {
-      const outcome = await context.with(trace.setSpan(ROOT_CONTEXT, span), () => publishClaimed(o, client, rows, span));
+      const outcome = await context.with(trace.setSpan(ROOT_CONTEXT, span), () =>
+        publishClaimed(o, client, rows, span),
+      );
       span.setAttributes({ "outbox.sent": outcome.sent, "outbox.duplicates": outcome.duplicates });
-      if (outcome.error !== undefined || outcome.unpublishable.length > 0) span.setStatus({ code: SpanStatusCode.ERROR, message: "some rows were not published" });
+      if (outcome.error !== undefined || outcome.unpublishable.length > 0)
+        span.setStatus({ code: SpanStatusCode.ERROR, message: "some rows were not published" });
       return outcome;
     } catch (err) {
       span.setStatus({ code: SpanStatusCode.ERROR });
@@ -74,19 +92,36 @@ export function relayBatch(o: BatchOptions): Promise<BatchOutcome> {
   });
 }
 
-async function publishClaimed(o: BatchOptions, client: pg.PoolClient, rows: OutboxRow[], batch: Span): Promise<BatchOutcome> {
+async function publishClaimed(
+  o: BatchOptions,
+  client: pg.PoolClient,
+  rows: OutboxRow[],
+  batch: Span,
+): Promise<BatchOutcome> {
   // Pipelined: every publish is in flight at once and the PubAcks are awaited together.
   const results = await Promise.allSettled(rows.map((row) => publishRow(o, row, batch)));
   const acked = rows.flatMap((row, i) => (results[i]?.status === "fulfilled" ? [row] : []));
   await o.afterPublish?.(acked.map((r) => r.event_uuid));
   if (acked.length > 0) {
-    await client.query(`UPDATE "${o.schema}".outbox SET sent_at = now() WHERE id = ANY($1::bigint[])`, [acked.map((r) => r.id)]);
+    await client.query(
+      `UPDATE "${o.schema}".outbox SET sent_at = now() WHERE id = ANY($1::bigint[])`,
+      [acked.map((r) => r.id)],
+    );
   }
   const duplicates = results.filter((r) => r.status === "fulfilled" && r.value.duplicate).length;
-  const permanent = (r: PromiseSettledResult<PubAck> | undefined) => r?.status === "rejected" && r.reason instanceof RangeError;
+  const permanent = (r: PromiseSettledResult<PubAck> | undefined) =>
+    r?.status === "rejected" && r.reason instanceof RangeError;
   const unpublishable = rows.filter((_, i) => permanent(results[i])).map((r) => r.event_uuid);
-  const failure = results.find((r): r is PromiseRejectedResult => r.status === "rejected" && !permanent(r));
-  return { claimed: rows.length, sent: acked.length, duplicates, unpublishable, ...(failure && { error: failure.reason }) };
+  const failure = results.find(
+    (r): r is PromiseRejectedResult => r.status === "rejected" && !permanent(r),
+  );
+  return {
+    claimed: rows.length,
+    sent: acked.length,
+    duplicates,
+    unpublishable,
+    ...(failure && { error: failure.reason }),
+  };
 }
 
 /**
@@ -96,12 +131,23 @@ async function publishClaimed(o: BatchOptions, client: pg.PoolClient, rows: Outb
  * async: a bad event type (names() throws a RangeError) fails this row, not the whole batch.
  */
 async function publishRow(o: BatchOptions, row: OutboxRow, batch: Span): Promise<PubAck> {
-  const parent = row.trace_context?.traceparent ? contextFrom(row.trace_context) : trace.setSpan(ROOT_CONTEXT, batch);
-  const span = tracer.startSpan(`send ${row.event_type}`, {
-    kind: SpanKind.PRODUCER,
-    links: [{ context: batch.spanContext() }],
-    attributes: { "messaging.system": "nats", "messaging.operation.type": "send", "messaging.message.id": row.event_uuid, "event.type": row.event_type },
-  }, parent);
+  const parent = row.trace_context?.traceparent
+    ? contextFrom(row.trace_context)
+    : trace.setSpan(ROOT_CONTEXT, batch);
+  const span = tracer.startSpan(
+    `send ${row.event_type}`,
+    {
+      kind: SpanKind.PRODUCER,
+      links: [{ context: batch.spanContext() }],
+      attributes: {
+        "messaging.system": "nats",
+        "messaging.operation.type": "send",
+        "messaging.message.id": row.event_uuid,
+        "event.type": row.event_type,
+      },
+    },
+    parent,
+  );
   try {
     const subject = o.names.eventSubject(row.event_type);
     span.setAttribute("messaging.destination.name", subject);
@@ -125,7 +171,11 @@ async function publishRow(o: BatchOptions, row: OutboxRow, batch: Span): Promise
 function traceHeaders(carried: Record<string, string> | null | undefined): MsgHdrs {
   const h = makeHeaders();
   const traceparent = carried?.traceparent;
-  if (traceparent) setTraceContext(h, { traceparent, ...(carried.tracestate && { tracestate: carried.tracestate }) });
+  if (traceparent)
+    setTraceContext(h, {
+      traceparent,
+      ...(carried.tracestate && { tracestate: carried.tracestate }),
+    });
   return h;
 }
 

@@ -44,7 +44,12 @@ export type RelayOptions = {
   meter?: Meter;
 };
 
-export type RelayStats = { published: number; duplicates: number; failures: number; pruned: number };
+export type RelayStats = {
+  published: number;
+  duplicates: number;
+  failures: number;
+  pruned: number;
+};
 
 export type Relay = {
   /** Stops the loop after the batch in flight (its publishes are bounded by publishTimeoutMs). */
@@ -77,8 +82,14 @@ type Settings = typeof DEFAULTS & RelayOptions;
  * the caller owns the pool and the NATS connection, which reconnect on their own.
  */
 export function startRelay(options: RelayOptions): Relay {
-  const relay = new OutboxRelay({ ...DEFAULTS, ...options, schema: checkedIdentifier(options.schema) });
-  const unobserve = options.meter ? observeBacklog(options.meter, options.pool, relay.settings.schema) : () => {};
+  const relay = new OutboxRelay({
+    ...DEFAULTS,
+    ...options,
+    schema: checkedIdentifier(options.schema),
+  });
+  const unobserve = options.meter
+    ? observeBacklog(options.meter, options.pool, relay.settings.schema)
+    : () => {};
   const done = relay.settings.autoStart ? relay.loop() : Promise.resolve();
   return {
     runOnce: () => relay.runOnce(),
@@ -98,8 +109,14 @@ export function startRelay(options: RelayOptions): Relay {
  * (the partial index over pending rows keeps it cheap), so every replica reports the shared backlog.
  */
 function observeBacklog(meter: Meter, pool: pg.Pool, schema: string): () => void {
-  const pending = meter.createObservableGauge("outbox.pending", { unit: "{row}", description: "Outbox rows not yet published to the events stream" });
-  const age = meter.createObservableGauge("outbox.oldest_pending.age", { unit: "s", description: "Age of the oldest outbox row not yet published" });
+  const pending = meter.createObservableGauge("outbox.pending", {
+    unit: "{row}",
+    description: "Outbox rows not yet published to the events stream",
+  });
+  const age = meter.createObservableGauge("outbox.oldest_pending.age", {
+    unit: "s",
+    description: "Age of the oldest outbox row not yet published",
+  });
   const attributes = { "outbox.schema": schema };
   const sql = `SELECT count(*)::int AS n, COALESCE(EXTRACT(EPOCH FROM now() - min(created_at)), 0)::float8 AS age FROM "${schema}".outbox WHERE sent_at IS NULL`;
   const callback = async (result: BatchObservableResult) => {
@@ -128,9 +145,12 @@ class OutboxRelay {
   async runOnce(): Promise<number> {
     // Created idempotently by whichever replica comes first; checked again after any failure,
     // in case the stream was deleted or the server lost its store.
-    if (!this.#streamReady) await ensureStream(this.settings.jsm, eventsStreamConfig(this.settings.names));
+    if (!this.#streamReady)
+      await ensureStream(this.settings.jsm, eventsStreamConfig(this.settings.names));
     this.#streamReady = true;
-    const drains = await Promise.allSettled(Array.from({ length: this.settings.concurrency }, () => this.#drain()));
+    const drains = await Promise.allSettled(
+      Array.from({ length: this.settings.concurrency }, () => this.#drain()),
+    );
     const failed = drains.find((d) => d.status === "rejected");
     if (failed) {
       this.#streamReady = false;
@@ -158,7 +178,10 @@ class OutboxRelay {
     const fresh = eventUuids.filter((id) => !this.#reported.has(id));
     for (const id of fresh) this.#reported.add(id);
     if (fresh.length > 0) {
-      this.settings.logger.error({ schema: this.settings.schema, eventUuids: fresh }, "outbox rows with an invalid event type cannot be published; fix or delete them");
+      this.settings.logger.error(
+        { schema: this.settings.schema, eventUuids: fresh },
+        "outbox rows with an invalid event type cannot be published; fix or delete them",
+      );
     }
   }
 
@@ -183,7 +206,10 @@ class OutboxRelay {
         failures += 1;
         this.stats.failures += 1;
         const delayMs = backoffMs(failures, pollMs, maxBackoffMs);
-        logger.warn({ err, schema, failures, delayMs }, "outbox relay failed; rows stay pending, retrying");
+        logger.warn(
+          { err, schema, failures, delayMs },
+          "outbox relay failed; rows stay pending, retrying",
+        );
         await sleep(delayMs, this.stopping.signal);
       }
     }

@@ -1,4 +1,11 @@
-import { context, propagation, ROOT_CONTEXT, trace, type Context, type Meter } from "@opentelemetry/api";
+import {
+  context,
+  propagation,
+  ROOT_CONTEXT,
+  trace,
+  type Context,
+  type Meter,
+} from "@opentelemetry/api";
 
 /**
  * Spans and metrics of the event backbone. Without a registered OpenTelemetry SDK every span call
@@ -7,7 +14,9 @@ import { context, propagation, ROOT_CONTEXT, trace, type Context, type Meter } f
 export const tracer = trace.getTracer("@svc/events");
 
 /** The W3C trace context (traceparent, tracestate) of `ctx`; undefined when nothing is traced. */
-export function traceContextOf(ctx: Context = context.active()): Record<string, string> | undefined {
+export function traceContextOf(
+  ctx: Context = context.active(),
+): Record<string, string> | undefined {
   const carrier: Record<string, string> = {};
   propagation.inject(ctx, carrier);
   return carrier.traceparent ? carrier : undefined;
@@ -29,7 +38,9 @@ export function secondsSince(startMs: number): number {
  */
 export async function bounded<T>(work: Promise<T>, timeoutMs: number): Promise<T | undefined> {
   let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), timeoutMs)));
+  const timeout = new Promise<undefined>(
+    (resolve) => (timer = setTimeout(() => resolve(undefined), timeoutMs)),
+  );
   try {
     return await Promise.race([work.catch(() => undefined), timeout]);
   } finally {

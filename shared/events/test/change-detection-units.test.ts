@@ -8,7 +8,9 @@ describe("canonical hash", () => {
   it("is the same whatever order a mapper built the object in, at every depth", () => {
     const a = { title: "Nurse", practice: { name: "P", type: "Primary" }, tags: ["b", "a"] };
     const b = { tags: ["b", "a"], practice: { type: "Primary", name: "P" }, title: "Nurse" };
-    expect(canonicalJson(a)).toBe('{"practice":{"name":"P","type":"Primary"},"tags":["b","a"],"title":"Nurse"}');
+    expect(canonicalJson(a)).toBe(
+      '{"practice":{"name":"P","type":"Primary"},"tags":["b","a"],"title":"Nurse"}',
+    );
     expect(canonicalHash(a).equals(canonicalHash(b))).toBe(true);
   });
 
@@ -23,26 +25,55 @@ describe("canonical hash", () => {
 
 describe("change plan", () => {
   const row = (id: string, canonical: object, extra: Partial<StateRow> = {}): StateRow => ({
-    entityId: id, hash: canonicalHash(canonical), recheckOn: null, deleted: false, ...extra,
+    entityId: id,
+    hash: canonicalHash(canonical),
+    recheckOn: null,
+    deleted: false,
+    ...extra,
   });
 
   it("plans created, updated and deleted only for contract changes, and remembers a new recheck date silently", () => {
     const state = new Map([
-      ["same", row("same", { t: 1 })], ["changed", row("changed", { t: 1 })], ["gone", row("gone", { t: 1 })],
-      ["gone-before", row("gone-before", { t: 1 }, { deleted: true })], ["rescheduled", row("rescheduled", { t: 1 })],
+      ["same", row("same", { t: 1 })],
+      ["changed", row("changed", { t: 1 })],
+      ["gone", row("gone", { t: 1 })],
+      ["gone-before", row("gone-before", { t: 1 }, { deleted: true })],
+      ["rescheduled", row("rescheduled", { t: 1 })],
     ]);
-    const plan = planChanges(observe([
-      { id: "same", canonical: { t: 1 } }, { id: "changed", canonical: { t: 2 } }, { id: "gone", canonical: null },
-      { id: "gone-before", canonical: null }, { id: "new", canonical: { t: 1 } }, { id: "rescheduled", canonical: { t: 1 }, recheckOn: "2024-07-01" },
-    ]), state, false);
-    expect(plan.events).toEqual([{ id: "changed", change: "updated" }, { id: "gone", change: "deleted" }, { id: "new", change: "created" }]);
+    const plan = planChanges(
+      observe([
+        { id: "same", canonical: { t: 1 } },
+        { id: "changed", canonical: { t: 2 } },
+        { id: "gone", canonical: null },
+        { id: "gone-before", canonical: null },
+        { id: "new", canonical: { t: 1 } },
+        { id: "rescheduled", canonical: { t: 1 }, recheckOn: "2024-07-01" },
+      ]),
+      state,
+      false,
+    );
+    expect(plan.events).toEqual([
+      { id: "changed", change: "updated" },
+      { id: "gone", change: "deleted" },
+      { id: "new", change: "created" },
+    ]);
     expect(plan.writes.map((w) => [w.entityId, w.deleted, w.recheckOn])).toEqual([
-      ["changed", false, null], ["gone", true, null], ["new", false, null], ["rescheduled", false, "2024-07-01"],
+      ["changed", false, null],
+      ["gone", true, null],
+      ["new", false, null],
+      ["rescheduled", false, "2024-07-01"],
     ]);
   });
 
   it("records but does not announce new records in baseline mode; a record listed twice counts once", () => {
-    const plan = planChanges(observe([{ id: "a", canonical: { t: 1 } }, { id: "a", canonical: { t: 2 } }]), new Map(), true);
+    const plan = planChanges(
+      observe([
+        { id: "a", canonical: { t: 1 } },
+        { id: "a", canonical: { t: 2 } },
+      ]),
+      new Map(),
+      true,
+    );
     expect(plan.events).toEqual([]);
     expect(plan.writes).toHaveLength(1);
     expect(plan.writes[0]?.hash.equals(canonicalHash({ t: 2 }))).toBe(true);

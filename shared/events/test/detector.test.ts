@@ -23,7 +23,11 @@ describe("change detection", () => {
     const s = await fresh();
     await s.insert("v1", { modified: s.local(-60 * MINUTE) });
     await s.insert("v2", { modified: null });
-    expect(await s.detector.runIncremental()).toMatchObject({ kind: "baseline", examined: 2, created: 0 });
+    expect(await s.detector.runIncremental()).toMatchObject({
+      kind: "baseline",
+      examined: 2,
+      created: 0,
+    });
     expect(await s.events()).toEqual([]);
 
     s.advance(MINUTE);
@@ -60,7 +64,9 @@ describe("change detection", () => {
 
     const { rows } = await world.pool.query(`SELECT payload FROM "${s.schema}".outbox`);
     expect(rows[0].payload).toMatchObject({
-      event_type: "vacancy.updated", entity: { type: "vacancy", id: "v1" }, links: { self: `${BASE_URL}/v1/vacancies/v1` },
+      event_type: "vacancy.updated",
+      entity: { type: "vacancy", id: "v1" },
+      links: { self: `${BASE_URL}/v1/vacancies/v1` },
       occurred_at: new Date(detectedAt).toISOString().replace("Z", "+00:00"),
     });
   });
@@ -108,7 +114,11 @@ describe("change detection", () => {
     s.advance(MINUTE);
     await s.update("v1", { deleted: 0, modified: s.local() });
     await s.detector.runIncremental();
-    expect(await s.events()).toEqual(["vacancy.deleted v1", "vacancy.deleted v2", "vacancy.created v1"]);
+    expect(await s.events()).toEqual([
+      "vacancy.deleted v1",
+      "vacancy.deleted v2",
+      "vacancy.created v1",
+    ]);
   });
 
   it("reports a vacancy whose display date arrives as updated, at Brussels midnight, with no source write", async () => {
@@ -124,19 +134,28 @@ describe("change detection", () => {
     await s.detector.runIncremental();
     await s.detector.runSweep();
     expect(await s.events()).toEqual(["vacancy.updated v1"]);
-    const { rows } = await world.pool.query(`SELECT entity_id, recheck_on::text FROM "${s.schema}".change_state ORDER BY entity_id`);
-    expect(rows).toEqual([{ entity_id: "v1", recheck_on: null }, { entity_id: "v2", recheck_on: "2024-06-12" }]);
+    const { rows } = await world.pool.query(
+      `SELECT entity_id, recheck_on::text FROM "${s.schema}".change_state ORDER BY entity_id`,
+    );
+    expect(rows).toEqual([
+      { entity_id: "v1", recheck_on: null },
+      { entity_id: "v2", recheck_on: "2024-06-12" },
+    ]);
   });
 
   it("re-reads every due record when more are due than fit in one batch, and reports a due record gone as deleted", async () => {
     const s = await fresh({ batchSize: 2 });
-    for (const id of ["v1", "v2", "v3", "v4", "v5"]) await s.insert(id, { display_date: "2024-06-11", modified: s.local(-60 * MINUTE) });
+    for (const id of ["v1", "v2", "v3", "v4", "v5"])
+      await s.insert(id, { display_date: "2024-06-11", modified: s.local(-60 * MINUTE) });
     await s.detector.runIncremental();
     await s.remove("v5");
     s.clock.ms = Date.parse("2024-06-11T06:00:00Z");
     expect(await s.detector.runIncremental()).toMatchObject({ updated: 4, deleted: 1 });
     await s.detector.runIncremental();
-    expect((await s.events()).sort()).toEqual(["vacancy.deleted v5", ...["v1", "v2", "v3", "v4"].map((id) => `vacancy.updated ${id}`)]);
+    expect((await s.events()).sort()).toEqual([
+      "vacancy.deleted v5",
+      ...["v1", "v2", "v3", "v4"].map((id) => `vacancy.updated ${id}`),
+    ]);
   });
 
   it("keeps reading rows stamped by a writer whose clock runs ahead, without skipping later rows", async () => {
@@ -156,14 +175,19 @@ describe("change detection", () => {
     const s = await fresh();
     await s.insert("v1", { modified: s.local(-60 * MINUTE) });
     await s.detector.runIncremental();
-    const state = () => world.pool.query(`SELECT encode(hash, 'hex') AS h FROM "${s.schema}".change_state`).then((r) => r.rows);
+    const state = () =>
+      world.pool
+        .query(`SELECT encode(hash, 'hex') AS h FROM "${s.schema}".change_state`)
+        .then((r) => r.rows);
     const before = await state();
     s.advance(MINUTE);
     await s.update("v1", { title: "Changed", modified: s.local() });
     const failing = async () => {
       throw new Error("not leader any more");
     };
-    await expect(s.detector.runIncremental({ fence: failing })).rejects.toThrow("not leader any more");
+    await expect(s.detector.runIncremental({ fence: failing })).rejects.toThrow(
+      "not leader any more",
+    );
     expect(await state()).toEqual(before);
     expect(await s.events()).toEqual([]);
     await s.detector.runIncremental();

@@ -7,9 +7,23 @@ import { buildEvent, enqueueEvents, eventTypesFor, outboxTable, selfLink } from 
 
 describe("event payload (spec 6.1)", () => {
   it("has exactly the contract's fields, a UUID, an offset timestamp and an absolute self link", () => {
-    const event = buildEvent({ type: "vacancy.updated", entityId: "3f1c", publicBaseUrl: "https://api.example.be/", occurredAt: new Date("2024-03-31T01:30:00Z") });
-    expect(Object.keys(event).sort()).toEqual(["entity", "event_type", "event_uuid", "event_version", "links", "occurred_at"]);
-    expect(event.event_uuid).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    const event = buildEvent({
+      type: "vacancy.updated",
+      entityId: "3f1c",
+      publicBaseUrl: "https://api.example.be/",
+      occurredAt: new Date("2024-03-31T01:30:00Z"),
+    });
+    expect(Object.keys(event).sort()).toEqual([
+      "entity",
+      "event_type",
+      "event_uuid",
+      "event_version",
+      "links",
+      "occurred_at",
+    ]);
+    expect(event.event_uuid).toMatch(
+      /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/,
+    );
     expect(event.occurred_at).toBe("2024-03-31T01:30:00.000+00:00");
     expect(event.entity).toEqual({ type: "vacancy", id: "3f1c" });
     expect(event.links.self).toBe("https://api.example.be/v1/vacancies/3f1c");
@@ -17,7 +31,9 @@ describe("event payload (spec 6.1)", () => {
   });
 
   it("percent-encodes opaque ids in links", () => {
-    expect(selfLink("https://api.example.be", "practice", "CRM 12/3")).toBe("https://api.example.be/v1/practices/CRM%2012%2F3");
+    expect(selfLink("https://api.example.be", "practice", "CRM 12/3")).toBe(
+      "https://api.example.be/v1/practices/CRM%2012%2F3",
+    );
   });
 
   it("omits application.submitted from the sandbox catalogue only", () => {
@@ -45,11 +61,21 @@ describe("outbox", () => {
 
   it("writes events in the caller's transaction: a rolled-back change leaves no event", async () => {
     const db = drizzle(pool);
-    const kept = buildEvent({ type: "candidate.created", entityId: "c1", publicBaseUrl: "http://x" });
-    const lost = buildEvent({ type: "candidate.created", entityId: "c2", publicBaseUrl: "http://x" });
+    const kept = buildEvent({
+      type: "candidate.created",
+      entityId: "c1",
+      publicBaseUrl: "http://x",
+    });
+    const lost = buildEvent({
+      type: "candidate.created",
+      entityId: "c2",
+      publicBaseUrl: "http://x",
+    });
     await db.transaction(async (tx) => {
       await tx.execute("INSERT INTO demo.things VALUES (1)");
-      await enqueueEvents(tx, outbox, [kept], { traceparent: "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01" });
+      await enqueueEvents(tx, outbox, [kept], {
+        traceparent: "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01",
+      });
     });
     await expect(
       db.transaction(async (tx) => {
@@ -65,10 +91,17 @@ describe("outbox", () => {
 
   it("ignores a second write of the same event", async () => {
     const db = drizzle(pool);
-    const event = buildEvent({ type: "application.created", entityId: "a1", publicBaseUrl: "http://x" });
+    const event = buildEvent({
+      type: "application.created",
+      entityId: "a1",
+      publicBaseUrl: "http://x",
+    });
     await enqueueEvents(db, outbox, [event]);
     await enqueueEvents(db, outbox, [event]);
-    const rows = await pool.query("SELECT count(*)::int AS n FROM demo.outbox WHERE event_uuid = $1", [event.event_uuid]);
+    const rows = await pool.query(
+      "SELECT count(*)::int AS n FROM demo.outbox WHERE event_uuid = $1",
+      [event.event_uuid],
+    );
     expect(rows.rows[0].n).toBe(1);
   });
 });

@@ -4,7 +4,12 @@ import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPgPool } from "@svc/db";
 import { TcpProxy, testEnv } from "@svc/testing";
-import { advisoryLockKey, LeadershipLostError, PgAdvisoryLockElector, startDetector } from "../src/index.ts";
+import {
+  advisoryLockKey,
+  LeadershipLostError,
+  PgAdvisoryLockElector,
+  startDetector,
+} from "../src/index.ts";
 import type { ChangeSource, Fence, RunningDetector } from "../src/index.ts";
 import { openWorld, scenario } from "./support/detector-fixtures.ts";
 import type { DetectorWorld } from "./support/detector-fixtures.ts";
@@ -26,7 +31,14 @@ afterAll(async () => {
 
 const lockName = () => `test:${randomBytes(4).toString("hex")}`;
 const elector = (pool: pg.Pool, name: string) =>
-  new PgAdvisoryLockElector({ pool, name, logger: recordingLogger(), retryEveryMs: 100, checkEveryMs: 100, checkTimeoutMs: 500 });
+  new PgAdvisoryLockElector({
+    pool,
+    name,
+    logger: recordingLogger(),
+    retryEveryMs: 100,
+    checkEveryMs: 100,
+    checkTimeoutMs: 500,
+  });
 
 /** Ends the PostgreSQL session holding the lock, as a crashed node or a network cut would. */
 async function killLockSession(name: string): Promise<number> {
@@ -50,7 +62,8 @@ describe("leader election with a PostgreSQL advisory lock", () => {
     const stops = [new AbortController(), new AbortController()];
     let term: { signal: AbortSignal; fence: Fence } | undefined;
     let secondLed = false;
-    const untilAborted = (signal: AbortSignal) => new Promise<void>((resolve) => signal.addEventListener("abort", () => resolve()));
+    const untilAborted = (signal: AbortSignal) =>
+      new Promise<void>((resolve) => signal.addEventListener("abort", () => resolve()));
     const runs = [
       first.run(async (signal, fence) => {
         term = { signal, fence };
@@ -58,10 +71,12 @@ describe("leader election with a PostgreSQL advisory lock", () => {
       }, stops[0]!.signal),
     ];
     await waitFor("the first to lead", () => term !== undefined);
-    runs.push(second.run(async (signal) => {
-      secondLed = true;
-      await untilAborted(signal);
-    }, stops[1]!.signal));
+    runs.push(
+      second.run(async (signal) => {
+        secondLed = true;
+        await untilAborted(signal);
+      }, stops[1]!.signal),
+    );
     await term!.fence(drizzle(world.pool));
     await sleep(400);
     expect([first.isLeader(), second.isLeader(), secondLed]).toEqual([true, false, false]);
@@ -79,21 +94,40 @@ describe("leader election with a PostgreSQL advisory lock", () => {
   it("hands over within seconds when the leader's lock connection freezes: it aborts itself and the server ends its session", async () => {
     const name = lockName();
     const target = new URL(testEnv.TEST_PG_URL);
-    const proxy = await TcpProxy.start({ host: target.hostname, port: Number(target.port || 5432) });
+    const proxy = await TcpProxy.start({
+      host: target.hostname,
+      port: Number(target.port || 5432),
+    });
     cleanups.push(() => proxy.close());
     const url = new URL((world.pool.options as { connectionString: string }).connectionString);
     url.host = `127.0.0.1:${proxy.port}`;
-    const frozenPool = createPgPool({ url: url.toString(), schema: "public", applicationName: "frozen-leader", connectTimeoutMs: 500 });
+    const frozenPool = createPgPool({
+      url: url.toString(),
+      schema: "public",
+      applicationName: "frozen-leader",
+      connectTimeoutMs: 500,
+    });
     cleanups.push(() => frozenPool.end());
-    const first = new PgAdvisoryLockElector({ pool: frozenPool, name, logger: recordingLogger(), retryEveryMs: 100, checkEveryMs: 100, checkTimeoutMs: 300, sessionIdleTimeoutMs: 1_000 });
+    const first = new PgAdvisoryLockElector({
+      pool: frozenPool,
+      name,
+      logger: recordingLogger(),
+      retryEveryMs: 100,
+      checkEveryMs: 100,
+      checkTimeoutMs: 300,
+      sessionIdleTimeoutMs: 1_000,
+    });
     const second = elector(otherPool, name);
     const stops = [new AbortController(), new AbortController()];
     let firstSignal: AbortSignal | undefined;
-    const untilAborted = (signal: AbortSignal) => new Promise<void>((resolve) => signal.addEventListener("abort", () => resolve()));
-    const runs = [first.run(async (signal) => {
-      firstSignal = signal;
-      await untilAborted(signal);
-    }, stops[0]!.signal)];
+    const untilAborted = (signal: AbortSignal) =>
+      new Promise<void>((resolve) => signal.addEventListener("abort", () => resolve()));
+    const runs = [
+      first.run(async (signal) => {
+        firstSignal = signal;
+        await untilAborted(signal);
+      }, stops[0]!.signal),
+    ];
     await waitFor("the first to lead", () => first.isLeader());
     runs.push(second.run((signal) => untilAborted(signal), stops[1]!.signal));
 
@@ -113,10 +147,18 @@ describe("leader election with a PostgreSQL advisory lock", () => {
     cleanups.push(s.close);
     const name = lockName();
     const start = (pool: pg.Pool) =>
-      started(startDetector({ ...s.detectorOptions, pool, elector: elector(pool, name), incrementalEveryMs: 30, sweepEveryMs: 3_600_000 }));
+      started(
+        startDetector({
+          ...s.detectorOptions,
+          pool,
+          elector: elector(pool, name),
+          incrementalEveryMs: 30,
+          sweepEveryMs: 3_600_000,
+        }),
+      );
     const a = start(world.pool);
     const b = start(otherPool);
-    await waitFor("a baseline by the leader", () => (a.stats().passes > 0 || b.stats().passes > 0));
+    await waitFor("a baseline by the leader", () => a.stats().passes > 0 || b.stats().passes > 0);
     const [leader, follower] = a.isLeader() ? [a, b] : [b, a];
     for (let i = 1; i <= 10; i++) await s.insert(`v${i}`);
     await waitFor("ten created events", async () => (await s.events()).length === 10);
@@ -131,16 +173,22 @@ describe("leader election with a PostgreSQL advisory lock", () => {
     // The pass is counted once it returns, just after its events are committed.
     await waitFor("the follower's pass to be counted", () => follower.stats().passes > 0);
     expect(leader.stats().passes).toBe(leaderPasses);
-    expect((await s.events()).sort()).toEqual(Array.from({ length: 15 }, (_, i) => `vacancy.created v${i + 1}`).sort());
+    expect((await s.events()).sort()).toEqual(
+      Array.from({ length: 15 }, (_, i) => `vacancy.created v${i + 1}`).sort(),
+    );
   });
 
   it("loses no change when the leader loses its lock mid-sweep and the next leader sweeps again", async () => {
     const s = await scenario(world, { batchSize: 50 });
     cleanups.push(s.close);
     const ids = Array.from({ length: 2_000 }, (_, i) => `v${String(i).padStart(4, "0")}`);
-    await s.tables.writer.query(`INSERT INTO ${s.tables.vacancy} (id, title, modified) VALUES ?`, [ids.map((id) => [id, `Title ${id}`, s.local(-3_600_000)])]);
+    await s.tables.writer.query(`INSERT INTO ${s.tables.vacancy} (id, title, modified) VALUES ?`, [
+      ids.map((id) => [id, `Title ${id}`, s.local(-3_600_000)]),
+    ]);
     const slow: ChangeSource = {
-      name: s.source.name, entityType: s.source.entityType, events: s.source.events,
+      name: s.source.name,
+      entityType: s.source.entityType,
+      events: s.source.events,
       changedSince: (cursor, ctx) => s.source.changedSince(cursor, ctx),
       byIds: (list, ctx) => s.source.byIds(list, ctx),
       async *sweep(ctx) {
@@ -152,14 +200,29 @@ describe("leader election with a PostgreSQL advisory lock", () => {
     };
     const name = lockName();
     const start = (pool: pg.Pool) =>
-      started(startDetector({ ...s.detectorOptions, source: slow, pool, elector: elector(pool, name), incrementalEveryMs: 50, sweepEveryMs: 3_600_000 }));
+      started(
+        startDetector({
+          ...s.detectorOptions,
+          source: slow,
+          pool,
+          elector: elector(pool, name),
+          incrementalEveryMs: 50,
+          sweepEveryMs: 3_600_000,
+        }),
+      );
     const a = start(world.pool);
     await waitFor("the baseline", () => a.stats().passes > 0, 10_000);
     const b = start(otherPool);
-    await s.tables.writer.query(`UPDATE ${s.tables.vacancy} SET title = CONCAT(title, ' (changed)')`); // modification time untouched
+    await s.tables.writer.query(
+      `UPDATE ${s.tables.vacancy} SET title = CONCAT(title, ' (changed)')`,
+    ); // modification time untouched
 
     const interrupted = a.runSweep();
-    await waitFor("the sweep to be under way", async () => (await s.events()).length >= 300, 10_000);
+    await waitFor(
+      "the sweep to be under way",
+      async () => (await s.events()).length >= 300,
+      10_000,
+    );
     await killLockSession(name);
     await expect(interrupted).rejects.toThrow();
     await a.stop();
@@ -172,6 +235,8 @@ describe("leader election with a PostgreSQL advisory lock", () => {
     expect(events.every((e) => e.startsWith("vacancy.updated "))).toBe(true);
     // At-least-once: a batch committed just as the lock went could be reported again; at most one batch.
     expect(events.length - ids.length).toBeLessThanOrEqual(50);
-    console.info(`leader loss: ${events.length - ids.length} duplicate events over ${ids.length} changes`);
+    console.info(
+      `leader loss: ${events.length - ids.length} duplicate events over ${ids.length} changes`,
+    );
   });
 });

@@ -9,7 +9,15 @@ import { createTempPgDatabase, TcpProxy, testEnv } from "@svc/testing";
 import type { TempDatabase } from "@svc/testing";
 import { startRelay } from "../src/index.ts";
 import type { Relay } from "../src/index.ts";
-import { connectForTest, deleteNamespaceStreams, readStream, recordingLogger, sleep, testNamespace, waitFor } from "./support/nats.ts";
+import {
+  connectForTest,
+  deleteNamespaceStreams,
+  readStream,
+  recordingLogger,
+  sleep,
+  testNamespace,
+  waitFor,
+} from "./support/nats.ts";
 import { startPrivateNatsServer } from "@svc/testing";
 import type { PrivateNatsServer } from "@svc/testing";
 import { enqueueMany, freshSchema, pendingCount } from "./support/outbox-fixtures.ts";
@@ -54,7 +62,19 @@ describe("outbox relay under faults", () => {
     const n = names(testNamespace());
     const schema = await freshSchema(pool);
     const logger = recordingLogger();
-    track(startRelay({ pool, schema, js, jsm, names: n, logger, pollMs: 20, publishTimeoutMs: 500, maxBackoffMs: 400 }));
+    track(
+      startRelay({
+        pool,
+        schema,
+        js,
+        jsm,
+        names: n,
+        logger,
+        pollMs: 20,
+        publishTimeoutMs: 500,
+        maxBackoffMs: 400,
+      }),
+    );
     const before = await enqueueMany(pool, schema, 10);
     await waitFor("the first rows sent", async () => (await pendingCount(pool, schema)) === 0);
     await sleep(300); // let the server write them out before it is killed
@@ -63,10 +83,16 @@ describe("outbox relay under faults", () => {
     const during = await enqueueMany(pool, schema, 40);
     await sleep(1_500);
     expect(await pendingCount(pool, schema)).toBe(40);
-    expect(logger.entries.some((e) => e.level === "warn" && e.msg.startsWith("outbox relay failed"))).toBe(true);
+    expect(
+      logger.entries.some((e) => e.level === "warn" && e.msg.startsWith("outbox relay failed")),
+    ).toBe(true);
 
     await server.restart();
-    await waitFor("every row sent after the restart", async () => (await pendingCount(pool, schema)) === 0, 15_000);
+    await waitFor(
+      "every row sent after the restart",
+      async () => (await pendingCount(pool, schema)) === 0,
+      15_000,
+    );
     const ids = (await readStream(js, jsm, n.eventsStream)).map((m) => m.msgId).sort();
     expect(ids).toEqual([...before, ...during].map((e) => e.event_uuid).sort());
   });
@@ -75,15 +101,36 @@ describe("outbox relay under faults", () => {
     const { js, jsm, n } = await sharedNats("events-relay-pg-faults");
     const schema = await freshSchema(pool);
     const target = new URL(testEnv.TEST_PG_URL);
-    const proxy = await TcpProxy.start({ host: target.hostname, port: Number(target.port || 5432) });
+    const proxy = await TcpProxy.start({
+      host: target.hostname,
+      port: Number(target.port || 5432),
+    });
     cleanups.push(() => proxy.close());
     const proxied = new URL(database.url);
     proxied.host = `127.0.0.1:${proxy.port}`;
-    const relayPool = createPgPool({ url: proxied.toString(), schema, applicationName: "relay-test", connectTimeoutMs: 500, statementTimeoutMs: 700 });
+    const relayPool = createPgPool({
+      url: proxied.toString(),
+      schema,
+      applicationName: "relay-test",
+      connectTimeoutMs: 500,
+      statementTimeoutMs: 700,
+    });
     cleanups.push(() => relayPool.end());
     const logger = recordingLogger();
-    const relay = track(startRelay({ pool: relayPool, schema, js, jsm, names: n, logger, pollMs: 20, maxBackoffMs: 300 }));
-    const sentAll = () => waitFor("every row sent", async () => (await pendingCount(pool, schema)) === 0, 10_000);
+    const relay = track(
+      startRelay({
+        pool: relayPool,
+        schema,
+        js,
+        jsm,
+        names: n,
+        logger,
+        pollMs: 20,
+        maxBackoffMs: 300,
+      }),
+    );
+    const sentAll = () =>
+      waitFor("every row sent", async () => (await pendingCount(pool, schema)) === 0, 10_000);
 
     await enqueueMany(pool, schema, 10);
     await sentAll();
@@ -106,20 +153,50 @@ describe("outbox relay under faults", () => {
     const schema = await freshSchema(pool);
     const events = await enqueueMany(pool, schema, 300);
     const target = new URL(testEnv.TEST_PG_URL);
-    const proxy = await TcpProxy.start({ host: target.hostname, port: Number(target.port || 5432) });
+    const proxy = await TcpProxy.start({
+      host: target.hostname,
+      port: Number(target.port || 5432),
+    });
     cleanups.push(() => proxy.close());
     const proxied = new URL(database.url);
     proxied.host = `127.0.0.1:${proxy.port}`;
-    const frozenPool = createPgPool({ url: proxied.toString(), schema, applicationName: "relay-frozen", connectTimeoutMs: 500, statementTimeoutMs: 5_000 });
+    const frozenPool = createPgPool({
+      url: proxied.toString(),
+      schema,
+      applicationName: "relay-frozen",
+      connectTimeoutMs: 500,
+      statementTimeoutMs: 5_000,
+    });
     cleanups.push(() => frozenPool.end());
     // Freezes its connection after publishing its first batch, before marking it sent.
-    const frozen = startRelay({ pool: frozenPool, schema, js, jsm, names: n, logger: recordingLogger(), batchSize: 100, concurrency: 1,
-      publishTimeoutMs: 500, autoStart: false, afterPublish: () => proxy.pause() });
+    const frozen = startRelay({
+      pool: frozenPool,
+      schema,
+      js,
+      jsm,
+      names: n,
+      logger: recordingLogger(),
+      batchSize: 100,
+      concurrency: 1,
+      publishTimeoutMs: 500,
+      autoStart: false,
+      afterPublish: () => proxy.pause(),
+    });
     const stuck = frozen.runOnce().catch((err: unknown) => err);
-    await waitFor("the frozen batch to be published", async () => (await jsm.streams.info(n.eventsStream).catch(() => null))?.state.messages === 100);
+    await waitFor(
+      "the frozen batch to be published",
+      async () =>
+        (await jsm.streams.info(n.eventsStream).catch(() => null))?.state.messages === 100,
+    );
 
-    const peer = track(startRelay({ pool, schema, js, jsm, names: n, logger: recordingLogger(), pollMs: 20 }));
-    await waitFor("the peer to publish every row, the frozen batch included", async () => (await pendingCount(pool, schema)) === 0, 10_000);
+    const peer = track(
+      startRelay({ pool, schema, js, jsm, names: n, logger: recordingLogger(), pollMs: 20 }),
+    );
+    await waitFor(
+      "the peer to publish every row, the frozen batch included",
+      async () => (await pendingCount(pool, schema)) === 0,
+      10_000,
+    );
     expect(peer.stats().published).toBe(300);
     expect(peer.stats().duplicates).toBe(100);
     proxy.resume();
@@ -133,23 +210,44 @@ describe("outbox relay under faults", () => {
     const schema = await freshSchema(pool);
     const events = await enqueueMany(pool, schema, 3_000);
     const script = fileURLToPath(new URL("./support/relay-child.ts", import.meta.url));
-    const config = JSON.stringify({ pgUrl: database.url, schema, natsUrl: testEnv.TEST_NATS_URL, namespace });
-    const child = spawn(process.execPath, [script, config], { stdio: ["ignore", "pipe", "inherit"] });
+    const config = JSON.stringify({
+      pgUrl: database.url,
+      schema,
+      natsUrl: testEnv.TEST_NATS_URL,
+      namespace,
+    });
+    const child = spawn(process.execPath, [script, config], {
+      stdio: ["ignore", "pipe", "inherit"],
+    });
     cleanups.push(async () => child.kill("SIGKILL"));
-    await waitFor("the child relay to publish", async () => {
-      const info = await jsm.streams.info(n.eventsStream).catch(() => null);
-      return (info?.state.messages ?? 0) >= 500;
-    }, 15_000);
+    await waitFor(
+      "the child relay to publish",
+      async () => {
+        const info = await jsm.streams.info(n.eventsStream).catch(() => null);
+        return (info?.state.messages ?? 0) >= 500;
+      },
+      15_000,
+    );
     child.kill("SIGKILL");
     await once(child, "exit");
     const pendingAfterKill = await pendingCount(pool, schema);
     expect(pendingAfterKill).toBeGreaterThan(0);
 
-    const restarted = startRelay({ pool, schema, js, jsm, names: n, logger: recordingLogger(), autoStart: false });
+    const restarted = startRelay({
+      pool,
+      schema,
+      js,
+      jsm,
+      names: n,
+      logger: recordingLogger(),
+      autoStart: false,
+    });
     await restarted.runOnce();
     const ids = new Set((await readStream(js, jsm, n.eventsStream)).map((m) => m.msgId));
     expect(events.filter((e) => !ids.has(e.event_uuid))).toEqual([]);
     expect(await pendingCount(pool, schema)).toBe(0);
-    console.info(`sigkill: ${pendingAfterKill} rows pending after the kill, ${restarted.stats().duplicates} of them already in the stream (absorbed)`);
+    console.info(
+      `sigkill: ${pendingAfterKill} rows pending after the kill, ${restarted.stats().duplicates} of them already in the stream (absorbed)`,
+    );
   });
 });

@@ -47,27 +47,38 @@ function requestLog(logger: Logger, meter: Meter | undefined): RequestHandler {
   const duration = meter?.createHistogram("http.server.request.duration", {
     unit: "s",
     description: "Duration of HTTP server requests",
-    advice: { explicitBucketBoundaries: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10] },
+    advice: {
+      explicitBucketBoundaries: [
+        0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10,
+      ],
+    },
   });
   return (req, res, next) => {
     const started = process.hrtime.bigint();
     // Bound to the request's context (its server span), so the line carries trace_id and span_id.
-    res.on("finish", context.bind(context.active(), () => {
-      const route = req.route ? `${req.baseUrl}${String(req.route.path)}` : undefined;
-      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-      duration?.record(seconds, { "http.request.method": req.method, "http.route": route ?? "unmatched", "http.response.status_code": res.statusCode });
-      logger.info(
-        {
-          request_id: res.locals.requestId,
-          client_id: res.locals.auth?.clientId,
-          method: req.method,
-          route,
-          status: res.statusCode,
-          duration_ms: seconds * 1000,
-        },
-        "request",
-      );
-    }));
+    res.on(
+      "finish",
+      context.bind(context.active(), () => {
+        const route = req.route ? `${req.baseUrl}${String(req.route.path)}` : undefined;
+        const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+        duration?.record(seconds, {
+          "http.request.method": req.method,
+          "http.route": route ?? "unmatched",
+          "http.response.status_code": res.statusCode,
+        });
+        logger.info(
+          {
+            request_id: res.locals.requestId,
+            client_id: res.locals.auth?.clientId,
+            method: req.method,
+            route,
+            status: res.statusCode,
+            duration_ms: seconds * 1000,
+          },
+          "request",
+        );
+      }),
+    );
     next();
   };
 }
@@ -80,12 +91,19 @@ function platformRoutes(platform: PlatformInfo): Router {
   };
   const version: RequestHandler = (_req, res) => {
     // `php` keeps its name for compatibility and carries the runtime's version (ARCHITECTURE).
-    sendData(res, { api_version: API_VERSION, build: platform.version, php: process.version, environment: platform.environment });
+    sendData(res, {
+      api_version: API_VERSION,
+      build: platform.version,
+      php: process.version,
+      environment: platform.environment,
+    });
   };
   router.get(["/health", "/v1/health"], health);
   router.get(["/version", "/v1/version"], version);
   // Any other method (OPTIONS included, which express would otherwise answer itself in text/plain) is 405.
-  router.all(["/health", "/v1/health", "/version", "/v1/version"], (_req, _res, next) => next(new MethodNotAllowedError(["GET", "HEAD"])));
+  router.all(["/health", "/v1/health", "/version", "/v1/version"], (_req, _res, next) =>
+    next(new MethodNotAllowedError(["GET", "HEAD"])),
+  );
   return router;
 }
 

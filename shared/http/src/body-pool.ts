@@ -43,7 +43,8 @@ export class BodyPool {
    * buffer whose release does nothing.
    */
   take(bytes: number): { buffer: Buffer; release: () => void } {
-    if (bytes > this.#options.bufferBytes) return { buffer: Buffer.allocUnsafe(bytes), release: () => undefined };
+    if (bytes > this.#options.bufferBytes)
+      return { buffer: Buffer.allocUnsafe(bytes), release: () => undefined };
     this.#takenSinceTrim = true;
     let buffer = this.#free.pop();
     if (buffer === undefined) {

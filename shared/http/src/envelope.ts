@@ -28,8 +28,14 @@ export function metaFor(res: Response, pagination?: Pagination): Meta {
 }
 
 /** Sends the success envelope of spec 2.1. */
-export function sendData(res: Response, data: unknown, options: { status?: number; pagination?: Pagination } = {}): void {
-  res.status(options.status ?? 200).json({ success: true, data, meta: metaFor(res, options.pagination) });
+export function sendData(
+  res: Response,
+  data: unknown,
+  options: { status?: number; pagination?: Pagination } = {},
+): void {
+  res
+    .status(options.status ?? 200)
+    .json({ success: true, data, meta: metaFor(res, options.pagination) });
 }
 
 export function pagination(page: number, perPage: number, total: number): Pagination {
@@ -80,7 +86,8 @@ function utf8Bound(envelope: ListEnvelopeParts): number {
 
 /** The envelope's exact length as UTF-8. */
 function utf8Length(envelope: ListEnvelopeParts): number {
-  let length = LIST_HEAD.length + Buffer.byteLength(envelope.tail) + Math.max(0, envelope.json.length - 1);
+  let length =
+    LIST_HEAD.length + Buffer.byteLength(envelope.tail) + Math.max(0, envelope.json.length - 1);
   for (const item of envelope.json) length += Buffer.byteLength(item);
   return length;
 }
@@ -104,13 +111,25 @@ function writeListEnvelope(envelope: ListEnvelopeParts, body: Buffer): Buffer {
 export const listBodyPool = new BodyPool({ bufferBytes: 640 * 1024, maxFree: 8, idleMs: 10_000 });
 
 /** Sends a list page in the envelope with its pagination meta; its body buffer is reused once written. */
-export function sendPage(res: Response, items: readonly unknown[], page: { page: number; perPage: number; total: number }): void {
-  const envelope = listEnvelopeParts(items, metaFor(res, pagination(page.page, page.perPage, page.total)));
+export function sendPage(
+  res: Response,
+  items: readonly unknown[],
+  page: { page: number; perPage: number; total: number },
+): void {
+  const envelope = listEnvelopeParts(
+    items,
+    metaFor(res, pagination(page.page, page.perPage, page.total)),
+  );
   // A body whose bound is larger than the pool's buffers gets one of its exact size instead.
   const bound = utf8Bound(envelope);
-  const { buffer, release } = listBodyPool.take(bound <= listBodyPool.bufferBytes ? bound : utf8Length(envelope));
+  const { buffer, release } = listBodyPool.take(
+    bound <= listBodyPool.bufferBytes ? bound : utf8Length(envelope),
+  );
   // `finish`: the socket has written the body. A response that ends otherwise keeps its buffer.
   res.once("finish", release);
   // The Content-Type res.json sets; express adds Content-Length and leaves HEAD bodiless.
-  res.status(200).set("Content-Type", "application/json; charset=utf-8").send(writeListEnvelope(envelope, buffer));
+  res
+    .status(200)
+    .set("Content-Type", "application/json; charset=utf-8")
+    .send(writeListEnvelope(envelope, buffer));
 }

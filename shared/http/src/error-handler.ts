@@ -1,6 +1,12 @@
 import type { ErrorRequestHandler, RequestHandler } from "express";
 import type { Logger } from "@svc/logging";
-import { DomainError, MalformedRequestError, NotFoundError, PayloadTooLargeError, UnsupportedMediaTypeError } from "./errors.ts";
+import {
+  DomainError,
+  MalformedRequestError,
+  NotFoundError,
+  PayloadTooLargeError,
+  UnsupportedMediaTypeError,
+} from "./errors.ts";
 import { metaFor } from "./envelope.ts";
 
 interface HttpishError {
@@ -24,8 +30,10 @@ function fromFramework(err: unknown): DomainError | undefined {
     default:
       break;
   }
-  if (err instanceof URIError) return new MalformedRequestError("request path is not valid percent-encoding");
-  if (typeof e.status === "number" && e.status >= 400 && e.status < 500) return new MalformedRequestError("malformed request");
+  if (err instanceof URIError)
+    return new MalformedRequestError("request path is not valid percent-encoding");
+  if (typeof e.status === "number" && e.status >= 400 && e.status < 500)
+    return new MalformedRequestError("malformed request");
   return undefined;
 }
 
@@ -41,9 +49,15 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (err, req, res, _next) => {
     const domain = fromFramework(err);
     if (!domain) {
-      logger.error({ err, request_id: res.locals.requestId, method: req.method, path: req.path }, "unhandled error");
+      logger.error(
+        { err, request_id: res.locals.requestId, method: req.method, path: req.path },
+        "unhandled error",
+      );
     } else if (domain.status >= 500) {
-      logger.warn({ err: domain.cause ?? domain, code: domain.code, request_id: res.locals.requestId }, domain.message);
+      logger.warn(
+        { err: domain.cause ?? domain, code: domain.code, request_id: res.locals.requestId },
+        domain.message,
+      );
     }
     if (res.headersSent) {
       req.socket.destroy();

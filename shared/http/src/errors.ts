@@ -14,7 +14,12 @@ export class DomainError extends Error {
   readonly code: string;
   readonly headers: Readonly<Record<string, string>>;
   readonly details: ReadonlyArray<FieldIssue> | undefined;
-  constructor(status: number, code: string, message: string, extra: { headers?: Record<string, string>; details?: FieldIssue[]; cause?: unknown } = {}) {
+  constructor(
+    status: number,
+    code: string,
+    message: string,
+    extra: { headers?: Record<string, string>; details?: FieldIssue[]; cause?: unknown } = {},
+  ) {
     super(message, extra.cause === undefined ? undefined : { cause: extra.cause });
     this.name = new.target.name;
     this.status = status;
@@ -33,9 +38,16 @@ export class UnauthenticatedError extends DomainError {
 export class InsufficientScopeError extends DomainError {
   readonly scope: string;
   constructor(scope: string, realm: string) {
-    super(403, "INSUFFICIENT_SCOPE", `this token lacks the required scope '${scope}'; a new token for the same client does not help`, {
-      headers: { "WWW-Authenticate": `Bearer realm="${realm}", error="insufficient_scope", scope="${scope}"` },
-    });
+    super(
+      403,
+      "INSUFFICIENT_SCOPE",
+      `this token lacks the required scope '${scope}'; a new token for the same client does not help`,
+      {
+        headers: {
+          "WWW-Authenticate": `Bearer realm="${realm}", error="insufficient_scope", scope="${scope}"`,
+        },
+      },
+    );
     this.scope = scope;
   }
 }
@@ -56,14 +68,22 @@ export class ValidationError extends DomainError {
 /** A legacy source (the primary MySQL database) cannot be reached in time. */
 export class SourceUnavailableError extends DomainError {
   constructor(cause?: unknown) {
-    super(503, "LEGACY_SOURCE_UNAVAILABLE", "a source system is temporarily unreachable; retry later", { headers: { "Retry-After": "5" }, cause });
+    super(
+      503,
+      "LEGACY_SOURCE_UNAVAILABLE",
+      "a source system is temporarily unreachable; retry later",
+      { headers: { "Retry-After": "5" }, cause },
+    );
   }
 }
 
 /** One of our own dependencies (PostgreSQL, NATS, another service) cannot be reached in time. */
 export class DependencyUnavailableError extends DomainError {
   constructor(what: string, cause?: unknown) {
-    super(503, "SERVICE_UNAVAILABLE", `${what} is temporarily unavailable; retry later`, { headers: { "Retry-After": "5" }, cause });
+    super(503, "SERVICE_UNAVAILABLE", `${what} is temporarily unavailable; retry later`, {
+      headers: { "Retry-After": "5" },
+      cause,
+    });
   }
 }
 
@@ -87,12 +107,16 @@ export class UnsupportedMediaTypeError extends DomainError {
 
 export class MethodNotAllowedError extends DomainError {
   constructor(allowed: string[]) {
-    super(405, "METHOD_NOT_ALLOWED", `method not allowed; use ${allowed.join(", ")}`, { headers: { Allow: allowed.join(", ") } });
+    super(405, "METHOD_NOT_ALLOWED", `method not allowed; use ${allowed.join(", ")}`, {
+      headers: { Allow: allowed.join(", ") },
+    });
   }
 }
 
 export class RateLimitedError extends DomainError {
   constructor(retryAfterSeconds: number) {
-    super(429, "RATE_LIMITED", "too many requests; retry later", { headers: { "Retry-After": String(retryAfterSeconds) } });
+    super(429, "RATE_LIMITED", "too many requests; retry later", {
+      headers: { "Retry-After": String(retryAfterSeconds) },
+    });
   }
 }

@@ -5,8 +5,18 @@ export { createHttpApp, type HttpAppOptions, type PlatformInfo } from "./app.ts"
 export { errorHandler, notFoundHandler } from "./error-handler.ts";
 export { listen, type RunningServer } from "./server.ts";
 export { Shutdown } from "./shutdown.ts";
-export { internalEndpoints, type ReadinessCheck, type InternalEndpointsOptions } from "./internal.ts";
+export {
+  internalEndpoints,
+  type ReadinessCheck,
+  type InternalEndpointsOptions,
+} from "./internal.ts";
 export { requireJson } from "./body.ts";
-export { serve, closeInternalLast, exitOnStartupError, type ServeOptions, type Serving } from "./serve.ts";
+export {
+  serve,
+  closeInternalLast,
+  exitOnStartupError,
+  type ServeOptions,
+  type Serving,
+} from "./serve.ts";
 export { RefreshingCache, TotalsCache, totalFromPage, pageTotal } from "./page-totals.ts";
 export { PageMarks, type PageMarkOptions } from "./page-marks.ts";

@@ -15,7 +15,10 @@ export interface InternalEndpointsOptions {
   isDraining?: () => boolean;
 }
 
-async function runCheck(check: ReadinessCheck, timeoutMs: number): Promise<{ name: string; ok: boolean; error?: string }> {
+async function runCheck(
+  check: ReadinessCheck,
+  timeoutMs: number,
+): Promise<{ name: string; ok: boolean; error?: string }> {
   let timer: NodeJS.Timeout | undefined;
   try {
     await Promise.race([

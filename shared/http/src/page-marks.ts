@@ -20,18 +20,31 @@ export interface PageMarkOptions {
  */
 export class PageMarks<K> {
   /** The marks `options` ask for (`spacing` defaulting to `defaults.spacing`), or none without options or with a `ttlMs` of 0. */
-  static of<K>(options: PageMarkOptions | undefined, defaults: { spacing: number; maxEntries?: number }): PageMarks<K> | undefined {
+  static of<K>(
+    options: PageMarkOptions | undefined,
+    defaults: { spacing: number; maxEntries?: number },
+  ): PageMarks<K> | undefined {
     if (!options || options.ttlMs <= 0) return undefined;
-    return new PageMarks<K>({ spacing: options.spacing ?? defaults.spacing, ttlMs: options.ttlMs, now: options.now, ...(defaults.maxEntries === undefined ? {} : { maxEntries: defaults.maxEntries }) });
+    return new PageMarks<K>({
+      spacing: options.spacing ?? defaults.spacing,
+      ttlMs: options.ttlMs,
+      now: options.now,
+      ...(defaults.maxEntries === undefined ? {} : { maxEntries: defaults.maxEntries }),
+    });
   }
 
   readonly spacing: number;
   readonly #cache: RefreshingCache<K[]>;
 
   constructor(options: { spacing: number; ttlMs: number; now: () => number; maxEntries?: number }) {
-    if (!Number.isSafeInteger(options.spacing) || options.spacing < 1) throw new RangeError(`page mark spacing must be a positive integer: ${options.spacing}`);
+    if (!Number.isSafeInteger(options.spacing) || options.spacing < 1)
+      throw new RangeError(`page mark spacing must be a positive integer: ${options.spacing}`);
     this.spacing = options.spacing;
-    this.#cache = new RefreshingCache({ ttlMs: options.ttlMs, now: options.now, ...(options.maxEntries === undefined ? {} : { maxEntries: options.maxEntries }) });
+    this.#cache = new RefreshingCache({
+      ttlMs: options.ttlMs,
+      now: options.now,
+      ...(options.maxEntries === undefined ? {} : { maxEntries: options.maxEntries }),
+    });
   }
 
   /**
@@ -40,7 +53,11 @@ export class PageMarks<K> {
    * or the page is past its end) it starts from the last one. Undefined when the list has no rows at all. `read` reads the
    * list's marks (in list order) when they are not kept.
    */
-  async start(list: string, offset: number, read: (spacing: number) => Promise<K[]>): Promise<{ index: number; key: K; offset: number } | undefined> {
+  async start(
+    list: string,
+    offset: number,
+    read: (spacing: number) => Promise<K[]>,
+  ): Promise<{ index: number; key: K; offset: number } | undefined> {
     const keys = await this.#cache.get(list, () => read(this.spacing));
     const index = Math.min(Math.floor(offset / this.spacing), keys.length - 1);
     if (index < 0) return undefined;

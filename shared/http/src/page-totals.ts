@@ -69,7 +69,8 @@ export class RefreshingCache<T> {
         if (this.#entries.get(key) === entry) this.#entries.delete(key);
       },
     );
-    while (this.#entries.size > this.#maxEntries) this.#entries.delete(this.#entries.keys().next().value as string);
+    while (this.#entries.size > this.#maxEntries)
+      this.#entries.delete(this.#entries.keys().next().value as string);
     return entry;
   }
 
@@ -107,5 +108,7 @@ export function totalFromPage(rows: number, offset: number, perPage: number): nu
  * rows up to the end of this (full) page.
  */
 export function pageTotal(rows: number, offset: number, perPage: number, counted: number): number {
-  return totalFromPage(rows, offset, perPage) ?? (rows > 0 ? Math.max(counted, offset + rows) : counted);
+  return (
+    totalFromPage(rows, offset, perPage) ?? (rows > 0 ? Math.max(counted, offset + rows) : counted)
+  );
 }

@@ -1,5 +1,11 @@
 import { randomUUID } from "node:crypto";
-import { STATUS_CODES, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from "node:http";
+import {
+  STATUS_CODES,
+  type IncomingMessage,
+  type RequestListener,
+  type Server,
+  type ServerResponse,
+} from "node:http";
 import type { Duplex } from "node:stream";
 import { API_VERSION } from "./envelope.ts";
 
@@ -9,7 +15,11 @@ import { API_VERSION } from "./envelope.ts";
  * error envelope (spec 7.1) with a request id, like every other error.
  */
 function errorBody(code: string, message: string, requestId: string): string {
-  return JSON.stringify({ success: false, error: { code, message }, meta: { request_id: requestId, api_version: API_VERSION } });
+  return JSON.stringify({
+    success: false,
+    error: { code, message },
+    meta: { request_id: requestId, api_version: API_VERSION },
+  });
 }
 
 /** For a connection that has no request object (parse errors, CONNECT): the response written to the socket itself. */
@@ -31,8 +41,10 @@ function writeToSocket(socket: Duplex, status: number, code: string, message: st
 }
 
 function protocolErrorOf(code: string | undefined): [number, string, string] {
-  if (code === "HPE_HEADER_OVERFLOW") return [431, "REQUEST_HEADERS_TOO_LARGE", "the request headers are too large"];
-  if (code === "ERR_HTTP_REQUEST_TIMEOUT") return [408, "REQUEST_TIMEOUT", "the request was not received in time"];
+  if (code === "HPE_HEADER_OVERFLOW")
+    return [431, "REQUEST_HEADERS_TOO_LARGE", "the request headers are too large"];
+  if (code === "ERR_HTTP_REQUEST_TIMEOUT")
+    return [408, "REQUEST_TIMEOUT", "the request was not received in time"];
   return [400, "MALFORMED_REQUEST", "the request is not valid HTTP/1.1"];
 }
 
@@ -70,7 +82,14 @@ export function withProtocolErrors(server: Server, handler: RequestListener): Re
     writeToSocket(socket, ...protocolErrorOf(err.code));
   });
   // This is an origin server, not a proxy.
-  server.on("connect", (_req: IncomingMessage, socket: Duplex) => writeToSocket(socket, 400, "MALFORMED_REQUEST", "CONNECT is not supported: this is not a proxy"));
+  server.on("connect", (_req: IncomingMessage, socket: Duplex) =>
+    writeToSocket(
+      socket,
+      400,
+      "MALFORMED_REQUEST",
+      "CONNECT is not supported: this is not a proxy",
+    ),
+  );
   const listener = requireHost(handler);
   // RFC 9110 10.1.1: an expectation other than 100-continue may be ignored; the request is served as usual.
   server.on("checkExpectation", listener);

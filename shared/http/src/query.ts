@@ -12,13 +12,20 @@ export const MAX_PER_PAGE = 100;
 const INTEGER = /^(0|[1-9]\d{0,8})$/;
 
 function intParam(min: number, max: number) {
-  return z
-    .string()
-    .regex(INTEGER, { message: "must be a whole number" })
-    .transform(Number)
-    .pipe(z.number().min(min, { message: `must be at least ${min}` }).max(max, { message: `must be at most ${max}` }))
-    // What the OpenAPI document says (z.toJSONSchema cannot see through the transform); @svc/openapi.
-    .meta({ type: "integer" });
+  return (
+    z
+      .string()
+      .regex(INTEGER, { message: "must be a whole number" })
+      .transform(Number)
+      .pipe(
+        z
+          .number()
+          .min(min, { message: `must be at least ${min}` })
+          .max(max, { message: `must be at most ${max}` }),
+      )
+      // What the OpenAPI document says (z.toJSONSchema cannot see through the transform); @svc/openapi.
+      .meta({ type: "integer" })
+  );
 }
 
 function isRealDate(year: number, month: number, day: number): boolean {
@@ -27,7 +34,8 @@ function isRealDate(year: number, month: number, day: number): boolean {
 }
 
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
-const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T([01]\d|2[0-3]):([0-5]\d)(?::([0-5]\d)(?:\.\d{1,9})?)?(Z|[+-](?:[01]\d|2[0-3]):[0-5]\d)$/;
+const DATE_TIME =
+  /^(\d{4})-(\d{2})-(\d{2})T([01]\d|2[0-3]):([0-5]\d)(?::([0-5]\d)(?:\.\d{1,9})?)?(Z|[+-](?:[01]\d|2[0-3]):[0-5]\d)$/;
 
 /** A calendar date (YYYY-MM-DD) or an instant; what a date means (which zone's midnight) is the caller's rule. */
 export type DateOrInstant = { kind: "date"; date: string } | { kind: "instant"; instant: Date };
@@ -35,33 +43,56 @@ export type DateOrInstant = { kind: "date"; date: string } | { kind: "instant"; 
 export function parseDateOrDateTime(value: string): DateOrInstant | string {
   const date = DATE.exec(value);
   if (date) {
-    return isRealDate(Number(date[1]), Number(date[2]), Number(date[3])) ? { kind: "date", date: value } : "is not a real calendar date";
+    return isRealDate(Number(date[1]), Number(date[2]), Number(date[3]))
+      ? { kind: "date", date: value }
+      : "is not a real calendar date";
   }
   const dt = DATE_TIME.exec(value);
   if (dt) {
-    if (!isRealDate(Number(dt[1]), Number(dt[2]), Number(dt[3]))) return "is not a real calendar date";
+    if (!isRealDate(Number(dt[1]), Number(dt[2]), Number(dt[3])))
+      return "is not a real calendar date";
     return { kind: "instant", instant: new Date(value) };
   }
-  if (/^\d{4}-\d{2}-\d{2}T[\d:.]+$/.test(value)) return "date-time must carry an offset (Z or ±hh:mm)";
+  if (/^\d{4}-\d{2}-\d{2}T[\d:.]+$/.test(value))
+    return "date-time must carry an offset (Z or ±hh:mm)";
   return "must be an ISO 8601 date (YYYY-MM-DD) or date-time with offset";
 }
 
 export const q = {
   page: () => intParam(1, 1_000_000).default(1).meta({ description: "Page number, from 1." }),
-  perPage: () => intParam(1, MAX_PER_PAGE).default(DEFAULT_PER_PAGE).meta({ description: `Items per page, 1 to ${MAX_PER_PAGE}.` }),
-  bool: () => z.enum(["true", "false"], { message: "must be true or false" }).transform((v) => v === "true").meta({ type: "boolean" }),
-  oneOf: <const T extends readonly [string, ...string[]]>(values: T) => z.enum(values, { message: `must be one of: ${values.join(", ")}` }),
-  text: (max = 200) => z.string().min(1, { message: "must not be empty" }).max(max, { message: `must be at most ${max} characters` }),
+  perPage: () =>
+    intParam(1, MAX_PER_PAGE)
+      .default(DEFAULT_PER_PAGE)
+      .meta({ description: `Items per page, 1 to ${MAX_PER_PAGE}.` }),
+  bool: () =>
+    z
+      .enum(["true", "false"], { message: "must be true or false" })
+      .transform((v) => v === "true")
+      .meta({ type: "boolean" }),
+  oneOf: <const T extends readonly [string, ...string[]]>(values: T) =>
+    z.enum(values, { message: `must be one of: ${values.join(", ")}` }),
+  text: (max = 200) =>
+    z
+      .string()
+      .min(1, { message: "must not be empty" })
+      .max(max, { message: `must be at most ${max} characters` }),
   dateOrDateTime: () =>
-    z.string().transform((value, ctx) => {
-      const parsed = parseDateOrDateTime(value);
-      if (typeof parsed === "string") {
-        ctx.addIssue({ code: "custom", message: parsed });
-        return z.NEVER;
-      }
-      return parsed;
-    })
-    .meta({ anyOf: [{ type: "string", format: "date" }, { type: "string", format: "date-time" }] }),
+    z
+      .string()
+      .transform((value, ctx) => {
+        const parsed = parseDateOrDateTime(value);
+        if (typeof parsed === "string") {
+          ctx.addIssue({ code: "custom", message: parsed });
+          return z.NEVER;
+        }
+        return parsed;
+      })
+      .meta({
+        anyOf: [
+          { type: "string", format: "date" },
+          { type: "string", format: "date-time" },
+        ],
+      }),
 };
 
 type QueryShape = Record<string, z.ZodType<unknown, string | undefined>>;
@@ -70,13 +101,17 @@ type QueryShape = Record<string, z.ZodType<unknown, string | undefined>>;
 const compiled = new WeakMap<QueryShape, z.ZodObject>();
 
 /** Validates req.query against a shape of named parameters; throws ValidationError naming each bad one. */
-export function parseQuery<S extends QueryShape>(shape: S, query: unknown): z.output<z.ZodObject<S>> {
+export function parseQuery<S extends QueryShape>(
+  shape: S,
+  query: unknown,
+): z.output<z.ZodObject<S>> {
   const raw = (query ?? {}) as Record<string, unknown>;
   const issues: FieldIssue[] = [];
   const single: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(raw)) {
     if (!(key in shape)) issues.push({ field: key, message: "is not a known parameter" });
-    else if (typeof value !== "string") issues.push({ field: key, message: "must be given once, as a plain value" });
+    else if (typeof value !== "string")
+      issues.push({ field: key, message: "must be given once, as a plain value" });
     else single[key] = value;
   }
   let schema = compiled.get(shape);
@@ -86,7 +121,8 @@ export function parseQuery<S extends QueryShape>(shape: S, query: unknown): z.ou
   }
   const result = schema.safeParse(single);
   if (!result.success) {
-    for (const issue of result.error.issues) issues.push({ field: issue.path.map(String).join("."), message: issue.message });
+    for (const issue of result.error.issues)
+      issues.push({ field: issue.path.map(String).join("."), message: issue.message });
   }
   if (issues.length > 0 || !result.success) throw new ValidationError(issues);
   return result.data as z.output<z.ZodObject<S>>;

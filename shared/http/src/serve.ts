@@ -31,7 +31,11 @@ export interface Serving {
 export async function serve(options: ServeOptions): Promise<Serving> {
   let draining = false;
   const internal = await listen(
-    internalEndpoints({ readiness: options.readiness, isDraining: () => draining, ...(options.internalRoutes ? { extra: options.internalRoutes } : {}) }),
+    internalEndpoints({
+      readiness: options.readiness,
+      isDraining: () => draining,
+      ...(options.internalRoutes ? { extra: options.internalRoutes } : {}),
+    }),
     options.internalPort,
   );
   const api = options.app ? await listen(options.app, options.port) : undefined;

@@ -13,7 +13,11 @@ export interface RunningServer {
 }
 
 /** Listens on host:port (0 = any free port) and returns the bound port. */
-export async function listen(handler: RequestListener, port: number, host = "0.0.0.0"): Promise<RunningServer> {
+export async function listen(
+  handler: RequestListener,
+  port: number,
+  host = "0.0.0.0",
+): Promise<RunningServer> {
   const server = createServer(PROTOCOL_SERVER_OPTIONS);
   server.on("request", withProtocolErrors(server, handler));
   // Keep-alive must outlive a typical load balancer idle timeout, headers must not hang forever.

@@ -38,7 +38,8 @@ export class Shutdown {
       });
       try {
         const outcome = await Promise.race([task.run().then(() => "done" as const), timeout]);
-        if (outcome === "timeout") this.#logger.warn({ step: task.name }, "shutdown step timed out");
+        if (outcome === "timeout")
+          this.#logger.warn({ step: task.name }, "shutdown step timed out");
       } catch (err) {
         this.#logger.error({ err, step: task.name }, "shutdown step failed");
       } finally {

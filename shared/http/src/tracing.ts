@@ -1,4 +1,11 @@
-import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
+import {
+  context,
+  propagation,
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+} from "@opentelemetry/api";
 import type { RequestHandler } from "express";
 
 const tracer = trace.getTracer("@svc/http");
@@ -14,10 +21,18 @@ const tracer = trace.getTracer("@svc/http");
 export function serverSpans(): RequestHandler {
   return (req, res, next) => {
     const parent = propagation.extract(ROOT_CONTEXT, req.headers);
-    const span = tracer.startSpan(req.method, {
-      kind: SpanKind.SERVER,
-      attributes: { "http.request.method": req.method, "url.path": req.path, "url.scheme": req.protocol },
-    }, parent);
+    const span = tracer.startSpan(
+      req.method,
+      {
+        kind: SpanKind.SERVER,
+        attributes: {
+          "http.request.method": req.method,
+          "url.path": req.path,
+          "url.scheme": req.protocol,
+        },
+      },
+      parent,
+    );
     if (!span.isRecording()) return context.with(trace.setSpan(parent, span), next);
     res.once("close", () => {
       const route = req.route ? `${req.baseUrl}${String(req.route.path)}` : undefined;
@@ -28,7 +43,10 @@ export function serverSpans(): RequestHandler {
       span.setAttribute("http.response.status_code", res.statusCode);
       if (!res.writableFinished) {
         span.setAttribute("error.type", "aborted");
-        span.setStatus({ code: SpanStatusCode.ERROR, message: "the connection closed before the response was sent" });
+        span.setStatus({
+          code: SpanStatusCode.ERROR,
+          message: "the connection closed before the response was sent",
+        });
       } else if (res.statusCode >= 500) {
         span.setAttribute("error.type", String(res.statusCode));
         span.setStatus({ code: SpanStatusCode.ERROR });

@@ -1,7 +1,16 @@
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fetchJson, silentLogger, startApp, type StartedApp } from "@svc/testing";
-import { createHttpApp, NotFoundError, parseQuery, q, requireJson, sendData, sendPage, SourceUnavailableError } from "../src/index.ts";
+import {
+  createHttpApp,
+  NotFoundError,
+  parseQuery,
+  q,
+  requireJson,
+  sendData,
+  sendPage,
+  SourceUnavailableError,
+} from "../src/index.ts";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -9,7 +18,13 @@ function demoRoutes() {
   const router = express.Router();
   router.get("/v1/things", (req, res) => {
     const query = parseQuery(
-      { page: q.page(), per_page: q.perPage(), published: q.bool().optional(), updated_since: q.dateOrDateTime().optional(), status: q.oneOf(["open", "filled"]).optional() },
+      {
+        page: q.page(),
+        per_page: q.perPage(),
+        published: q.bool().optional(),
+        updated_since: q.dateOrDateTime().optional(),
+        status: q.oneOf(["open", "filled"]).optional(),
+      },
       req.query,
     );
     sendPage(res, [{ id: "a", query }], { page: query.page, perPage: query.per_page, total: 51 });
@@ -30,31 +45,53 @@ function demoRoutes() {
 let app: StartedApp;
 beforeAll(async () => {
   app = await startApp(
-    createHttpApp({ platform: { service: "demo", version: "0.1.0", environment: "sandbox" }, logger: silentLogger(), routes: demoRoutes(), bodyLimitBytes: 1024 }),
+    createHttpApp({
+      platform: { service: "demo", version: "0.1.0", environment: "sandbox" },
+      logger: silentLogger(),
+      routes: demoRoutes(),
+      bodyLimitBytes: 1024,
+    }),
   );
 });
 afterAll(() => app.close());
 
 describe("platform endpoints", () => {
-  it.each(["/health", "/v1/health"])("%s answers service, status and version without database detail", async (path) => {
-    const res = await fetchJson(`${app.baseUrl}${path}`);
-    expect(res.status).toBe(200);
-    expect(res.body).toEqual({ service: "demo", status: "ok", version: "0.1.0" });
-  });
+  it.each(["/health", "/v1/health"])(
+    "%s answers service, status and version without database detail",
+    async (path) => {
+      const res = await fetchJson(`${app.baseUrl}${path}`);
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({ service: "demo", status: "ok", version: "0.1.0" });
+    },
+  );
 
-  it.each(["/version", "/v1/version"])("%s answers the envelope with api_version, build, php and environment", async (path) => {
-    const res = await fetchJson<{ success: boolean; data: Record<string, string>; meta: Record<string, string> }>(`${app.baseUrl}${path}`);
-    expect(res.status).toBe(200);
-    expect(res.body.success).toBe(true);
-    expect(res.body.data).toEqual({ api_version: "v1", build: "0.1.0", php: process.version, environment: "sandbox" });
-    expect(res.body.meta.api_version).toBe("v1");
-    expect(res.body.meta.request_id).toMatch(UUID);
-  });
+  it.each(["/version", "/v1/version"])(
+    "%s answers the envelope with api_version, build, php and environment",
+    async (path) => {
+      const res = await fetchJson<{
+        success: boolean;
+        data: Record<string, string>;
+        meta: Record<string, string>;
+      }>(`${app.baseUrl}${path}`);
+      expect(res.status).toBe(200);
+      expect(res.body.success).toBe(true);
+      expect(res.body.data).toEqual({
+        api_version: "v1",
+        build: "0.1.0",
+        php: process.version,
+        environment: "sandbox",
+      });
+      expect(res.body.meta.api_version).toBe("v1");
+      expect(res.body.meta.request_id).toMatch(UUID);
+    },
+  );
 });
 
 describe("success envelope", () => {
   it("carries a fresh UUID request id per request and pagination on lists", async () => {
-    const a = await fetchJson<{ meta: { request_id: string; pagination: unknown } }>(`${app.baseUrl}/v1/things?page=2&per_page=10`);
+    const a = await fetchJson<{ meta: { request_id: string; pagination: unknown } }>(
+      `${app.baseUrl}/v1/things?page=2&per_page=10`,
+    );
     const b = await fetchJson<{ meta: { request_id: string } }>(`${app.baseUrl}/v1/things`);
     expect(a.status).toBe(200);
     expect(a.body.meta.request_id).toMatch(UUID);
@@ -64,10 +101,15 @@ describe("success envelope", () => {
   });
 
   it("parses booleans and dates into typed values", async () => {
-    const res = await fetchJson<{ data: [{ query: Record<string, unknown> }] }>(`${app.baseUrl}/v1/things?published=false&updated_since=2024-03-31T02:30:00%2B02:00`);
+    const res = await fetchJson<{ data: [{ query: Record<string, unknown> }] }>(
+      `${app.baseUrl}/v1/things?published=false&updated_since=2024-03-31T02:30:00%2B02:00`,
+    );
     expect(res.status).toBe(200);
     expect(res.body.data[0].query.published).toBe(false);
-    expect(res.body.data[0].query.updated_since).toEqual({ kind: "instant", instant: "2024-03-31T00:30:00.000Z" });
+    expect(res.body.data[0].query.updated_since).toEqual({
+      kind: "instant",
+      instant: "2024-03-31T00:30:00.000Z",
+    });
   });
 });
 
@@ -92,9 +134,11 @@ describe("422 VALIDATION_ERROR names the parameter", () => {
     ["page=1&page=2", "page"],
   ];
   it.each(cases)("?%s", async (query, field) => {
-    const res = await fetchJson<{ success: boolean; error: { code: string; message: string; details: Array<{ field: string }> }; meta: { request_id: string } }>(
-      `${app.baseUrl}/v1/things?${query}`,
-    );
+    const res = await fetchJson<{
+      success: boolean;
+      error: { code: string; message: string; details: Array<{ field: string }> };
+      meta: { request_id: string };
+    }>(`${app.baseUrl}/v1/things?${query}`);
     expect(res.status).toBe(422);
     expect(res.body.success).toBe(false);
     expect(res.body.error.code).toBe("VALIDATION_ERROR");
@@ -112,13 +156,17 @@ describe("error envelope", () => {
   });
 
   it("maps domain errors to their status and code", async () => {
-    const res = await fetchJson<{ error: { code: string; message: string } }>(`${app.baseUrl}/v1/things/42`);
+    const res = await fetchJson<{ error: { code: string; message: string } }>(
+      `${app.baseUrl}/v1/things/42`,
+    );
     expect(res.status).toBe(404);
     expect(res.body.error).toEqual({ code: "NOT_FOUND", message: "thing 42 does not exist" });
   });
 
   it("answers unexpected errors with an opaque 500 INTERNAL_ERROR", async () => {
-    const res = await fetchJson<{ error: { code: string; message: string } }>(`${app.baseUrl}/v1/broken`);
+    const res = await fetchJson<{ error: { code: string; message: string } }>(
+      `${app.baseUrl}/v1/broken`,
+    );
     expect(res.status).toBe(500);
     expect(res.body.error.code).toBe("INTERNAL_ERROR");
     expect(res.text).not.toContain("hunter2");
@@ -152,7 +200,11 @@ describe("error envelope", () => {
   });
 
   it("answers a non-JSON body with 415", async () => {
-    const res = await fetchJson<{ error: { code: string } }>(`${app.baseUrl}/v1/things`, { method: "POST", headers: { "content-type": "text/plain" }, body: "hi" });
+    const res = await fetchJson<{ error: { code: string } }>(`${app.baseUrl}/v1/things`, {
+      method: "POST",
+      headers: { "content-type": "text/plain" },
+      body: "hi",
+    });
     expect(res.status).toBe(415);
     expect(res.body.error.code).toBe("UNSUPPORTED_MEDIA_TYPE");
   });

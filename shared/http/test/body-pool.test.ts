@@ -2,7 +2,8 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
 import { BodyPool } from "../src/body-pool.ts";
 
-const pool = (options: Partial<ConstructorParameters<typeof BodyPool>[0]> = {}) => new BodyPool({ bufferBytes: 1024, maxFree: 2, idleMs: 60_000, ...options });
+const pool = (options: Partial<ConstructorParameters<typeof BodyPool>[0]> = {}) =>
+  new BodyPool({ bufferBytes: 1024, maxFree: 2, idleMs: 60_000, ...options });
 
 describe("BodyPool", () => {
   it("hands a released buffer out again instead of allocating", () => {

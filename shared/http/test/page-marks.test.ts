@@ -51,6 +51,7 @@ describe("PageMarks", () => {
   });
 
   it("refuses a spacing that is not a positive integer", () => {
-    for (const spacing of [0, -1, 2.5, Number.NaN]) expect(() => new PageMarks({ spacing, ttlMs: 1, now: () => 0 })).toThrow(RangeError);
+    for (const spacing of [0, -1, 2.5, Number.NaN])
+      expect(() => new PageMarks({ spacing, ttlMs: 1, now: () => 0 })).toThrow(RangeError);
   });
 });

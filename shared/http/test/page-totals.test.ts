@@ -66,7 +66,11 @@ describe("TotalsCache", () => {
 
   it("shares one count between concurrent misses and keeps keys apart", async () => {
     const t = setup(5_000);
-    const [a, b, c] = await Promise.all([t.cache.get("k", t.count(1)), t.cache.get("k", t.count(2)), t.cache.get("other", t.count(3))]);
+    const [a, b, c] = await Promise.all([
+      t.cache.get("k", t.count(1)),
+      t.cache.get("k", t.count(2)),
+      t.cache.get("other", t.count(3)),
+    ]);
     expect([a, b, c]).toEqual([1, 1, 3]);
     expect(t.calls()).toBe(2);
   });

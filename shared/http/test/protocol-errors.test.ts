@@ -12,7 +12,13 @@ let app: StartedApp;
 beforeAll(async () => {
   const routes = express.Router();
   routes.get("/v1/things", (_req, res) => sendData(res, { ok: true }));
-  app = await startApp(createHttpApp({ platform: { service: "demo", version: "0.1.0", environment: "sandbox" }, logger: silentLogger(), routes }));
+  app = await startApp(
+    createHttpApp({
+      platform: { service: "demo", version: "0.1.0", environment: "sandbox" },
+      logger: silentLogger(),
+      routes,
+    }),
+  );
 });
 afterAll(() => app.close());
 
@@ -34,7 +40,12 @@ function raw(request: string): Promise<RawAnswer> {
       const text = Buffer.concat(chunks).toString("latin1");
       const [head = "", body = ""] = text.split("\r\n\r\n", 2);
       const [statusLine = "", ...lines] = head.split("\r\n");
-      const headers = Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf(":")).toLowerCase(), l.slice(l.indexOf(":") + 1).trim()]));
+      const headers = Object.fromEntries(
+        lines.map((l) => [
+          l.slice(0, l.indexOf(":")).toLowerCase(),
+          l.slice(l.indexOf(":") + 1).trim(),
+        ]),
+      );
       resolve({ status: Number(statusLine.split(" ")[1]), headers, body });
     });
     socket.end(request, "latin1");
@@ -44,9 +55,19 @@ function raw(request: string): Promise<RawAnswer> {
 function expectEnvelope(answer: RawAnswer, status: number, code: string): void {
   expect(answer.status).toBe(status);
   expect(answer.headers["content-type"]).toBe("application/json; charset=utf-8");
-  const body = JSON.parse(answer.body) as { success: boolean; error: { code: string; message: string }; meta: { request_id: string; api_version: string } };
-  expect(body).toEqual({ success: false, error: { code, message: expect.any(String) }, meta: { request_id: answer.headers["x-request-id"], api_version: "v1" } });
-  expect(body.meta.request_id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+  const body = JSON.parse(answer.body) as {
+    success: boolean;
+    error: { code: string; message: string };
+    meta: { request_id: string; api_version: string };
+  };
+  expect(body).toEqual({
+    success: false,
+    error: { code, message: expect.any(String) },
+    meta: { request_id: answer.headers["x-request-id"], api_version: "v1" },
+  });
+  expect(body.meta.request_id).toMatch(
+    /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/,
+  );
 }
 
 describe("requests the HTTP parser refuses", () => {
@@ -55,22 +76,37 @@ describe("requests the HTTP parser refuses", () => {
     ["an unknown method", "FOO /v1/things HTTP/1.1\r\nHost: x\r\n\r\n"],
     ["a space inside the path", "GET /v1/th ings HTTP/1.1\r\nHost: x\r\n\r\n"],
     ["a NUL byte inside the path", "GET /v1/things\x00 HTTP/1.1\r\nHost: x\r\n\r\n"],
-    ["both Content-Length and Transfer-Encoding", "POST /v1/things HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n"],
+    [
+      "both Content-Length and Transfer-Encoding",
+      "POST /v1/things HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+    ],
     ["an HTTP/2 preface", "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"],
   ])("answers %s with 400 MALFORMED_REQUEST in the envelope", async (_name, request) => {
     expectEnvelope(await raw(request), 400, "MALFORMED_REQUEST");
   });
 
   it("answers oversized headers with 431 REQUEST_HEADERS_TOO_LARGE in the envelope", async () => {
-    expectEnvelope(await raw(`GET /v1/things HTTP/1.1\r\nHost: x\r\nX-Big: ${"a".repeat(20_000)}\r\n\r\n`), 431, "REQUEST_HEADERS_TOO_LARGE");
+    expectEnvelope(
+      await raw(`GET /v1/things HTTP/1.1\r\nHost: x\r\nX-Big: ${"a".repeat(20_000)}\r\n\r\n`),
+      431,
+      "REQUEST_HEADERS_TOO_LARGE",
+    );
   });
 
   it("answers CONNECT with 400 in the envelope instead of dropping the connection", async () => {
-    expectEnvelope(await raw("CONNECT 127.0.0.1:22 HTTP/1.1\r\nHost: 127.0.0.1:22\r\n\r\n"), 400, "MALFORMED_REQUEST");
+    expectEnvelope(
+      await raw("CONNECT 127.0.0.1:22 HTTP/1.1\r\nHost: 127.0.0.1:22\r\n\r\n"),
+      400,
+      "MALFORMED_REQUEST",
+    );
   });
 
   it("answers an HTTP/1.1 request without Host with 400 in the envelope", async () => {
-    expectEnvelope(await raw("GET /v1/things HTTP/1.1\r\nConnection: close\r\n\r\n"), 400, "MALFORMED_REQUEST");
+    expectEnvelope(
+      await raw("GET /v1/things HTTP/1.1\r\nConnection: close\r\n\r\n"),
+      400,
+      "MALFORMED_REQUEST",
+    );
   });
 
   it("still serves an HTTP/1.0 request without Host", async () => {
@@ -79,16 +115,23 @@ describe("requests the HTTP parser refuses", () => {
     expect(JSON.parse(answer.body)).toMatchObject({ success: true, data: { ok: true } });
   });
 
-  it.each(["OPTIONS", "POST", "DELETE"])("answers %s on the platform endpoints with 405 in the envelope (express would answer OPTIONS in text/plain)", async (method) => {
-    for (const path of ["/health", "/v1/health", "/version", "/v1/version"]) {
-      const answer = await raw(`${method} ${path} HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`);
-      expectEnvelope(answer, 405, "METHOD_NOT_ALLOWED");
-      expect(answer.headers.allow).toBe("GET, HEAD");
-    }
-  });
+  it.each(["OPTIONS", "POST", "DELETE"])(
+    "answers %s on the platform endpoints with 405 in the envelope (express would answer OPTIONS in text/plain)",
+    async (method) => {
+      for (const path of ["/health", "/v1/health", "/version", "/v1/version"]) {
+        const answer = await raw(
+          `${method} ${path} HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`,
+        );
+        expectEnvelope(answer, 405, "METHOD_NOT_ALLOWED");
+        expect(answer.headers.allow).toBe("GET, HEAD");
+      }
+    },
+  );
 
   it("serves a request with an unknown Expect value as usual instead of a bare 417", async () => {
-    const answer = await raw("GET /v1/things HTTP/1.1\r\nHost: x\r\nExpect: something-else\r\nConnection: close\r\n\r\n");
+    const answer = await raw(
+      "GET /v1/things HTTP/1.1\r\nHost: x\r\nExpect: something-else\r\nConnection: close\r\n\r\n",
+    );
     expect(answer.status).toBe(200);
     expect(JSON.parse(answer.body)).toMatchObject({ success: true, data: { ok: true } });
   });

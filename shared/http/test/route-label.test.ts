@@ -8,13 +8,26 @@ let metrics: Metrics;
 let app: StartedApp;
 let scrape: RunningServer;
 beforeAll(async () => {
-  metrics = createMetrics({ serviceName: "demo", serviceVersion: "0.1.0", environment: "sandbox", otlp: false });
+  metrics = createMetrics({
+    serviceName: "demo",
+    serviceVersion: "0.1.0",
+    environment: "sandbox",
+    otlp: false,
+  });
   const router = express.Router();
-  const guard: express.RequestHandler = (_req, _res, next) => next(new UnauthenticatedError("no", 'Bearer realm="x"'));
+  const guard: express.RequestHandler = (_req, _res, next) =>
+    next(new UnauthenticatedError("no", 'Bearer realm="x"'));
   router.get("/v1/guarded/:id", guard, (_req, res) => {
     res.json({});
   });
-  app = await startApp(createHttpApp({ platform: { service: "demo", version: "0.1.0", environment: "sandbox" }, logger: silentLogger(), routes: router, meter: metrics.meter }));
+  app = await startApp(
+    createHttpApp({
+      platform: { service: "demo", version: "0.1.0", environment: "sandbox" },
+      logger: silentLogger(),
+      routes: router,
+      meter: metrics.meter,
+    }),
+  );
   scrape = await listen(metrics.handler, 0, "127.0.0.1");
 });
 afterAll(async () => {

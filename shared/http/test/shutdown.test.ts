@@ -64,7 +64,12 @@ describe("internal endpoints", () => {
     const server = await listen(
       internalEndpoints({
         readiness: [
-          { name: "database", check: async () => { if (!dbUp) throw new Error("down"); } },
+          {
+            name: "database",
+            check: async () => {
+              if (!dbUp) throw new Error("down");
+            },
+          },
           { name: "slow", check: () => new Promise<void>((r) => setTimeout(r, 10)) },
         ],
         isDraining: () => draining,
@@ -79,7 +84,11 @@ describe("internal endpoints", () => {
       dbUp = false;
       const down = await get(server.port, "/readyz");
       expect(down.status).toBe(503);
-      expect(JSON.parse(down.body).checks).toContainEqual({ name: "database", ok: false, error: "down" });
+      expect(JSON.parse(down.body).checks).toContainEqual({
+        name: "database",
+        ok: false,
+        error: "down",
+      });
       expect((await get(server.port, "/livez")).status).toBe(200);
       dbUp = true;
       draining = true;

@@ -8,7 +8,8 @@
  * meaning depends on it (display dates, secondary periods) are placed relative to that date.
  */
 
-const practiceUuid = (n: number): string => `f1c7a000-0000-4000-8000-${String(n).padStart(12, "0")}`;
+const practiceUuid = (n: number): string =>
+  `f1c7a000-0000-4000-8000-${String(n).padStart(12, "0")}`;
 const vacancyUuid = (n: number): string => `f1c7b000-0000-4000-8000-${String(n).padStart(12, "0")}`;
 
 export const fixtures = {

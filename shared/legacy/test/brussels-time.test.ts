@@ -1,8 +1,22 @@
 import { describe, expect, it } from "vitest";
-import { addDays, brusselsDate, brusselsNoonUtc, brusselsOffsetMinutes, parseIsoDate, toBrusselsDateTime } from "../src/brussels-time.ts";
+import {
+  addDays,
+  brusselsDate,
+  brusselsNoonUtc,
+  brusselsOffsetMinutes,
+  parseIsoDate,
+  toBrusselsDateTime,
+} from "../src/brussels-time.ts";
 
 const viaIntl = new Intl.DateTimeFormat("sv-SE", {
-  timeZone: "Europe/Brussels", year: "numeric", month: "2-digit", day: "2-digit", hour: "2-digit", minute: "2-digit", second: "2-digit", hourCycle: "h23",
+  timeZone: "Europe/Brussels",
+  year: "numeric",
+  month: "2-digit",
+  day: "2-digit",
+  hour: "2-digit",
+  minute: "2-digit",
+  second: "2-digit",
+  hourCycle: "h23",
 });
 
 describe("Brussels wall-clock conversion", () => {

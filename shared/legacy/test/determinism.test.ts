@@ -5,14 +5,26 @@ import { generateDataset } from "../src/generator/dataset.ts";
 import type { DatasetOptions } from "../src/generator/dataset.ts";
 import { seedDatabase } from "../src/load/seed-database.ts";
 import { DATA_TABLES } from "../src/schema.ts";
-import { databaseHashes, dropDatabase, openConnection, TEST_TODAY, uniqueDatabaseName } from "./support/temp-database.ts";
+import {
+  databaseHashes,
+  dropDatabase,
+  openConnection,
+  TEST_TODAY,
+  uniqueDatabaseName,
+} from "./support/temp-database.ts";
 
 let connection: Connection;
-const databases = { first: uniqueDatabaseName(), second: uniqueDatabaseName(), otherSeed: uniqueDatabaseName() };
+const databases = {
+  first: uniqueDatabaseName(),
+  second: uniqueDatabaseName(),
+  otherSeed: uniqueDatabaseName(),
+};
 const options: DatasetOptions = { seed: 42, scale: 1, today: TEST_TODAY };
 
 function memoryHash(o: DatasetOptions, table: (typeof DATA_TABLES)[number]): string {
-  return createHash("sha256").update(JSON.stringify([...generateDataset(o).rows(table)])).digest("hex");
+  return createHash("sha256")
+    .update(JSON.stringify([...generateDataset(o).rows(table)]))
+    .digest("hex");
 }
 
 beforeAll(async () => {
@@ -45,18 +57,27 @@ describe("determinism", () => {
 
   it("keeps fixture rows identical whatever the seed", () => {
     const fixtureRows = (seed: number): string =>
-      JSON.stringify([...generateDataset({ ...options, seed }).rows("tbl_vacature")].filter((r) => r.vacature_id < 10_000));
+      JSON.stringify(
+        [...generateDataset({ ...options, seed }).rows("tbl_vacature")].filter(
+          (r) => r.vacature_id < 10_000,
+        ),
+      );
     expect(fixtureRows(1)).toBe(fixtureRows(99));
   });
 
   it("yields the same rows when a table is iterated twice", () => {
     const dataset = generateDataset({ ...options, scale: 0.2 });
-    expect(JSON.stringify([...dataset.rows("tbl_vacature")])).toBe(JSON.stringify([...dataset.rows("tbl_vacature")]));
-    expect(memoryHash({ ...options, scale: 0.2 }, "crm_bedrijf")).toBe(memoryHash({ ...options, scale: 0.2 }, "crm_bedrijf"));
+    expect(JSON.stringify([...dataset.rows("tbl_vacature")])).toBe(
+      JSON.stringify([...dataset.rows("tbl_vacature")]),
+    );
+    expect(memoryHash({ ...options, scale: 0.2 }, "crm_bedrijf")).toBe(
+      memoryHash({ ...options, scale: 0.2 }, "crm_bedrijf"),
+    );
   });
 
   it("reports row counts that match the rows", () => {
     const dataset = generateDataset({ ...options, scale: 0.3 });
-    for (const table of DATA_TABLES) expect([...dataset.rows(table)].length, table).toBe(dataset.counts[table]);
+    for (const table of DATA_TABLES)
+      expect([...dataset.rows(table)].length, table).toBe(dataset.counts[table]);
   });
 });

@@ -49,7 +49,11 @@ export function redactionPathShapes(paths: ReadonlyArray<string>) {
   const nested: string[][] = [];
   for (const path of paths) {
     const parts = path.split(".");
-    if (!parts.every((part) => /^(\*|[A-Za-z_][\w-]*)$/.test(part)) || parts.slice(1).includes("*") || (parts[0] === "*" && parts.length !== 2)) {
+    if (
+      !parts.every((part) => /^(\*|[A-Za-z_][\w-]*)$/.test(part)) ||
+      parts.slice(1).includes("*") ||
+      (parts[0] === "*" && parts.length !== 2)
+    ) {
       throw new Error(`redaction path of a shape the logger does not check for: ${path}`);
     }
     if (parts.length === 1) top.add(path);
@@ -62,7 +66,8 @@ export function redactionPathShapes(paths: ReadonlyArray<string>) {
 const SHAPES = redactionPathShapes(REDACTED_PATHS);
 const redactAll = slowRedact({ paths: [...REDACTED_PATHS], censor: CENSOR, serialize: false });
 
-const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === "object";
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === "object";
 
 /** Whether any redacted path exists in `object` (`in`, so inherited properties count too). */
 function holdsRedactedPath(object: Record<string, unknown>): boolean {
@@ -97,7 +102,8 @@ function redacted(object: Record<string, unknown>): Record<string, unknown> {
   for (const key of errors) plain[key] = pino.stdSerializers.err(object[key] as Error);
   const copy = redactAll(plain) as Record<string, unknown>;
   delete copy.restore;
-  for (const key of errors) if (isObject(copy[key])) Object.setPrototypeOf(copy[key], Object.getPrototypeOf(object[key]));
+  for (const key of errors)
+    if (isObject(copy[key])) Object.setPrototypeOf(copy[key], Object.getPrototypeOf(object[key]));
   return copy;
 }
 

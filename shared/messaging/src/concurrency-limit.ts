@@ -11,7 +11,8 @@ export type ConcurrencyLimit = {
 };
 
 export function concurrencyLimit(limit: number): ConcurrencyLimit {
-  if (!Number.isInteger(limit) || limit < 1) throw new RangeError(`concurrency must be a positive integer, got ${limit}`);
+  if (!Number.isInteger(limit) || limit < 1)
+    throw new RangeError(`concurrency must be a positive integer, got ${limit}`);
   let held = 0;
   const waiters: Array<() => void> = [];
   let idleWaiters: Array<() => void> = [];
@@ -35,6 +36,7 @@ export function concurrencyLimit(limit: number): ConcurrencyLimit {
       }
     },
     inFlight: () => held,
-    idle: () => (held === 0 ? Promise.resolve() : new Promise<void>((resolve) => idleWaiters.push(resolve))),
+    idle: () =>
+      held === 0 ? Promise.resolve() : new Promise<void>((resolve) => idleWaiters.push(resolve)),
   };
 }

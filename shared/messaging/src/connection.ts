@@ -48,7 +48,10 @@ function logOne(status: Status, logger: Logger, name: string): void {
     case "error":
       return logger.error({ name, err: status.error }, "nats async error");
     case "slowConsumer":
-      return logger.warn({ name, subject: status.sub.getSubject(), pending: status.pending }, "nats slow consumer");
+      return logger.warn(
+        { name, subject: status.sub.getSubject(), pending: status.pending },
+        "nats slow consumer",
+      );
     case "staleConnection":
       return logger.warn({ name }, "nats connection stale");
     case "close":
@@ -65,13 +68,18 @@ function logOne(status: Status, logger: Logger, name: string): void {
  * wait for a reconnect that may never come; after `timeoutMs` the connection is closed instead.
  * Stop consumers first (their `stop()`), then drain.
  */
-export async function drainNats(nc: NatsConnection, options: { timeoutMs?: number } = {}): Promise<void> {
+export async function drainNats(
+  nc: NatsConnection,
+  options: { timeoutMs?: number } = {},
+): Promise<void> {
   if (nc.isClosed()) return;
   // drain() also rejects ("connection disconnected") when the server goes away mid-drain, and the
   // client would then go on reconnecting: every way out of the wait ends in close().
   const draining = nc.isDraining() ? nc.closed() : nc.drain().catch(() => {});
   let timer: NodeJS.Timeout | undefined;
-  const timedOut = new Promise<void>((resolve) => (timer = setTimeout(resolve, options.timeoutMs ?? 10_000)));
+  const timedOut = new Promise<void>(
+    (resolve) => (timer = setTimeout(resolve, options.timeoutMs ?? 10_000)),
+  );
   await Promise.race([draining, timedOut]);
   clearTimeout(timer);
   if (!nc.isClosed()) await nc.close();

@@ -120,11 +120,18 @@ async function pullLoop(
   }
 }
 
-async function handleOne<T>(msg: JsMsg, options: StartConsumerOptions<T> & { workingIntervalMs: number }): Promise<void> {
+async function handleOne<T>(
+  msg: JsMsg,
+  options: StartConsumerOptions<T> & { workingIntervalMs: number },
+): Promise<void> {
   const { logger } = options;
   // Keeps the ack deadline from passing while a slow handler (an HTTP call) is still running.
   const keepAlive = setInterval(() => msg.working(), options.workingIntervalMs);
-  const context = { subject: msg.subject, streamSeq: msg.seq, deliveryCount: msg.info.deliveryCount };
+  const context = {
+    subject: msg.subject,
+    streamSeq: msg.seq,
+    deliveryCount: msg.info.deliveryCount,
+  };
   try {
     const decision = await options.handler(toDelivery(msg, options.parse));
     apply(msg, decision);
@@ -177,7 +184,11 @@ function apply(msg: JsMsg, decision: Decision): void {
   }
 }
 
-async function logNotifications(messages: ConsumerMessages, logger: Logger, where: object): Promise<void> {
+async function logNotifications(
+  messages: ConsumerMessages,
+  logger: Logger,
+  where: object,
+): Promise<void> {
   for await (const n of messages.status()) {
     switch (n.type) {
       case "heartbeats_missed":

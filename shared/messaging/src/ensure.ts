@@ -1,5 +1,10 @@
 import { JetStreamApiCodes, JetStreamApiError } from "@nats-io/jetstream";
-import type { ConsumerInfo, ConsumerUpdateConfig, JetStreamManager, StreamInfo } from "@nats-io/jetstream";
+import type {
+  ConsumerInfo,
+  ConsumerUpdateConfig,
+  JetStreamManager,
+  StreamInfo,
+} from "@nats-io/jetstream";
 import type { ConsumerSpec, StreamSpec } from "./stream-configs.ts";
 
 export type EnsureOutcome = "created" | "updated" | "unchanged";
@@ -15,7 +20,9 @@ export async function ensureStream(
   config: StreamSpec,
 ): Promise<{ outcome: EnsureOutcome; info: StreamInfo }> {
   for (let attempt = 1; ; attempt++) {
-    const existing = await jsm.streams.info(config.name).catch(orNullIfMissing(JetStreamApiCodes.StreamNotFound));
+    const existing = await jsm.streams
+      .info(config.name)
+      .catch(orNullIfMissing(JetStreamApiCodes.StreamNotFound));
     try {
       if (!existing) return { outcome: "created", info: await jsm.streams.add(config) };
       if (matches(config, existing.config)) return { outcome: "unchanged", info: existing };
@@ -65,18 +72,31 @@ function orNullIfMissing(code: number) {
  */
 export function matches(desired: object, actual: object): boolean {
   const have = actual as Record<string, unknown>;
-  return Object.entries(desired).every(([key, want]) => want === undefined || sameValue(want, have[key]));
+  return Object.entries(desired).every(
+    ([key, want]) => want === undefined || sameValue(want, have[key]),
+  );
 }
 
 function sameValue(want: unknown, have: unknown): boolean {
   if (have === undefined || have === null) return isZero(want);
   if (Array.isArray(want)) {
-    return Array.isArray(have) && want.length === have.length && want.every((w, i) => sameValue(w, have[i]));
+    return (
+      Array.isArray(have) &&
+      want.length === have.length &&
+      want.every((w, i) => sameValue(w, have[i]))
+    );
   }
-  if (typeof want === "object" && want !== null) return typeof have === "object" && matches(want, have);
+  if (typeof want === "object" && want !== null)
+    return typeof have === "object" && matches(want, have);
   return want === have;
 }
 
 function isZero(value: unknown): boolean {
-  return value === false || value === 0 || value === "" || value === null || (Array.isArray(value) && value.length === 0);
+  return (
+    value === false ||
+    value === 0 ||
+    value === "" ||
+    value === null ||
+    (Array.isArray(value) && value.length === 0)
+  );
 }

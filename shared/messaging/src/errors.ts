@@ -6,7 +6,11 @@ export class MessagingUnavailableError extends Error {
   readonly code = "MESSAGING_UNAVAILABLE";
   readonly subject: string;
   readonly reason: "timeout" | "no_responders" | "connection_closed";
-  constructor(subject: string, reason: MessagingUnavailableError["reason"], options?: { cause?: unknown }) {
+  constructor(
+    subject: string,
+    reason: MessagingUnavailableError["reason"],
+    options?: { cause?: unknown },
+  ) {
     super(`no reply on ${subject}: ${reason}`, options);
     this.name = "MessagingUnavailableError";
     this.subject = subject;

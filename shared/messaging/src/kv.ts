@@ -18,7 +18,11 @@ export type OpenKvOptions = {
  * they are, so history and ttl are reconciled on its stream afterwards: changing them in
  * configuration takes effect at the next start.
  */
-export async function openKv(nc: NatsConnection, bucket: string, options: OpenKvOptions): Promise<KV> {
+export async function openKv(
+  nc: NatsConnection,
+  bucket: string,
+  options: OpenKvOptions,
+): Promise<KV> {
   const kv = await new Kvm(nc).create(bucket, {
     history: options.history,
     ...(options.ttlMs !== undefined && { ttl: options.ttlMs }),
@@ -101,7 +105,13 @@ function deliver<T>(entry: KvWatchEntry, initial: boolean, options: WatchKvOptio
     return;
   }
   try {
-    options.onChange({ key: entry.key, value, operation: entry.operation, revision: entry.revision, isUpdate: !initial });
+    options.onChange({
+      key: entry.key,
+      value,
+      operation: entry.operation,
+      revision: entry.revision,
+      isUpdate: !initial,
+    });
   } catch (err) {
     options.logger.error({ ...context, err }, "kv watch handler failed");
   }

@@ -28,7 +28,10 @@ export async function publish<T>(
 ): Promise<PubAck> {
   const body = JSON.stringify(payload);
   if (body === undefined) throw new TypeError(`payload for ${subject} is not JSON-serialisable`);
-  const headers = options.headers === undefined || isMsgHdrs(options.headers) ? options.headers : makeHeaders(options.headers);
+  const headers =
+    options.headers === undefined || isMsgHdrs(options.headers)
+      ? options.headers
+      : makeHeaders(options.headers);
   return js.publish(subject, body, {
     ...(options.msgId !== undefined && { msgID: options.msgId }),
     ...(headers !== undefined && { headers }),

@@ -38,7 +38,11 @@ export async function request<Res = unknown, Req = unknown>(
   }
   const code = getHeader(reply.headers, ERROR_CODE_HEADER);
   if (code !== undefined) {
-    throw new MessagingRemoteError(subject, Number(code), getHeader(reply.headers, ERROR_HEADER) ?? "");
+    throw new MessagingRemoteError(
+      subject,
+      Number(code),
+      getHeader(reply.headers, ERROR_HEADER) ?? "",
+    );
   }
   try {
     const decoded: unknown = JSON.parse(reply.string());
@@ -49,8 +53,12 @@ export async function request<Res = unknown, Req = unknown>(
 }
 
 function unavailable(subject: string, err: unknown): unknown {
-  if (err instanceof errors.TimeoutError) return new MessagingUnavailableError(subject, "timeout", { cause: err });
-  if (err instanceof errors.NoRespondersError || (err instanceof errors.RequestError && err.isNoResponders())) {
+  if (err instanceof errors.TimeoutError)
+    return new MessagingUnavailableError(subject, "timeout", { cause: err });
+  if (
+    err instanceof errors.NoRespondersError ||
+    (err instanceof errors.RequestError && err.isNoResponders())
+  ) {
     return new MessagingUnavailableError(subject, "no_responders", { cause: err });
   }
   const cause = err instanceof errors.RequestError ? err.cause : err;
@@ -144,5 +152,7 @@ async function answerOne<Req, Res>(
 }
 
 function respondError(msg: Msg, code: number, description: string): void {
-  msg.respond("", { headers: makeHeaders({ [ERROR_HEADER]: description, [ERROR_CODE_HEADER]: String(code) }) });
+  msg.respond("", {
+    headers: makeHeaders({ [ERROR_HEADER]: description, [ERROR_CODE_HEADER]: String(code) }),
+  });
 }

@@ -76,7 +76,10 @@ export function deliveriesConsumerConfig(
  * The fan-out's consumer on the events stream. No max_deliver: an event must never be dropped
  * because a database was briefly down; the handler naks with a delay until it succeeds.
  */
-export function eventsFanoutConsumerConfig(n: Names, options: { ackWaitMs?: number } = {}): ConsumerSpec {
+export function eventsFanoutConsumerConfig(
+  n: Names,
+  options: { ackWaitMs?: number } = {},
+): ConsumerSpec {
   return {
     durable_name: n.consumers.eventsFanout,
     ack_policy: AckPolicy.Explicit,

@@ -35,7 +35,8 @@ export function names(namespace: string): Names {
     namespace,
     eventsStream: `${prefix}_EVENTS`,
     eventsWildcard: `${namespace}.events.>`,
-    eventSubject: (type: string) => `${namespace}.events.${checked(type, EVENT_TYPE, "event type")}`,
+    eventSubject: (type: string) =>
+      `${namespace}.events.${checked(type, EVENT_TYPE, "event type")}`,
     deliveriesStream: `${prefix}_WEBHOOK_DELIVERIES`,
     deliveriesWildcard: `${namespace}.webhook.delivery.>`,
     deliverySubject: (subscriptionId: string) =>
@@ -51,6 +52,7 @@ export function names(namespace: string): Names {
 }
 
 function checked(value: string, pattern: RegExp, what: string): string {
-  if (!pattern.test(value)) throw new RangeError(`${what} must match ${pattern}, got ${JSON.stringify(value)}`);
+  if (!pattern.test(value))
+    throw new RangeError(`${what} must match ${pattern}, got ${JSON.stringify(value)}`);
   return value;
 }

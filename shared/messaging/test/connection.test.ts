@@ -11,8 +11,14 @@ afterAll(() => server?.dispose());
 describe("connectNats and drainNats", () => {
   it("connects, logs it, and drains to a closed connection (twice is harmless)", async () => {
     const logger = recordingLogger();
-    const nc = await connectNats({ servers: testEnv.TEST_NATS_URL, name: "messaging-connection-test", logger });
-    expect(logger.entries).toContainEqual(expect.objectContaining({ level: "info", msg: "nats connected" }));
+    const nc = await connectNats({
+      servers: testEnv.TEST_NATS_URL,
+      name: "messaging-connection-test",
+      logger,
+    });
+    expect(logger.entries).toContainEqual(
+      expect.objectContaining({ level: "info", msg: "nats connected" }),
+    );
     await drainNats(nc);
     expect(nc.isClosed()).toBe(true);
     await drainNats(nc);
@@ -21,7 +27,12 @@ describe("connectNats and drainNats", () => {
   it("fails fast when nothing listens at the address instead of retrying forever", async () => {
     const started = Date.now();
     await expect(
-      connectNats({ servers: "nats://127.0.0.1:1", name: "nowhere", logger: recordingLogger(), connectTimeoutMs: 1_000 }),
+      connectNats({
+        servers: "nats://127.0.0.1:1",
+        name: "nowhere",
+        logger: recordingLogger(),
+        connectTimeoutMs: 1_000,
+      }),
     ).rejects.toThrow();
     expect(Date.now() - started).toBeLessThan(3_000);
   });
@@ -29,13 +40,24 @@ describe("connectNats and drainNats", () => {
   it("logs the outage and the reconnect, and bounds a drain while the server is down", async () => {
     server = await startPrivateNatsServer();
     const logger = recordingLogger();
-    const nc = await connectNats({ servers: server.url, name: "outage", logger, reconnectTimeWaitMs: 100 });
+    const nc = await connectNats({
+      servers: server.url,
+      name: "outage",
+      logger,
+      reconnectTimeWaitMs: 100,
+    });
     await server.kill();
-    await waitFor("the disconnect log", () => logger.entries.some((e) => e.msg === "nats disconnected; reconnecting"));
+    await waitFor("the disconnect log", () =>
+      logger.entries.some((e) => e.msg === "nats disconnected; reconnecting"),
+    );
     // Requests during the outage fail as "unavailable", which callers turn into 503.
-    await expect(request(nc, "any.subject", {}, { timeoutMs: 200 })).rejects.toBeInstanceOf(MessagingUnavailableError);
+    await expect(request(nc, "any.subject", {}, { timeoutMs: 200 })).rejects.toBeInstanceOf(
+      MessagingUnavailableError,
+    );
     await server.restart();
-    await waitFor("the reconnect log", () => logger.entries.some((e) => e.msg === "nats reconnected"));
+    await waitFor("the reconnect log", () =>
+      logger.entries.some((e) => e.msg === "nats reconnected"),
+    );
     await server.kill();
     const started = Date.now();
     await drainNats(nc, { timeoutMs: 300 });
@@ -44,8 +66,14 @@ describe("connectNats and drainNats", () => {
   });
 
   it("reports a request on a closed connection as unavailable", async () => {
-    const nc = await connectNats({ servers: testEnv.TEST_NATS_URL, name: "closed", logger: recordingLogger() });
+    const nc = await connectNats({
+      servers: testEnv.TEST_NATS_URL,
+      name: "closed",
+      logger: recordingLogger(),
+    });
     await drainNats(nc);
-    await expect(request(nc, "any.subject", {}, { timeoutMs: 200 })).rejects.toMatchObject({ reason: "connection_closed" });
+    await expect(request(nc, "any.subject", {}, { timeoutMs: 200 })).rejects.toMatchObject({
+      reason: "connection_closed",
+    });
   });
 });

@@ -4,9 +4,24 @@ import { AckPolicy, jetstream } from "@nats-io/jetstream";
 import { nanos } from "@nats-io/transport-node";
 import type { JetStreamClient, JetStreamManager } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/transport-node";
-import { deliveriesStreamConfig, drainNats, ensureConsumer, ensureStream, names, publish, startConsumer } from "../src/index.ts";
+import {
+  deliveriesStreamConfig,
+  drainNats,
+  ensureConsumer,
+  ensureStream,
+  names,
+  publish,
+  startConsumer,
+} from "../src/index.ts";
 import type { Decision, Delivery, RunningConsumer } from "../src/index.ts";
-import { connectForTest, deleteNamespaceStreams, recordingLogger, sleep, testNamespace, waitFor } from "./support.ts";
+import {
+  connectForTest,
+  deleteNamespaceStreams,
+  recordingLogger,
+  sleep,
+  testNamespace,
+  waitFor,
+} from "./support.ts";
 
 const ns = testNamespace();
 const n = names(ns);
@@ -37,14 +52,29 @@ async function consumerFor(caseName: string, ackWaitMs = 1_000) {
     ack_wait: nanos(ackWaitMs),
     max_deliver: 6,
   });
-  const left = async () => (await jsm.streams.info(n.deliveriesStream, { subjects_filter: subject })).state.subjects?.[subject] ?? 0;
+  const left = async () =>
+    (await jsm.streams.info(n.deliveriesStream, { subjects_filter: subject })).state.subjects?.[
+      subject
+    ] ?? 0;
   const info = () => jsm.consumers.info(n.deliveriesStream, caseName);
   return { subject, left, info };
 }
 
-async function start<T>(caseName: string, handler: (d: Delivery<T>) => Promise<Decision> | Decision, extra: { concurrency?: number; errorDelayMs?: number; parse?: (d: unknown) => T } = {}) {
+async function start<T>(
+  caseName: string,
+  handler: (d: Delivery<T>) => Promise<Decision> | Decision,
+  extra: { concurrency?: number; errorDelayMs?: number; parse?: (d: unknown) => T } = {},
+) {
   const logger = recordingLogger();
-  const consumer = await startConsumer<T>({ js, stream: n.deliveriesStream, consumer: caseName, concurrency: extra.concurrency ?? 2, handler, logger, ...extra });
+  const consumer = await startConsumer<T>({
+    js,
+    stream: n.deliveriesStream,
+    consumer: caseName,
+    concurrency: extra.concurrency ?? 2,
+    handler,
+    logger,
+    ...extra,
+  });
   running.push(consumer);
   return { consumer, logger };
 }
@@ -59,12 +89,19 @@ describe("startConsumer", () => {
       return data.kind === "term" ? { action: "term" } : { action: "ack" };
     });
     for (const kind of ["ack", "retry", "term"]) await publish(js, subject, { kind });
-    await waitFor("the retry's second delivery", () => seen.some((s) => s.kind === "retry" && s.count === 2));
+    await waitFor("the retry's second delivery", () =>
+      seen.some((s) => s.kind === "retry" && s.count === 2),
+    );
     const retries = seen.filter((s) => s.kind === "retry");
     expect(retries[1]!.at - retries[0]!.at).toBeGreaterThanOrEqual(380);
     // Past the 1 s ack wait: a terminated message would have come back by now if term were ignored.
     await sleep(1_300);
-    expect(seen.map((s) => `${s.kind}#${s.count}`).sort()).toEqual(["ack#1", "retry#1", "retry#2", "term#1"]);
+    expect(seen.map((s) => `${s.kind}#${s.count}`).sort()).toEqual([
+      "ack#1",
+      "retry#1",
+      "retry#2",
+      "term#1",
+    ]);
     expect(await left()).toBe(0);
     expect(await info()).toMatchObject({ num_ack_pending: 0, num_pending: 0 });
   });
@@ -72,15 +109,21 @@ describe("startConsumer", () => {
   it("naks a handler that throws after a short delay, logs it, and delivers it again", async () => {
     const { subject, left } = await consumerFor("throws");
     const counts: number[] = [];
-    const { logger } = await start<unknown>("throws", ({ deliveryCount }) => {
-      counts.push(deliveryCount);
-      if (deliveryCount === 1) throw new Error("database down");
-      return { action: "ack" };
-    }, { errorDelayMs: 200 });
+    const { logger } = await start<unknown>(
+      "throws",
+      ({ deliveryCount }) => {
+        counts.push(deliveryCount);
+        if (deliveryCount === 1) throw new Error("database down");
+        return { action: "ack" };
+      },
+      { errorDelayMs: 200 },
+    );
     await publish(js, subject, { id: 1 });
     await waitFor("the second delivery", () => counts.length === 2);
     expect(counts).toEqual([1, 2]);
-    expect(logger.entries).toContainEqual(expect.objectContaining({ level: "error", msg: "message handler failed; retrying" }));
+    expect(logger.entries).toContainEqual(
+      expect.objectContaining({ level: "error", msg: "message handler failed; retrying" }),
+    );
     await waitFor("the ack", async () => (await left()) === 0);
   });
 
@@ -91,13 +134,19 @@ describe("startConsumer", () => {
       if (typeof (d as { id?: unknown }).id !== "number") throw new Error("id must be a number");
       return d as { id: number };
     };
-    const { logger } = await start("poison", ({ data }) => (handled.push(data), { action: "ack" }), { parse });
+    const { logger } = await start(
+      "poison",
+      ({ data }) => (handled.push(data), { action: "ack" }),
+      { parse },
+    );
     await js.publish(subject, "{not json");
     await publish(js, subject, { id: "x" });
     await publish(js, subject, { id: 7 });
     await waitFor("all three settled", async () => (await left()) === 0);
     expect(handled).toEqual([{ id: 7 }]);
-    expect(logger.entries.filter((e) => e.msg === "message payload rejected; terminated")).toHaveLength(2);
+    expect(
+      logger.entries.filter((e) => e.msg === "message payload rejected; terminated"),
+    ).toHaveLength(2);
     expect((await info()).num_redelivered).toBe(0);
   });
 
@@ -106,13 +155,17 @@ describe("startConsumer", () => {
     let current = 0;
     let max = 0;
     let done = 0;
-    await start<unknown>("bounded", async () => {
-      max = Math.max(max, ++current);
-      await sleep(10 + Math.random() * 30);
-      current--;
-      done++;
-      return { action: "ack" };
-    }, { concurrency: 3 });
+    await start<unknown>(
+      "bounded",
+      async () => {
+        max = Math.max(max, ++current);
+        await sleep(10 + Math.random() * 30);
+        current--;
+        done++;
+        return { action: "ack" };
+      },
+      { concurrency: 3 },
+    );
     await Promise.all(Array.from({ length: 30 }, (_, i) => publish(js, subject, { i })));
     await waitFor("all 30 handled", () => done === 30);
     expect(max).toBe(3);
@@ -123,12 +176,16 @@ describe("startConsumer", () => {
     const { subject, left } = await consumerFor("stopping");
     let started = 0;
     let finished = 0;
-    const { consumer } = await start<unknown>("stopping", async () => {
-      started++;
-      await sleep(400);
-      finished++;
-      return { action: "ack" };
-    }, { concurrency: 1 });
+    const { consumer } = await start<unknown>(
+      "stopping",
+      async () => {
+        started++;
+        await sleep(400);
+        finished++;
+        return { action: "ack" };
+      },
+      { concurrency: 1 },
+    );
     await publish(js, subject, { i: 1 });
     await waitFor("the handler to start", () => started === 1);
     await consumer.stop();

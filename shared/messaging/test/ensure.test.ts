@@ -52,9 +52,15 @@ describe("ensureStream", () => {
   });
 
   it("survives replicas racing to create the same stream", async () => {
-    const results = await Promise.all([1, 2, 3].map(() => ensureStream(jsm, deliveriesStreamConfig(n))));
+    const results = await Promise.all(
+      [1, 2, 3].map(() => ensureStream(jsm, deliveriesStreamConfig(n))),
+    );
     // The server treats an identical create as a no-op, so every racer may report "created".
-    for (const r of results) expect(r.info.config).toMatchObject({ retention: "workqueue", max_age: nanos(8 * 86_400_000) });
+    for (const r of results)
+      expect(r.info.config).toMatchObject({
+        retention: "workqueue",
+        max_age: nanos(8 * 86_400_000),
+      });
   });
 
   it("survives replicas with different settings racing: the loser updates", async () => {
@@ -65,7 +71,12 @@ describe("ensureStream", () => {
   });
 
   it("propagates a change the server refuses (retention is immutable)", async () => {
-    await expect(ensureStream(jsm, { ...deliveriesStreamConfig(n), retention: eventsStreamConfig(n).retention })).rejects.toThrow();
+    await expect(
+      ensureStream(jsm, {
+        ...deliveriesStreamConfig(n),
+        retention: eventsStreamConfig(n).retention,
+      }),
+    ).rejects.toThrow();
   });
 });
 
@@ -74,22 +85,35 @@ describe("ensureConsumer", () => {
     await ensureStream(jsm, deliveriesStreamConfig(n));
     const created = await ensureConsumer(jsm, n.deliveriesStream, deliveriesConsumerConfig(n));
     expect(created.outcome).toBe("created");
-    expect(created.info.config).toMatchObject({ ack_policy: "explicit", max_deliver: 6, max_ack_pending: 200_000, ack_wait: nanos(90_000) });
+    expect(created.info.config).toMatchObject({
+      ack_policy: "explicit",
+      max_deliver: 6,
+      max_ack_pending: 200_000,
+      ack_wait: nanos(90_000),
+    });
     expect(created.info.config.backoff ?? []).toEqual([]);
-    expect((await ensureConsumer(jsm, n.deliveriesStream, deliveriesConsumerConfig(n))).outcome).toBe("unchanged");
+    expect(
+      (await ensureConsumer(jsm, n.deliveriesStream, deliveriesConsumerConfig(n))).outcome,
+    ).toBe("unchanged");
   });
 
   it("updates a consumer whose settings changed", async () => {
     const changed = deliveriesConsumerConfig(n, { ackWaitMs: 45_000, maxAckPending: 5_000 });
     expect((await ensureConsumer(jsm, n.deliveriesStream, changed)).outcome).toBe("updated");
     const info = await jsm.consumers.info(n.deliveriesStream, n.consumers.deliveries);
-    expect(info.config).toMatchObject({ ack_wait: nanos(45_000), max_ack_pending: 5_000, max_deliver: 6 });
+    expect(info.config).toMatchObject({
+      ack_wait: nanos(45_000),
+      max_ack_pending: 5_000,
+      max_deliver: 6,
+    });
   });
 
   it("creates the fan-out consumer on the events stream with unlimited deliveries", async () => {
     await ensureStream(jsm, eventsStreamConfig(n));
     const { info } = await ensureConsumer(jsm, n.eventsStream, eventsFanoutConsumerConfig(n));
     expect(info.config.max_deliver).toBe(-1);
-    expect((await ensureConsumer(jsm, n.eventsStream, eventsFanoutConsumerConfig(n))).outcome).toBe("unchanged");
+    expect((await ensureConsumer(jsm, n.eventsStream, eventsFanoutConsumerConfig(n))).outcome).toBe(
+      "unchanged",
+    );
   });
 });

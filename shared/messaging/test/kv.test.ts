@@ -4,7 +4,13 @@ import type { JetStreamManager } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { drainNats, names, openKv, watchKv } from "../src/index.ts";
 import type { KvChange } from "../src/index.ts";
-import { connectForTest, deleteNamespaceStreams, recordingLogger, testNamespace, waitFor } from "./support.ts";
+import {
+  connectForTest,
+  deleteNamespaceStreams,
+  recordingLogger,
+  testNamespace,
+  waitFor,
+} from "./support.ts";
 
 const ns = testNamespace();
 const n = names(ns);
@@ -47,10 +53,16 @@ describe("watchKv", () => {
     await kv.put("b", JSON.stringify({ revokedAt: "t2" }));
     await kv.put("a", JSON.stringify({ revokedAt: "t3" }));
     const changes: Array<KvChange<Revocation>> = [];
-    const watcher = await watchKv<Revocation>(kv, { logger: recordingLogger(), onChange: (c) => changes.push(c) });
+    const watcher = await watchKv<Revocation>(kv, {
+      logger: recordingLogger(),
+      onChange: (c) => changes.push(c),
+    });
     await watcher.ready;
     // Only the last value of each key, all marked as not-updates.
-    expect(changes.map((c) => [c.key, c.value?.revokedAt, c.isUpdate])).toEqual([["b", "t2", false], ["a", "t3", false]]);
+    expect(changes.map((c) => [c.key, c.value?.revokedAt, c.isUpdate])).toEqual([
+      ["b", "t2", false],
+      ["a", "t3", false],
+    ]);
     await kv.put("c", JSON.stringify({ revokedAt: "t4" }));
     await kv.delete("b");
     await waitFor("the update and the delete", () => changes.length === 4);
@@ -64,7 +76,10 @@ describe("watchKv", () => {
   it("is ready at once on an empty bucket and still sees later values", async () => {
     const kv = await openKv(nc, `${ns}_empty`, { history: 1 });
     const changes: Array<KvChange<Revocation>> = [];
-    const watcher = await watchKv<Revocation>(kv, { logger: recordingLogger(), onChange: (c) => changes.push(c) });
+    const watcher = await watchKv<Revocation>(kv, {
+      logger: recordingLogger(),
+      onChange: (c) => changes.push(c),
+    });
     await watcher.ready;
     await kv.put("x", JSON.stringify({ revokedAt: "t" }));
     await waitFor("the first value", () => changes.length === 1);
@@ -79,10 +94,16 @@ describe("watchKv", () => {
     await kv.put("client.2", "not json");
     const logger = recordingLogger();
     const changes: Array<KvChange<Revocation>> = [];
-    const watcher = await watchKv<Revocation>(kv, { key: "client.*", logger, onChange: (c) => changes.push(c) });
+    const watcher = await watchKv<Revocation>(kv, {
+      key: "client.*",
+      logger,
+      onChange: (c) => changes.push(c),
+    });
     await watcher.ready;
     expect(changes.map((c) => c.key)).toEqual(["client.1"]);
-    expect(logger.entries).toContainEqual(expect.objectContaining({ level: "error", msg: "kv value rejected; skipped" }));
+    expect(logger.entries).toContainEqual(
+      expect.objectContaining({ level: "error", msg: "kv value rejected; skipped" }),
+    );
     await watcher.stop();
   });
 });

@@ -37,7 +37,10 @@ afterAll(async () => {
 
 /** Reads back the next message from a fresh consumer on one subject. */
 async function readBack(subject: string) {
-  const ci = await jsm.consumers.add(n.eventsStream, { ack_policy: AckPolicy.None, filter_subject: subject });
+  const ci = await jsm.consumers.add(n.eventsStream, {
+    ack_policy: AckPolicy.None,
+    filter_subject: subject,
+  });
   const msg = await (await js.consumers.get(n.eventsStream, ci.name)).next({ expires: 2_000 });
   if (!msg) throw new Error(`nothing on ${subject}`);
   return msg;
@@ -64,7 +67,12 @@ describe("publish", () => {
 
   it("round-trips the JSON payload, the msgId and custom headers", async () => {
     const subject = n.eventSubject("candidate.created");
-    await publish(js, subject, { name: "Zoë", tags: ["a"], n: null }, { msgId: "evt-h", headers: { "x-tenant": "t1" } });
+    await publish(
+      js,
+      subject,
+      { name: "Zoë", tags: ["a"], n: null },
+      { msgId: "evt-h", headers: { "x-tenant": "t1" } },
+    );
     const msg = await readBack(subject);
     expect(msg.json()).toEqual({ name: "Zoë", tags: ["a"], n: null });
     expect(getHeader(msg.headers, "Nats-Msg-Id")).toBe("evt-h");
@@ -79,9 +87,15 @@ describe("publish", () => {
 describe("trace context headers", () => {
   it("carries traceparent and tracestate through the stream", async () => {
     const subject = n.eventSubject("application.submitted");
-    const h = setTraceContext(makeHeaders(), { traceparent: TRACEPARENT, tracestate: "vendor=abc" });
+    const h = setTraceContext(makeHeaders(), {
+      traceparent: TRACEPARENT,
+      tracestate: "vendor=abc",
+    });
     await publish(js, subject, {}, { headers: h });
-    expect(getTraceContext((await readBack(subject)).headers)).toEqual({ traceparent: TRACEPARENT, tracestate: "vendor=abc" });
+    expect(getTraceContext((await readBack(subject)).headers)).toEqual({
+      traceparent: TRACEPARENT,
+      tracestate: "vendor=abc",
+    });
   });
 
   it("reads a trace context written with other capitalisation", async () => {
@@ -96,7 +110,9 @@ describe("trace context headers", () => {
 
   it("ignores a malformed traceparent", () => {
     expect(getTraceContext(makeHeaders({ traceparent: "00-xyz-01" }))).toBeUndefined();
-    expect(getTraceContext(makeHeaders({ traceparent: TRACEPARENT.toUpperCase() }))).toBeUndefined();
+    expect(
+      getTraceContext(makeHeaders({ traceparent: TRACEPARENT.toUpperCase() })),
+    ).toBeUndefined();
     expect(getTraceContext(undefined)).toBeUndefined();
   });
 

@@ -32,15 +32,28 @@ describe("a consumer across a nats-server crash", () => {
   it("resumes after kill -9 and restart, and every message is handled and acked at least once", async () => {
     server = await startPrivateNatsServer();
     const logger = recordingLogger();
-    nc = await connectNats({ servers: server.url, name: "messaging-restart-test", logger, reconnectTimeWaitMs: 100 });
+    nc = await connectNats({
+      servers: server.url,
+      name: "messaging-restart-test",
+      logger,
+      reconnectTimeWaitMs: 100,
+    });
     const jsm = await jetstreamManager(nc);
     const js = jetstream(nc);
     await ensureStream(jsm, deliveriesStreamConfig(n));
-    await ensureConsumer(jsm, n.deliveriesStream, deliveriesConsumerConfig(n, { ackWaitMs: 2_000 }));
+    await ensureConsumer(
+      jsm,
+      n.deliveriesStream,
+      deliveriesConsumerConfig(n, { ackWaitMs: 2_000 }),
+    );
 
     const handled = new Map<number, number>();
     consumer = await startConsumer<{ i: number }>({
-      js, stream: n.deliveriesStream, consumer: n.consumers.deliveries, concurrency: 4, logger,
+      js,
+      stream: n.deliveriesStream,
+      consumer: n.consumers.deliveries,
+      concurrency: 4,
+      logger,
       handler: async ({ data }) => {
         await sleep(5);
         handled.set(data.i, (handled.get(data.i) ?? 0) + 1);
@@ -48,7 +61,11 @@ describe("a consumer across a nats-server crash", () => {
       },
     });
     const publishRange = (from: number, to: number) =>
-      Promise.all(Array.from({ length: to - from }, (_, k) => publish(js, n.deliverySubject("sub-1"), { i: from + k }, { msgId: `evt-${from + k}` })));
+      Promise.all(
+        Array.from({ length: to - from }, (_, k) =>
+          publish(js, n.deliverySubject("sub-1"), { i: from + k }, { msgId: `evt-${from + k}` }),
+        ),
+      );
 
     await publishRange(0, 200);
     await waitFor("the consumer to get going", () => handled.size >= 30, 15_000);
@@ -57,7 +74,11 @@ describe("a consumer across a nats-server crash", () => {
     expect(handledAtCrash).toBeLessThan(200); // really mid-stream
     await server.restart();
     const restartedAt = Date.now();
-    await waitFor("the reconnect", () => logger.entries.some((e) => e.msg === "nats reconnected"), 15_000);
+    await waitFor(
+      "the reconnect",
+      () => logger.entries.some((e) => e.msg === "nats reconnected"),
+      15_000,
+    );
     await publishRange(200, 300);
 
     await waitFor("every message handled", () => handled.size === 300, 15_000);
@@ -72,12 +93,18 @@ describe("a consumer across a nats-server crash", () => {
       },
       15_000,
     );
-    expect([...handled.keys()].sort((a, b) => a - b)).toEqual(Array.from({ length: 300 }, (_, i) => i));
+    expect([...handled.keys()].sort((a, b) => a - b)).toEqual(
+      Array.from({ length: 300 }, (_, i) => i),
+    );
     // Measured on 2.9.10: about as many as were acked before the kill. Acks (and work-queue
     // deletions) from the last second or so before a SIGKILL are not yet on disk, so those
     // messages come back; handlers must tolerate repeats (the webhook-id lets receivers dedupe).
     const handledTwice = [...handled.values()].filter((c) => c > 1).length;
-    console.info(`restart: ${handledAtCrash} handled before kill -9, all 300 done ${resumedAfterMs} ms after restart, ${handledTwice} handled twice`);
-    expect(logger.entries).toContainEqual(expect.objectContaining({ level: "warn", msg: "nats disconnected; reconnecting" }));
+    console.info(
+      `restart: ${handledAtCrash} handled before kill -9, all 300 done ${resumedAfterMs} ms after restart, ${handledTwice} handled twice`,
+    );
+    expect(logger.entries).toContainEqual(
+      expect.objectContaining({ level: "warn", msg: "nats disconnected; reconnecting" }),
+    );
   });
 });

@@ -1,7 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testEnv } from "@svc/testing";
 import type { NatsConnection } from "@nats-io/transport-node";
-import { drainNats, makeHeaders, getTraceContext, MessagingRemoteError, MessagingUnavailableError, names, request, serve, setTraceContext } from "../src/index.ts";
+import {
+  drainNats,
+  makeHeaders,
+  getTraceContext,
+  MessagingRemoteError,
+  MessagingUnavailableError,
+  names,
+  request,
+  serve,
+  setTraceContext,
+} from "../src/index.ts";
 import type { Responder } from "../src/index.ts";
 import { connectForTest, recordingLogger, sleep, testNamespace } from "./support.ts";
 
@@ -17,7 +27,11 @@ afterAll(async () => {
   await drainNats(nc);
 });
 
-function serveOn<Req, Res>(subject: string, handler: (data: Req) => Promise<Res> | Res, logger = recordingLogger()) {
+function serveOn<Req, Res>(
+  subject: string,
+  handler: (data: Req) => Promise<Res> | Res,
+  logger = recordingLogger(),
+) {
   const responder = serve<Req, Res>(nc, subject, handler, { queue: "vacancies", logger });
   responders.push(responder);
   return responder;
@@ -33,8 +47,14 @@ describe("request and serve", () => {
       });
     }
     await nc.flush();
-    expect(await request(nc, n.rpc.vacancyExists, { id: 42 }, { timeoutMs: 1_000 })).toEqual({ exists: true });
-    const replies = await Promise.all(Array.from({ length: 20 }, (_, i) => request(nc, n.rpc.vacancyExists, { id: i }, { timeoutMs: 1_000 })));
+    expect(await request(nc, n.rpc.vacancyExists, { id: 42 }, { timeoutMs: 1_000 })).toEqual({
+      exists: true,
+    });
+    const replies = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        request(nc, n.rpc.vacancyExists, { id: i }, { timeoutMs: 1_000 }),
+      ),
+    );
     expect(replies.filter((r) => (r as { exists: boolean }).exists)).toHaveLength(0);
     // Each request went to exactly one replica, and both took some.
     expect(servedBy).toHaveLength(21);
@@ -44,7 +64,12 @@ describe("request and serve", () => {
   it("passes headers such as the trace context to the handler", async () => {
     const subject = `${n.namespace}.rpc.test.trace`;
     const traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
-    responders.push(serve(nc, subject, (_d, { headers }) => getTraceContext(headers) ?? null, { queue: "q", logger: recordingLogger() }));
+    responders.push(
+      serve(nc, subject, (_d, { headers }) => getTraceContext(headers) ?? null, {
+        queue: "q",
+        logger: recordingLogger(),
+      }),
+    );
     await nc.flush();
     const headers = setTraceContext(makeHeaders(), { traceparent });
     expect(await request(nc, subject, {}, { timeoutMs: 1_000, headers })).toEqual({ traceparent });
@@ -66,7 +91,9 @@ describe("request and serve", () => {
 
   it("throws MessagingUnavailableError at once when nobody serves the subject", async () => {
     const started = Date.now();
-    const err = await request(nc, `${n.namespace}.rpc.test.nobody`, {}, { timeoutMs: 5_000 }).catch((e: unknown) => e);
+    const err = await request(nc, `${n.namespace}.rpc.test.nobody`, {}, { timeoutMs: 5_000 }).catch(
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(MessagingUnavailableError);
     expect(err).toMatchObject({ reason: "no_responders" });
     expect(Date.now() - started).toBeLessThan(1_000);
@@ -75,15 +102,21 @@ describe("request and serve", () => {
   it("reports a failing handler as MessagingRemoteError without leaking its message", async () => {
     const subject = `${n.namespace}.rpc.test.fails`;
     const logger = recordingLogger();
-    serveOn(subject, () => {
-      throw new Error("secret detail");
-    }, logger);
+    serveOn(
+      subject,
+      () => {
+        throw new Error("secret detail");
+      },
+      logger,
+    );
     await nc.flush();
     const err = await request(nc, subject, {}, { timeoutMs: 1_000 }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(MessagingRemoteError);
     expect(err).toMatchObject({ remoteCode: 500 });
     expect((err as Error).message).not.toContain("secret");
-    expect(logger.entries).toContainEqual(expect.objectContaining({ level: "error", msg: "request handler failed" }));
+    expect(logger.entries).toContainEqual(
+      expect.objectContaining({ level: "error", msg: "request handler failed" }),
+    );
   });
 
   it("answers 400 to a request that fails validation", async () => {
@@ -92,10 +125,14 @@ describe("request and serve", () => {
       if (typeof d !== "number") throw new Error("not a number");
       return d;
     };
-    responders.push(serve(nc, subject, (d: number) => d * 2, { queue: "q", logger: recordingLogger(), parse }));
+    responders.push(
+      serve(nc, subject, (d: number) => d * 2, { queue: "q", logger: recordingLogger(), parse }),
+    );
     await nc.flush();
     expect(await request(nc, subject, 21, { timeoutMs: 1_000 })).toBe(42);
-    await expect(request(nc, subject, "x", { timeoutMs: 1_000 })).rejects.toMatchObject({ remoteCode: 400 });
+    await expect(request(nc, subject, "x", { timeoutMs: 1_000 })).rejects.toMatchObject({
+      remoteCode: 400,
+    });
   });
 
   it("stop() answers requests already received, then stops serving", async () => {
@@ -109,6 +146,8 @@ describe("request and serve", () => {
     await sleep(50);
     await responder.stop();
     expect(await inFlight).toBe("done");
-    await expect(request(nc, subject, {}, { timeoutMs: 500 })).rejects.toMatchObject({ reason: "no_responders" });
+    await expect(request(nc, subject, {}, { timeoutMs: 500 })).rejects.toMatchObject({
+      reason: "no_responders",
+    });
   });
 });

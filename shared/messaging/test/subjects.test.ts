@@ -21,9 +21,12 @@ describe("names", () => {
     expect(a.eventsStream).not.toBe(b.eventsStream);
   });
 
-  it.each(["", "Acme", "1abc", "a.b", "a b", "a>", "a*", "x".repeat(33)])("rejects the namespace %j", (ns) => {
-    expect(() => names(ns)).toThrow(RangeError);
-  });
+  it.each(["", "Acme", "1abc", "a.b", "a b", "a>", "a*", "x".repeat(33)])(
+    "rejects the namespace %j",
+    (ns) => {
+      expect(() => names(ns)).toThrow(RangeError);
+    },
+  );
 
   it.each(["", "a..b", "a.*", "a.>", "a b", ".a", "a."])("rejects the event type %j", (type) => {
     expect(() => names("acme").eventSubject(type)).toThrow(RangeError);

@@ -38,7 +38,8 @@ type Bag = { _zod?: { bag?: { patterns?: Set<RegExp> } } };
 function keepCaseInsensitivity(ctx: { zodSchema: unknown; jsonSchema: JsonSchema }): void {
   const patterns = [...((ctx.zodSchema as Bag)._zod?.bag?.patterns ?? [])];
   const caseless = patterns.find((p) => p.flags.includes("i"));
-  if (caseless && patterns.length === 1) ctx.jsonSchema.pattern = caseInsensitivePattern(caseless.source);
+  if (caseless && patterns.length === 1)
+    ctx.jsonSchema.pattern = caseInsensitivePattern(caseless.source);
 }
 
 /**
@@ -48,7 +49,12 @@ function keepCaseInsensitivity(ctx: { zodSchema: unknown; jsonSchema: JsonSchema
  */
 export function toSchema(source: SchemaSource, io: "input" | "output"): JsonSchema {
   if (!isZod(source)) return structuredClone(source);
-  const schema = z.toJSONSchema(source, { target: "draft-2020-12", io, unrepresentable: "any", override: keepCaseInsensitivity }) as JsonSchema;
+  const schema = z.toJSONSchema(source, {
+    target: "draft-2020-12",
+    io,
+    unrepresentable: "any",
+    override: keepCaseInsensitivity,
+  }) as JsonSchema;
   delete schema.$schema;
   return schema;
 }
@@ -67,7 +73,10 @@ export interface OpenApiParameter {
  * bounds and default, a boolean, a string with its limits), required when the shape requires it.
  * Every parameter must describe itself (`.meta({ description })`), so the document explains each.
  */
-export function queryParameters(operationId: string, shape: Readonly<Record<string, z.ZodType>>): OpenApiParameter[] {
+export function queryParameters(
+  operationId: string,
+  shape: Readonly<Record<string, z.ZodType>>,
+): OpenApiParameter[] {
   const object = z.object(shape);
   const output = toSchema(object, "output");
   const required = new Set((toSchema(object, "input").required as string[] | undefined) ?? []);
@@ -75,14 +84,20 @@ export function queryParameters(operationId: string, shape: Readonly<Record<stri
   return Object.keys(shape).map((name) => {
     const schema = { ...(properties[name] ?? {}) };
     const description = schema.description;
-    if (typeof description !== "string" || description === "") throw new Error(`${operationId}: query parameter '${name}' has no description (.meta({ description }))`);
+    if (typeof description !== "string" || description === "")
+      throw new Error(
+        `${operationId}: query parameter '${name}' has no description (.meta({ description }))`,
+      );
     delete schema.description;
     return { name, in: "query" as const, description, required: required.has(name), schema };
   });
 }
 
 /** Path and header parameters from their descriptors. */
-export function namedParameters(where: "path" | "header", specs: Record<string, ParameterSpec> | undefined): OpenApiParameter[] {
+export function namedParameters(
+  where: "path" | "header",
+  specs: Record<string, ParameterSpec> | undefined,
+): OpenApiParameter[] {
   return Object.entries(specs ?? {}).map(([name, spec]) => ({
     name,
     in: where,

@@ -6,7 +6,17 @@
 import { z } from "zod";
 import { EVENT_TYPES, eventTypesFor, EVENT_CATALOGUE, type EventType } from "@svc/events";
 import { namedParameters, queryParameters, toSchema, type OpenApiParameter } from "./convert.ts";
-import type { Auth, ErrorCodes, HeaderSpec, JsonSchema, NamedSchema, OperationSpec, ResponseSpec, SchemaRef, TagSpec } from "./operation.ts";
+import type {
+  Auth,
+  ErrorCodes,
+  HeaderSpec,
+  JsonSchema,
+  NamedSchema,
+  OperationSpec,
+  ResponseSpec,
+  SchemaRef,
+  TagSpec,
+} from "./operation.ts";
 import {
   envelopeSchema,
   ERROR_CODES,
@@ -55,7 +65,8 @@ const GUARDED_ERRORS: ErrorCodes = {
 /** And every public one (a JSON body that does not parse is refused before any route). */
 const PUBLIC_ERRORS: ErrorCodes = { 400: ["MALFORMED_REQUEST"], 500: ["INTERNAL_ERROR"] };
 
-const pascal = (code: string) => code.toLowerCase().replace(/(^|_)([a-z])/g, (_m, _s, c: string) => c.toUpperCase());
+const pascal = (code: string) =>
+  code.toLowerCase().replace(/(^|_)([a-z])/g, (_m, _s, c: string) => c.toUpperCase());
 
 function sortedObject<T>(entries: Iterable<[string, T]>): Record<string, T> {
   return Object.fromEntries([...entries].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
@@ -69,7 +80,8 @@ function mergeErrors(...tables: Array<ErrorCodes | undefined>): Map<number, stri
       for (const code of codes ?? []) {
         const known = ERROR_CODES[code as ErrorCode];
         if (!known) throw new Error(`unknown error code ${code}`);
-        if (known.status !== Number(status)) throw new Error(`${code} is a ${known.status}, not a ${status}`);
+        if (known.status !== Number(status))
+          throw new Error(`${code} is a ${known.status}, not a ${status}`);
         if (!list.includes(code)) list.push(code);
       }
       merged.set(Number(status), list);
@@ -79,7 +91,12 @@ function mergeErrors(...tables: Array<ErrorCodes | undefined>): Map<number, stri
 }
 
 function isNamed(ref: SchemaRef): ref is NamedSchema {
-  return !(ref instanceof z.ZodType) && typeof ref.name === "string" && typeof ref.schema === "object" && ref.schema !== null;
+  return (
+    !(ref instanceof z.ZodType) &&
+    typeof ref.name === "string" &&
+    typeof ref.schema === "object" &&
+    ref.schema !== null
+  );
 }
 
 class Builder {
@@ -99,14 +116,24 @@ class Builder {
 
   register(name: string, schema: JsonSchema): void {
     const existing = this.schemas.get(name);
-    if (existing && JSON.stringify(existing) !== JSON.stringify(schema)) throw new Error(`two different schemas are named ${name}`);
+    if (existing && JSON.stringify(existing) !== JSON.stringify(schema))
+      throw new Error(`two different schemas are named ${name}`);
     this.schemas.set(name, schema);
   }
 
   /** Response headers; the request id every response carries is one shared component. */
   headers(specs: Record<string, HeaderSpec> | undefined): Record<string, unknown> {
-    const own = Object.entries(specs ?? {}).map(([name, h]) => [name, { description: h.description, required: h.required === true, schema: h.schema }]);
-    return Object.fromEntries([...Object.keys(REQUEST_ID_HEADER).map((name) => [name, { $ref: `#/components/headers/${name}` }]), ...own]);
+    const own = Object.entries(specs ?? {}).map(([name, h]) => [
+      name,
+      { description: h.description, required: h.required === true, schema: h.schema },
+    ]);
+    return Object.fromEntries([
+      ...Object.keys(REQUEST_ID_HEADER).map((name) => [
+        name,
+        { $ref: `#/components/headers/${name}` },
+      ]),
+      ...own,
+    ]);
   }
 
   success(spec: ResponseSpec): Record<string, unknown> {
@@ -121,7 +148,11 @@ class Builder {
     } else {
       schema = envelopeSchema(this.schema(body.schema, "output"), false);
     }
-    return { description: spec.description, headers: this.headers(spec.headers), content: { [contentType]: { schema } } };
+    return {
+      description: spec.description,
+      headers: this.headers(spec.headers),
+      content: { [contentType]: { schema } },
+    };
   }
 
   /** One code: a shared component response; several: inline, with the code restricted to them. */
@@ -137,8 +168,17 @@ class Builder {
 
   errorResponse(status: number, codes: ErrorCode[]): Record<string, unknown> {
     const description = codes.map((c) => `\`${c}\`: ${ERROR_CODES[c].description}`).join(" ");
-    const schema = { allOf: [{ $ref: "#/components/schemas/ErrorEnvelope" }, { properties: { error: { properties: { code: { enum: codes } } } } }] };
-    return { description, headers: this.headers(ERROR_HEADERS[status]), content: { "application/json": { schema } } };
+    const schema = {
+      allOf: [
+        { $ref: "#/components/schemas/ErrorEnvelope" },
+        { properties: { error: { properties: { code: { enum: codes } } } } },
+      ],
+    };
+    return {
+      description,
+      headers: this.headers(ERROR_HEADERS[status]),
+      content: { "application/json": { schema } },
+    };
   }
 }
 
@@ -151,7 +191,9 @@ function security(auth: Auth): Array<Record<string, string[]>> {
 function environmentNote(op: OperationSpec): string | undefined {
   if (!op.environments) return undefined;
   const missing = (["production", "sandbox"] as const).filter((e) => !op.environments?.includes(e));
-  return missing.length === 0 ? undefined : `Exists in ${op.environments.join(" and ")} only; in the ${missing.join(" and ")} the route does not exist (404 NOT_FOUND).`;
+  return missing.length === 0
+    ? undefined
+    : `Exists in ${op.environments.join(" and ")} only; in the ${missing.join(" and ")} the route does not exist (404 NOT_FOUND).`;
 }
 
 function operationObject(b: Builder, op: OperationSpec): Record<string, unknown> {
@@ -162,7 +204,10 @@ function operationObject(b: Builder, op: OperationSpec): Record<string, unknown>
   ];
   const declared = [...op.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]);
   const described = Object.keys(op.pathParams ?? {});
-  if (declared.join() !== described.join()) throw new Error(`${op.operationId}: path parameters ${declared.join()} but described ${described.join()}`);
+  if (declared.join() !== described.join())
+    throw new Error(
+      `${op.operationId}: path parameters ${declared.join()} but described ${described.join()}`,
+    );
 
   const responses: Record<string, unknown> = {};
   for (const [status, spec] of Object.entries(op.responses)) responses[status] = b.success(spec);
@@ -171,7 +216,8 @@ function operationObject(b: Builder, op: OperationSpec): Record<string, unknown>
   // A route that exists in one environment only is a 404 in the other.
   const errors = mergeErrors(base, op.errors, note ? { 404: ["NOT_FOUND"] } : undefined);
   for (const [status, codes] of [...errors.entries()].sort(([a], [b]) => a - b)) {
-    if (responses[String(status)]) throw new Error(`${op.operationId}: status ${status} is both a success and an error`);
+    if (responses[String(status)])
+      throw new Error(`${op.operationId}: status ${status} is both a success and an error`);
     responses[String(status)] = b.error(status, codes);
   }
 
@@ -189,7 +235,11 @@ function operationObject(b: Builder, op: OperationSpec): Record<string, unknown>
           requestBody: {
             ...(op.requestBody.description ? { description: op.requestBody.description } : {}),
             required: op.requestBody.required !== false,
-            content: { [op.requestBody.contentType ?? "application/json"]: { schema: b.schema(op.requestBody.schema, "input") } },
+            content: {
+              [op.requestBody.contentType ?? "application/json"]: {
+                schema: b.schema(op.requestBody.schema, "input"),
+              },
+            },
           },
         }
       : {}),
@@ -198,21 +248,36 @@ function operationObject(b: Builder, op: OperationSpec): Record<string, unknown>
 }
 
 const EVENT_HEADERS: Array<[string, string, JsonSchema]> = [
-  ["X-SVC-Event-Id", "The event_uuid; deduplicate on it (delivery is at least once).", { type: "string", format: "uuid" }],
+  [
+    "X-SVC-Event-Id",
+    "The event_uuid; deduplicate on it (delivery is at least once).",
+    { type: "string", format: "uuid" },
+  ],
   ["X-SVC-Event-Type", "The event type.", { type: "string" }],
-  ["X-SVC-Timestamp", "Unix seconds (UTC) of this attempt; reject a delivery more than 300 s from your clock.", { type: "string", pattern: "^\\d+$" }],
+  [
+    "X-SVC-Timestamp",
+    "Unix seconds (UTC) of this attempt; reject a delivery more than 300 s from your clock.",
+    { type: "string", pattern: "^\\d+$" },
+  ],
   [
     "X-SVC-Signature",
     "`v1=` + hex HMAC-SHA256 of `<timestamp>.<raw body>` keyed with the subscription secret; during a secret rotation overlap two values, newest first (`v1=<new>,v1=<old>`). Verify over the raw body, in constant time.",
     { type: "string", pattern: "^v1=[0-9a-f]{64}(,v1=[0-9a-f]{64})*$" },
   ],
-  ["X-SVC-Delivery-Id", "The delivery record's id (one per subscription and event).", { type: "string", format: "uuid" }],
+  [
+    "X-SVC-Delivery-Id",
+    "The delivery record's id (one per subscription and event).",
+    { type: "string", format: "uuid" },
+  ],
 ];
 
 function webhookObject(type: EventType): Record<string, unknown> {
   const production = !eventTypesFor("sandbox").includes(type);
   const entity = EVENT_CATALOGUE[type];
-  const what = type === "system.ping" ? "A test event sent by `POST /v1/webhooks/{webhook_uuid}/test`." : `A ${entity.replace("_", " ")} was ${type.split(".")[1]}; fetch its current state from \`links.self\`.`;
+  const what =
+    type === "system.ping"
+      ? "A test event sent by `POST /v1/webhooks/{webhook_uuid}/test`."
+      : `A ${entity.replace("_", " ")} was ${type.split(".")[1]}; fetch its current state from \`links.self\`.`;
   return {
     post: {
       operationId: `event_${type.replace(/[.]/g, "_")}`,
@@ -222,12 +287,28 @@ function webhookObject(type: EventType): Record<string, unknown> {
       // Deliveries carry no token: the receiver verifies X-SVC-Signature with the subscription secret.
       security: [],
       ...(production ? { "x-environments": ["production"] } : {}),
-      parameters: EVENT_HEADERS.map(([name, description, schema]) => ({ name, in: "header", required: true, description, schema })),
-      requestBody: { required: true, content: { "application/json": { schema: { $ref: `#/components/schemas/${eventSchemaName(type)}` } } } },
+      parameters: EVENT_HEADERS.map(([name, description, schema]) => ({
+        name,
+        in: "header",
+        required: true,
+        description,
+        schema,
+      })),
+      requestBody: {
+        required: true,
+        content: {
+          "application/json": { schema: { $ref: `#/components/schemas/${eventSchemaName(type)}` } },
+        },
+      },
       responses: {
         "2XX": { description: "Received; any 2xx is success (answer 2xx to a duplicate as well)." },
-        "4XX": { description: "Final failure, not retried, except 408, 425 and 429, which are retried." },
-        "5XX": { description: "Retried on the schedule of spec 8 (+1 min, +5 min, +15 min, +1 h, +6 h); the sixth failure is `dead`." },
+        "4XX": {
+          description: "Final failure, not retried, except 408, 425 and 429, which are retried.",
+        },
+        "5XX": {
+          description:
+            "Retried on the schedule of spec 8 (+1 min, +5 min, +15 min, +1 h, +6 h); the sixth failure is `dead`.",
+        },
       },
     },
   };
@@ -259,33 +340,64 @@ export function buildOpenApiDocument(input: DocumentInput): OpenApiDocument {
     paths.set(op.path, item);
   }
   const orderedPaths = sortedObject(
-    [...paths].map(([path, item]) => [path, Object.fromEntries(METHOD_ORDER.filter((m) => item[m]).map((m) => [m, item[m]]))] as [string, Record<string, Record<string, unknown>>]),
+    [...paths].map(
+      ([path, item]) =>
+        [
+          path,
+          Object.fromEntries(METHOD_ORDER.filter((m) => item[m]).map((m) => [m, item[m]])),
+        ] as [string, Record<string, Record<string, unknown>>],
+    ),
   );
 
   const usedTags = new Set(input.operations.map((o) => o.tag));
-  const tags = input.tags.filter((t) => usedTags.has(t.name)).map((t) => ({ name: t.name, description: t.description }));
+  const tags = input.tags
+    .filter((t) => usedTags.has(t.name))
+    .map((t) => ({ name: t.name, description: t.description }));
   const missing = [...usedTags].filter((t) => !input.tags.some((d) => d.name === t));
   if (missing.length > 0) throw new Error(`tags without a description: ${missing.join(", ")}`);
-  tags.push({ name: "Webhook events", description: "What a subscription's endpoint receives (spec 6): a signed POST per event." });
+  tags.push({
+    name: "Webhook events",
+    description: "What a subscription's endpoint receives (spec 6): a signed POST per event.",
+  });
 
   return {
     openapi: "3.1.0",
     info: { title: input.title, version: input.version, description: input.description },
-    servers: [{ url: "/", description: "This installation (production and the sandbox each have their own base address)." }],
+    servers: [
+      {
+        url: "/",
+        description:
+          "This installation (production and the sandbox each have their own base address).",
+      },
+    ],
     tags,
     paths: orderedPaths,
-    webhooks: sortedObject(EVENT_TYPES.map((type) => [type, webhookObject(type)] as [string, Record<string, Record<string, unknown>>])),
+    webhooks: sortedObject(
+      EVENT_TYPES.map(
+        (type) => [type, webhookObject(type)] as [string, Record<string, Record<string, unknown>>],
+      ),
+    ),
     components: {
       schemas: sortedObject(b.schemas),
       responses: sortedObject(b.responses),
-      headers: Object.fromEntries(Object.entries(REQUEST_ID_HEADER).map(([name, h]) => [name, { description: h.description, required: h.required === true, schema: h.schema }])),
+      headers: Object.fromEntries(
+        Object.entries(REQUEST_ID_HEADER).map(([name, h]) => [
+          name,
+          { description: h.description, required: h.required === true, schema: h.schema },
+        ]),
+      ),
       securitySchemes: {
         [SECURITY.oauth2]: {
           type: "oauth2",
-          description: "OAuth 2.0 client credentials (spec 5): send the token as `Authorization: Bearer <token>`. A token without the operation's scope is 403 INSUFFICIENT_SCOPE.",
+          description:
+            "OAuth 2.0 client credentials (spec 5): send the token as `Authorization: Bearer <token>`. A token without the operation's scope is 403 INSUFFICIENT_SCOPE.",
           flows: { clientCredentials: { tokenUrl: "/oauth/token", scopes: { ...input.scopes } } },
         },
-        [SECURITY.basic]: { type: "http", scheme: "basic", description: "The client id and secret as HTTP Basic credentials (token endpoint only)." },
+        [SECURITY.basic]: {
+          type: "http",
+          scheme: "basic",
+          description: "The client id and secret as HTTP Basic credentials (token endpoint only).",
+        },
       },
     },
   };

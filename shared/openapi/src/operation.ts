@@ -78,7 +78,12 @@ export interface OperationSpec {
   query?: Readonly<Record<string, z.ZodType>>;
   /** Request headers the operation reads. */
   headers?: Record<string, ParameterSpec>;
-  requestBody?: { description?: string; contentType?: string; schema: SchemaRef; required?: boolean };
+  requestBody?: {
+    description?: string;
+    contentType?: string;
+    schema: SchemaRef;
+    required?: boolean;
+  };
   /** Success responses by status. */
   responses: Record<number, ResponseSpec>;
   /**
@@ -98,4 +103,3 @@ export interface TagSpec {
 export function expressPath(path: string): string {
   return path.replace(/:/g, "\\:").replace(/\{([A-Za-z0-9_]+)\}/g, ":$1");
 }
-

@@ -20,11 +20,17 @@ function segmentsOf(template: string): Segment[] {
     });
 }
 
-export function createPathMatcher(templates: Iterable<string>): (rawPath: string) => PathMatch | undefined {
+export function createPathMatcher(
+  templates: Iterable<string>,
+): (rawPath: string) => PathMatch | undefined {
   const compiled = [...templates]
     .map((template) => ({ template, segments: segmentsOf(template) }))
     // More literal segments first, so `/v1/meta/practices` wins over any `{param}` alternative.
-    .sort((a, b) => b.segments.filter((s) => "literal" in s).length - a.segments.filter((s) => "literal" in s).length);
+    .sort(
+      (a, b) =>
+        b.segments.filter((s) => "literal" in s).length -
+        a.segments.filter((s) => "literal" in s).length,
+    );
   return (rawPath) => {
     const parts = rawPath.split("?")[0]?.split("/").slice(1) ?? [];
     for (const { template, segments } of compiled) {

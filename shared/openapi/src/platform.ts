@@ -15,7 +15,12 @@ const health: NamedSchema = {
     properties: {
       service: { type: "string", description: "The answering service." },
       status: { const: "ok" },
-      version: { type: "string", pattern: "^\\d+\\.\\d+\\.\\d+$", description: "The installation's semantic version (spec 9.2), also `info.version` of this document." },
+      version: {
+        type: "string",
+        pattern: "^\\d+\\.\\d+\\.\\d+$",
+        description:
+          "The installation's semantic version (spec 9.2), also `info.version` of this document.",
+      },
     },
   },
 };
@@ -28,8 +33,16 @@ const version: NamedSchema = {
     required: ["api_version", "build", "php", "environment"],
     properties: {
       api_version: { const: API_VERSION },
-      build: { type: "string", pattern: "^\\d+\\.\\d+\\.\\d+$", description: "The installation's semantic version (spec 9.2)." },
-      php: { type: "string", description: "The runtime's version (the name is kept for compatibility; it carries the Node.js version)." },
+      build: {
+        type: "string",
+        pattern: "^\\d+\\.\\d+\\.\\d+$",
+        description: "The installation's semantic version (spec 9.2).",
+      },
+      php: {
+        type: "string",
+        description:
+          "The runtime's version (the name is kept for compatibility; it carries the Node.js version).",
+      },
       environment: { type: "string", enum: ["production", "sandbox"] },
     },
   },
@@ -41,7 +54,8 @@ function healthOp(path: string, operationId: string): OperationSpec {
     method: "get",
     path,
     summary: "Service health",
-    description: "Public. Answered by every service (`service` names it); says the process is up, nothing about its dependencies.",
+    description:
+      "Public. Answered by every service (`service` names it); says the process is up, nothing about its dependencies.",
     tag: "Platform",
     auth: { public: true },
     responses: { 200: { description: "The service is up.", body: { raw: health } } },
@@ -54,10 +68,16 @@ function versionOp(path: string, operationId: string): OperationSpec {
     method: "get",
     path,
     summary: "API and installation version",
-    description: "Public. `api_version` is the path's `v1`; `build` is the installation's semantic version.",
+    description:
+      "Public. `api_version` is the path's `v1`; `build` is the installation's semantic version.",
     tag: "Platform",
     auth: { public: true },
-    responses: { 200: { description: "Versions and environment, in the envelope.", body: { envelope: "data", schema: version } } },
+    responses: {
+      200: {
+        description: "Versions and environment, in the envelope.",
+        body: { envelope: "data", schema: version },
+      },
+    },
   };
 }
 

@@ -8,7 +8,11 @@ type Obj<T> = T extends readonly unknown[] ? never : T extends object ? T : neve
 
 export type SameKeys<A, B> = [Keys<A>] extends [Keys<B>]
   ? [Keys<B>] extends [Keys<A>]
-    ? { [K in Keys<A> & Keys<B>]: [Obj<NonNullable<A[K & keyof A]>>] extends [never] ? true : SameKeys<Obj<NonNullable<A[K & keyof A]>>, Obj<NonNullable<B[K & keyof B]>>> }[Keys<A> & Keys<B>] extends true
+    ? {
+        [K in Keys<A> & Keys<B>]: [Obj<NonNullable<A[K & keyof A]>>] extends [never]
+          ? true
+          : SameKeys<Obj<NonNullable<A[K & keyof A]>>, Obj<NonNullable<B[K & keyof B]>>>;
+      }[Keys<A> & Keys<B>] extends true
       ? true
       : false
     : false

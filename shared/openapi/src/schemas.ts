@@ -11,40 +11,129 @@ import type { HeaderSpec, JsonSchema } from "./operation.ts";
 
 /** Every `error.code` the API answers (spec 7.1 and README "Errors"), with its status and meaning. */
 export const ERROR_CODES = {
-  MALFORMED_REQUEST: { status: 400, description: "The request cannot be read: the body is not valid JSON, or the path is not valid percent-encoding." },
-  UNAUTHENTICATED: { status: 401, description: "No token, or an invalid, expired or revoked one (`WWW-Authenticate` says which)." },
-  INSUFFICIENT_SCOPE: { status: 403, description: "A valid token without the scope this endpoint needs; a new token for the same client does not help." },
-  NOT_FOUND: { status: 404, description: "The resource does not exist (or the route does not exist in this environment)." },
-  METHOD_NOT_ALLOWED: { status: 405, description: "A known path with a method it does not take (`Allow` lists those it does)." },
-  CONFLICT: { status: 409, description: "A state change that does not apply to the resource's current state." },
-  IDEMPOTENT_REQUEST_IN_PROGRESS: { status: 409, description: "A request with the same Idempotency-Key is still running after 10 s; retry after `Retry-After`." },
-  PAYLOAD_TOO_LARGE: { status: 413, description: "The request body exceeds this endpoint's limit." },
-  UNSUPPORTED_MEDIA_TYPE: { status: 415, description: "The endpoint takes a JSON body (`Content-Type: application/json`, UTF-8)." },
-  VALIDATION_ERROR: { status: 422, description: "Invalid parameters, headers or body; `error.details` names each bad one." },
+  MALFORMED_REQUEST: {
+    status: 400,
+    description:
+      "The request cannot be read: the body is not valid JSON, or the path is not valid percent-encoding.",
+  },
+  UNAUTHENTICATED: {
+    status: 401,
+    description: "No token, or an invalid, expired or revoked one (`WWW-Authenticate` says which).",
+  },
+  INSUFFICIENT_SCOPE: {
+    status: 403,
+    description:
+      "A valid token without the scope this endpoint needs; a new token for the same client does not help.",
+  },
+  NOT_FOUND: {
+    status: 404,
+    description: "The resource does not exist (or the route does not exist in this environment).",
+  },
+  METHOD_NOT_ALLOWED: {
+    status: 405,
+    description: "A known path with a method it does not take (`Allow` lists those it does).",
+  },
+  CONFLICT: {
+    status: 409,
+    description: "A state change that does not apply to the resource's current state.",
+  },
+  IDEMPOTENT_REQUEST_IN_PROGRESS: {
+    status: 409,
+    description:
+      "A request with the same Idempotency-Key is still running after 10 s; retry after `Retry-After`.",
+  },
+  PAYLOAD_TOO_LARGE: {
+    status: 413,
+    description: "The request body exceeds this endpoint's limit.",
+  },
+  UNSUPPORTED_MEDIA_TYPE: {
+    status: 415,
+    description: "The endpoint takes a JSON body (`Content-Type: application/json`, UTF-8).",
+  },
+  VALIDATION_ERROR: {
+    status: 422,
+    description: "Invalid parameters, headers or body; `error.details` names each bad one.",
+  },
   RATE_LIMITED: { status: 429, description: "Too many requests; retry after `Retry-After`." },
-  INTERNAL_ERROR: { status: 500, description: "An unexpected error; opaque, logged with its cause." },
-  SERVICE_UNAVAILABLE: { status: 503, description: "One of the service's own dependencies (its database, NATS, the token keys) cannot be reached; retry later." },
-  LEGACY_SOURCE_UNAVAILABLE: { status: 503, description: "A source system (the legacy primary database) is temporarily unreachable; retry later." },
+  INTERNAL_ERROR: {
+    status: 500,
+    description: "An unexpected error; opaque, logged with its cause.",
+  },
+  SERVICE_UNAVAILABLE: {
+    status: 503,
+    description:
+      "One of the service's own dependencies (its database, NATS, the token keys) cannot be reached; retry later.",
+  },
+  LEGACY_SOURCE_UNAVAILABLE: {
+    status: 503,
+    description:
+      "A source system (the legacy primary database) is temporarily unreachable; retry later.",
+  },
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
 
 /** Response headers that come with an error status. */
 export const ERROR_HEADERS: Partial<Record<number, Record<string, HeaderSpec>>> = {
-  401: { "WWW-Authenticate": { description: 'Bearer challenge: `Bearer realm="integration-service"`, with `error="invalid_token"` for a token that is invalid, expired or revoked.', schema: { type: "string", pattern: "^Bearer " }, required: true } },
-  403: { "WWW-Authenticate": { description: 'Bearer challenge naming the missing scope: `error="insufficient_scope", scope="…"`.', schema: { type: "string", pattern: "^Bearer .*insufficient_scope" }, required: true } },
-  405: { Allow: { description: "The methods this path takes.", schema: { type: "string" }, required: true } },
-  409: { "Retry-After": { description: "Seconds to wait (IDEMPOTENT_REQUEST_IN_PROGRESS only).", schema: { type: "string", pattern: "^\\d+$" } } },
-  429: { "Retry-After": { description: "Seconds to wait before retrying.", schema: { type: "string", pattern: "^\\d+$" }, required: true } },
-  503: { "Retry-After": { description: "Seconds to wait before retrying.", schema: { type: "string", pattern: "^\\d+$" } } },
+  401: {
+    "WWW-Authenticate": {
+      description:
+        'Bearer challenge: `Bearer realm="integration-service"`, with `error="invalid_token"` for a token that is invalid, expired or revoked.',
+      schema: { type: "string", pattern: "^Bearer " },
+      required: true,
+    },
+  },
+  403: {
+    "WWW-Authenticate": {
+      description:
+        'Bearer challenge naming the missing scope: `error="insufficient_scope", scope="…"`.',
+      schema: { type: "string", pattern: "^Bearer .*insufficient_scope" },
+      required: true,
+    },
+  },
+  405: {
+    Allow: {
+      description: "The methods this path takes.",
+      schema: { type: "string" },
+      required: true,
+    },
+  },
+  409: {
+    "Retry-After": {
+      description: "Seconds to wait (IDEMPOTENT_REQUEST_IN_PROGRESS only).",
+      schema: { type: "string", pattern: "^\\d+$" },
+    },
+  },
+  429: {
+    "Retry-After": {
+      description: "Seconds to wait before retrying.",
+      schema: { type: "string", pattern: "^\\d+$" },
+      required: true,
+    },
+  },
+  503: {
+    "Retry-After": {
+      description: "Seconds to wait before retrying.",
+      schema: { type: "string", pattern: "^\\d+$" },
+    },
+  },
 };
 
 /** Every response of the API carries the request id (spec 2.1 meta.request_id, also for non-envelope answers). */
 export const REQUEST_ID_HEADER: Record<string, HeaderSpec> = {
-  "X-Request-Id": { description: "The request's id (equal to meta.request_id in envelope answers); a UUID-shaped X-Request-Id sent by the caller is kept.", schema: { type: "string", format: "uuid" }, required: true },
+  "X-Request-Id": {
+    description:
+      "The request's id (equal to meta.request_id in envelope answers); a UUID-shaped X-Request-Id sent by the caller is kept.",
+    schema: { type: "string", format: "uuid" },
+    required: true,
+  },
 };
 
-export const requestIdSchema: JsonSchema = { type: "string", format: "uuid", description: "Per request; also in the X-Request-Id response header." };
+export const requestIdSchema: JsonSchema = {
+  type: "string",
+  format: "uuid",
+  description: "Per request; also in the X-Request-Id response header.",
+};
 
 export const paginationSchema: JsonSchema = {
   type: "object",
@@ -52,7 +141,12 @@ export const paginationSchema: JsonSchema = {
   required: ["page", "per_page", "total", "total_pages"],
   properties: {
     page: { type: "integer", minimum: 1, description: "Current page, from 1." },
-    per_page: { type: "integer", minimum: 1, maximum: MAX_PER_PAGE, description: `Page size (at most ${MAX_PER_PAGE}).` },
+    per_page: {
+      type: "integer",
+      minimum: 1,
+      maximum: MAX_PER_PAGE,
+      description: `Page size (at most ${MAX_PER_PAGE}).`,
+    },
     total: { type: "integer", minimum: 0, description: "Total items over all pages." },
     total_pages: { type: "integer", minimum: 0, description: "Total pages." },
   },
@@ -64,7 +158,12 @@ export function metaSchema(withPagination: boolean): JsonSchema {
     api_version: { const: API_VERSION, description: "The API version (spec 9.1)." },
   };
   if (withPagination) properties.pagination = { $ref: "#/components/schemas/Pagination" };
-  return { type: "object", additionalProperties: false, required: Object.keys(properties), properties };
+  return {
+    type: "object",
+    additionalProperties: false,
+    required: Object.keys(properties),
+    properties,
+  };
 }
 
 /** Spec 7.1: `success` false, `error.code`, `error.message`, `meta`; validation errors add `details`. */
@@ -79,7 +178,11 @@ export const errorEnvelopeSchema: JsonSchema = {
       additionalProperties: false,
       required: ["code", "message"],
       properties: {
-        code: { type: "string", enum: Object.keys(ERROR_CODES), description: "Stable machine-readable code." },
+        code: {
+          type: "string",
+          enum: Object.keys(ERROR_CODES),
+          description: "Stable machine-readable code.",
+        },
         message: { type: "string", description: "Human text; may change." },
         details: {
           type: "array",
@@ -89,7 +192,11 @@ export const errorEnvelopeSchema: JsonSchema = {
             additionalProperties: false,
             required: ["field", "message"],
             properties: {
-              field: { type: "string", description: "The parameter, header or body field (dotted path, `accounts[3].name` for list items)." },
+              field: {
+                type: "string",
+                description:
+                  "The parameter, header or body field (dotted path, `accounts[3].name` for list items).",
+              },
               message: { type: "string" },
             },
           },
@@ -114,14 +221,18 @@ export function envelopeSchema(data: JsonSchema, page: boolean): JsonSchema {
   };
 }
 
-const FORMAT_OF_KIND: Partial<Record<FieldSpec["kind"], string>> = { date: "date", date_time: "date-time" };
+const FORMAT_OF_KIND: Partial<Record<FieldSpec["kind"], string>> = {
+  date: "date",
+  date_time: "date-time",
+};
 
 /** The catalogue's JSON Schema (@svc/catalogue) with the formats its kinds promise (date, date_time) and each field's example. */
 export function catalogueSchema(fields: ReadonlyArray<FieldSpec>): JsonSchema {
   const schema = toJsonSchema(fields);
   for (const field of fields) {
     let node = schema;
-    for (const part of field.path.split(".")) node = (node.properties as Record<string, JsonSchema>)[part] as JsonSchema;
+    for (const part of field.path.split("."))
+      node = (node.properties as Record<string, JsonSchema>)[part] as JsonSchema;
     const format = FORMAT_OF_KIND[field.kind];
     if (format) node.format = format;
     node.examples = [field.example];
@@ -134,19 +245,65 @@ const nullOr = (schema: JsonSchema): JsonSchema => ({ oneOf: [{ type: "null" }, 
 const fieldMetadataSchema: JsonSchema = {
   type: "object",
   additionalProperties: false,
-  required: ["path", "json_type", "nullable", "kind", "description", "source", "picklist", "allowed_values", "reference_list", "references", "observed_values", "example"],
+  required: [
+    "path",
+    "json_type",
+    "nullable",
+    "kind",
+    "description",
+    "source",
+    "picklist",
+    "allowed_values",
+    "reference_list",
+    "references",
+    "observed_values",
+    "example",
+  ],
   properties: {
     path: { type: "string", description: "Dotted path of the field in the resource." },
-    json_type: { oneOf: [{ type: "string" }, { type: "array", items: { type: "string" } }], description: "JSON type, or [type, \"null\"] when nullable." },
+    json_type: {
+      oneOf: [{ type: "string" }, { type: "array", items: { type: "string" } }],
+      description: 'JSON type, or [type, "null"] when nullable.',
+    },
     nullable: { type: "boolean" },
-    kind: { type: "string", enum: Object.keys(KINDS), description: "Field kind (spec 2.2); `kinds` describes each." },
+    kind: {
+      type: "string",
+      enum: Object.keys(KINDS),
+      description: "Field kind (spec 2.2); `kinds` describes each.",
+    },
     description: { type: "string" },
-    source: { type: "string", enum: Object.keys(SOURCES), description: "Where the value comes from; `sources` describes each." },
+    source: {
+      type: "string",
+      enum: Object.keys(SOURCES),
+      description: "Where the value comes from; `sources` describes each.",
+    },
     picklist: { type: "boolean", description: "True for enum and reference_list fields." },
-    allowed_values: nullOr({ type: "array", items: { type: "object", additionalProperties: false, required: ["value", "description"], properties: { value: { type: "string" }, description: { type: "string" } } } }),
-    reference_list: { type: ["string", "null"], description: "The reference list (in `reference_lists`) holding this field's codes." },
-    references: { type: ["string", "null"], description: "The resource field this one points to (`practices.practice_id`)." },
-    observed_values: nullOr({ type: "array", items: { type: "object", additionalProperties: false, required: ["value", "note"], properties: { value: { type: "string" }, note: { type: "string" } } } }),
+    allowed_values: nullOr({
+      type: "array",
+      items: {
+        type: "object",
+        additionalProperties: false,
+        required: ["value", "description"],
+        properties: { value: { type: "string" }, description: { type: "string" } },
+      },
+    }),
+    reference_list: {
+      type: ["string", "null"],
+      description: "The reference list (in `reference_lists`) holding this field's codes.",
+    },
+    references: {
+      type: ["string", "null"],
+      description: "The resource field this one points to (`practices.practice_id`).",
+    },
+    observed_values: nullOr({
+      type: "array",
+      items: {
+        type: "object",
+        additionalProperties: false,
+        required: ["value", "note"],
+        properties: { value: { type: "string" }, note: { type: "string" } },
+      },
+    }),
     example: { description: "An example value of the field (any JSON type)." },
   },
 };
@@ -163,12 +320,25 @@ export function metadataResourceSchema(referenceLists: JsonSchema): JsonSchema {
   return {
     type: "object",
     additionalProperties: false,
-    required: ["resource", "endpoint", "identifier", "schema_version", "fields", "reference_lists", "kinds", "sources"],
+    required: [
+      "resource",
+      "endpoint",
+      "identifier",
+      "schema_version",
+      "fields",
+      "reference_lists",
+      "kinds",
+      "sources",
+    ],
     properties: {
       resource: { type: "string" },
       endpoint: { type: "string", description: "The resource's list endpoint." },
       identifier: { type: "string", description: "Name of the id field." },
-      schema_version: { type: "integer", minimum: 1, description: "Version of the resource's field schema (spec 9.4)." },
+      schema_version: {
+        type: "integer",
+        minimum: 1,
+        description: "Version of the resource's field schema (spec 9.4).",
+      },
       fields: { type: "array", items: { $ref: "#/components/schemas/FieldMetadata" } },
       reference_lists: referenceLists,
       kinds: describedKeys(KINDS),
@@ -186,7 +356,11 @@ export function eventPayloadSchema(type: EventType): JsonSchema {
     additionalProperties: false,
     required: ["event_uuid", "event_type", "event_version", "occurred_at", "entity", "links"],
     properties: {
-      event_uuid: { type: "string", format: "uuid", description: "Unique per event; also X-SVC-Event-Id. Deduplicate on it." },
+      event_uuid: {
+        type: "string",
+        format: "uuid",
+        description: "Unique per event; also X-SVC-Event-Id. Deduplicate on it.",
+      },
       event_type: { const: type },
       event_version: { const: EVENT_VERSION, description: "Payload version (spec 9.3)." },
       occurred_at: { type: "string", format: "date-time", description: "ISO 8601 with offset." },
@@ -194,13 +368,22 @@ export function eventPayloadSchema(type: EventType): JsonSchema {
         type: "object",
         additionalProperties: false,
         required: ["type", "id"],
-        properties: { type: { const: EVENT_CATALOGUE[type] }, id: { type: "string", minLength: 1, description: "Identifier of the entity." } },
+        properties: {
+          type: { const: EVENT_CATALOGUE[type] },
+          id: { type: "string", minLength: 1, description: "Identifier of the entity." },
+        },
       },
       links: {
         type: "object",
         additionalProperties: false,
         required: ["self"],
-        properties: { self: { type: "string", format: "uri", description: "Where the entity's current state is fetched (with a token)." } },
+        properties: {
+          self: {
+            type: "string",
+            format: "uri",
+            description: "Where the entity's current state is fetched (with a token).",
+          },
+        },
       },
     },
   };

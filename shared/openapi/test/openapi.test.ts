@@ -1,7 +1,15 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { q } from "@svc/http";
-import { buildOpenApiDocument, caseInsensitivePattern, createPathMatcher, expressPath, queryParameters, serializeDocument, type OperationSpec } from "../src/index.ts";
+import {
+  buildOpenApiDocument,
+  caseInsensitivePattern,
+  createPathMatcher,
+  expressPath,
+  queryParameters,
+  serializeDocument,
+  type OperationSpec,
+} from "../src/index.ts";
 
 const op = (over: Partial<OperationSpec> = {}): OperationSpec => ({
   operationId: "listThings",
@@ -11,17 +19,34 @@ const op = (over: Partial<OperationSpec> = {}): OperationSpec => ({
   description: "Things.",
   tag: "Things",
   auth: { scope: "things:read" },
-  responses: { 200: { description: "Things.", body: { envelope: "page", items: { name: "Thing", schema: z.strictObject({ id: z.string() }) } } } },
+  responses: {
+    200: {
+      description: "Things.",
+      body: {
+        envelope: "page",
+        items: { name: "Thing", schema: z.strictObject({ id: z.string() }) },
+      },
+    },
+  },
   ...over,
 });
 
 const build = (operations: OperationSpec[]) =>
-  buildOpenApiDocument({ version: "0.1.0", title: "t", description: "d", tags: [{ name: "Things", description: "Things." }], scopes: { "things:read": "Read things." }, operations });
+  buildOpenApiDocument({
+    version: "0.1.0",
+    title: "t",
+    description: "d",
+    tags: [{ name: "Things", description: "Things." }],
+    scopes: { "things:read": "Read things." },
+    operations,
+  });
 
 describe("expressPath", () => {
   it("turns template parameters into express parameters and escapes a literal colon", () => {
     expect(expressPath("/v1/vacancies/{uuid}")).toBe("/v1/vacancies/:uuid");
-    expect(expressPath("/v1/webhooks/{webhook_uuid}/deliveries/{delivery_uuid}")).toBe("/v1/webhooks/:webhook_uuid/deliveries/:delivery_uuid");
+    expect(expressPath("/v1/webhooks/{webhook_uuid}/deliveries/{delivery_uuid}")).toBe(
+      "/v1/webhooks/:webhook_uuid/deliveries/:delivery_uuid",
+    );
     expect(expressPath("/v1/crm-mirror/accounts:bulk")).toBe("/v1/crm-mirror/accounts\\:bulk");
   });
 });
@@ -30,7 +55,13 @@ describe("caseInsensitivePattern", () => {
   it("accepts the upper-case spellings the i flag accepted, and nothing more", () => {
     const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
     const pattern = new RegExp(caseInsensitivePattern(uuid.source));
-    for (const value of ["3f2b8c1e-7d4a-4e2b-9c51-0a6d2e8f4b17", "3F2B8C1E-7D4A-4E2B-9C51-0A6D2E8F4B17", "3f2B8c1E-7d4A-4e2B-9c51-0a6D2e8F4b17", "x", "3f2b8c1g-7d4a-4e2b-9c51-0a6d2e8f4b17"]) {
+    for (const value of [
+      "3f2b8c1e-7d4a-4e2b-9c51-0a6d2e8f4b17",
+      "3F2B8C1E-7D4A-4E2B-9C51-0A6D2E8F4B17",
+      "3f2B8c1E-7d4A-4e2B-9c51-0a6D2e8F4b17",
+      "x",
+      "3f2b8c1g-7d4a-4e2b-9c51-0a6d2e8f4b17",
+    ]) {
       expect(pattern.test(value), value).toBe(uuid.test(value));
     }
     expect(new RegExp(caseInsensitivePattern("^ab\\d$")).test("AB1")).toBe(true);
@@ -38,13 +69,24 @@ describe("caseInsensitivePattern", () => {
 });
 
 describe("createPathMatcher", () => {
-  const match = createPathMatcher(["/v1/practices/{practice_id}", "/v1/meta/practices", "/v1/crm-mirror/accounts/{crm_id}", "/v1/crm-mirror/accounts:bulk", "/v1/{any}/practices"]);
+  const match = createPathMatcher([
+    "/v1/practices/{practice_id}",
+    "/v1/meta/practices",
+    "/v1/crm-mirror/accounts/{crm_id}",
+    "/v1/crm-mirror/accounts:bulk",
+    "/v1/{any}/practices",
+  ]);
 
   it("matches one raw segment per parameter, literal segments first", () => {
-    expect(match("/v1/practices/ACC%2F2009%2F117")).toEqual({ template: "/v1/practices/{practice_id}", params: { practice_id: "ACC%2F2009%2F117" } });
+    expect(match("/v1/practices/ACC%2F2009%2F117")).toEqual({
+      template: "/v1/practices/{practice_id}",
+      params: { practice_id: "ACC%2F2009%2F117" },
+    });
     expect(match("/v1/meta/practices")?.template).toBe("/v1/meta/practices");
     expect(match("/v1/crm-mirror/accounts:bulk")?.template).toBe("/v1/crm-mirror/accounts:bulk");
-    expect(match("/v1/crm-mirror/accounts/abc?x=1")?.template).toBe("/v1/crm-mirror/accounts/{crm_id}");
+    expect(match("/v1/crm-mirror/accounts/abc?x=1")?.template).toBe(
+      "/v1/crm-mirror/accounts/{crm_id}",
+    );
   });
 
   it("does not match an empty parameter, an extra segment or another prefix", () => {
@@ -64,30 +106,70 @@ describe("queryParameters", () => {
       status: q.oneOf(["a", "b"]).meta({ description: "Status." }),
     };
     const byName = Object.fromEntries(queryParameters("op", shape).map((p) => [p.name, p]));
-    expect(byName.page).toMatchObject({ in: "query", required: false, schema: { type: "integer", minimum: 1, default: 1 } });
-    expect(byName.per_page?.schema).toMatchObject({ type: "integer", minimum: 1, maximum: 100, default: 25 });
-    expect(byName.published).toMatchObject({ required: false, description: "Published.", schema: { type: "boolean" } });
-    expect(byName.since?.schema).toEqual({ anyOf: [{ type: "string", format: "date" }, { type: "string", format: "date-time" }] });
-    expect(byName.status).toMatchObject({ required: true, schema: { type: "string", enum: ["a", "b"] } });
+    expect(byName.page).toMatchObject({
+      in: "query",
+      required: false,
+      schema: { type: "integer", minimum: 1, default: 1 },
+    });
+    expect(byName.per_page?.schema).toMatchObject({
+      type: "integer",
+      minimum: 1,
+      maximum: 100,
+      default: 25,
+    });
+    expect(byName.published).toMatchObject({
+      required: false,
+      description: "Published.",
+      schema: { type: "boolean" },
+    });
+    expect(byName.since?.schema).toEqual({
+      anyOf: [
+        { type: "string", format: "date" },
+        { type: "string", format: "date-time" },
+      ],
+    });
+    expect(byName.status).toMatchObject({
+      required: true,
+      schema: { type: "string", enum: ["a", "b"] },
+    });
   });
 
   it("refuses a parameter without a description", () => {
-    expect(() => queryParameters("listThings", { search: q.text().optional() })).toThrow("listThings: query parameter 'search' has no description");
+    expect(() => queryParameters("listThings", { search: q.text().optional() })).toThrow(
+      "listThings: query parameter 'search' has no description",
+    );
   });
 });
 
 describe("buildOpenApiDocument", () => {
   it("gives every guarded /v1 operation its scope and the errors every such operation can answer", () => {
     const document = build([op({ errors: { 422: ["VALIDATION_ERROR"] } })]);
-    const operation = document.paths["/v1/things"]?.get as { security: unknown; responses: Record<string, unknown> };
+    const operation = document.paths["/v1/things"]?.get as {
+      security: unknown;
+      responses: Record<string, unknown>;
+    };
     expect(operation.security).toEqual([{ oauth2: ["things:read"] }]);
-    expect(Object.keys(operation.responses)).toEqual(["200", "400", "401", "403", "422", "500", "503"]);
+    expect(Object.keys(operation.responses)).toEqual([
+      "200",
+      "400",
+      "401",
+      "403",
+      "422",
+      "500",
+      "503",
+    ]);
     expect(operation.responses["401"]).toEqual({ $ref: "#/components/responses/Unauthenticated" });
-    expect(document.components.schemas.Thing).toEqual({ type: "object", properties: { id: { type: "string" } }, required: ["id"], additionalProperties: false });
+    expect(document.components.schemas.Thing).toEqual({
+      type: "object",
+      properties: { id: { type: "string" } },
+      required: ["id"],
+      additionalProperties: false,
+    });
   });
 
   it("marks a production-only operation and documents the sandbox's 404", () => {
-    const operation = build([op({ environments: ["production"] })]).paths["/v1/things"]?.get as Record<string, unknown>;
+    const operation = build([op({ environments: ["production"] })]).paths["/v1/things"]
+      ?.get as Record<string, unknown>;
     expect(operation["x-environments"]).toEqual(["production"]);
     expect(Object.keys(operation.responses as object)).toContain("404");
     expect(operation.description).toMatch(/in the sandbox the route does not exist/);
@@ -95,17 +177,40 @@ describe("buildOpenApiDocument", () => {
 
   it("is the same bytes whatever the order of the operations", () => {
     const a = op();
-    const b = op({ operationId: "getThing", path: "/v1/things/{id}", pathParams: { id: { description: "Id.", schema: { type: "string" } } } });
+    const b = op({
+      operationId: "getThing",
+      path: "/v1/things/{id}",
+      pathParams: { id: { description: "Id.", schema: { type: "string" } } },
+    });
     expect(serializeDocument(build([a, b]))).toBe(serializeDocument(build([b, a])));
   });
 
   it("refuses inconsistent descriptors", () => {
-    expect(() => build([op(), op({ path: "/v1/other" })])).toThrow("duplicate operationId listThings");
-    expect(() => build([op({ path: "/v1/things/{id}" })])).toThrow("path parameters id but described");
-    expect(() => build([op({ errors: { 404: ["NO_SUCH_CODE"] } })])).toThrow("unknown error code NO_SUCH_CODE");
-    expect(() => build([op({ errors: { 404: ["VALIDATION_ERROR"] } })])).toThrow("VALIDATION_ERROR is a 422, not a 404");
-    expect(() => build([op({ tag: "Undescribed" })])).toThrow("tags without a description: Undescribed");
+    expect(() => build([op(), op({ path: "/v1/other" })])).toThrow(
+      "duplicate operationId listThings",
+    );
+    expect(() => build([op({ path: "/v1/things/{id}" })])).toThrow(
+      "path parameters id but described",
+    );
+    expect(() => build([op({ errors: { 404: ["NO_SUCH_CODE"] } })])).toThrow(
+      "unknown error code NO_SUCH_CODE",
+    );
+    expect(() => build([op({ errors: { 404: ["VALIDATION_ERROR"] } })])).toThrow(
+      "VALIDATION_ERROR is a 422, not a 404",
+    );
+    expect(() => build([op({ tag: "Undescribed" })])).toThrow(
+      "tags without a description: Undescribed",
+    );
     const other = { name: "Thing", schema: z.strictObject({ other: z.string() }) };
-    expect(() => build([op(), op({ operationId: "x", path: "/v1/x", responses: { 200: { description: "x", body: { envelope: "data", schema: other } } } })])).toThrow("two different schemas are named Thing");
+    expect(() =>
+      build([
+        op(),
+        op({
+          operationId: "x",
+          path: "/v1/x",
+          responses: { 200: { description: "x", body: { envelope: "data", schema: other } } },
+        }),
+      ]),
+    ).toThrow("two different schemas are named Thing");
   });
 });

@@ -37,7 +37,13 @@ const EXTENSION = /\.(?:m|c)?js$/;
 /** The real path a relative ESM import inside an installed package names, or undefined to let Node decide. */
 function resolveInsidePackage(specifier: string, context: ResolveHookContext): string | undefined {
   const parent = context.parentURL;
-  if (!RELATIVE.test(specifier) || !EXTENSION.test(specifier) || !parent?.startsWith("file:") || !parent.includes("/node_modules/")) return undefined;
+  if (
+    !RELATIVE.test(specifier) ||
+    !EXTENSION.test(specifier) ||
+    !parent?.startsWith("file:") ||
+    !parent.includes("/node_modules/")
+  )
+    return undefined;
   if (!context.conditions.includes("import")) return undefined;
   if (/[%?#\\]/.test(specifier)) return undefined;
   const path = fileURLToPath(new URL(specifier, parent));
@@ -52,13 +58,19 @@ function resolveInsidePackage(specifier: string, context: ResolveHookContext): s
  * A file's format as Node decides it: by extension, else by the `type` of the nearest package.json.
  * Undefined when that package.json has no `type` (Node then detects the syntax) or cannot be read.
  */
-function formatOf(path: string, cache: Map<string, ModuleFormat | undefined>): ModuleFormat | undefined {
+function formatOf(
+  path: string,
+  cache: Map<string, ModuleFormat | undefined>,
+): ModuleFormat | undefined {
   if (path.endsWith(".mjs")) return "module";
   if (path.endsWith(".cjs")) return "commonjs";
   return packageType(dirname(path), cache);
 }
 
-function packageType(folder: string, cache: Map<string, ModuleFormat | undefined>): ModuleFormat | undefined {
+function packageType(
+  folder: string,
+  cache: Map<string, ModuleFormat | undefined>,
+): ModuleFormat | undefined {
   if (cache.has(folder)) return cache.get(folder);
   const manifest = join(folder, "package.json");
   let type: ModuleFormat | undefined;
@@ -72,7 +84,10 @@ function packageType(folder: string, cache: Map<string, ModuleFormat | undefined
   } else {
     // Node's lookup stops at a node_modules folder and the file system root.
     const parent = dirname(folder);
-    type = parent === folder || folder.endsWith("/node_modules") ? undefined : packageType(parent, cache);
+    type =
+      parent === folder || folder.endsWith("/node_modules")
+        ? undefined
+        : packageType(parent, cache);
   }
   cache.set(folder, type);
   return type;

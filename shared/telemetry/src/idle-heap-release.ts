@@ -2,7 +2,11 @@ import { performance, type EventLoopUtilization } from "node:perf_hooks";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 
-export type LastResortGc = (options: { type: "major"; execution: "sync"; flavor: "last-resort" }) => void;
+export type LastResortGc = (options: {
+  type: "major";
+  execution: "sync";
+  flavor: "last-resort";
+}) => void;
 
 export type IdleHeapReleaseOptions = {
   /** How often the process looks at itself. */

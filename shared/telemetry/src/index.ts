@@ -4,7 +4,12 @@ import type { SpanProcessor } from "@opentelemetry/sdk-trace";
 import { registerEsmFormatCache } from "./esm-format-cache.ts";
 import { startIdleHeapRelease } from "./idle-heap-release.ts";
 import { env, z } from "@svc/config";
-import { NoOrphanClientSpans, SAMPLER_NAMES, samplerFromSettings, type SamplerName } from "./sampler.ts";
+import {
+  NoOrphanClientSpans,
+  SAMPLER_NAMES,
+  samplerFromSettings,
+  type SamplerName,
+} from "./sampler.ts";
 
 /**
  * The standard OTEL_* variables we read ourselves: whether to start the SDK at all, the service
@@ -18,7 +23,9 @@ export const telemetryEnvShape = {
   OTEL_TRACES_EXPORTER: z.string().optional(),
   OTEL_METRICS_EXPORTER: z.string().optional(),
   OTEL_SERVICE_NAME: z.string().min(1).optional(),
-  OTEL_TRACES_SAMPLER: z.enum(SAMPLER_NAMES, { message: `must be one of ${SAMPLER_NAMES.join(", ")}` }).optional(),
+  OTEL_TRACES_SAMPLER: z
+    .enum(SAMPLER_NAMES, { message: `must be one of ${SAMPLER_NAMES.join(", ")}` })
+    .optional(),
   OTEL_TRACES_SAMPLER_ARG: z.coerce.number().min(0).max(1).optional(),
 };
 
@@ -37,7 +44,9 @@ export interface TelemetrySettings {
 export function telemetryEnabled(settings: TelemetrySettings): boolean {
   if (settings.OTEL_SDK_DISABLED) return false;
   if (settings.OTEL_TRACES_EXPORTER !== undefined) return settings.OTEL_TRACES_EXPORTER !== "none";
-  return Boolean(settings.OTEL_EXPORTER_OTLP_ENDPOINT || settings.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT);
+  return Boolean(
+    settings.OTEL_EXPORTER_OTLP_ENDPOINT || settings.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT,
+  );
 }
 
 /** Metrics are pushed by OTLP too when an endpoint is configured, unless OTEL_METRICS_EXPORTER=none. */
@@ -70,8 +79,16 @@ export async function startTelemetry(options: TelemetryOptions): Promise<NodeSDK
   if (!telemetryEnabled(settings) && !options.spanProcessors) return undefined;
   // ESM imports of the instrumented modules are patched through import-in-the-middle's loader
   // hook. Only those: wrapping every module the process loads doubled its start-up time.
-  register("@opentelemetry/instrumentation/hook.mjs", import.meta.url, { data: { include: [...INSTRUMENTED_MODULES] } });
-  const [{ NodeSDK }, { resourceFromAttributes }, { HttpInstrumentation }, { PgInstrumentation }, { UndiciInstrumentation }] = await Promise.all([
+  register("@opentelemetry/instrumentation/hook.mjs", import.meta.url, {
+    data: { include: [...INSTRUMENTED_MODULES] },
+  });
+  const [
+    { NodeSDK },
+    { resourceFromAttributes },
+    { HttpInstrumentation },
+    { PgInstrumentation },
+    { UndiciInstrumentation },
+  ] = await Promise.all([
     import("@opentelemetry/sdk-node"),
     import("@opentelemetry/resources"),
     import("@opentelemetry/instrumentation-http"),
@@ -86,7 +103,9 @@ export async function startTelemetry(options: TelemetryOptions): Promise<NodeSDK
       "service.version": options.serviceVersion,
       "deployment.environment.name": options.environment,
     }),
-    sampler: new NoOrphanClientSpans(samplerFromSettings(settings.OTEL_TRACES_SAMPLER, settings.OTEL_TRACES_SAMPLER_ARG)),
+    sampler: new NoOrphanClientSpans(
+      samplerFromSettings(settings.OTEL_TRACES_SAMPLER, settings.OTEL_TRACES_SAMPLER_ARG),
+    ),
     ...(options.spanProcessors ? { spanProcessors: options.spanProcessors } : {}),
     // Our metrics have their own provider (createMetrics); the SDK starts no metric or log pipeline.
     metricReaders: [],
@@ -94,7 +113,10 @@ export async function startTelemetry(options: TelemetryOptions): Promise<NodeSDK
     instrumentations: [
       // Server spans come from @svc/http's own middleware (one span per request, named by route);
       // this one only traces outgoing node:http requests (JWKS) inside an operation.
-      new HttpInstrumentation({ disableIncomingRequestInstrumentation: true, requireParentforOutgoingSpans: true }),
+      new HttpInstrumentation({
+        disableIncomingRequestInstrumentation: true,
+        requireParentforOutgoingSpans: true,
+      }),
       new PgInstrumentation({ requireParentSpan: true }),
       // MySQL (the legacy source) spans come from @svc/db's createLegacyDb, where every legacy read passes.
       new UndiciInstrumentation({ requireParentforSpans: true }),
@@ -116,7 +138,18 @@ export async function preloadProcess(options: TelemetryOptions): Promise<NodeSDK
 }
 
 export { registerEsmFormatCache } from "./esm-format-cache.ts";
-export { lastResortGc, startIdleHeapRelease, type IdleHeapRelease, type IdleHeapReleaseOptions, type LastResortGc } from "./idle-heap-release.ts";
+export {
+  lastResortGc,
+  startIdleHeapRelease,
+  type IdleHeapRelease,
+  type IdleHeapReleaseOptions,
+  type LastResortGc,
+} from "./idle-heap-release.ts";
 export { createMetrics, type Metrics, type MetricsOptions } from "./metrics.ts";
-export { NoOrphanClientSpans, samplerFromSettings, SAMPLER_NAMES, type SamplerName } from "./sampler.ts";
+export {
+  NoOrphanClientSpans,
+  samplerFromSettings,
+  SAMPLER_NAMES,
+  type SamplerName,
+} from "./sampler.ts";
 export { parseSamples, sampleValue, type Sample } from "./prometheus-text.ts";

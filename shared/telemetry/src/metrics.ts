@@ -1,6 +1,10 @@
 import type { RequestListener } from "node:http";
 import type { Meter } from "@opentelemetry/api";
-import { MeterProvider, PeriodicExportingMetricReader, type IMetricReader } from "@opentelemetry/sdk-metrics";
+import {
+  MeterProvider,
+  PeriodicExportingMetricReader,
+  type IMetricReader,
+} from "@opentelemetry/sdk-metrics";
 import { PrometheusExporter, PrometheusSerializer } from "@opentelemetry/exporter-prometheus";
 import { OTLPMetricExporter } from "@opentelemetry/exporter-metrics-otlp-http";
 import { resourceFromAttributes } from "@opentelemetry/resources";
@@ -29,7 +33,13 @@ export interface Metrics {
 export function createMetrics(options: MetricsOptions): Metrics {
   const prometheus = new PrometheusExporter({ preventServerStart: true });
   const readers: IMetricReader[] = [prometheus];
-  if (options.otlp) readers.push(new PeriodicExportingMetricReader({ exporter: new OTLPMetricExporter(), exportIntervalMillis: 15_000 }));
+  if (options.otlp)
+    readers.push(
+      new PeriodicExportingMetricReader({
+        exporter: new OTLPMetricExporter(),
+        exportIntervalMillis: 15_000,
+      }),
+    );
   const provider = new MeterProvider({
     resource: resourceFromAttributes({
       "service.name": options.serviceName,
@@ -41,7 +51,8 @@ export function createMetrics(options: MetricsOptions): Metrics {
   return {
     meter: provider.getMeter(options.serviceName, options.serviceVersion),
     handler: (req, res) => prometheus.getMetricsRequestHandler(req, res),
-    scrape: async () => new PrometheusSerializer().serialize((await prometheus.collect()).resourceMetrics),
+    scrape: async () =>
+      new PrometheusSerializer().serialize((await prometheus.collect()).resourceMetrics),
     shutdown: () => provider.shutdown(),
   };
 }

@@ -30,20 +30,44 @@ async function node(entry: string, hooked: boolean): Promise<{ out: unknown; std
 
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), "esm-format-cache-"));
-  write("node_modules/esm-pkg/package.json", JSON.stringify({ name: "esm-pkg", type: "module", exports: "./index.js" }));
-  write("node_modules/esm-pkg/index.js", `export { a } from "./lib/a.js"; export { b } from "./lib/b.cjs"; export { c } from "./cjs/c.js"; export { d } from "./untyped/d.js";`);
-  write("node_modules/esm-pkg/lib/a.js", `export const a = typeof require === "undefined" ? "esm" : "cjs";`);
-  write("node_modules/esm-pkg/lib/b.cjs", `exports.b = typeof require === "undefined" ? "esm" : "cjs";`);
+  write(
+    "node_modules/esm-pkg/package.json",
+    JSON.stringify({ name: "esm-pkg", type: "module", exports: "./index.js" }),
+  );
+  write(
+    "node_modules/esm-pkg/index.js",
+    `export { a } from "./lib/a.js"; export { b } from "./lib/b.cjs"; export { c } from "./cjs/c.js"; export { d } from "./untyped/d.js";`,
+  );
+  write(
+    "node_modules/esm-pkg/lib/a.js",
+    `export const a = typeof require === "undefined" ? "esm" : "cjs";`,
+  );
+  write(
+    "node_modules/esm-pkg/lib/b.cjs",
+    `exports.b = typeof require === "undefined" ? "esm" : "cjs";`,
+  );
   // A nested package.json decides the scope of the files below it, as in Node.
   write("node_modules/esm-pkg/cjs/package.json", JSON.stringify({ type: "commonjs" }));
-  write("node_modules/esm-pkg/cjs/c.js", `exports.c = typeof require === "undefined" ? "esm" : "cjs";`);
+  write(
+    "node_modules/esm-pkg/cjs/c.js",
+    `exports.c = typeof require === "undefined" ? "esm" : "cjs";`,
+  );
   // No `type`: Node detects the syntax; the hook must leave it to Node.
   write("node_modules/esm-pkg/untyped/package.json", JSON.stringify({ name: "untyped" }));
-  write("node_modules/esm-pkg/untyped/d.js", `export const d = typeof require === "undefined" ? "esm" : "cjs";`);
-  write("node_modules/broken-pkg/package.json", JSON.stringify({ name: "broken-pkg", type: "module", exports: "./index.js" }));
+  write(
+    "node_modules/esm-pkg/untyped/d.js",
+    `export const d = typeof require === "undefined" ? "esm" : "cjs";`,
+  );
+  write(
+    "node_modules/broken-pkg/package.json",
+    JSON.stringify({ name: "broken-pkg", type: "module", exports: "./index.js" }),
+  );
   write("node_modules/broken-pkg/index.js", `export * from "./missing.js";`);
   write("formats.mjs", `const m = await import("esm-pkg"); console.log(JSON.stringify({ ...m }));`);
-  write("broken.mjs", `try { await import("broken-pkg"); console.log("null"); } catch (e) { console.log(JSON.stringify(e.code)); }`);
+  write(
+    "broken.mjs",
+    `try { await import("broken-pkg"); console.log("null"); } catch (e) { console.log(JSON.stringify(e.code)); }`,
+  );
   write(
     "drizzle.mjs",
     `const pg = await import("drizzle-orm/node-postgres"); const my = await import("drizzle-orm/mysql2");
@@ -51,7 +75,11 @@ beforeAll(() => {
      console.log(JSON.stringify({ exports: [...Object.keys(pg), ...Object.keys(my)].sort(), heapTotalMb: u.heapTotal / 1048576 }));`,
   );
   // The repository's drizzle-orm through a symlink, as npm links workspaces: Node resolves the real files.
-  symlinkSync(fileURLToPath(new URL("../../../node_modules/drizzle-orm", import.meta.url)), join(dir, "node_modules/drizzle-orm"), "dir");
+  symlinkSync(
+    fileURLToPath(new URL("../../../node_modules/drizzle-orm", import.meta.url)),
+    join(dir, "node_modules/drizzle-orm"),
+    "dir",
+  );
 });
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -71,7 +99,10 @@ describe("registerEsmFormatCache", () => {
   it("loads drizzle-orm with the same exports and without the heap growth Node 24 has on its own", async () => {
     const plain = await node("drizzle.mjs", false);
     const hooked = await node("drizzle.mjs", true);
-    const [p, h] = [plain.out as { exports: string[]; heapTotalMb: number }, hooked.out as { exports: string[]; heapTotalMb: number }];
+    const [p, h] = [
+      plain.out as { exports: string[]; heapTotalMb: number },
+      hooked.out as { exports: string[]; heapTotalMb: number },
+    ];
     expect(h.exports).toEqual(p.exports);
     expect(h.exports).toContain("drizzle");
     // Measured: ~150 MB of heap kept without the hook on Node 24.21, ~10 MB with it.

@@ -6,7 +6,9 @@ import { describe, expect, it } from "vitest";
 const run = promisify(execFile);
 const child = fileURLToPath(new URL("./support/heap-burst.ts", import.meta.url));
 
-async function burst(mode: "idle" | "busy"): Promise<{ peak: number; after: number; releases: number; gcExposed: string }> {
+async function burst(
+  mode: "idle" | "busy",
+): Promise<{ peak: number; after: number; releases: number; gcExposed: string }> {
   const { stdout } = await run(process.execPath, [child, mode], { timeout: 20_000 });
   return JSON.parse(stdout) as { peak: number; after: number; releases: number; gcExposed: string };
 }

@@ -33,7 +33,18 @@ export interface RecordedBenchRow extends BenchRow {
  * Appends `rows` as JSON lines to the file named by BENCH_RESULTS_FILE (set by tools/bench.ts for
  * each bench it runs); does nothing when it is not set, so a bench run by hand only prints.
  */
-export function recordBenchRows(bench: string, rows: Array<{ scenario: string; metric: string; value: number; unit: string; baseline?: number; target?: string; met?: boolean }>): void {
+export function recordBenchRows(
+  bench: string,
+  rows: Array<{
+    scenario: string;
+    metric: string;
+    value: number;
+    unit: string;
+    baseline?: number;
+    target?: string;
+    met?: boolean;
+  }>,
+): void {
   const file = benchEnv.BENCH_RESULTS_FILE;
   if (!file || rows.length === 0) return;
   appendFileSync(file, rows.map((row) => `${JSON.stringify({ bench, ...row })}\n`).join(""));
@@ -52,7 +63,12 @@ export function readBenchRows(file: string): RecordedBenchRow[] {
     if (!line.trim()) continue;
     try {
       const row = JSON.parse(line) as RecordedBenchRow;
-      if (typeof row.bench === "string" && typeof row.metric === "string" && typeof row.value === "number") rows.push(row);
+      if (
+        typeof row.bench === "string" &&
+        typeof row.metric === "string" &&
+        typeof row.value === "number"
+      )
+        rows.push(row);
     } catch {
       // a line cut short by a crashed bench
     }
@@ -79,10 +95,16 @@ export function processMemory(pid: number): ProcessMemory | null {
   } catch {
     return null;
   }
-  const kb = (key: string) => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, "m").exec(status)?.[1] ?? NaN);
+  const kb = (key: string) =>
+    Number(new RegExp(`^${key}:\\s+(\\d+) kB`, "m").exec(status)?.[1] ?? NaN);
   const rss = kb("VmRSS");
   if (Number.isNaN(rss)) return null;
-  return { rssMb: rss / 1024, peakMb: kb("VmHWM") / 1024, anonMb: kb("RssAnon") / 1024, fileMb: kb("RssFile") / 1024 };
+  return {
+    rssMb: rss / 1024,
+    peakMb: kb("VmHWM") / 1024,
+    anonMb: kb("RssAnon") / 1024,
+    fileMb: kb("RssFile") / 1024,
+  };
 }
 
 /**
@@ -156,14 +178,18 @@ export class MemorySampler {
  * RSS once a process has settled after start-up or load: the median of `samples` readings
  * `intervalMs` apart (a lone allocation burst between two readings does not count).
  */
-export async function settledRss(pid: number, options: { samples?: number; intervalMs?: number; settleMs?: number } = {}): Promise<number> {
+export async function settledRss(
+  pid: number,
+  options: { samples?: number; intervalMs?: number; settleMs?: number } = {},
+): Promise<number> {
   if (options.settleMs) await new Promise((resolve) => setTimeout(resolve, options.settleMs));
   const readings: number[] = [];
   const samples = options.samples ?? 10;
   for (let i = 0; i < samples; i++) {
     const memory = processMemory(pid);
     if (memory) readings.push(memory.rssMb);
-    if (i < samples - 1) await new Promise((resolve) => setTimeout(resolve, options.intervalMs ?? 200));
+    if (i < samples - 1)
+      await new Promise((resolve) => setTimeout(resolve, options.intervalMs ?? 200));
   }
   readings.sort((a, b) => a - b);
   return readings[Math.floor(readings.length / 2)] ?? Number.NaN;
@@ -179,7 +205,10 @@ export const IDLE_SETTLE_MS = 12_000;
 export const MEMORY_TARGETS = { idleMb: 120, loadMb: 200 } as const;
 
 /** The rows of one measured process: idle RSS (target < 120 MB) and/or peak RSS under load (< 200 MB). */
-export function memoryRows(scenario: string, memory: { idleMb?: number; peakMb?: number; baselinePeakMb?: number; baselineIdleMb?: number }): BenchRow[] {
+export function memoryRows(
+  scenario: string,
+  memory: { idleMb?: number; peakMb?: number; baselinePeakMb?: number; baselineIdleMb?: number },
+): BenchRow[] {
   const rows: BenchRow[] = [];
   const round = (mb: number) => Math.round(mb * 10) / 10;
   if (memory.idleMb !== undefined) {
@@ -264,28 +293,45 @@ function memoryCgroup(bytes: number): { procs: string; remove: () => void } | nu
  */
 export function startBenchProcess(
   args: string[],
-  options: { env: Record<string, string | undefined>; cwd?: string; keep?: RegExp; memoryLimitBytes?: number; onLine?: (line: string) => void },
+  options: {
+    env: Record<string, string | undefined>;
+    cwd?: string;
+    keep?: RegExp;
+    memoryLimitBytes?: number;
+    onLine?: (line: string) => void;
+  },
 ): BenchProcess {
-  const cgroup = options.memoryLimitBytes === undefined ? null : memoryCgroup(options.memoryLimitBytes);
+  const cgroup =
+    options.memoryLimitBytes === undefined ? null : memoryCgroup(options.memoryLimitBytes);
   // In a cgroup from its first instruction: the shell joins it, then becomes node (same pid).
   const child = cgroup
-    ? spawn("/bin/sh", ["-c", 'echo $$ > "$0" && exec "$@"', cgroup.procs, process.execPath, ...args], { env: options.env, cwd: options.cwd, stdio: ["ignore", "pipe", "pipe"] })
-    : spawn(process.execPath, args, { env: options.env, cwd: options.cwd, stdio: ["ignore", "pipe", "pipe"] });
+    ? spawn(
+        "/bin/sh",
+        ["-c", 'echo $$ > "$0" && exec "$@"', cgroup.procs, process.execPath, ...args],
+        { env: options.env, cwd: options.cwd, stdio: ["ignore", "pipe", "pipe"] },
+      )
+    : spawn(process.execPath, args, {
+        env: options.env,
+        cwd: options.cwd,
+        stdio: ["ignore", "pipe", "pipe"],
+      });
   if (child.pid === undefined) throw new Error(`could not start ${args.join(" ")}`);
   const kept: string[] = [];
   const waiters: Array<{ pattern: RegExp; resolve: (line: string) => void }> = [];
   const onLine = (line: string) => {
     options.onLine?.(line);
-    for (const w of [...waiters]) if (w.pattern.test(line)) {
-      waiters.splice(waiters.indexOf(w), 1);
-      w.resolve(line);
-    }
+    for (const w of [...waiters])
+      if (w.pattern.test(line)) {
+        waiters.splice(waiters.indexOf(w), 1);
+        w.resolve(line);
+      }
     if (options.keep?.test(line) || /error|fatal|Error:/.test(line)) {
       kept.push(line);
       if (kept.length > 200) kept.shift();
     }
   };
-  for (const stream of [child.stdout, child.stderr]) if (stream) createInterface({ input: stream }).on("line", onLine);
+  for (const stream of [child.stdout, child.stderr])
+    if (stream) createInterface({ input: stream }).on("line", onLine);
   const exited = once(child, "exit");
   if (cgroup) void exited.then(() => cgroup.remove());
   const memory = new MemorySampler(child.pid);
@@ -300,9 +346,26 @@ export function startBenchProcess(
       if (seen) return Promise.resolve(seen);
       return new Promise((resolve, reject) => {
         const waiter = { pattern, resolve: (line: string) => (clearTimeout(timer), resolve(line)) };
-        const timer = setTimeout(() => reject(new Error(`no line matching ${pattern} within ${timeoutMs} ms; last lines:\n${kept.slice(-20).join("\n")}`)), timeoutMs);
+        const timer = setTimeout(
+          () =>
+            reject(
+              new Error(
+                `no line matching ${pattern} within ${timeoutMs} ms; last lines:\n${kept.slice(-20).join("\n")}`,
+              ),
+            ),
+          timeoutMs,
+        );
         waiters.push(waiter);
-        void exited.then(() => (clearTimeout(timer), reject(new Error(`process exited (${child.exitCode ?? child.signalCode}) before a line matching ${pattern}; last lines:\n${kept.slice(-20).join("\n")}`))));
+        void exited.then(
+          () => (
+            clearTimeout(timer),
+            reject(
+              new Error(
+                `process exited (${child.exitCode ?? child.signalCode}) before a line matching ${pattern}; last lines:\n${kept.slice(-20).join("\n")}`,
+              ),
+            )
+          ),
+        );
       });
     },
     stop: async (graceMs = 10_000) => {

@@ -57,16 +57,23 @@ async function serveJwks(jwks: unknown): Promise<Server> {
 }
 
 async function dropNamespace(namespace: string): Promise<void> {
-  const nc = await connectNats({ servers: testEnv.TEST_NATS_URL, name: "bench-cleanup", logger: silentLogger() });
+  const nc = await connectNats({
+    servers: testEnv.TEST_NATS_URL,
+    name: "bench-cleanup",
+    logger: silentLogger(),
+  });
   try {
     const jsm = await jetstreamManager(nc);
-    for await (const name of jsm.streams.names()) if (name.includes(namespace)) await jsm.streams.delete(name).catch(() => false);
+    for await (const name of jsm.streams.names())
+      if (name.includes(namespace)) await jsm.streams.delete(name).catch(() => false);
   } finally {
     await drainNats(nc);
   }
 }
 
-export async function startServiceUnderBench(options: ServiceUnderBenchOptions): Promise<ServiceUnderBench> {
+export async function startServiceUnderBench(
+  options: ServiceUnderBenchOptions,
+): Promise<ServiceUnderBench> {
   const issuer = await createTestIssuer();
   const jwks = await serveJwks(issuer.jwks);
   const database: TempDatabase = await createTempPgDatabase("bench");
@@ -82,7 +89,9 @@ export async function startServiceUnderBench(options: ServiceUnderBenchOptions):
     server = startBenchProcess([...options.args], {
       cwd: options.root,
       keep: options.keep,
-      ...(options.memoryLimitBytes === undefined ? {} : { memoryLimitBytes: options.memoryLimitBytes }),
+      ...(options.memoryLimitBytes === undefined
+        ? {}
+        : { memoryLimitBytes: options.memoryLimitBytes }),
       ...(options.onLine === undefined ? {} : { onLine: options.onLine }),
       env: {
         NODE_ENV: "production",
@@ -103,10 +112,19 @@ export async function startServiceUnderBench(options: ServiceUnderBenchOptions):
     const internalOrigin = `http://127.0.0.1:${internalPort}`;
     const deadline = Date.now() + (options.readyTimeoutMs ?? 120_000);
     for (;;) {
-      if (server.child.exitCode !== null) throw new Error(`${options.entry} exited (${server.child.exitCode}):\n${server.kept().join("\n")}`);
-      const ready = await fetch(`${internalOrigin}/readyz`).then((r) => r.ok, () => false);
+      if (server.child.exitCode !== null)
+        throw new Error(
+          `${options.entry} exited (${server.child.exitCode}):\n${server.kept().join("\n")}`,
+        );
+      const ready = await fetch(`${internalOrigin}/readyz`).then(
+        (r) => r.ok,
+        () => false,
+      );
       if (ready) break;
-      if (Date.now() > deadline) throw new Error(`${options.entry} not ready within the timeout:\n${server.kept().join("\n")}`);
+      if (Date.now() > deadline)
+        throw new Error(
+          `${options.entry} not ready within the timeout:\n${server.kept().join("\n")}`,
+        );
       await new Promise((r) => setTimeout(r, 250));
     }
     const started = server;

@@ -8,7 +8,13 @@
  */
 import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
 import addFormatsModule from "ajv-formats";
-import { createPathMatcher, eventSchemaName, readOpenApiDocument, type OpenApiDocument, type PathMatch } from "@svc/openapi";
+import {
+  createPathMatcher,
+  eventSchemaName,
+  readOpenApiDocument,
+  type OpenApiDocument,
+  type PathMatch,
+} from "@svc/openapi";
 
 // ajv-formats is CommonJS with a default export; under NodeNext its callable is the module itself.
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => void;
@@ -26,11 +32,18 @@ export interface ObservedResponse {
 type Obj = Record<string, unknown>;
 
 const DOC_ID = "openapi.json";
-const pointer = (...parts: string[]) => `${DOC_ID}#/${parts.map((p) => p.replace(/~/g, "~0").replace(/\//g, "~1")).join("/")}`;
-const mediaType = (contentType: string | null) => (contentType ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
+const pointer = (...parts: string[]) =>
+  `${DOC_ID}#/${parts.map((p) => p.replace(/~/g, "~0").replace(/\//g, "~1")).join("/")}`;
+const mediaType = (contentType: string | null) =>
+  (contentType ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
 
 function describeErrors(errors: ErrorObject[] | null | undefined): string[] {
-  return (errors ?? []).slice(0, 10).map((e) => `  ${e.instancePath || "(body)"} ${e.message ?? e.keyword}${e.params && Object.keys(e.params).length > 0 ? ` ${JSON.stringify(e.params)}` : ""} [${e.schemaPath}]`);
+  return (errors ?? [])
+    .slice(0, 10)
+    .map(
+      (e) =>
+        `  ${e.instancePath || "(body)"} ${e.message ?? e.keyword}${e.params && Object.keys(e.params).length > 0 ? ` ${JSON.stringify(e.params)}` : ""} [${e.schemaPath}]`,
+    );
 }
 
 export class ContractValidator {
@@ -68,7 +81,10 @@ export class ContractValidator {
   #resolve(node: Obj, base: string[]): { node: Obj; at: string[] } {
     const ref = node.$ref;
     if (typeof ref !== "string") return { node, at: base };
-    const at = ref.replace(/^#\//, "").split("/").map((p) => p.replace(/~1/g, "/").replace(/~0/g, "~"));
+    const at = ref
+      .replace(/^#\//, "")
+      .split("/")
+      .map((p) => p.replace(/~1/g, "/").replace(/~0/g, "~"));
     let target: unknown = this.document;
     for (const part of at) target = (target as Obj)[part];
     return { node: target as Obj, at };
@@ -83,13 +99,19 @@ export class ContractValidator {
     }
     const validate = this.#validator(ref);
     if (validate(value)) return [];
-    return [`${where}: the body does not match the document:`, ...describeErrors(validate.errors), `  body: ${body.slice(0, 600)}`];
+    return [
+      `${where}: the body does not match the document:`,
+      ...describeErrors(validate.errors),
+      `  body: ${body.slice(0, 600)}`,
+    ];
   }
 
   #fallback(res: ObservedResponse, where: string, oauth: boolean): string[] | undefined {
     if (res.status < 400) return undefined;
     this.#count(`* ${oauth ? "/oauth/token" : "/v1/…"} ${res.status}`);
-    const ref = oauth ? pointer("components", "schemas", "OAuthError") : pointer("components", "schemas", "ErrorEnvelope");
+    const ref = oauth
+      ? pointer("components", "schemas", "OAuthError")
+      : pointer("components", "schemas", "ErrorEnvelope");
     return this.#checkJson(ref, res.body, where);
   }
 
@@ -107,27 +129,49 @@ export class ContractValidator {
 
     this.#count(`${method.toUpperCase()} ${match.template} ${res.status}`);
     const responses = operation.responses as Obj;
-    const key = [String(res.status), `${String(res.status)[0]}XX`, "default"].find((k) => responses[k] !== undefined);
-    if (!key) return [`${where}: status ${res.status} is not documented for ${method.toUpperCase()} ${match.template} (documented: ${Object.keys(responses).join(", ")})`];
-    const { node: response, at } = this.#resolve(responses[key] as Obj, ["paths", match.template, method, "responses", key]);
+    const key = [String(res.status), `${String(res.status)[0]}XX`, "default"].find(
+      (k) => responses[k] !== undefined,
+    );
+    if (!key)
+      return [
+        `${where}: status ${res.status} is not documented for ${method.toUpperCase()} ${match.template} (documented: ${Object.keys(responses).join(", ")})`,
+      ];
+    const { node: response, at } = this.#resolve(responses[key] as Obj, [
+      "paths",
+      match.template,
+      method,
+      "responses",
+      key,
+    ]);
 
     const problems: string[] = [];
     for (const [name, header] of Object.entries((response.headers ?? {}) as Obj)) {
       const { node: spec, at: headerAt } = this.#resolve(header as Obj, [...at, "headers", name]);
       const value = res.headers.get(name);
       if (value === null) {
-        if (spec.required === true) problems.push(`${where}: the required header ${name} is missing`);
+        if (spec.required === true)
+          problems.push(`${where}: the required header ${name} is missing`);
         continue;
       }
       const validate = this.#validator(pointer(...headerAt, "schema"));
-      if (!validate(value)) problems.push(`${where}: header ${name}: ${JSON.stringify(value)} does not match the document`, ...describeErrors(validate.errors));
+      if (!validate(value))
+        problems.push(
+          `${where}: header ${name}: ${JSON.stringify(value)} does not match the document`,
+          ...describeErrors(validate.errors),
+        );
     }
 
     const content = response.content as Obj | undefined;
     if (content) {
       const type = mediaType(res.headers.get("content-type"));
-      if (!content[type]) problems.push(`${where}: Content-Type ${type || "(none)"} is not documented (documented: ${Object.keys(content).join(", ")})`);
-      else if (type.endsWith("json")) problems.push(...this.#checkJson(pointer(...at, "content", type, "schema"), res.body, where));
+      if (!content[type])
+        problems.push(
+          `${where}: Content-Type ${type || "(none)"} is not documented (documented: ${Object.keys(content).join(", ")})`,
+        );
+      else if (type.endsWith("json"))
+        problems.push(
+          ...this.#checkJson(pointer(...at, "content", type, "schema"), res.body, where),
+        );
     }
     return problems;
   }
@@ -135,10 +179,15 @@ export class ContractValidator {
   /** Problems with a webhook delivery's payload against the document's `webhooks` (spec 6.1). */
   webhookPayloadProblems(eventType: string, body: unknown): string[] {
     const name = eventSchemaName(eventType as Parameters<typeof eventSchemaName>[0]);
-    if (!this.document.components.schemas[name]) return [`${eventType} is not an event type of the document`];
+    if (!this.document.components.schemas[name])
+      return [`${eventType} is not an event type of the document`];
     const validate = this.#validator(pointer("components", "schemas", name));
     if (validate(body)) return [];
-    return [`webhook payload (${eventType}) does not match the document:`, ...describeErrors(validate.errors), `  payload: ${JSON.stringify(body).slice(0, 600)}`];
+    return [
+      `webhook payload (${eventType}) does not match the document:`,
+      ...describeErrors(validate.errors),
+      `  payload: ${JSON.stringify(body).slice(0, 600)}`,
+    ];
   }
 }
 
@@ -168,7 +217,10 @@ export interface ContractValidation {
 
 type Installed = typeof fetch & { [INSTALLED]?: ContractValidation };
 
-function requestOf(input: Parameters<typeof fetch>[0], init: Parameters<typeof fetch>[1]): { url: URL; method: string } {
+function requestOf(
+  input: Parameters<typeof fetch>[0],
+  init: Parameters<typeof fetch>[1],
+): { url: URL; method: string } {
   const url = new URL(input instanceof Request ? input.url : String(input));
   const method = init?.method ?? (input instanceof Request ? input.method : "GET");
   return { url, method: method.toUpperCase() };
@@ -179,7 +231,9 @@ function requestOf(input: Parameters<typeof fetch>[0], init: Parameters<typeof f
  * (the caller gets the response untouched) and violations are kept until `takeViolations`.
  * Idempotent per process.
  */
-export function installFetchContractValidation(validator: () => ContractValidator = contractValidator): ContractValidation {
+export function installFetchContractValidation(
+  validator: () => ContractValidator = contractValidator,
+): ContractValidation {
   const current = globalThis.fetch as Installed;
   const existing = current[INSTALLED];
   if (existing) return existing;
@@ -189,11 +243,21 @@ export function installFetchContractValidation(validator: () => ContractValidato
 
   const check = async (request: { url: URL; method: string }, response: Response) => {
     const body = await response.text();
-    const problems = validator().problems({ method: request.method, path: `${request.url.pathname}${request.url.search}`, status: response.status, headers: response.headers, body });
-    if (problems && problems.length > 0) violations.push(`contract violation (shared/openapi/openapi.json):\n${problems.join("\n")}`);
+    const problems = validator().problems({
+      method: request.method,
+      path: `${request.url.pathname}${request.url.search}`,
+      status: response.status,
+      headers: response.headers,
+      body,
+    });
+    if (problems && problems.length > 0)
+      violations.push(`contract violation (shared/openapi/openapi.json):\n${problems.join("\n")}`);
   };
 
-  const wrapped = (async (input: Parameters<typeof fetch>[0], init?: Parameters<typeof fetch>[1]) => {
+  const wrapped = (async (
+    input: Parameters<typeof fetch>[0],
+    init?: Parameters<typeof fetch>[1],
+  ) => {
     const response = await original(input, init);
     let request: { url: URL; method: string } | undefined;
     try {
@@ -201,7 +265,8 @@ export function installFetchContractValidation(validator: () => ContractValidato
     } catch {
       return response;
     }
-    if (!LOOPBACK.has(request.url.hostname) || !request.url.protocol.startsWith("http")) return response;
+    if (!LOOPBACK.has(request.url.hostname) || !request.url.protocol.startsWith("http"))
+      return response;
     // A body the caller abandons (an aborted or cut stream) cannot be checked; that is not a violation.
     const task = check(request, response.clone()).catch(() => undefined);
     pending.add(task);
@@ -212,7 +277,10 @@ export function installFetchContractValidation(validator: () => ContractValidato
   const validation: ContractValidation = {
     async takeViolations() {
       let timer: NodeJS.Timeout | undefined;
-      await Promise.race([Promise.allSettled([...pending]), new Promise((resolve) => (timer = setTimeout(resolve, 5_000)))]);
+      await Promise.race([
+        Promise.allSettled([...pending]),
+        new Promise((resolve) => (timer = setTimeout(resolve, 5_000))),
+      ]);
       clearTimeout(timer);
       const taken = violations;
       violations = [];

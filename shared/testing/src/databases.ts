@@ -49,7 +49,9 @@ export async function createTempMysqlDatabase(prefix = "t"): Promise<TempDatabas
   const name = uniqueName(prefix);
   const admin = await createConnection({ uri: testEnv.TEST_MYSQL_URL });
   try {
-    await admin.query(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
+    await admin.query(
+      `CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`,
+    );
   } finally {
     await admin.end();
   }

@@ -1,6 +1,17 @@
 import type pg from "pg";
 import type { EventPayload } from "@svc/events";
-import { ensureConsumer, ensureStream, eventsFanoutConsumerConfig, eventsStreamConfig, jetstream, jetstreamManager, names, startConsumer, type NatsConnection, type RunningConsumer } from "@svc/messaging";
+import {
+  ensureConsumer,
+  ensureStream,
+  eventsFanoutConsumerConfig,
+  eventsStreamConfig,
+  jetstream,
+  jetstreamManager,
+  names,
+  startConsumer,
+  type NatsConnection,
+  type RunningConsumer,
+} from "@svc/messaging";
 import { silentLogger } from "./http.ts";
 
 /** What reached the events stream, read back the way the webhook fan-out reads it. */
@@ -16,16 +27,24 @@ export interface StreamReader {
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-export async function waitFor(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+export async function waitFor(
+  what: string,
+  check: () => boolean | Promise<boolean>,
+  timeoutMs = 10_000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    if (Date.now() > deadline)
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await sleep(20);
   }
 }
 
 /** A durable consumer on the namespace's events stream (created if missing), acking everything. */
-export async function readEventStream(nc: NatsConnection, namespace: string): Promise<StreamReader> {
+export async function readEventStream(
+  nc: NatsConnection,
+  namespace: string,
+): Promise<StreamReader> {
   const n = names(namespace);
   const jsm = await jetstreamManager(nc);
   await ensureStream(jsm, eventsStreamConfig(n));
@@ -34,7 +53,11 @@ export async function readEventStream(nc: NatsConnection, namespace: string): Pr
   const received: EventPayload[] = [];
   const deliveries = new Map<string, number>();
   const consumer: RunningConsumer = await startConsumer<EventPayload>({
-    js: jetstream(nc), stream: n.eventsStream, consumer: consumerConfig.durable_name, concurrency: 1, logger: silentLogger(),
+    js: jetstream(nc),
+    stream: n.eventsStream,
+    consumer: consumerConfig.durable_name,
+    concurrency: 1,
+    logger: silentLogger(),
     handler: ({ data }) => {
       received.push(data);
       deliveries.set(data.event_uuid, (deliveries.get(data.event_uuid) ?? 0) + 1);
@@ -46,8 +69,16 @@ export async function readEventStream(nc: NatsConnection, namespace: string): Pr
     received,
     deliveries,
     settle: async (pool, schema) => {
-      await waitFor("the outbox to drain", async () => (await pool.query(`SELECT 1 FROM "${schema}".outbox WHERE sent_at IS NULL LIMIT 1`)).rowCount === 0);
-      await waitFor("every stored event to arrive", async () => received.length >= (await stored()));
+      await waitFor(
+        "the outbox to drain",
+        async () =>
+          (await pool.query(`SELECT 1 FROM "${schema}".outbox WHERE sent_at IS NULL LIMIT 1`))
+            .rowCount === 0,
+      );
+      await waitFor(
+        "every stored event to arrive",
+        async () => received.length >= (await stored()),
+      );
     },
     stop: () => consumer.stop(),
   };

@@ -49,20 +49,27 @@ type Framing = { kind: "length"; length: number } | { kind: "chunked" };
 function parseHead(head: string): Response & { framing: Framing } {
   const [statusLine = "", ...lines] = head.split("\r\n");
   const status = /^HTTP\/1\.[01] (\d{3})/.exec(statusLine);
-  if (!status) throw new Error(`not an HTTP/1.1 response: ${JSON.stringify(statusLine.slice(0, 80))}`);
+  if (!status)
+    throw new Error(`not an HTTP/1.1 response: ${JSON.stringify(statusLine.slice(0, 80))}`);
   let length: number | undefined;
   let chunked = false;
   let close = statusLine.startsWith("HTTP/1.0");
   for (const line of lines) {
     const colon = line.indexOf(":");
     const name = line.slice(0, colon).trim().toLowerCase();
-    const value = line.slice(colon + 1).trim().toLowerCase();
+    const value = line
+      .slice(colon + 1)
+      .trim()
+      .toLowerCase();
     if (name === "content-length") length = Number(value);
     else if (name === "transfer-encoding") chunked = value === "chunked";
     else if (name === "connection") close = value === "close";
   }
   if (chunked) return { status: Number(status[1]), close, framing: { kind: "chunked" } };
-  if (length === undefined || !Number.isSafeInteger(length) || length < 0) throw new Error(`response without a usable Content-Length or chunked framing (status ${status[1]})`);
+  if (length === undefined || !Number.isSafeInteger(length) || length < 0)
+    throw new Error(
+      `response without a usable Content-Length or chunked framing (status ${status[1]})`,
+    );
   return { status: Number(status[1]), close, framing: { kind: "length", length } };
 }
 
@@ -104,7 +111,8 @@ class ChunkedBody {
         if (line !== "") throw new Error("chunk data longer than its size");
         this.#state = "size";
       } else if (line === "") {
-        if (i !== bytes.length) throw new Error("bytes after the end of a chunked body (pipelining is not used)");
+        if (i !== bytes.length)
+          throw new Error("bytes after the end of a chunked body (pipelining is not used)");
         return true;
       }
     }
@@ -185,7 +193,8 @@ class LoadConnection {
         }
         const head = parseHead(this.#head.toString("latin1", 0, end));
         this.#response = { status: head.status, close: head.close };
-        this.#body = head.framing.kind === "chunked" ? new ChunkedBody() : { left: head.framing.length };
+        this.#body =
+          head.framing.kind === "chunked" ? new ChunkedBody() : { left: head.framing.length };
         bytes = this.#head.subarray(end + HEAD_END.length);
       }
       if (this.#body instanceof ChunkedBody) {
@@ -193,7 +202,8 @@ class LoadConnection {
         return;
       }
       this.#body.left -= bytes.length;
-      if (this.#body.left < 0) throw new Error("more bytes than the response's Content-Length (pipelining is not used)");
+      if (this.#body.left < 0)
+        throw new Error("more bytes than the response's Content-Length (pipelining is not used)");
       if (this.#body.left === 0) this.#finish();
     } catch (err) {
       this.close();
@@ -220,7 +230,8 @@ class LoadConnection {
 
 function requestBytes(host: string, request: LoadRequest): Buffer {
   let head = `GET ${request.path} HTTP/1.1\r\nHost: ${host}\r\n`;
-  for (const [name, value] of Object.entries(request.headers ?? {})) head += `${name}: ${value}\r\n`;
+  for (const [name, value] of Object.entries(request.headers ?? {}))
+    head += `${name}: ${value}\r\n`;
   return Buffer.from(`${head}\r\n`, "latin1");
 }
 
@@ -236,17 +247,27 @@ function requestBytes(host: string, request: LoadRequest): Buffer {
  * ones, against plain node:http as against the services, which otherwise landed in every
  * round's p99. A kept-alive set, as an ingress keeps to its upstreams, is what is measured.
  */
-export async function closedLoopLoad(origin: string, next: () => LoadRequest, options: { connections: number; durationMs: number }): Promise<LoadResult> {
+export async function closedLoopLoad(
+  origin: string,
+  next: () => LoadRequest,
+  options: { connections: number; durationMs: number },
+): Promise<LoadResult> {
   const url = new URL(origin);
-  if (url.protocol !== "http:") throw new Error(`the load generator speaks plain HTTP only: ${origin}`);
+  if (url.protocol !== "http:")
+    throw new Error(`the load generator speaks plain HTTP only: ${origin}`);
   const host = url.hostname.replace(/^\[|\]$/g, "");
   const port = Number(url.port || 80);
   const latencies: number[] = [];
   const starts: number[] = [];
   const statuses: Record<number, number> = {};
-  const connections = Array.from({ length: options.connections }, () => new LoadConnection(host, port));
+  const connections = Array.from(
+    { length: options.connections },
+    () => new LoadConnection(host, port),
+  );
   try {
-    await Promise.all(connections.map((connection) => connection.exchange(requestBytes(url.host, next()))));
+    await Promise.all(
+      connections.map((connection) => connection.exchange(requestBytes(url.host, next()))),
+    );
     const started = performance.now();
     const deadline = started + options.durationMs;
     const loop = async (connection: LoadConnection) => {
@@ -260,7 +281,13 @@ export async function closedLoopLoad(origin: string, next: () => LoadRequest, op
       }
     };
     await Promise.all(connections.map(loop));
-    return { latencies, starts, startedAt: started, statuses, elapsedMs: performance.now() - started };
+    return {
+      latencies,
+      starts,
+      startedAt: started,
+      statuses,
+      elapsedMs: performance.now() - started,
+    };
   } finally {
     for (const connection of connections) connection.close();
   }

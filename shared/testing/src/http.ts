@@ -16,7 +16,11 @@ export interface StartedApp {
 /** Boots a real app on a free loopback port, the way main.ts does, and returns its address. */
 export async function startApp(handler: RequestListener): Promise<StartedApp> {
   const running = await listen(handler, 0, "127.0.0.1");
-  return { baseUrl: `http://127.0.0.1:${running.port}`, port: running.port, close: () => running.close(1_000) };
+  return {
+    baseUrl: `http://127.0.0.1:${running.port}`,
+    port: running.port,
+    close: () => running.close(1_000),
+  };
 }
 
 export interface JsonResponse<T = Record<string, unknown>> {
@@ -27,7 +31,10 @@ export interface JsonResponse<T = Record<string, unknown>> {
 }
 
 /** fetch + JSON body, without throwing on error statuses. */
-export async function fetchJson<T = Record<string, unknown>>(url: string, init: RequestInit = {}): Promise<JsonResponse<T>> {
+export async function fetchJson<T = Record<string, unknown>>(
+  url: string,
+  init: RequestInit = {},
+): Promise<JsonResponse<T>> {
   const res = await fetch(url, init);
   const text = await res.text();
   let body: unknown;

@@ -26,14 +26,57 @@ export interface TestCa {
 export function createTestCa(): TestCa {
   const dir = mkdtempSync(join(tmpdir(), "test-ca-"));
   const file = (name: string) => join(dir, name);
-  const openssl = (...args: string[]) => execFileSync("openssl", args, { stdio: ["ignore", "ignore", "pipe"] });
+  const openssl = (...args: string[]) =>
+    execFileSync("openssl", args, { stdio: ["ignore", "ignore", "pipe"] });
   const ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"];
-  openssl("req", "-x509", ...ec, "-keyout", file("ca.key"), "-out", file("ca.pem"), "-days", "2", "-subj", "/CN=test CA",
-    "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign");
-  openssl("req", ...ec, "-keyout", file("server.key"), "-out", file("server.csr"), "-subj", "/CN=localhost");
-  writeFileSync(file("server.ext"), "subjectAltName=IP:127.0.0.1,IP:::1,DNS:localhost,DNS:hooks.example.com\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n");
-  openssl("x509", "-req", "-in", file("server.csr"), "-CA", file("ca.pem"), "-CAkey", file("ca.key"), "-CAcreateserial",
-    "-out", file("server.pem"), "-days", "2", "-extfile", file("server.ext"));
+  openssl(
+    "req",
+    "-x509",
+    ...ec,
+    "-keyout",
+    file("ca.key"),
+    "-out",
+    file("ca.pem"),
+    "-days",
+    "2",
+    "-subj",
+    "/CN=test CA",
+    "-addext",
+    "basicConstraints=critical,CA:TRUE",
+    "-addext",
+    "keyUsage=critical,keyCertSign,cRLSign",
+  );
+  openssl(
+    "req",
+    ...ec,
+    "-keyout",
+    file("server.key"),
+    "-out",
+    file("server.csr"),
+    "-subj",
+    "/CN=localhost",
+  );
+  writeFileSync(
+    file("server.ext"),
+    "subjectAltName=IP:127.0.0.1,IP:::1,DNS:localhost,DNS:hooks.example.com\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n",
+  );
+  openssl(
+    "x509",
+    "-req",
+    "-in",
+    file("server.csr"),
+    "-CA",
+    file("ca.pem"),
+    "-CAkey",
+    file("ca.key"),
+    "-CAcreateserial",
+    "-out",
+    file("server.pem"),
+    "-days",
+    "2",
+    "-extfile",
+    file("server.ext"),
+  );
   return {
     caFile: file("ca.pem"),
     caPem: readFileSync(file("ca.pem"), "utf8"),
@@ -65,13 +108,22 @@ export interface HttpsReceiver {
 }
 
 /** Listens on 127.0.0.1 with the given certificate and answers every request with `status` (204). */
-export async function startHttpsReceiver(tls: { key: string; cert: string }, options: { status?: number } = {}): Promise<HttpsReceiver> {
+export async function startHttpsReceiver(
+  tls: { key: string; cert: string },
+  options: { status?: number } = {},
+): Promise<HttpsReceiver> {
   const log: ReceivedRequest[] = [];
   const server = createServer({ key: tls.key, cert: tls.cert }, (req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
     req.on("end", () => {
-      log.push({ method: req.method ?? "", path: (req.url ?? "/").split("?")[0]!, headers: req.headers, rawBody: Buffer.concat(chunks), receivedAt: Date.now() });
+      log.push({
+        method: req.method ?? "",
+        path: (req.url ?? "/").split("?")[0]!,
+        headers: req.headers,
+        rawBody: Buffer.concat(chunks),
+        receivedAt: Date.now(),
+      });
       res.writeHead(options.status ?? 204).end();
     });
     req.on("error", () => res.destroy());

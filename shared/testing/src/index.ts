@@ -1,17 +1,61 @@
 export { benchEnv, testEnv } from "./config.ts";
 export { silentLogger, startApp, fetchJson, type StartedApp, type JsonResponse } from "./http.ts";
-export { createTestIssuer, TEST_AUDIENCE, TEST_ISSUER, type TestIssuer, type MintOptions } from "./tokens.ts";
+export {
+  createTestIssuer,
+  TEST_AUDIENCE,
+  TEST_ISSUER,
+  type TestIssuer,
+  type MintOptions,
+} from "./tokens.ts";
 export { TcpProxy, unusedPort } from "./tcp-proxy.ts";
 export { createTempPgDatabase, createTempMysqlDatabase, type TempDatabase } from "./databases.ts";
 export { platformContract } from "./platform-contract.ts";
 export { readEventStream, waitFor, sleep, type StreamReader } from "./event-stream.ts";
 export { type PrivateNatsServer, startPrivateNatsServer } from "./nats-server.ts";
 export { spawnServiceProcess, type ServiceProcess } from "./service-process.ts";
-export { recordBenchRows, readBenchRows, processMemory, processCpuMs, MemorySampler, settledRss, memoryRows, startBenchProcess, MEMORY_TARGETS, IDLE_SETTLE_MS, type BenchRow, type RecordedBenchRow, type ProcessMemory, type BenchProcess } from "./bench-report.ts";
-export { createTestCa, startHttpsReceiver, type TestCa, type HttpsReceiver, type ReceivedRequest } from "./https-receiver.ts";
+export {
+  recordBenchRows,
+  readBenchRows,
+  processMemory,
+  processCpuMs,
+  MemorySampler,
+  settledRss,
+  memoryRows,
+  startBenchProcess,
+  MEMORY_TARGETS,
+  IDLE_SETTLE_MS,
+  type BenchRow,
+  type RecordedBenchRow,
+  type ProcessMemory,
+  type BenchProcess,
+} from "./bench-report.ts";
+export {
+  createTestCa,
+  startHttpsReceiver,
+  type TestCa,
+  type HttpsReceiver,
+  type ReceivedRequest,
+} from "./https-receiver.ts";
 export { type PrivatePostgres, startPrivatePostgres } from "./private-postgres.ts";
 export { type PrivateMariaDb, startPrivateMariaDb } from "./private-mariadb.ts";
-export { ContractValidator, contractValidator, installFetchContractValidation, validateWebhookPayload, type ContractValidation, type ObservedResponse } from "./contract.ts";
-export { startServiceUnderBench, type ServiceUnderBench, type ServiceUnderBenchOptions } from "./bench-service.ts";
+export {
+  ContractValidator,
+  contractValidator,
+  installFetchContractValidation,
+  validateWebhookPayload,
+  type ContractValidation,
+  type ObservedResponse,
+} from "./contract.ts";
+export {
+  startServiceUnderBench,
+  type ServiceUnderBench,
+  type ServiceUnderBenchOptions,
+} from "./bench-service.ts";
 export { closedLoopLoad, type LoadRequest, type LoadResult } from "./http-load.ts";
-export { cpuProbeMicros, readCpuTicks, stealPercent, parseCpuTicks, type CpuTicks } from "./machine-probe.ts";
+export {
+  cpuProbeMicros,
+  readCpuTicks,
+  stealPercent,
+  parseCpuTicks,
+  type CpuTicks,
+} from "./machine-probe.ts";

@@ -14,7 +14,10 @@ const PROBE_PAGE = Array.from({ length: 100 }, (_, i) => ({
   uuid: `00000000-0000-4000-8000-${String(i).padStart(12, "0")}`,
   title: `Tandarts gezocht ${i}`,
   location: { province: { code: "OVL", label: "Oost-Vlaanderen" }, postal_code: null },
-  content: { intro: "<p>Wij zoeken een <b>tandarts</b> – “fulltime” – in Gent.</p>\n".repeat(25), offer: "<ul><li>Vast contract</li></ul>".repeat(10) },
+  content: {
+    intro: "<p>Wij zoeken een <b>tandarts</b> – “fulltime” – in Gent.</p>\n".repeat(25),
+    offer: "<ul><li>Vast contract</li></ul>".repeat(10),
+  },
   visible: i % 2 === 0,
 }));
 

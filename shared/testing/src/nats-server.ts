@@ -36,12 +36,19 @@ export async function startPrivateNatsServer(): Promise<PrivateNatsServer> {
 }
 
 function launch(port: number, storeDir: string): Promise<ChildProcess> {
-  const child = spawn(NATS_SERVER, ["-a", "127.0.0.1", "-p", String(port), "-js", "-sd", storeDir], {
-    stdio: ["ignore", "ignore", "pipe"],
-  });
+  const child = spawn(
+    NATS_SERVER,
+    ["-a", "127.0.0.1", "-p", String(port), "-js", "-sd", storeDir],
+    {
+      stdio: ["ignore", "ignore", "pipe"],
+    },
+  );
   return new Promise((resolve, reject) => {
     let log = "";
-    const timer = setTimeout(() => fail(new Error(`nats-server not ready after 10 s:\n${log}`)), 10_000);
+    const timer = setTimeout(
+      () => fail(new Error(`nats-server not ready after 10 s:\n${log}`)),
+      10_000,
+    );
     const fail = (err: Error) => {
       clearTimeout(timer);
       child.kill("SIGKILL");

@@ -18,17 +18,30 @@ export function platformContract(service: string, app: () => StartedApp): void {
     });
 
     it.each(["/version", "/v1/version"])("%s answers the version envelope", async (path) => {
-      const res = await fetchJson<{ success: boolean; data: Record<string, unknown>; meta: Record<string, unknown> }>(`${app().baseUrl}${path}`);
+      const res = await fetchJson<{
+        success: boolean;
+        data: Record<string, unknown>;
+        meta: Record<string, unknown>;
+      }>(`${app().baseUrl}${path}`);
       expect(res.status).toBe(200);
       expect(res.body.success).toBe(true);
-      expect(Object.keys(res.body.data).sort()).toEqual(["api_version", "build", "environment", "php"]);
+      expect(Object.keys(res.body.data).sort()).toEqual([
+        "api_version",
+        "build",
+        "environment",
+        "php",
+      ]);
       expect(res.body.data.php).toBe(process.version);
       expect(res.body.meta).toMatchObject({ api_version: "v1" });
       expect(String(res.body.meta.request_id)).toMatch(UUID);
     });
 
     it("answers an unknown route with 404 NOT_FOUND in the error envelope", async () => {
-      const res = await fetchJson<{ success: boolean; error: { code: string }; meta: { request_id: string } }>(`${app().baseUrl}/v1/no-such-thing`);
+      const res = await fetchJson<{
+        success: boolean;
+        error: { code: string };
+        meta: { request_id: string };
+      }>(`${app().baseUrl}/v1/no-such-thing`);
       expect(res.status).toBe(404);
       expect(res.body.success).toBe(false);
       expect(res.body.error.code).toBe("NOT_FOUND");

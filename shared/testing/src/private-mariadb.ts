@@ -38,7 +38,8 @@ const run = promisify(execFile);
 
 function binary(...candidates: string[]): string {
   const found = candidates.find((c) => existsSync(c));
-  if (!found) throw new Error(`MariaDB is not installed here (looked for ${candidates.join(", ")})`);
+  if (!found)
+    throw new Error(`MariaDB is not installed here (looked for ${candidates.join(", ")})`);
   return found;
 }
 
@@ -50,16 +51,29 @@ export async function startPrivateMariaDb(): Promise<PrivateMariaDb> {
   // The same settings for the bootstrap and the server; small logs and buffers keep both quick.
   // mariadbd refuses to run as root unless told to; as another user it runs as that user.
   const asRoot = process.getuid?.() === 0 ? ["--user=root"] : [];
-  const common = ["--no-defaults", `--datadir=${dataDir}`, ...asRoot, "--skip-name-resolve", "--innodb-log-file-size=16M", "--innodb-buffer-pool-size=64M"];
-  await run(installDb, [...common, "--auth-root-authentication-method=normal", "--skip-test-db"], { cwd: dir }).catch((err: Error & { stdout?: string; stderr?: string }) => {
+  const common = [
+    "--no-defaults",
+    `--datadir=${dataDir}`,
+    ...asRoot,
+    "--skip-name-resolve",
+    "--innodb-log-file-size=16M",
+    "--innodb-buffer-pool-size=64M",
+  ];
+  await run(installDb, [...common, "--auth-root-authentication-method=normal", "--skip-test-db"], {
+    cwd: dir,
+  }).catch((err: Error & { stdout?: string; stderr?: string }) => {
     rmSync(dir, { recursive: true, force: true });
     throw new Error(`mariadb-install-db failed: ${err.stderr || err.stdout || err.message}`);
   });
   const port = await unusedPort();
   const args = [
     ...common,
-    `--port=${port}`, "--bind-address=127.0.0.1", `--socket=${join(dir, "mysqld.sock")}`, `--pid-file=${join(dir, "mysqld.pid")}`,
-    "--innodb-flush-log-at-trx-commit=1", "--max-connections=300",
+    `--port=${port}`,
+    "--bind-address=127.0.0.1",
+    `--socket=${join(dir, "mysqld.sock")}`,
+    `--pid-file=${join(dir, "mysqld.pid")}`,
+    "--innodb-flush-log-at-trx-commit=1",
+    "--max-connections=300",
   ];
   let running: LaunchedServer | undefined;
   const handle: PrivateMariaDb = {
@@ -70,7 +84,12 @@ export async function startPrivateMariaDb(): Promise<PrivateMariaDb> {
     running: () => running !== undefined,
     async start() {
       if (running) return;
-      running = await launchServer({ name: "private MariaDB", command: server, args, ready: /ready for connections/ });
+      running = await launchServer({
+        name: "private MariaDB",
+        command: server,
+        args,
+        ready: /ready for connections/,
+      });
     },
     async stop() {
       await running?.stop("SIGTERM", 30_000);

@@ -39,7 +39,11 @@ const run = promisify(execFile);
 /** The newest installed PostgreSQL's binaries (Debian layout: /usr/lib/postgresql/<major>/bin). */
 function binDir(): string {
   const root = "/usr/lib/postgresql";
-  const majors = existsSync(root) ? readdirSync(root).filter((d) => existsSync(join(root, d, "bin/postgres"))).sort((a, b) => Number(b) - Number(a)) : [];
+  const majors = existsSync(root)
+    ? readdirSync(root)
+        .filter((d) => existsSync(join(root, d, "bin/postgres")))
+        .sort((a, b) => Number(b) - Number(a))
+    : [];
   if (majors.length === 0) throw new Error(`no PostgreSQL server binaries under ${root}`);
   return join(root, majors[0]!, "bin");
 }
@@ -48,7 +52,8 @@ function binDir(): string {
 function serverUser(): { uid: number; gid: number } | undefined {
   if (process.getuid?.() !== 0) return undefined;
   const user = systemUser(readFileSync("/etc/passwd", "utf8"), "postgres");
-  if (!user) throw new Error("running as root, but there is no `postgres` OS user to run PostgreSQL as");
+  if (!user)
+    throw new Error("running as root, but there is no `postgres` OS user to run PostgreSQL as");
   return user;
 }
 
@@ -59,17 +64,35 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
   const dataDir = join(dir, "data");
   if (user) chownSync(dir, user.uid, user.gid);
   // --no-sync only for initdb's own files; the server below runs with fsync on.
-  await run(join(bin, "initdb"), ["-D", dataDir, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--locale=C", "--no-sync"], {
-    cwd: dir,
-    ...(user && { uid: user.uid, gid: user.gid }),
-  }).catch((err: Error & { stderr?: string }) => {
+  await run(
+    join(bin, "initdb"),
+    ["-D", dataDir, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--locale=C", "--no-sync"],
+    {
+      cwd: dir,
+      ...(user && { uid: user.uid, gid: user.gid }),
+    },
+  ).catch((err: Error & { stderr?: string }) => {
     rmSync(dir, { recursive: true, force: true });
     throw new Error(`initdb failed: ${err.stderr ?? err.message}`);
   });
   const port = await unusedPort();
   const args = [
-    "-D", dataDir, "-p", String(port), "-h", "127.0.0.1", "-k", dir,
-    "-c", "fsync=on", "-c", "synchronous_commit=on", "-c", "max_connections=200", "-c", "shared_buffers=32MB",
+    "-D",
+    dataDir,
+    "-p",
+    String(port),
+    "-h",
+    "127.0.0.1",
+    "-k",
+    dir,
+    "-c",
+    "fsync=on",
+    "-c",
+    "synchronous_commit=on",
+    "-c",
+    "max_connections=200",
+    "-c",
+    "shared_buffers=32MB",
   ];
   let server: LaunchedServer | undefined;
   const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
@@ -81,7 +104,13 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
     running: () => server !== undefined,
     async start() {
       if (server) return;
-      server = await launchServer({ name: "private PostgreSQL", command: join(bin, "postgres"), args, ready: /database system is ready to accept connections/, ...user });
+      server = await launchServer({
+        name: "private PostgreSQL",
+        command: join(bin, "postgres"),
+        args,
+        ready: /database system is ready to accept connections/,
+        ...user,
+      });
     },
     async stop() {
       await server?.stop("SIGINT", 20_000);

@@ -121,7 +121,10 @@ export async function launchServer(spec: ServerLaunch): Promise<LaunchedServer> 
   const timeoutMs = spec.startTimeoutMs ?? 30_000;
   const deadline = Date.now() + timeoutMs;
   while (!ready) {
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`${spec.name} exited (${child.exitCode ?? child.signalCode}) before it was ready:\n${log}`);
+    if (child.exitCode !== null || child.signalCode !== null)
+      throw new Error(
+        `${spec.name} exited (${child.exitCode ?? child.signalCode}) before it was ready:\n${log}`,
+      );
     if (Date.now() > deadline) {
       await killTree();
       throw new Error(`${spec.name} not ready after ${timeoutMs} ms:\n${log}`);

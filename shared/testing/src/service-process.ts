@@ -14,8 +14,16 @@ export interface ServiceProcess {
 }
 
 /** Runs a process entry point (a service's main.ts) on this Node with the given environment. */
-export function spawnServiceProcess(entry: string, env: Record<string, string>, options: { cwd?: string } = {}): ServiceProcess {
-  const child = spawn(process.execPath, [entry], { env, stdio: ["ignore", "pipe", "pipe"], ...(options.cwd ? { cwd: options.cwd } : {}) });
+export function spawnServiceProcess(
+  entry: string,
+  env: Record<string, string>,
+  options: { cwd?: string } = {},
+): ServiceProcess {
+  const child = spawn(process.execPath, [entry], {
+    env,
+    stdio: ["ignore", "pipe", "pipe"],
+    ...(options.cwd ? { cwd: options.cwd } : {}),
+  });
   let output = "";
   const keep = (chunk: Buffer) => void (output = (output + chunk.toString()).slice(-50_000));
   child.stdout?.on("data", keep);

@@ -1,5 +1,12 @@
 import { randomUUID } from "node:crypto";
-import { createLocalJWKSet, exportJWK, generateKeyPair, SignJWT, type JSONWebKeySet, type JWTVerifyGetKey } from "jose";
+import {
+  createLocalJWKSet,
+  exportJWK,
+  generateKeyPair,
+  SignJWT,
+  type JSONWebKeySet,
+  type JWTVerifyGetKey,
+} from "jose";
 
 export const TEST_ISSUER = "https://auth.test.invalid";
 export const TEST_AUDIENCE = "integration-service";
@@ -31,14 +38,20 @@ export interface TestIssuer {
 export async function createTestIssuer(): Promise<TestIssuer> {
   const { privateKey, publicKey } = await generateKeyPair("ES256", { extractable: true });
   const kid = randomUUID();
-  const jwks: JSONWebKeySet = { keys: [{ ...(await exportJWK(publicKey)), kid, alg: "ES256", use: "sig" }] };
+  const jwks: JSONWebKeySet = {
+    keys: [{ ...(await exportJWK(publicKey)), kid, alg: "ES256", use: "sig" }],
+  };
   return {
     jwks,
     keys: createLocalJWKSet(jwks),
     async mint(o: MintOptions = {}) {
       const now = Math.floor(Date.now() / 1000);
       const clientId = o.clientId ?? "test-client";
-      const claims: Record<string, unknown> = { client_id: clientId, scope: o.scope ?? "", jti: randomUUID() };
+      const claims: Record<string, unknown> = {
+        client_id: clientId,
+        scope: o.scope ?? "",
+        jti: randomUUID(),
+      };
       for (const key of o.omit ?? []) delete claims[key];
       const jwt = new SignJWT(claims)
         .setProtectedHeader({ alg: "ES256", typ: o.typ ?? "at+jwt", kid: o.kid ?? kid })

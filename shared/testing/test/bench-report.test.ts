@@ -3,7 +3,14 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { MemorySampler, memoryRows, processCpuMs, processMemory, readBenchRows, startBenchProcess } from "../src/bench-report.ts";
+import {
+  MemorySampler,
+  memoryRows,
+  processCpuMs,
+  processMemory,
+  readBenchRows,
+  startBenchProcess,
+} from "../src/bench-report.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "bench-report-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -28,20 +35,38 @@ describe("recordBenchRows", () => {
     runChild(code("first", 150), { BENCH_RESULTS_FILE: file });
     runChild(code("second", 170), { BENCH_RESULTS_FILE: file });
     const rows = readBenchRows(file);
-    expect(rows.map((r) => [r.bench, r.metric, r.value])).toEqual([["first", "throughput", 150], ["first", "p99", 12.5], ["second", "throughput", 170], ["second", "p99", 12.5]]);
-    expect(rows[0]).toMatchObject({ baseline: 200, target: "≥ 60% of baseline", met: true, unit: "req/s", scenario: "s" });
+    expect(rows.map((r) => [r.bench, r.metric, r.value])).toEqual([
+      ["first", "throughput", 150],
+      ["first", "p99", 12.5],
+      ["second", "throughput", 170],
+      ["second", "p99", 12.5],
+    ]);
+    expect(rows[0]).toMatchObject({
+      baseline: 200,
+      target: "≥ 60% of baseline",
+      met: true,
+      unit: "req/s",
+      scenario: "s",
+    });
   });
 
   it("writes nothing when BENCH_RESULTS_FILE is not set", () => {
     const empty = join(dir, "unset");
     mkdirSync(empty);
-    runChild(`import { recordBenchRows } from ${JSON.stringify(moduleUrl)}; recordBenchRows("b", [{ scenario: "s", metric: "m", value: 1, unit: "u" }]); console.log("recorded");`, {}, empty);
+    runChild(
+      `import { recordBenchRows } from ${JSON.stringify(moduleUrl)}; recordBenchRows("b", [{ scenario: "s", metric: "m", value: 1, unit: "u" }]); console.log("recorded");`,
+      {},
+      empty,
+    );
     expect(readdirSync(empty).filter((f) => !f.startsWith("child-"))).toEqual([]);
   });
 
   it("skips a line a crashed bench left half-written", () => {
     const file = join(dir, "torn.jsonl");
-    writeFileSync(file, `${JSON.stringify({ bench: "b", scenario: "s", metric: "m", value: 1, unit: "u" })}\n{"bench":"b","scen`);
+    writeFileSync(
+      file,
+      `${JSON.stringify({ bench: "b", scenario: "s", metric: "m", value: 1, unit: "u" })}\n{"bench":"b","scen`,
+    );
     expect(readBenchRows(file)).toHaveLength(1);
     expect(readBenchRows(join(dir, "missing.jsonl"))).toEqual([]);
   });
@@ -61,36 +86,62 @@ describe("process memory and CPU from /proc", () => {
     expect(processCpuMs(2 ** 22 + 12_345)).toBeNaN();
   });
 
-  it("samples the peak of a child that grows by 200 MB, and its CPU time", { timeout: 30_000 }, async () => {
-    const script = join(dir, "grow.ts");
-    // Busy for 300 ms of CPU, then holds 200 MB of touched memory until told to exit.
-    writeFileSync(script, `const t = process.cpuUsage(); while ((process.cpuUsage(t).user + process.cpuUsage(t).system) < 300_000);
-      const keep = Buffer.alloc(200 * 2 ** 20, 1); console.log("grown " + keep.length); setInterval(() => {}, 1000);`);
-    const lines: string[] = [];
-    const child = startBenchProcess([script], { env: {}, keep: /grown/, onLine: (line) => lines.push(line) });
-    try {
-      const sampler = new MemorySampler(child.pid, 50);
-      const before = sampler.current();
-      await child.waitForLine(/grown/, 20_000);
-      expect(lines).toContain(`grown ${200 * 2 ** 20}`);
-      expect(sampler.peak() - before).toBeGreaterThan(150);
-      sampler.reset();
-      expect(sampler.peak()).toBeGreaterThan(150);
-      sampler.stop();
-      expect(processCpuMs(child.pid)).toBeGreaterThan(250);
-    } finally {
-      await child.stop();
-    }
-    expect(child.child.exitCode !== null || child.child.signalCode !== null).toBe(true);
-  });
+  it(
+    "samples the peak of a child that grows by 200 MB, and its CPU time",
+    { timeout: 30_000 },
+    async () => {
+      const script = join(dir, "grow.ts");
+      // Busy for 300 ms of CPU, then holds 200 MB of touched memory until told to exit.
+      writeFileSync(
+        script,
+        `const t = process.cpuUsage(); while ((process.cpuUsage(t).user + process.cpuUsage(t).system) < 300_000);
+      const keep = Buffer.alloc(200 * 2 ** 20, 1); console.log("grown " + keep.length); setInterval(() => {}, 1000);`,
+      );
+      const lines: string[] = [];
+      const child = startBenchProcess([script], {
+        env: {},
+        keep: /grown/,
+        onLine: (line) => lines.push(line),
+      });
+      try {
+        const sampler = new MemorySampler(child.pid, 50);
+        const before = sampler.current();
+        await child.waitForLine(/grown/, 20_000);
+        expect(lines).toContain(`grown ${200 * 2 ** 20}`);
+        expect(sampler.peak() - before).toBeGreaterThan(150);
+        sampler.reset();
+        expect(sampler.peak()).toBeGreaterThan(150);
+        sampler.stop();
+        expect(processCpuMs(child.pid)).toBeGreaterThan(250);
+      } finally {
+        await child.stop();
+      }
+      expect(child.child.exitCode !== null || child.child.signalCode !== null).toBe(true);
+    },
+  );
 });
 
 describe("memoryRows", () => {
   it("judges idle RSS against 120 MB and the peak under load against 200 MB", () => {
     const rows = memoryRows("x process", { idleMb: 119.96, peakMb: 200.04, baselinePeakMb: 80 });
     expect(rows).toEqual([
-      { scenario: "x process", metric: "idle RSS", value: 120, unit: "MB", target: "< 120 MB", met: true },
-      { scenario: "x process", metric: "peak RSS under load", value: 200, unit: "MB", baseline: 80, target: "< 200 MB", met: false },
+      {
+        scenario: "x process",
+        metric: "idle RSS",
+        value: 120,
+        unit: "MB",
+        target: "< 120 MB",
+        met: true,
+      },
+      {
+        scenario: "x process",
+        metric: "peak RSS under load",
+        value: 200,
+        unit: "MB",
+        baseline: 80,
+        target: "< 200 MB",
+        met: false,
+      },
     ]);
   });
 });
@@ -98,11 +149,17 @@ describe("memoryRows", () => {
 describe("startBenchProcess under a memory limit", () => {
   it("runs the process in a memory cgroup of that size from its start, as a pod's limit does, and removes it after", async () => {
     const script = join(dir, "limits.ts");
-    writeFileSync(script, `console.log(JSON.stringify({ limit: process.constrainedMemory(), cgroup: (await import("node:fs")).readFileSync("/proc/self/cgroup", "utf8") }));\nsetInterval(() => {}, 1000);`);
+    writeFileSync(
+      script,
+      `console.log(JSON.stringify({ limit: process.constrainedMemory(), cgroup: (await import("node:fs")).readFileSync("/proc/self/cgroup", "utf8") }));\nsetInterval(() => {}, 1000);`,
+    );
     const limit = 384 * 2 ** 20;
     const child = startBenchProcess([script], { env: {}, keep: /limit/, memoryLimitBytes: limit });
     try {
-      const seen = JSON.parse(await child.waitForLine(/limit/, 10_000)) as { limit: number; cgroup: string };
+      const seen = JSON.parse(await child.waitForLine(/limit/, 10_000)) as {
+        limit: number;
+        cgroup: string;
+      };
       if (child.memoryLimit === null) {
         // A machine where no cgroup can be made (not root, no v1 memory controller): unconstrained, and it says so.
         expect(seen.cgroup).not.toMatch(/memory:\/bench-/);
@@ -114,7 +171,14 @@ describe("startBenchProcess under a memory limit", () => {
     } finally {
       await child.stop();
     }
-    const left = readdirSync("/sys/fs/cgroup/memory", { withFileTypes: true }).filter((e) => e.isDirectory() && e.name.startsWith(`bench-${process.pid}-`));
-    await expect.poll(() => left.filter((e) => readdirSync("/sys/fs/cgroup/memory").includes(e.name)).length, { timeout: 5_000 }).toBe(0);
+    const left = readdirSync("/sys/fs/cgroup/memory", { withFileTypes: true }).filter(
+      (e) => e.isDirectory() && e.name.startsWith(`bench-${process.pid}-`),
+    );
+    await expect
+      .poll(
+        () => left.filter((e) => readdirSync("/sys/fs/cgroup/memory").includes(e.name)).length,
+        { timeout: 5_000 },
+      )
+      .toBe(0);
   });
 });

@@ -6,14 +6,22 @@ import { closedLoopLoad } from "../src/index.ts";
 
 // A real node:http server on loopback, answering by path.
 const BIG = Buffer.alloc(300_000, "x");
-const seen: Array<{ path: string; authorization: string | undefined; host: string | undefined }> = [];
+const seen: Array<{ path: string; authorization: string | undefined; host: string | undefined }> =
+  [];
 let server: Server;
 let origin: string;
 
 function answer(req: IncomingMessage, res: ServerResponse): void {
-  seen.push({ path: req.url ?? "", authorization: req.headers.authorization, host: req.headers.host });
+  seen.push({
+    path: req.url ?? "",
+    authorization: req.headers.authorization,
+    host: req.headers.host,
+  });
   if (req.url === "/big") {
-    res.writeHead(200, { "content-type": "application/octet-stream", "content-length": BIG.length });
+    res.writeHead(200, {
+      "content-type": "application/octet-stream",
+      "content-length": BIG.length,
+    });
     res.end(BIG);
   } else if (req.url === "/missing") {
     res.writeHead(404, { "content-length": 2 });
@@ -47,7 +55,11 @@ describe("closedLoopLoad", () => {
   it("reads whole bodies that arrive in many chunks and counts every response by status", async () => {
     let i = 0;
     const paths = ["/big", "/missing", "/empty"];
-    const result = await closedLoopLoad(origin, () => ({ path: paths[i++ % paths.length]!, headers: { authorization: "Bearer t" } }), { connections: 4, durationMs: 300 });
+    const result = await closedLoopLoad(
+      origin,
+      () => ({ path: paths[i++ % paths.length]!, headers: { authorization: "Bearer t" } }),
+      { connections: 4, durationMs: 300 },
+    );
     const answered = Object.values(result.statuses).reduce((a, b) => a + b, 0);
     expect(answered).toBe(result.latencies.length);
     // Every request but each connection's first (setting the connection up, not counted).
@@ -55,7 +67,11 @@ describe("closedLoopLoad", () => {
     expect(result.statuses[404]).toBeGreaterThan(0);
     expect(result.statuses[200]).toBeGreaterThan(result.statuses[404]!);
     expect(result.latencies.every((ms) => ms > 0)).toBe(true);
-    expect(seen.filter((s) => s.path === "/big").every((s) => s.authorization === "Bearer t" && s.host === new URL(origin).host)).toBe(true);
+    expect(
+      seen
+        .filter((s) => s.path === "/big")
+        .every((s) => s.authorization === "Bearer t" && s.host === new URL(origin).host),
+    ).toBe(true);
   });
 
   it("starts the clock once every connection has answered, so a slow first request per connection is not measured", async () => {
@@ -68,7 +84,11 @@ describe("closedLoopLoad", () => {
     }).listen(0, "127.0.0.1");
     await once(slowFirst, "listening");
     try {
-      const result = await closedLoopLoad(`http://127.0.0.1:${(slowFirst.address() as AddressInfo).port}`, () => ({ path: "/" }), { connections: 8, durationMs: 200 });
+      const result = await closedLoopLoad(
+        `http://127.0.0.1:${(slowFirst.address() as AddressInfo).port}`,
+        () => ({ path: "/" }),
+        { connections: 8, durationMs: 200 },
+      );
       expect(result.latencies.length).toBeGreaterThan(8);
       expect(Math.max(...result.latencies)).toBeLessThan(150);
       expect(result.elapsedMs).toBeLessThan(290);
@@ -81,11 +101,18 @@ describe("closedLoopLoad", () => {
     // Answered at once for the first ~150 ms of the run, then after 100 ms.
     let slowFrom = Number.POSITIVE_INFINITY;
     const stepped = createServer((_req, res) => {
-      setTimeout(() => res.writeHead(200, { "content-length": 0 }).end(), performance.now() >= slowFrom ? 100 : 0);
+      setTimeout(
+        () => res.writeHead(200, { "content-length": 0 }).end(),
+        performance.now() >= slowFrom ? 100 : 0,
+      );
     }).listen(0, "127.0.0.1");
     await once(stepped, "listening");
     try {
-      const load = closedLoopLoad(`http://127.0.0.1:${(stepped.address() as AddressInfo).port}`, () => ({ path: "/" }), { connections: 2, durationMs: 400 });
+      const load = closedLoopLoad(
+        `http://127.0.0.1:${(stepped.address() as AddressInfo).port}`,
+        () => ({ path: "/" }),
+        { connections: 2, durationMs: 400 },
+      );
       // The clock starts once both connections answered their first request (at once).
       await new Promise((resolve) => setTimeout(resolve, 20));
       slowFrom = performance.now() + 130;
@@ -99,19 +126,27 @@ describe("closedLoopLoad", () => {
       expect(late.length).toBeGreaterThan(2);
       expect(early.every((p) => p.latency < 60)).toBe(true);
       expect(late.every((p) => p.latency >= 95)).toBe(true);
-      expect(pairs.every((p) => p.start >= 0 && p.start + p.latency <= result.elapsedMs + 1)).toBe(true);
+      expect(pairs.every((p) => p.start >= 0 && p.start + p.latency <= result.elapsedMs + 1)).toBe(
+        true,
+      );
     } finally {
       stepped.close();
     }
   });
 
   it("opens a new connection when the server closes one after its response", async () => {
-    const result = await closedLoopLoad(origin, () => ({ path: "/closing" }), { connections: 2, durationMs: 200 });
+    const result = await closedLoopLoad(origin, () => ({ path: "/closing" }), {
+      connections: 2,
+      durationMs: 200,
+    });
     expect(result.statuses[200]).toBeGreaterThan(10);
   });
 
   it("reads chunked bodies to their last chunk and trailers", async () => {
-    const result = await closedLoopLoad(origin, () => ({ path: "/chunked" }), { connections: 2, durationMs: 200 });
+    const result = await closedLoopLoad(origin, () => ({ path: "/chunked" }), {
+      connections: 2,
+      durationMs: 200,
+    });
     expect(result.statuses[200]).toBeGreaterThan(2);
     expect(result.statuses[200]).toBe(result.latencies.length);
   });
@@ -134,7 +169,11 @@ describe("closedLoopLoad", () => {
     raw.listen(0, "127.0.0.1");
     await once(raw, "listening");
     try {
-      const result = await closedLoopLoad(`http://127.0.0.1:${(raw.address() as AddressInfo).port}`, () => ({ path: "/" }), { connections: 2, durationMs: 150 });
+      const result = await closedLoopLoad(
+        `http://127.0.0.1:${(raw.address() as AddressInfo).port}`,
+        () => ({ path: "/" }),
+        { connections: 2, durationMs: 150 },
+      );
       expect(result.statuses[201]).toBeGreaterThan(2);
       expect(result.statuses[201]).toBe(result.latencies.length);
     } finally {
@@ -143,11 +182,21 @@ describe("closedLoopLoad", () => {
   });
 
   it("refuses a response it cannot frame instead of guessing", async () => {
-    const raw = createTcpServer((socket) => socket.once("data", () => socket.write("HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\n\r\nno framing")));
+    const raw = createTcpServer((socket) =>
+      socket.once("data", () =>
+        socket.write("HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\n\r\nno framing"),
+      ),
+    );
     raw.listen(0, "127.0.0.1");
     await once(raw, "listening");
     try {
-      await expect(closedLoopLoad(`http://127.0.0.1:${(raw.address() as AddressInfo).port}`, () => ({ path: "/" }), { connections: 1, durationMs: 100 })).rejects.toThrow(/without a usable Content-Length/);
+      await expect(
+        closedLoopLoad(
+          `http://127.0.0.1:${(raw.address() as AddressInfo).port}`,
+          () => ({ path: "/" }),
+          { connections: 1, durationMs: 100 },
+        ),
+      ).rejects.toThrow(/without a usable Content-Length/);
     } finally {
       raw.close();
     }
@@ -158,6 +207,11 @@ describe("closedLoopLoad", () => {
     await once(closed, "listening");
     const port = (closed.address() as AddressInfo).port;
     closed.close();
-    await expect(closedLoopLoad(`http://127.0.0.1:${port}`, () => ({ path: "/" }), { connections: 1, durationMs: 100 })).rejects.toThrow(/ECONNREFUSED/);
+    await expect(
+      closedLoopLoad(`http://127.0.0.1:${port}`, () => ({ path: "/" }), {
+        connections: 1,
+        durationMs: 100,
+      }),
+    ).rejects.toThrow(/ECONNREFUSED/);
   });
 });

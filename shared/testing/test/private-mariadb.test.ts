@@ -20,7 +20,9 @@ describe("a private MariaDB server", () => {
   it("runs on its own port, not the shared 3306, as root without a password, flushing every commit", async () => {
     expect(server.port).not.toBe(3306);
     expect(server.url).toBe(`mysql://root@127.0.0.1:${server.port}`);
-    expect(await query("SELECT @@innodb_flush_log_at_trx_commit AS f, CURRENT_USER() AS u")).toEqual([{ f: 1, u: "root@127.0.0.1" }]);
+    expect(
+      await query("SELECT @@innodb_flush_log_at_trx_commit AS f, CURRENT_USER() AS u"),
+    ).toEqual([{ f: 1, u: "root@127.0.0.1" }]);
   });
 
   it("keeps committed rows across a graceful stop and a SIGKILL, and refuses connections while down", async () => {
@@ -40,7 +42,10 @@ describe("a private MariaDB server", () => {
     await expect(held.query("SELECT 1")).rejects.toThrow();
     await server.restart();
     expect(server.running()).toBe(true);
-    expect(await query("SELECT n FROM kept ORDER BY n", server.urlFor("kept_db"))).toEqual([{ n: 1 }, { n: 2 }]);
+    expect(await query("SELECT n FROM kept ORDER BY n", server.urlFor("kept_db"))).toEqual([
+      { n: 1 },
+      { n: 2 },
+    ]);
   });
 
   it("hangs while frozen (new and open connections alike) and answers again once thawed", async () => {
@@ -49,14 +54,21 @@ describe("a private MariaDB server", () => {
     server.freeze();
     try {
       const started = Date.now();
-      await expect(createConnection({ uri: server.url, connectTimeout: 500 })).rejects.toMatchObject({ code: "ETIMEDOUT" });
+      await expect(
+        createConnection({ uri: server.url, connectTimeout: 500 }),
+      ).rejects.toMatchObject({ code: "ETIMEDOUT" });
       expect(Date.now() - started).toBeGreaterThanOrEqual(450);
-      await expect(open.query({ sql: "SELECT 1", timeout: 500 })).rejects.toMatchObject({ code: "PROTOCOL_SEQUENCE_TIMEOUT" });
+      await expect(open.query({ sql: "SELECT 1", timeout: 500 })).rejects.toMatchObject({
+        code: "PROTOCOL_SEQUENCE_TIMEOUT",
+      });
     } finally {
       server.thaw();
       open.destroy();
     }
-    expect(await query("SELECT n FROM kept ORDER BY n", server.urlFor("kept_db"))).toEqual([{ n: 1 }, { n: 2 }]);
+    expect(await query("SELECT n FROM kept ORDER BY n", server.urlFor("kept_db"))).toEqual([
+      { n: 1 },
+      { n: 2 },
+    ]);
   });
 
   it("removes its data directory on clean-up", async () => {

@@ -7,7 +7,10 @@ let server: PrivatePostgres;
 beforeAll(async () => void (server = await startPrivatePostgres()), 60_000);
 afterAll(async () => server?.cleanup());
 
-async function query<T extends pg.QueryResultRow>(sql: string, params: unknown[] = []): Promise<T[]> {
+async function query<T extends pg.QueryResultRow>(
+  sql: string,
+  params: unknown[] = [],
+): Promise<T[]> {
   const client = new pg.Client({ connectionString: server.url, connectionTimeoutMillis: 2_000 });
   await client.connect();
   try {
@@ -38,7 +41,8 @@ describe("a private PostgreSQL server", () => {
     const held = new pg.Client({ connectionString: server.url });
     await held.connect();
     held.on("error", () => undefined);
-    const backend = (await held.query<{ pid: number }>("SELECT pg_backend_pid() AS pid")).rows[0]!.pid;
+    const backend = (await held.query<{ pid: number }>("SELECT pg_backend_pid() AS pid")).rows[0]!
+      .pid;
     await server.kill();
     await expect(held.query("SELECT 1")).rejects.toThrow();
     expect(() => process.kill(backend, 0)).toThrow();

@@ -30,13 +30,24 @@ export function assertTimeZone(zone: string): string {
 }
 
 function wallClockParts(instantMs: number, zone: string): number[] {
-  const parts = Object.fromEntries(formatterFor(zone).formatToParts(instantMs).map((p) => [p.type, p.value]));
+  const parts = Object.fromEntries(
+    formatterFor(zone)
+      .formatToParts(instantMs)
+      .map((p) => [p.type, p.value]),
+  );
   return [parts.year, parts.month, parts.day, parts.hour, parts.minute, parts.second].map(Number);
 }
 
 /** The zone's offset from UTC, in minutes, at an instant. */
 export function offsetMinutes(instantMs: number, zone: string): number {
-  const [y, mo, d, h, mi, s] = wallClockParts(instantMs, zone) as [number, number, number, number, number, number];
+  const [y, mo, d, h, mi, s] = wallClockParts(instantMs, zone) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
   const asUtc = Date.UTC(y, mo - 1, d, h, mi, s);
   return Math.round((asUtc - Math.floor(instantMs / 1000) * 1000) / 60_000);
 }
@@ -57,10 +68,22 @@ const LOCAL = /^(\d{4})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2}):(\d{2})(?:\.\d+)?$/;
 export function instantOfLocal(local: string, zone: string): number {
   const m = LOCAL.exec(local);
   if (!m) throw new RangeError(`not a local date-time: ${local}`);
-  const [y, mo, d, h, mi, s] = m.slice(1).map(Number) as [number, number, number, number, number, number];
+  const [y, mo, d, h, mi, s] = m.slice(1).map(Number) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
   const asUtc = Date.UTC(y, mo - 1, d, h, mi, s);
   // Offsets a few hours either side cover every zone transition; try the earlier (larger) offset first.
-  const candidates = [...new Set([offsetMinutes(asUtc - 3 * 3_600_000, zone), offsetMinutes(asUtc + 3 * 3_600_000, zone)])].sort((a, b) => b - a);
+  const candidates = [
+    ...new Set([
+      offsetMinutes(asUtc - 3 * 3_600_000, zone),
+      offsetMinutes(asUtc + 3 * 3_600_000, zone),
+    ]),
+  ].sort((a, b) => b - a);
   for (const offset of candidates) {
     const instant = asUtc - offset * 60_000;
     if (offsetMinutes(instant, zone) === offset) return instant;
@@ -77,7 +100,14 @@ function formatOffset(minutes: number): string {
 
 /** ISO 8601 with the zone's offset at that instant, e.g. `2024-03-31T03:30:00+02:00`. */
 export function isoInZone(instantMs: number, zone: string): string {
-  const [y, mo, d, h, mi, s] = wallClockParts(instantMs, zone) as [number, number, number, number, number, number];
+  const [y, mo, d, h, mi, s] = wallClockParts(instantMs, zone) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
   const pad = (n: number) => String(n).padStart(2, "0");
   return `${y}-${pad(mo)}-${pad(d)}T${pad(h)}:${pad(mi)}:${pad(s)}${formatOffset(offsetMinutes(instantMs, zone))}`;
 }

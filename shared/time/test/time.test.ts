@@ -1,5 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { assertTimeZone, dateIn, instantOfLocal, isoInZone, localOfInstant, localToIso, offsetMinutes } from "../src/index.ts";
+import {
+  assertTimeZone,
+  dateIn,
+  instantOfLocal,
+  isoInZone,
+  localOfInstant,
+  localToIso,
+  offsetMinutes,
+} from "../src/index.ts";
 
 const BXL = "Europe/Brussels";
 
@@ -23,7 +31,13 @@ describe("zoned time (Europe/Brussels)", () => {
   });
 
   it("round-trips instants through local wall-clock strings", () => {
-    for (const iso of ["2024-03-31T00:59:59Z", "2024-03-31T01:00:00Z", "2024-10-27T00:30:00Z", "2024-10-27T01:30:00Z", "2025-12-31T23:00:00Z"]) {
+    for (const iso of [
+      "2024-03-31T00:59:59Z",
+      "2024-03-31T01:00:00Z",
+      "2024-10-27T00:30:00Z",
+      "2024-10-27T01:30:00Z",
+      "2025-12-31T23:00:00Z",
+    ]) {
       const ms = Date.parse(iso);
       const local = localOfInstant(ms, BXL);
       if (iso !== "2024-10-27T01:30:00Z") expect(instantOfLocal(local, BXL)).toBe(ms);
@@ -37,7 +51,9 @@ describe("zoned time (Europe/Brussels)", () => {
   });
 
   it("handles other zones and offsets with minutes", () => {
-    expect(isoInZone(Date.parse("2024-01-01T00:00:00Z"), "Asia/Kolkata")).toBe("2024-01-01T05:30:00+05:30");
+    expect(isoInZone(Date.parse("2024-01-01T00:00:00Z"), "Asia/Kolkata")).toBe(
+      "2024-01-01T05:30:00+05:30",
+    );
     expect(offsetMinutes(Date.parse("2024-01-01T00:00:00Z"), "America/New_York")).toBe(-300);
   });
 

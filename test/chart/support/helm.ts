@@ -18,7 +18,12 @@ export const release = "isvc";
 export interface K8sObject {
   apiVersion: string;
   kind: string;
-  metadata: { name: string; namespace?: string; labels?: Record<string, string>; annotations?: Record<string, string> };
+  metadata: {
+    name: string;
+    namespace?: string;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+  };
   [key: string]: unknown;
 }
 
@@ -30,11 +35,18 @@ export interface HelmResult {
 
 export async function helm(args: string[]): Promise<HelmResult> {
   try {
-    const { stdout, stderr } = await run(k8sTools().helm, args, { cwd: repoRoot, maxBuffer: 32 * 1024 * 1024 });
+    const { stdout, stderr } = await run(k8sTools().helm, args, {
+      cwd: repoRoot,
+      maxBuffer: 32 * 1024 * 1024,
+    });
     return { code: 0, stdout, stderr };
   } catch (err) {
     const e = err as { code?: number; stdout?: string; stderr?: string };
-    return { code: typeof e.code === "number" ? e.code : 1, stdout: e.stdout ?? "", stderr: e.stderr ?? String(err) };
+    return {
+      code: typeof e.code === "number" ? e.code : 1,
+      stdout: e.stdout ?? "",
+      stderr: e.stderr ?? String(err),
+    };
   }
 }
 
@@ -54,8 +66,23 @@ export function parseObjects(text: string): K8sObject[] {
 }
 
 /** `helm template` of the chart (with CRDs and test hooks), parsed; throws with helm's message on failure. */
-export async function render(files: string[] = [], extra: string[] = [], name = release): Promise<K8sObject[]> {
-  const result = await helm(["template", name, chartDir, "--namespace", "integration", "--kube-version", kubeVersion, "--include-crds", ...valueArgs(files), ...extra]);
+export async function render(
+  files: string[] = [],
+  extra: string[] = [],
+  name = release,
+): Promise<K8sObject[]> {
+  const result = await helm([
+    "template",
+    name,
+    chartDir,
+    "--namespace",
+    "integration",
+    "--kube-version",
+    kubeVersion,
+    "--include-crds",
+    ...valueArgs(files),
+    ...extra,
+  ]);
   if (result.code !== 0) throw new Error(`helm template failed: ${result.stderr}`);
   return parseObjects(result.stdout);
 }

@@ -56,7 +56,8 @@ export async function unknownFields(obj: K8sObject): Promise<string[]> {
         return track(result, `${path}/${key}`);
       },
       ownKeys(target) {
-        for (const key of Reflect.ownKeys(target)) if (typeof key === "string") seen.get(target)?.add(key);
+        for (const key of Reflect.ownKeys(target))
+          if (typeof key === "string") seen.get(target)?.add(key);
         return Reflect.ownKeys(target);
       },
     });
@@ -67,14 +68,18 @@ export async function unknownFields(obj: K8sObject): Promise<string[]> {
   const unknown: string[] = [];
   for (const [target, keys] of seen) {
     if (Array.isArray(target)) continue;
-    for (const key of Object.keys(target)) if (!keys.has(key)) unknown.push(`${paths.get(target)}/${key}`);
+    for (const key of Object.keys(target))
+      if (!keys.has(key)) unknown.push(`${paths.get(target)}/${key}`);
   }
   return unknown;
 }
 
 /** Property names of a kubernetes-models interface, read from its declaration file. */
 function interfaceKeys(apiVersion: string, kind: string): Set<string> {
-  const file = fileURLToPath(import.meta.resolve(modelPath(apiVersion, kind))).replace(/\.js$/, ".d.ts");
+  const file = fileURLToPath(import.meta.resolve(modelPath(apiVersion, kind))).replace(
+    /\.js$/,
+    ".d.ts",
+  );
   const body = readFileSync(file, "utf8").split(/export declare class/)[0] ?? "";
   return new Set([...body.matchAll(/^\s+"([^"]+)"\??:/gm)].map((m) => m[1] as string));
 }
@@ -90,14 +95,18 @@ function unknownSchemaKeys(node: unknown, path: string, out: string[]): void {
   for (const [key, value] of Object.entries(node)) {
     if (!allowed.has(key)) out.push(`${path}/${key}`);
     if (key === "properties" || key === "patternProperties" || key === "definitions") {
-      for (const [name, child] of Object.entries(value as object)) unknownSchemaKeys(child, `${path}/${key}/${name}`, out);
+      for (const [name, child] of Object.entries(value as object))
+        unknownSchemaKeys(child, `${path}/${key}/${name}`, out);
     } else if (key === "items" || key === "additionalProperties" || key === "not") {
       unknownSchemaKeys(value, `${path}/${key}`, out);
     } else if (key === "allOf" || key === "anyOf" || key === "oneOf") {
-      (value as unknown[]).forEach((child, i) => unknownSchemaKeys(child, `${path}/${key}/${i}`, out));
+      (value as unknown[]).forEach((child, i) =>
+        unknownSchemaKeys(child, `${path}/${key}/${i}`, out),
+      );
     } else if (key === "x-kubernetes-validations") {
       (value as Record<string, unknown>[]).forEach((rule, i) => {
-        for (const k of Object.keys(rule)) if (!ruleKeys.has(k)) out.push(`${path}/${key}/${i}/${k}`);
+        for (const k of Object.keys(rule))
+          if (!ruleKeys.has(k)) out.push(`${path}/${key}/${i}/${k}`);
       });
     }
   }
@@ -108,7 +117,10 @@ export async function unknownFieldsStrict(obj: K8sObject): Promise<string[]> {
   const found = await unknownFields(obj);
   if (obj.kind !== "CustomResourceDefinition") return found;
   const out = found.filter((p) => !/^\/spec\/versions\/\d+\/schema\/openAPIV3Schema\//.test(p));
-  const versions = (obj.spec as { versions: { schema?: { openAPIV3Schema?: unknown } }[] }).versions;
-  versions.forEach((v, i) => unknownSchemaKeys(v.schema?.openAPIV3Schema, `/spec/versions/${i}/schema/openAPIV3Schema`, out));
+  const versions = (obj.spec as { versions: { schema?: { openAPIV3Schema?: unknown } }[] })
+    .versions;
+  versions.forEach((v, i) =>
+    unknownSchemaKeys(v.schema?.openAPIV3Schema, `/spec/versions/${i}/schema/openAPIV3Schema`, out),
+  );
   return out;
 }

@@ -33,42 +33,72 @@ function typeOf(value: unknown): string {
 }
 
 function checkScalar(schema: SchemaNode, value: unknown, path: string, errors: string[]): void {
-  if (schema.enum && !schema.enum.includes(value)) errors.push(`${path}: ${JSON.stringify(value)} is not one of ${JSON.stringify(schema.enum)}`);
+  if (schema.enum && !schema.enum.includes(value))
+    errors.push(`${path}: ${JSON.stringify(value)} is not one of ${JSON.stringify(schema.enum)}`);
   if (typeof value === "string") {
-    if (schema.minLength !== undefined && value.length < schema.minLength) errors.push(`${path}: shorter than ${schema.minLength}`);
-    if (schema.maxLength !== undefined && value.length > schema.maxLength) errors.push(`${path}: longer than ${schema.maxLength}`);
-    if (schema.pattern !== undefined && !new RegExp(schema.pattern, "u").test(value)) errors.push(`${path}: does not match ${schema.pattern}`);
-    if (schema.format === "date-time" && !dateTime.test(value)) errors.push(`${path}: not a date-time`);
+    if (schema.minLength !== undefined && value.length < schema.minLength)
+      errors.push(`${path}: shorter than ${schema.minLength}`);
+    if (schema.maxLength !== undefined && value.length > schema.maxLength)
+      errors.push(`${path}: longer than ${schema.maxLength}`);
+    if (schema.pattern !== undefined && !new RegExp(schema.pattern, "u").test(value))
+      errors.push(`${path}: does not match ${schema.pattern}`);
+    if (schema.format === "date-time" && !dateTime.test(value))
+      errors.push(`${path}: not a date-time`);
   }
   if (typeof value === "number") {
-    if (schema.minimum !== undefined && value < schema.minimum) errors.push(`${path}: below ${schema.minimum}`);
-    if (schema.maximum !== undefined && value > schema.maximum) errors.push(`${path}: above ${schema.maximum}`);
+    if (schema.minimum !== undefined && value < schema.minimum)
+      errors.push(`${path}: below ${schema.minimum}`);
+    if (schema.maximum !== undefined && value > schema.maximum)
+      errors.push(`${path}: above ${schema.maximum}`);
   }
 }
 
-function checkObject(schema: SchemaNode, value: Record<string, unknown>, path: string, errors: string[]): void {
-  for (const key of schema.required ?? []) if (!(key in value)) errors.push(`${path}: missing required field ${key}`);
+function checkObject(
+  schema: SchemaNode,
+  value: Record<string, unknown>,
+  path: string,
+  errors: string[],
+): void {
+  for (const key of schema.required ?? [])
+    if (!(key in value)) errors.push(`${path}: missing required field ${key}`);
   for (const [key, child] of Object.entries(value)) {
-    const sub = schema.properties?.[key] ?? (typeof schema.additionalProperties === "object" ? schema.additionalProperties : undefined);
+    const sub =
+      schema.properties?.[key] ??
+      (typeof schema.additionalProperties === "object" ? schema.additionalProperties : undefined);
     // The API server validates ObjectMeta itself; a CRD schema only types it as an object.
     if (path === "" && key === "metadata") {
       if (typeOf(child) !== "object") errors.push("/metadata: expected object");
     } else if (sub) validateNode(sub, child, `${path}/${key}`, errors);
-    else if (!schema["x-kubernetes-preserve-unknown-fields"] && schema.additionalProperties !== true) errors.push(`${path}/${key}: unknown field`);
+    else if (
+      !schema["x-kubernetes-preserve-unknown-fields"] &&
+      schema.additionalProperties !== true
+    )
+      errors.push(`${path}/${key}: unknown field`);
   }
 }
 
 function checkArray(schema: SchemaNode, value: unknown[], path: string, errors: string[]): void {
-  if (schema.minItems !== undefined && value.length < schema.minItems) errors.push(`${path}: fewer than ${schema.minItems} items`);
-  if (schema.maxItems !== undefined && value.length > schema.maxItems) errors.push(`${path}: more than ${schema.maxItems} items`);
+  if (schema.minItems !== undefined && value.length < schema.minItems)
+    errors.push(`${path}: fewer than ${schema.minItems} items`);
+  if (schema.maxItems !== undefined && value.length > schema.maxItems)
+    errors.push(`${path}: more than ${schema.maxItems} items`);
   const listType = schema["x-kubernetes-list-type"];
   const keyOf = (item: unknown): string =>
-    listType === "map" ? JSON.stringify((schema["x-kubernetes-list-map-keys"] ?? []).map((k) => (item as Record<string, unknown>)[k])) : JSON.stringify(item);
+    listType === "map"
+      ? JSON.stringify(
+          (schema["x-kubernetes-list-map-keys"] ?? []).map(
+            (k) => (item as Record<string, unknown>)[k],
+          ),
+        )
+      : JSON.stringify(item);
   if (listType === "set" || listType === "map") {
     const keys = value.map(keyOf);
-    if (new Set(keys).size !== keys.length) errors.push(`${path}: duplicate items in a list of type ${listType}`);
+    if (new Set(keys).size !== keys.length)
+      errors.push(`${path}: duplicate items in a list of type ${listType}`);
   }
-  value.forEach((item, i) => schema.items && validateNode(schema.items, item, `${path}/${i}`, errors));
+  value.forEach(
+    (item, i) => schema.items && validateNode(schema.items, item, `${path}/${i}`, errors),
+  );
 }
 
 function validateNode(schema: SchemaNode, value: unknown, path: string, errors: string[]): void {
@@ -76,7 +106,8 @@ function validateNode(schema: SchemaNode, value: unknown, path: string, errors: 
   const actual = typeOf(value);
   const expected = schema.type;
   if (expected === undefined) {
-    if (!schema["x-kubernetes-preserve-unknown-fields"]) errors.push(`${path}: schema has no type (not structural)`);
+    if (!schema["x-kubernetes-preserve-unknown-fields"])
+      errors.push(`${path}: schema has no type (not structural)`);
     return;
   }
   if (actual !== expected && !(expected === "number" && actual === "integer")) {

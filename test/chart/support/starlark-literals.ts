@@ -82,7 +82,12 @@ export function starlarkLiterals(src: string): Record<string, Literal> {
       const value = parser.value();
       parser.skip();
       // Only a whole statement counts: `X = "a" + y` is an expression, not data.
-      if (parser.pos >= src.length || src[parser.pos - 1] === "\n" || /^\n/.test(src.slice(parser.pos))) found[m[1] as string] = value;
+      if (
+        parser.pos >= src.length ||
+        src[parser.pos - 1] === "\n" ||
+        /^\n/.test(src.slice(parser.pos))
+      )
+        found[m[1] as string] = value;
     } catch {
       // Not a literal: part of the Tiltfile's logic.
     }

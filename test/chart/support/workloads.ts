@@ -48,7 +48,8 @@ export function podSpecOf(obj: K8sObject): PodSpec | undefined {
 
 export function deployments(objects: K8sObject[]): Map<string, PodSpec> {
   const out = new Map<string, PodSpec>();
-  for (const o of objects) if (o.kind === "Deployment") out.set(o.metadata.name, podSpecOf(o) as PodSpec);
+  for (const o of objects)
+    if (o.kind === "Deployment") out.set(o.metadata.name, podSpecOf(o) as PodSpec);
   return out;
 }
 

@@ -77,20 +77,37 @@ export async function deliveryReport(options: {
   });
   // The last legacy changes are detected, relayed and delivered after the producers stopped.
   for (;;) {
-    stored = (await rows<{ id: string }>(db, "SELECT application_uuid::text AS id FROM identity.applications")).map((r) => r.id);
-    outbox = (await rows<{ id: string }>(db,
-      `SELECT event_uuid::text AS id FROM identity.outbox WHERE event_type = ANY($1)
-       UNION ALL SELECT event_uuid::text FROM vacancies.outbox WHERE event_type = ANY($1)`, [subscribed])).map((r) => r.id);
+    stored = (
+      await rows<{ id: string }>(
+        db,
+        "SELECT application_uuid::text AS id FROM identity.applications",
+      )
+    ).map((r) => r.id);
+    outbox = (
+      await rows<{ id: string }>(
+        db,
+        `SELECT event_uuid::text AS id FROM identity.outbox WHERE event_type = ANY($1)
+       UNION ALL SELECT event_uuid::text FROM vacancies.outbox WHERE event_type = ANY($1)`,
+        [subscribed],
+      )
+    ).map((r) => r.id);
     seen = seenBy(receiver, path);
     const m = missing();
-    if ((m.events.length === 0 && m.applications.length === 0 && m.changes.length === 0) || Date.now() > deadline) break;
+    if (
+      (m.events.length === 0 && m.applications.length === 0 && m.changes.length === 0) ||
+      Date.now() > deadline
+    )
+      break;
     await sleep(250);
   }
   const allReceivedAt = Date.now();
   // Every record catches up too: succeeded, none pending, failed or dead.
   let statuses: Array<{ status: string; n: number }>;
   for (;;) {
-    statuses = await rows(db, "SELECT status, count(*)::int AS n FROM webhooks.deliveries GROUP BY status ORDER BY status");
+    statuses = await rows(
+      db,
+      "SELECT status, count(*)::int AS n FROM webhooks.deliveries GROUP BY status ORDER BY status",
+    );
     if (statuses.every((s) => s.status === "succeeded") || Date.now() > deadline) break;
     await sleep(250);
   }
@@ -99,14 +116,18 @@ export async function deliveryReport(options: {
   const storedSet = new Set(stored);
   const deliveries = statuses.reduce((sum, s) => sum + s.n, 0);
   const planned = [...seen.ids].filter(options.failsFirst).length;
-  const unverified = receiver.received(path).filter((r) => r.verifiedWith.length === 0 || !r.timestampOk).length;
+  const unverified = receiver
+    .received(path)
+    .filter((r) => r.verifiedWith.length === 0 || !r.timestampOk).length;
   return {
     expectedEvents: outbox.length,
     deliveries,
     missingEvents: m.events,
     missingApplications: m.applications,
     missingChanges: m.changes,
-    acknowledgedNotStored: acknowledged.filter((a) => !storedSet.has(a.applicationUuid)).map((a) => `${a.key} → ${a.applicationUuid}`),
+    acknowledgedNotStored: acknowledged
+      .filter((a) => !storedSet.has(a.applicationUuid))
+      .map((a) => `${a.key} → ${a.applicationUuid}`),
     unverified,
     notSucceeded: statuses.filter((s) => s.status !== "succeeded").map((s) => `${s.status} ${s.n}`),
     lines: [

@@ -12,7 +12,14 @@ export const SLACK_MS = 3_000;
  * are @svc/db's (2 s to connect, statement timeout 5 s + 1 s client-side); a retry whose
  * Idempotency-Key is held waits 10 s before its 409 (identity README).
  */
-export const TIMEOUTS = { legacyConnect: 1_500, legacyQuery: 3_000, vacancyLookup: 1_500, pgConnect: 2_000, pgQuery: 6_000, idempotencyWait: 10_000 };
+export const TIMEOUTS = {
+  legacyConnect: 1_500,
+  legacyQuery: 3_000,
+  vacancyLookup: 1_500,
+  pgConnect: 2_000,
+  pgQuery: 6_000,
+  idempotencyWait: 10_000,
+};
 export const STACK_ENV: Record<string, string> = {
   LOG_LEVEL: "warn",
   LEGACY_CONNECT_TIMEOUT_MS: String(TIMEOUTS.legacyConnect),
@@ -30,7 +37,11 @@ export const STACK_ENV: Record<string, string> = {
 
 export type Source = "mysql" | "pg" | "nats";
 export type Expectation = "ok" | { status: number; code: string; boundMs: number };
-const unavailable = (code: string, timeoutMs: number): Expectation => ({ status: 503, code, boundMs: timeoutMs + SLACK_MS });
+const unavailable = (code: string, timeoutMs: number): Expectation => ({
+  status: 503,
+  code,
+  boundMs: timeoutMs + SLACK_MS,
+});
 /**
  * What each target must answer while one backing service is gone (stopped: connections refused)
  * or hangs (frozen: connections open, nothing answers, so only the timeouts bound a request).
@@ -41,7 +52,8 @@ const unavailable = (code: string, timeoutMs: number): Expectation => ({ status:
 export function whileDown(source: Source, how: "stopped" | "frozen"): Record<string, Expectation> {
   // A hung legacy server: taking a pooled connection is bounded by connect + query timeout (it may
   // be busy that long), the query itself by the query timeout (@svc/db legacy-mysql.ts).
-  const legacy = how === "stopped" ? TIMEOUTS.legacyConnect : TIMEOUTS.legacyConnect + 2 * TIMEOUTS.legacyQuery;
+  const legacy =
+    how === "stopped" ? TIMEOUTS.legacyConnect : TIMEOUTS.legacyConnect + 2 * TIMEOUTS.legacyQuery;
   const own = how === "stopped" ? TIMEOUTS.pgConnect : TIMEOUTS.pgQuery;
   switch (source) {
     case "mysql":
@@ -49,7 +61,9 @@ export function whileDown(source: Source, how: "stopped" | "frozen"): Record<str
         vacancies: unavailable("LEGACY_SOURCE_UNAVAILABLE", legacy),
         practices: unavailable("LEGACY_SOURCE_UNAVAILABLE", legacy),
         apply: unavailable("SERVICE_UNAVAILABLE", TIMEOUTS.vacancyLookup),
-        applications: "ok", webhooks: "ok", token: "ok",
+        applications: "ok",
+        webhooks: "ok",
+        token: "ok",
       };
     case "pg":
       return {
@@ -57,12 +71,17 @@ export function whileDown(source: Source, how: "stopped" | "frozen"): Record<str
         webhooks: unavailable("SERVICE_UNAVAILABLE", own),
         token: unavailable("temporarily_unavailable", own),
         apply: unavailable("SERVICE_UNAVAILABLE", own),
-        vacancies: "ok", practices: "ok",
+        vacancies: "ok",
+        practices: "ok",
       };
     case "nats":
       return {
         apply: unavailable("SERVICE_UNAVAILABLE", TIMEOUTS.vacancyLookup),
-        vacancies: "ok", practices: "ok", applications: "ok", webhooks: "ok", token: "ok",
+        vacancies: "ok",
+        practices: "ok",
+        applications: "ok",
+        webhooks: "ok",
+        token: "ok",
       };
   }
 }
@@ -70,6 +89,11 @@ export const OK_BOUND_MS = 5_000 + SLACK_MS;
 /** A service that is gone, as the gateway answers for it (the token endpoint in RFC 6749's form). */
 export const UNAVAILABLE_CODES = new Set(["SERVICE_UNAVAILABLE", "temporarily_unavailable"]);
 /** The longest bound of any request: anything slower hung. */
-export const HANG_MS = Math.max(TIMEOUTS.pgQuery, TIMEOUTS.legacyConnect + 2 * TIMEOUTS.legacyQuery) + SLACK_MS;
+export const HANG_MS =
+  Math.max(TIMEOUTS.pgQuery, TIMEOUTS.legacyConnect + 2 * TIMEOUTS.legacyQuery) + SLACK_MS;
 /** A retry of an application whose key is still held waits up to the idempotency wait, then 409. */
-export const keyHeld = (s: Sample) => s.target === "apply" && s.status === 409 && s.code === "IDEMPOTENT_REQUEST_IN_PROGRESS" && latency(s) <= TIMEOUTS.idempotencyWait + SLACK_MS;
+export const keyHeld = (s: Sample) =>
+  s.target === "apply" &&
+  s.status === 409 &&
+  s.code === "IDEMPOTENT_REQUEST_IN_PROGRESS" &&
+  latency(s) <= TIMEOUTS.idempotencyWait + SLACK_MS;

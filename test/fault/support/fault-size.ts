@@ -28,7 +28,15 @@ export interface FaultSize {
   budgetMs: number;
 }
 
-const PROCESSES = ["auth", "practices", "vacancies", "identity", "webhooks", "webhooks-dispatcher", "gateway"];
+const PROCESSES = [
+  "auth",
+  "practices",
+  "vacancies",
+  "identity",
+  "webhooks",
+  "webhooks-dispatcher",
+  "gateway",
+];
 
 const CI: FaultSize = {
   name: "ci",
@@ -38,7 +46,12 @@ const CI: FaultSize = {
   readPauseMs: 100,
   applicationsPerSecond: 3,
   legacyChangesPerSecond: 2,
-  killWaves: [["auth", "practices", "webhooks-dispatcher"], ["vacancies", "webhooks"], ["identity"], ["gateway"]],
+  killWaves: [
+    ["auth", "practices", "webhooks-dispatcher"],
+    ["vacancies", "webhooks"],
+    ["identity"],
+    ["gateway"],
+  ],
   afterKillMs: 0,
   budgetMs: 240_000,
 };

@@ -11,11 +11,22 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import {
-  spawnServiceProcess, startPrivateMariaDb, startPrivateNatsServer, startPrivatePostgres,
-  type PrivateMariaDb, type PrivateNatsServer, type PrivatePostgres, type ServiceProcess,
+  spawnServiceProcess,
+  startPrivateMariaDb,
+  startPrivateNatsServer,
+  startPrivatePostgres,
+  type PrivateMariaDb,
+  type PrivateNatsServer,
+  type PrivatePostgres,
+  type ServiceProcess,
 } from "@svc/testing";
 import { ensureLocalSigningKeys } from "../../../services/auth/src/keys/local-keys.ts";
-import { reachableOffset, stackProcessOf, stackWithOffset, type StackProcess } from "../../../tools/stack.ts";
+import {
+  reachableOffset,
+  stackProcessOf,
+  stackWithOffset,
+  type StackProcess,
+} from "../../../tools/stack.ts";
 
 export const ROOT = fileURLToPath(new URL("../../..", import.meta.url));
 export const LEGACY_DATABASE = "legacy_fault";
@@ -33,8 +44,14 @@ export interface Backends {
 }
 
 export async function startBackends(): Promise<Backends> {
-  const started = await Promise.allSettled([startPrivatePostgres(), startPrivateMariaDb(), startPrivateNatsServer()]);
-  const [pg, mariadb, nats] = started.map((s) => (s.status === "fulfilled" ? s.value : undefined)) as [PrivatePostgres?, PrivateMariaDb?, PrivateNatsServer?];
+  const started = await Promise.allSettled([
+    startPrivatePostgres(),
+    startPrivateMariaDb(),
+    startPrivateNatsServer(),
+  ]);
+  const [pg, mariadb, nats] = started.map((s) =>
+    s.status === "fulfilled" ? s.value : undefined,
+  ) as [PrivatePostgres?, PrivateMariaDb?, PrivateNatsServer?];
   const cleanup = async () => {
     await Promise.allSettled([pg?.cleanup(), mariadb?.cleanup(), nats?.dispose()]);
   };
@@ -42,7 +59,14 @@ export async function startBackends(): Promise<Backends> {
     await cleanup();
     throw (started.find((s) => s.status === "rejected") as PromiseRejectedResult).reason;
   }
-  return { pg, mariadb, nats, pgUrl: pg.urlFor("integration"), legacyUrl: mariadb.urlFor(LEGACY_DATABASE), cleanup };
+  return {
+    pg,
+    mariadb,
+    nats,
+    pgUrl: pg.urlFor("integration"),
+    legacyUrl: mariadb.urlFor(LEGACY_DATABASE),
+    cleanup,
+  };
 }
 
 async function portFree(port: number): Promise<boolean> {
@@ -59,9 +83,13 @@ async function portFree(port: number): Promise<boolean> {
  * ephemeral range (32768), so no outgoing connection holds one.
  */
 async function freeOffset(): Promise<number> {
-  const candidates = Array.from({ length: 16 }, (_, i) => 2_000 + i * 500).filter(reachableOffset).sort(() => Math.random() - 0.5);
+  const candidates = Array.from({ length: 16 }, (_, i) => 2_000 + i * 500)
+    .filter(reachableOffset)
+    .sort(() => Math.random() - 0.5);
   for (const offset of candidates) {
-    const ports = stackWithOffset(offset).flatMap((p) => [p.port, p.internalPort]).filter((p): p is number => p !== null);
+    const ports = stackWithOffset(offset)
+      .flatMap((p) => [p.port, p.internalPort])
+      .filter((p): p is number => p !== null);
     if ((await Promise.all(ports.map(portFree))).every(Boolean)) return offset;
   }
   throw new Error("no free port range for the fault stack");
@@ -74,7 +102,8 @@ async function childrenOf(pid: number): Promise<number[]> {
     try {
       const stat = await readFile(`/proc/${entry}/stat`, "utf8");
       // Field 4 is the parent pid; the command name (field 2) may hold spaces, so split after ")".
-      if (Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]) === pid) out.push(Number(entry));
+      if (Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]) === pid)
+        out.push(Number(entry));
     } catch {
       // ended while we looked
     }
@@ -83,7 +112,10 @@ async function childrenOf(pid: number): Promise<number[]> {
 }
 
 /** Which stack process a pid runs: its working directory is the workspace, its argv the entry. */
-async function processName(pid: number, stack: ReadonlyArray<StackProcess>): Promise<string | undefined> {
+async function processName(
+  pid: number,
+  stack: ReadonlyArray<StackProcess>,
+): Promise<string | undefined> {
   try {
     const cwd = await readlink(`/proc/${pid}/cwd`);
     const argv = (await readFile(`/proc/${pid}/cmdline`, "utf8")).split("\0");
@@ -100,7 +132,8 @@ export async function natsServerPid(url: string): Promise<number> {
     if (!/^\d+$/.test(entry)) continue;
     try {
       const argv = (await readFile(`/proc/${entry}/cmdline`, "utf8")).split("\0");
-      if (argv[0]?.endsWith("nats-server") && argv[argv.indexOf("-p") + 1] === port) return Number(entry);
+      if (argv[0]?.endsWith("nats-server") && argv[argv.indexOf("-p") + 1] === port)
+        return Number(entry);
     } catch {
       // ended while we looked
     }
@@ -125,7 +158,10 @@ export interface FaultStack {
   stop(): Promise<void>;
 }
 
-export async function launchStack(backends: Backends, env: Record<string, string>): Promise<FaultStack> {
+export async function launchStack(
+  backends: Backends,
+  env: Record<string, string>,
+): Promise<FaultStack> {
   const dir = await mkdtemp(join(tmpdir(), "fault-stack-"));
   const keysDir = join(dir, "keys");
   await ensureLocalSigningKeys(keysDir);
@@ -154,7 +190,11 @@ export async function launchStack(backends: Backends, env: Record<string, string
   // FAULT_SUITE_LOG=<file>: every line of every process, for a run that needs explaining.
   const logFile = process.env.FAULT_SUITE_LOG;
   const onLine = (line: string) => {
-    if (logFile) appendFileSync(logFile, `${new Date().toISOString()} ${line.replace(/(client_secret:\s*|-u ')\S+/g, "$1<redacted>")}\n`);
+    if (logFile)
+      appendFileSync(
+        logFile,
+        `${new Date().toISOString()} ${line.replace(/(client_secret:\s*|-u ')\S+/g, "$1<redacted>")}\n`,
+      );
     if (line.includes("Integration service is up")) up = true;
     if (/^\S+\s+exited \(/.test(line)) exits.push(line);
     if (/"level":"?(error|fatal|50|60)/.test(line)) errors.push(line.slice(0, 2_000));
@@ -177,7 +217,10 @@ export async function launchStack(backends: Backends, env: Record<string, string
   const stop = async () => {
     // The launcher stops its processes gracefully; any it could not stop are ended by pid.
     const pids = await childrenOf(launcherPid);
-    const exited = await Promise.race([launcher.terminate(), new Promise<"late">((r) => setTimeout(() => r("late"), 30_000))]);
+    const exited = await Promise.race([
+      launcher.terminate(),
+      new Promise<"late">((r) => setTimeout(() => r("late"), 30_000)),
+    ]);
     if (exited === "late") await launcher.kill();
     for (const pid of pids) {
       try {
@@ -190,13 +233,19 @@ export async function launchStack(backends: Backends, env: Record<string, string
   };
 
   const deadline = Date.now() + 150_000;
-  while (!up && Date.now() < deadline && launcher.child.exitCode === null) await new Promise((r) => setTimeout(r, 200));
+  while (!up && Date.now() < deadline && launcher.child.exitCode === null)
+    await new Promise((r) => setTimeout(r, 200));
   if (!up) {
     await killLeftovers();
     await stop();
-    throw new Error(`the stack did not come up (offset ${offset}):\n${recent.slice(-60).join("\n")}`);
+    throw new Error(
+      `the stack did not come up (offset ${offset}):\n${recent.slice(-60).join("\n")}`,
+    );
   }
-  const demo = JSON.parse(await readFile(demoFile, "utf8")) as { client_id: string; client_secret: string };
+  const demo = JSON.parse(await readFile(demoFile, "utf8")) as {
+    client_id: string;
+    client_secret: string;
+  };
   const byName = new Map(processes.map((p) => [p.name, p]));
   return {
     baseUrl: `http://127.0.0.1:${8080 + offset}`,
@@ -216,7 +265,10 @@ export async function launchStack(backends: Backends, env: Record<string, string
     async healthy(name) {
       const p = byName.get(name);
       if (!p) throw new Error(`no stack process named ${name}`);
-      const url = p.internalPort === null ? `http://127.0.0.1:${p.port}/health` : `http://127.0.0.1:${p.internalPort}/livez`;
+      const url =
+        p.internalPort === null
+          ? `http://127.0.0.1:${p.port}/health`
+          : `http://127.0.0.1:${p.internalPort}/livez`;
       try {
         return (await fetch(url, { signal: AbortSignal.timeout(2_000) })).ok;
       } catch {

@@ -30,7 +30,11 @@ export class Recorder {
   readonly samples: Sample[] = [];
 
   /** One request through fetch, recorded under `target`; never throws. */
-  async request<T = unknown>(target: string, url: string, init: RequestInit = {}): Promise<Answer<T>> {
+  async request<T = unknown>(
+    target: string,
+    url: string,
+    init: RequestInit = {},
+  ): Promise<Answer<T>> {
     const start = Date.now();
     let answer: Answer<T>;
     try {
@@ -44,14 +48,27 @@ export class Recorder {
       }
       // The spec's envelope has error.code; /oauth/token answers RFC 6749's { error: "<code>" }.
       const error = (body as { error?: unknown } | undefined)?.error;
-      const code = typeof error === "string" ? error : (error as { code?: unknown } | undefined)?.code;
-      answer = { status: res.status, body, code: typeof code === "string" ? code : null, headers: res.headers };
+      const code =
+        typeof error === "string" ? error : (error as { code?: unknown } | undefined)?.code;
+      answer = {
+        status: res.status,
+        body,
+        code: typeof code === "string" ? code : null,
+        headers: res.headers,
+      };
     } catch (err) {
       const e = err as Error & { cause?: { code?: string } };
       answer = { status: 0, body: undefined, code: e.cause?.code ?? e.name, headers: undefined };
     }
     const requestId = answer.headers?.get("x-request-id") ?? undefined;
-    this.samples.push({ target, start, end: Date.now(), status: answer.status, code: answer.code, ...(requestId && { requestId }) });
+    this.samples.push({
+      target,
+      start,
+      end: Date.now(),
+      status: answer.status,
+      code: answer.code,
+      ...(requestId && { requestId }),
+    });
     return answer;
   }
 
@@ -63,7 +80,9 @@ export class Recorder {
   /** "status code" counts, for failure messages and the report. */
   static tally(samples: Sample[]): Record<string, number> {
     const out: Record<string, number> = {};
-    for (const s of samples) out[`${s.status}${s.code ? ` ${s.code}` : ""}`] = (out[`${s.status}${s.code ? ` ${s.code}` : ""}`] ?? 0) + 1;
+    for (const s of samples)
+      out[`${s.status}${s.code ? ` ${s.code}` : ""}`] =
+        (out[`${s.status}${s.code ? ` ${s.code}` : ""}`] ?? 0) + 1;
     return out;
   }
 }
@@ -78,14 +97,37 @@ export interface ReadTarget {
 }
 
 /** The reads the load loops cycle through, with a demo-client token. */
-export function readTargets(baseUrl: string, token: () => string, demo: { clientId: string; clientSecret: string }): ReadTarget[] {
+export function readTargets(
+  baseUrl: string,
+  token: () => string,
+  demo: { clientId: string; clientSecret: string },
+): ReadTarget[] {
   const get = (name: string, path: string) => (r: Recorder) =>
-    r.request(name, `${baseUrl}${path}`, { headers: { authorization: `Bearer ${token()}`, accept: "application/json" } });
-  const basic = Buffer.from(`${encodeURIComponent(demo.clientId)}:${encodeURIComponent(demo.clientSecret)}`).toString("base64");
+    r.request(name, `${baseUrl}${path}`, {
+      headers: { authorization: `Bearer ${token()}`, accept: "application/json" },
+    });
+  const basic = Buffer.from(
+    `${encodeURIComponent(demo.clientId)}:${encodeURIComponent(demo.clientSecret)}`,
+  ).toString("base64");
   return [
-    { name: "vacancies", service: "vacancies", needs: ["mysql"], send: get("vacancies", "/v1/vacancies?per_page=5") },
-    { name: "practices", service: "practices", needs: ["mysql"], send: get("practices", "/v1/practices?per_page=5") },
-    { name: "applications", service: "identity", needs: ["pg"], send: get("applications", "/v1/applications?per_page=5") },
+    {
+      name: "vacancies",
+      service: "vacancies",
+      needs: ["mysql"],
+      send: get("vacancies", "/v1/vacancies?per_page=5"),
+    },
+    {
+      name: "practices",
+      service: "practices",
+      needs: ["mysql"],
+      send: get("practices", "/v1/practices?per_page=5"),
+    },
+    {
+      name: "applications",
+      service: "identity",
+      needs: ["pg"],
+      send: get("applications", "/v1/applications?per_page=5"),
+    },
     { name: "webhooks", service: "webhooks", needs: ["pg"], send: get("webhooks", "/v1/webhooks") },
     {
       name: "token",
@@ -94,7 +136,10 @@ export function readTargets(baseUrl: string, token: () => string, demo: { client
       send: (r) =>
         r.request("token", `${baseUrl}/oauth/token`, {
           method: "POST",
-          headers: { authorization: `Basic ${basic}`, "content-type": "application/x-www-form-urlencoded" },
+          headers: {
+            authorization: `Basic ${basic}`,
+            "content-type": "application/x-www-form-urlencoded",
+          },
           body: "grant_type=client_credentials",
         }),
     },
@@ -105,7 +150,12 @@ export function readTargets(baseUrl: string, token: () => string, demo: { client
  * `perTarget` loops for each target, each asking again `pauseMs` after its last answer: a target
  * whose requests hang does not starve the others of samples.
  */
-export function startReadLoops(recorder: Recorder, targets: ReadonlyArray<ReadTarget>, perTarget: number, pauseMs: number): { stop(): Promise<void> } {
+export function startReadLoops(
+  recorder: Recorder,
+  targets: ReadonlyArray<ReadTarget>,
+  perTarget: number,
+  pauseMs: number,
+): { stop(): Promise<void> } {
   let running = true;
   const loops = targets.flatMap((target) =>
     Array.from({ length: perTarget }, async () => {

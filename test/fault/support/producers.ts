@@ -36,7 +36,8 @@ export interface ApplicationProducer {
 }
 
 /** Statuses a client retries with the same Idempotency-Key: no answer, 409 in progress, 429, 5xx. */
-const transient = (status: number) => status === 0 || status === 409 || status === 429 || status >= 500;
+const transient = (status: number) =>
+  status === 0 || status === 409 || status === 429 || status >= 500;
 
 export function startApplicationProducer(options: {
   recorder: Recorder;
@@ -66,13 +67,27 @@ export function startApplicationProducer(options: {
       entrypoint: "fault suite",
     });
     while (retrying) {
-      const res = await options.recorder.request<{ data?: { application_uuid?: string } }>("apply", `${options.baseUrl}/v1/applications`, {
-        method: "POST",
-        headers: { authorization: `Bearer ${options.token()}`, "content-type": "application/json", accept: "application/json", "idempotency-key": key },
-        body,
-      });
+      const res = await options.recorder.request<{ data?: { application_uuid?: string } }>(
+        "apply",
+        `${options.baseUrl}/v1/applications`,
+        {
+          method: "POST",
+          headers: {
+            authorization: `Bearer ${options.token()}`,
+            "content-type": "application/json",
+            accept: "application/json",
+            "idempotency-key": key,
+          },
+          body,
+        },
+      );
       if (res.status >= 200 && res.status < 300) {
-        acknowledged.push({ key, applicationUuid: String(res.body?.data?.application_uuid), status: res.status, replayed: res.headers?.get("idempotent-replayed") === "true" });
+        acknowledged.push({
+          key,
+          applicationUuid: String(res.body?.data?.application_uuid),
+          status: res.status,
+          replayed: res.headers?.get("idempotent-replayed") === "true",
+        });
         return;
       }
       if (!transient(res.status)) {
@@ -128,7 +143,13 @@ export interface LegacyChanger {
  * its own vacancy.updated event. A write that fails is retried on the next tick (same vacancy):
  * a change counts once its UPDATE returned.
  */
-export function startLegacyChanges(options: { legacyUrl: string; vacancyUuids: ReadonlyArray<string>; perSecond: number; timeZone: string; runId: string }): LegacyChanger {
+export function startLegacyChanges(options: {
+  legacyUrl: string;
+  vacancyUuids: ReadonlyArray<string>;
+  perSecond: number;
+  timeZone: string;
+  runId: string;
+}): LegacyChanger {
   const committed: LegacyChange[] = [];
   let failures = 0;
   let running = true;
@@ -142,7 +163,8 @@ export function startLegacyChanges(options: { legacyUrl: string; vacancyUuids: R
         values: [title, localOfInstant(Date.now(), options.timeZone), uuid],
         timeout: 3_000,
       });
-      if (result.affectedRows !== 1) throw new Error(`vacancy ${uuid} is not in the legacy database`);
+      if (result.affectedRows !== 1)
+        throw new Error(`vacancy ${uuid} is not in the legacy database`);
     } finally {
       await conn.end().catch(() => conn.destroy());
     }

@@ -30,7 +30,12 @@ export type OtlpReceiver = {
   close(): Promise<void>;
 };
 
-type AnyValue = { stringValue?: string; intValue?: number | string; doubleValue?: number; boolValue?: boolean };
+type AnyValue = {
+  stringValue?: string;
+  intValue?: number | string;
+  doubleValue?: number;
+  boolValue?: boolean;
+};
 type KeyValue = { key: string; value: AnyValue };
 
 function attributes(list: KeyValue[] | undefined): Attributes {
@@ -49,8 +54,14 @@ type ExportRequest = {
     resource?: { attributes?: KeyValue[] };
     scopeSpans?: Array<{
       spans?: Array<{
-        traceId: string; spanId: string; parentSpanId?: string; name: string; kind: number;
-        attributes?: KeyValue[]; links?: Array<{ traceId: string; spanId: string; attributes?: KeyValue[] }>; status?: { code?: number };
+        traceId: string;
+        spanId: string;
+        parentSpanId?: string;
+        name: string;
+        kind: number;
+        attributes?: KeyValue[];
+        links?: Array<{ traceId: string; spanId: string; attributes?: KeyValue[] }>;
+        status?: { code?: number };
       }>;
     }>;
   }>;
@@ -82,9 +93,19 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
           for (const ss of rs.scopeSpans ?? []) {
             for (const s of ss.spans ?? []) {
               spans.push({
-                traceId: s.traceId, spanId: s.spanId, parentSpanId: s.parentSpanId || undefined, name: s.name, kind: s.kind,
-                attributes: attributes(s.attributes), status: s.status?.code ?? 0, resource,
-                links: (s.links ?? []).map((l) => ({ traceId: l.traceId, spanId: l.spanId, attributes: attributes(l.attributes) })),
+                traceId: s.traceId,
+                spanId: s.spanId,
+                parentSpanId: s.parentSpanId || undefined,
+                name: s.name,
+                kind: s.kind,
+                attributes: attributes(s.attributes),
+                status: s.status?.code ?? 0,
+                resource,
+                links: (s.links ?? []).map((l) => ({
+                  traceId: l.traceId,
+                  spanId: l.spanId,
+                  attributes: attributes(l.attributes),
+                })),
               });
             }
           }
@@ -99,9 +120,10 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
     endpoint: `http://127.0.0.1:${port}`,
     spans: () => [...spans],
     posts: () => ({ ...posts }),
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }

@@ -1,5 +1,11 @@
 import { parseArgs } from "node:util";
-import { ClientNotFoundError, ClientRuleError, type ClientManager, type ClientSummary, type Propagation } from "../clients/client-manager.ts";
+import {
+  ClientNotFoundError,
+  ClientRuleError,
+  type ClientManager,
+  type ClientSummary,
+  type Propagation,
+} from "../clients/client-manager.ts";
 import type { Environment } from "../clients/client-scopes.ts";
 import { scopesFor } from "@svc/auth";
 
@@ -41,14 +47,19 @@ function describe(client: ClientSummary): string {
 function instant(value: string | undefined, option: string): Date | undefined {
   if (value === undefined) return undefined;
   const date = new Date(value);
-  if (!/^\d{4}-\d{2}-\d{2}T/.test(value) || Number.isNaN(date.getTime())) throw new ClientRuleError(`${option} must be an ISO 8601 date-time, e.g. 2027-01-31T00:00:00Z`);
+  if (!/^\d{4}-\d{2}-\d{2}T/.test(value) || Number.isNaN(date.getTime()))
+    throw new ClientRuleError(`${option} must be an ISO 8601 date-time, e.g. 2027-01-31T00:00:00Z`);
   return date;
 }
 
 function reportPropagation(io: CommandIo, propagation: Propagation): ExitCode {
   if (propagation.propagated) return 0;
-  io.err(`WARNING: saved in the database, but not yet published to the revocations bucket (${String((propagation.error as Error)?.message ?? propagation.error)}).`);
-  io.err("The auth service re-publishes it within its reconcile interval once NATS is reachable; re-running this command also retries.");
+  io.err(
+    `WARNING: saved in the database, but not yet published to the revocations bucket (${String((propagation.error as Error)?.message ?? propagation.error)}).`,
+  );
+  io.err(
+    "The auth service re-publishes it within its reconcile interval once NATS is reachable; re-running this command also retries.",
+  );
   return 3;
 }
 
@@ -57,20 +68,52 @@ function printSecret(io: CommandIo, json: boolean, client: ClientSummary, secret
   io.out(describe(client));
   io.out(`client_id:     ${client.id}`);
   io.out(`client_secret: ${secret}`);
-  io.out("The secret is shown this once and only its hash is stored: keep it in a secret store now; a lost secret must be rotated.");
+  io.out(
+    "The secret is shown this once and only its hash is stored: keep it in a secret store now; a lost secret must be rotated.",
+  );
 }
 
-type Options = { name?: string; scopes?: string; "all-scopes"?: boolean; "crm-mirror"?: boolean; "expires-at"?: string; at?: string; json?: boolean };
+type Options = {
+  name?: string;
+  scopes?: string;
+  "all-scopes"?: boolean;
+  "crm-mirror"?: boolean;
+  "expires-at"?: string;
+  at?: string;
+  json?: boolean;
+};
 
-async function create(manager: ClientManager, environment: Environment, o: Options, io: CommandIo): Promise<ExitCode> {
+async function create(
+  manager: ClientManager,
+  environment: Environment,
+  o: Options,
+  io: CommandIo,
+): Promise<ExitCode> {
   const all = scopesFor(environment).filter((s) => o["crm-mirror"] || s !== "crm-mirror:write");
-  const scopes = o["all-scopes"] ? all : (o.scopes ?? "").split(",").map((s) => s.trim()).filter(Boolean);
-  const created = await manager.create({ name: o.name ?? "", scopes, isCrmMirror: o["crm-mirror"] === true, expiresAt: instant(o["expires-at"], "--expires-at") ?? null });
+  const scopes = o["all-scopes"]
+    ? all
+    : (o.scopes ?? "")
+        .split(",")
+        .map((s) => s.trim())
+        .filter(Boolean);
+  const created = await manager.create({
+    name: o.name ?? "",
+    scopes,
+    isCrmMirror: o["crm-mirror"] === true,
+    expiresAt: instant(o["expires-at"], "--expires-at") ?? null,
+  });
   printSecret(io, o.json === true, created.client, created.secret);
   return reportPropagation(io, created.propagation);
 }
 
-async function dispatch(manager: ClientManager, environment: Environment, command: string, id: string | undefined, o: Options, io: CommandIo): Promise<ExitCode> {
+async function dispatch(
+  manager: ClientManager,
+  environment: Environment,
+  command: string,
+  id: string | undefined,
+  o: Options,
+  io: CommandIo,
+): Promise<ExitCode> {
   const json = o.json === true;
   const needId = () => {
     if (!id) throw new UsageError(`${command} needs a client id`);
@@ -92,7 +135,10 @@ async function dispatch(manager: ClientManager, environment: Environment, comman
     }
     case "revoke":
     case "expire": {
-      const done = command === "revoke" ? await manager.revoke(needId()) : await manager.expire(needId(), instant(o.at, "--at"));
+      const done =
+        command === "revoke"
+          ? await manager.revoke(needId())
+          : await manager.expire(needId(), instant(o.at, "--at"));
       io.out(json ? JSON.stringify(done.client) : describe(done.client));
       return reportPropagation(io, done.propagation);
     }
@@ -102,7 +148,12 @@ async function dispatch(manager: ClientManager, environment: Environment, comman
 }
 
 /** Runs one CLI invocation against a manager; returns the exit code. */
-export async function runClientCommand(manager: ClientManager, environment: Environment, argv: string[], io: CommandIo): Promise<ExitCode> {
+export async function runClientCommand(
+  manager: ClientManager,
+  environment: Environment,
+  argv: string[],
+  io: CommandIo,
+): Promise<ExitCode> {
   try {
     const { positionals, values } = parseArgs({
       args: argv,
@@ -123,7 +174,10 @@ export async function runClientCommand(manager: ClientManager, environment: Envi
   } catch (err) {
     if (err instanceof ClientNotFoundError) return (io.err(err.message), 2);
     if (err instanceof ClientRuleError) return (io.err(err.message), 1);
-    if (err instanceof UsageError || (err as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")) {
+    if (
+      err instanceof UsageError ||
+      (err as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")
+    ) {
       io.err(`${(err as Error).message}\n\n${USAGE}`);
       return 1;
     }

@@ -1,5 +1,11 @@
 import type { ClientRevocation } from "@svc/auth";
-import { revocationOf, stateOf, type ClientRecord, type ClientState, type ClientStore } from "./client.ts";
+import {
+  revocationOf,
+  stateOf,
+  type ClientRecord,
+  type ClientState,
+  type ClientStore,
+} from "./client.ts";
 import { assignableScopes, ClientRuleError, type Environment } from "./client-scopes.ts";
 import { hashSecret, newClientId, newClientSecret } from "./credentials.ts";
 
@@ -55,17 +61,30 @@ export class ClientManager {
     this.#now = deps.now ?? (() => new Date());
   }
 
-  async create(input: CreateClientInput): Promise<{ client: ClientSummary; secret: string; propagation: Propagation }> {
+  async create(
+    input: CreateClientInput,
+  ): Promise<{ client: ClientSummary; secret: string; propagation: Propagation }> {
     const name = input.name.trim();
-    if (name === "" || name.length > 200) throw new ClientRuleError("a client needs a name of 1 to 200 characters");
+    if (name === "" || name.length > 200)
+      throw new ClientRuleError("a client needs a name of 1 to 200 characters");
     const isCrmMirror = input.isCrmMirror ?? false;
     const scopes = assignableScopes(this.#deps.environment, input.scopes, isCrmMirror);
-    if (input.expiresAt && !(input.expiresAt.getTime() > this.#now().getTime())) throw new ClientRuleError("the expiry must be a future instant");
+    if (input.expiresAt && !(input.expiresAt.getTime() > this.#now().getTime()))
+      throw new ClientRuleError("the expiry must be a future instant");
     const secret = newClientSecret();
-    const record = { id: newClientId(), name, secretHash: await hashSecret(secret), scopes, isCrmMirror, expiresAt: input.expiresAt ?? null };
+    const record = {
+      id: newClientId(),
+      name,
+      secretHash: await hashSecret(secret),
+      scopes,
+      isCrmMirror,
+      expiresAt: input.expiresAt ?? null,
+    };
     const client = await this.#deps.store.insert(record).catch((err: unknown) => {
       if (pgCodeOf(err) === PG_UNIQUE_VIOLATION && isCrmMirror) {
-        throw new ClientRuleError("an active CRM mirror client already exists; rotate its secret instead of adding another");
+        throw new ClientRuleError(
+          "an active CRM mirror client already exists; rotate its secret instead of adding another",
+        );
       }
       throw err;
     });
@@ -79,7 +98,10 @@ export class ClientManager {
   /** A new secret for an active client. Tokens issued before stay valid until they expire. */
   async rotate(id: string): Promise<{ client: ClientSummary; secret: string }> {
     const state = stateOf(await this.#existing(id), this.#now().getTime());
-    if (state !== "active") throw new ClientRuleError(`client ${id} is ${state}; only an active client's secret can be rotated`);
+    if (state !== "active")
+      throw new ClientRuleError(
+        `client ${id} is ${state}; only an active client's secret can be rotated`,
+      );
     const secret = newClientSecret();
     const rotated = await this.#deps.store.replaceSecret(id, await hashSecret(secret), this.#now());
     if (!rotated) throw new ClientRuleError(`client ${id} is no longer active`);
@@ -94,11 +116,15 @@ export class ClientManager {
   }
 
   /** Sets the expiry (now by default, or another instant); an expired or revoked client stays so. */
-  async expire(id: string, at?: Date): Promise<{ client: ClientSummary; propagation: Propagation }> {
+  async expire(
+    id: string,
+    at?: Date,
+  ): Promise<{ client: ClientSummary; propagation: Propagation }> {
     const state = stateOf(await this.#existing(id), this.#now().getTime());
     if (state !== "active") throw new ClientRuleError(`client ${id} is already ${state}`);
     const when = at ?? this.#now();
-    if (Number.isNaN(when.getTime())) throw new ClientRuleError("the expiry is not a valid instant");
+    if (Number.isNaN(when.getTime()))
+      throw new ClientRuleError("the expiry is not a valid instant");
     const expired = await this.#deps.store.setExpiry(id, when);
     if (!expired) throw new ClientNotFoundError(id);
     return { client: this.#summary(expired), propagation: await this.#propagate(expired) };

@@ -49,7 +49,8 @@ export function stateOf(client: ClientRecord, nowMs: number): ClientState {
 export function revocationOf(client: ClientRecord): ClientRevocation | undefined {
   const revokedMs = client.revokedAt?.getTime() ?? Number.POSITIVE_INFINITY;
   const expiresMs = client.expiresAt?.getTime() ?? Number.POSITIVE_INFINITY;
-  if (revokedMs === Number.POSITIVE_INFINITY && expiresMs === Number.POSITIVE_INFINITY) return undefined;
+  if (revokedMs === Number.POSITIVE_INFINITY && expiresMs === Number.POSITIVE_INFINITY)
+    return undefined;
   return revokedMs <= expiresMs
     ? { clientId: client.id, notAfterMs: revokedMs, reason: "revoked" }
     : { clientId: client.id, notAfterMs: expiresMs, reason: "expired" };

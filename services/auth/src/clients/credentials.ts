@@ -8,7 +8,12 @@ import argon2 from "argon2";
  * a stolen table against a cheap offline check and is otherwise CPU an attacker can make us burn.
  * The parameters live in each PHC string, so raising them later needs no migration.
  */
-export const ARGON2_PARAMETERS = Object.freeze({ type: argon2.argon2id, memoryCost: 19_456, timeCost: 2, parallelism: 1 });
+export const ARGON2_PARAMETERS = Object.freeze({
+  type: argon2.argon2id,
+  memoryCost: 19_456,
+  timeCost: 2,
+  parallelism: 1,
+});
 
 /** Client ids: 128 random bits, URL-safe, never starting with "-" (they are command-line arguments). */
 export function newClientId(): string {

@@ -24,10 +24,17 @@ export interface DemoClientOptions {
   environment?: Environment;
 }
 
-async function remembered(file: string | URL): Promise<{ client_id: string; client_secret: string } | undefined> {
+async function remembered(
+  file: string | URL,
+): Promise<{ client_id: string; client_secret: string } | undefined> {
   try {
-    const saved = JSON.parse(await readFile(file, "utf8")) as { client_id?: unknown; client_secret?: unknown };
-    return typeof saved.client_id === "string" && typeof saved.client_secret === "string" ? { client_id: saved.client_id, client_secret: saved.client_secret } : undefined;
+    const saved = JSON.parse(await readFile(file, "utf8")) as {
+      client_id?: unknown;
+      client_secret?: unknown;
+    };
+    return typeof saved.client_id === "string" && typeof saved.client_secret === "string"
+      ? { client_id: saved.client_id, client_secret: saved.client_secret }
+      : undefined;
   } catch {
     return undefined;
   }
@@ -39,19 +46,40 @@ async function remembered(file: string | URL): Promise<{ client_id: string; clie
  * longer matches its secret.
  */
 export async function ensureDemoClient(options: DemoClientOptions): Promise<DemoClient> {
-  const pool = createPgPool({ url: options.databaseUrl, schema: "auth", applicationName: "demo-client", max: 1 });
+  const pool = createPgPool({
+    url: options.databaseUrl,
+    schema: "auth",
+    applicationName: "demo-client",
+    max: 1,
+  });
   try {
     const store = new PgClientStore(pool);
     const saved = await remembered(options.file);
     const existing = saved ? await store.find(saved.client_id) : undefined;
-    if (saved && existing && stateOf(existing, Date.now()) === "active" && (await verifySecret(existing.secretHash, saved.client_secret))) {
+    if (
+      saved &&
+      existing &&
+      stateOf(existing, Date.now()) === "active" &&
+      (await verifySecret(existing.secretHash, saved.client_secret))
+    ) {
       return { clientId: saved.client_id, clientSecret: saved.client_secret, created: false };
     }
-    const manager = new ClientManager({ store, environment: options.environment ?? "sandbox", publish: () => Promise.reject(new Error("not needed: no expiry")) });
-    const { client, secret } = await manager.create({ name: "Local demo client (npm start)", scopes: scopesFor("sandbox") });
+    const manager = new ClientManager({
+      store,
+      environment: options.environment ?? "sandbox",
+      publish: () => Promise.reject(new Error("not needed: no expiry")),
+    });
+    const { client, secret } = await manager.create({
+      name: "Local demo client (npm start)",
+      scopes: scopesFor("sandbox"),
+    });
     const path = typeof options.file === "string" ? options.file : fileURLToPath(options.file);
     await mkdir(dirname(path), { recursive: true, mode: 0o700 });
-    await writeFile(path, `${JSON.stringify({ client_id: client.id, client_secret: secret }, null, 2)}\n`, { mode: 0o600 });
+    await writeFile(
+      path,
+      `${JSON.stringify({ client_id: client.id, client_secret: secret }, null, 2)}\n`,
+      { mode: 0o600 },
+    );
     return { clientId: client.id, clientSecret: secret, created: true };
   } finally {
     await pool.end();

@@ -27,7 +27,12 @@ export class PgClientStore implements ClientStore {
   constructor(pool: pg.Pool) {
     this.#db = createDrizzle(pool, { clients });
     // The token endpoint's one query: prepared once per connection.
-    this.#findById = this.#db.select().from(clients).where(eq(clients.id, sql.placeholder("id"))).limit(1).prepare("auth_find_client");
+    this.#findById = this.#db
+      .select()
+      .from(clients)
+      .where(eq(clients.id, sql.placeholder("id")))
+      .limit(1)
+      .prepare("auth_find_client");
   }
 
   async find(id: string): Promise<ClientRecord | undefined> {
@@ -36,18 +41,29 @@ export class PgClientStore implements ClientStore {
   }
 
   async insert(client: NewClient): Promise<ClientRecord> {
-    const rows = await guardPg(() => this.#db.insert(clients).values({ ...client, scopes: [...client.scopes] }).returning());
+    const rows = await guardPg(() =>
+      this.#db
+        .insert(clients)
+        .values({ ...client, scopes: [...client.scopes] })
+        .returning(),
+    );
     return toClient(rows[0] as ClientRow);
   }
 
   async list(): Promise<ClientRecord[]> {
-    const rows = await guardPg(() => this.#db.select().from(clients).orderBy(asc(clients.createdAt), asc(clients.id)));
+    const rows = await guardPg(() =>
+      this.#db.select().from(clients).orderBy(asc(clients.createdAt), asc(clients.id)),
+    );
     return rows.map(toClient);
   }
 
   async replaceSecret(id: string, secretHash: string, at: Date): Promise<ClientRecord | undefined> {
     const rows = await guardPg(() =>
-      this.#db.update(clients).set({ secretHash, rotatedAt: at }).where(and(eq(clients.id, id), eq(clients.status, "active"))).returning(),
+      this.#db
+        .update(clients)
+        .set({ secretHash, rotatedAt: at })
+        .where(and(eq(clients.id, id), eq(clients.status, "active")))
+        .returning(),
     );
     return rows[0] ? toClient(rows[0]) : undefined;
   }
@@ -56,7 +72,10 @@ export class PgClientStore implements ClientStore {
     const rows = await guardPg(() =>
       this.#db
         .update(clients)
-        .set({ status: "revoked", revokedAt: sql`COALESCE(${clients.revokedAt}, ${at.toISOString()}::timestamptz)` })
+        .set({
+          status: "revoked",
+          revokedAt: sql`COALESCE(${clients.revokedAt}, ${at.toISOString()}::timestamptz)`,
+        })
         .where(eq(clients.id, id))
         .returning(),
     );
@@ -64,13 +83,18 @@ export class PgClientStore implements ClientStore {
   }
 
   async setExpiry(id: string, at: Date): Promise<ClientRecord | undefined> {
-    const rows = await guardPg(() => this.#db.update(clients).set({ expiresAt: at }).where(eq(clients.id, id)).returning());
+    const rows = await guardPg(() =>
+      this.#db.update(clients).set({ expiresAt: at }).where(eq(clients.id, id)).returning(),
+    );
     return rows[0] ? toClient(rows[0]) : undefined;
   }
 
   async listRevokedOrExpiring(): Promise<ClientRecord[]> {
     const rows = await guardPg(() =>
-      this.#db.select().from(clients).where(or(eq(clients.status, "revoked"), isNotNull(clients.expiresAt))),
+      this.#db
+        .select()
+        .from(clients)
+        .where(or(eq(clients.status, "revoked"), isNotNull(clients.expiresAt))),
     );
     return rows.map(toClient);
   }

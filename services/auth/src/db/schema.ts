@@ -26,12 +26,19 @@ export const clients = auth.table(
   },
   (t) => [
     // Spec 5: crm-mirror:write belongs to the dedicated CRM mirror client only.
-    check("clients_crm_mirror_scope", sql`${t.isCrmMirror} OR NOT ('crm-mirror:write' = ANY(${t.scopes}))`),
+    check(
+      "clients_crm_mirror_scope",
+      sql`${t.isCrmMirror} OR NOT ('crm-mirror:write' = ANY(${t.scopes}))`,
+    ),
     check("clients_revoked_at", sql`(${t.status} = 'revoked') = (${t.revokedAt} IS NOT NULL)`),
     // "The dedicated CRM mirror client": at most one usable one at a time; replace it by rotating.
-    uniqueIndex("clients_one_active_crm_mirror").on(t.isCrmMirror).where(sql`${t.isCrmMirror} AND ${t.status} = 'active'`),
+    uniqueIndex("clients_one_active_crm_mirror")
+      .on(t.isCrmMirror)
+      .where(sql`${t.isCrmMirror} AND ${t.status} = 'active'`),
     // The revocation reconciler reads exactly these rows.
-    index("clients_revoked_or_expiring").on(t.id).where(sql`${t.status} = 'revoked' OR ${t.expiresAt} IS NOT NULL`),
+    index("clients_revoked_or_expiring")
+      .on(t.id)
+      .where(sql`${t.status} = 'revoked' OR ${t.expiresAt} IS NOT NULL`),
   ],
 );
 

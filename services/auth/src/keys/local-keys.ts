@@ -4,7 +4,9 @@ import { join } from "node:path";
 import { exportJWK, generateKeyPair, type JWK } from "jose";
 
 /** A fresh private ES256 JWK with a kid that sorts by creation date (k20261122-3f9a1c). */
-export async function generateSigningJwk(kid = `k${new Date().toISOString().slice(0, 10).replaceAll("-", "")}-${randomBytes(3).toString("hex")}`): Promise<JWK> {
+export async function generateSigningJwk(
+  kid = `k${new Date().toISOString().slice(0, 10).replaceAll("-", "")}-${randomBytes(3).toString("hex")}`,
+): Promise<JWK> {
   const { privateKey } = await generateKeyPair("ES256", { extractable: true });
   return { ...(await exportJWK(privateKey)), kid, alg: "ES256", use: "sig" };
 }
@@ -22,6 +24,9 @@ export async function ensureLocalSigningKeys(dir: string): Promise<string | unde
   const jwk = await generateSigningJwk();
   const kid = String(jwk.kid);
   // "wx": never overwrite an existing file. (One auth process per machine creates the first key.)
-  await writeFile(join(dir, `${kid}.active.jwk.json`), `${JSON.stringify(jwk, null, 2)}\n`, { mode: 0o600, flag: "wx" });
+  await writeFile(join(dir, `${kid}.active.jwk.json`), `${JSON.stringify(jwk, null, 2)}\n`, {
+    mode: 0o600,
+    flag: "wx",
+  });
   return kid;
 }

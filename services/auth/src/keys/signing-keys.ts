@@ -60,9 +60,12 @@ function parseKeyFile(name: string, text: string): KeyFile | string {
   }
   const alg = algorithmOf(jwk);
   if (!alg) return `${name}: only EC P-256 (ES256) and OKP Ed25519 (EdDSA) keys are supported`;
-  if (jwk.alg !== undefined && jwk.alg !== alg) return `${name}: alg ${jwk.alg} does not fit the key type (${alg})`;
-  if (jwk.kid !== undefined && jwk.kid !== kid) return `${name}: kid ${jwk.kid} differs from the file name's ${kid}`;
-  if (state === "active" && typeof jwk.d !== "string") return `${name}: an active key must be a private JWK`;
+  if (jwk.alg !== undefined && jwk.alg !== alg)
+    return `${name}: alg ${jwk.alg} does not fit the key type (${alg})`;
+  if (jwk.kid !== undefined && jwk.kid !== kid)
+    return `${name}: kid ${jwk.kid} differs from the file name's ${kid}`;
+  if (state === "active" && typeof jwk.d !== "string")
+    return `${name}: an active key must be a private JWK`;
   return { kid, active: state === "active", jwk, alg };
 }
 
@@ -88,9 +91,12 @@ export async function loadSigningKeys(dir: string): Promise<SigningKeys> {
   }
   const { files, problems } = read;
   const kids = files.map((f) => f.kid);
-  for (const kid of new Set(kids)) if (kids.filter((k) => k === kid).length > 1) problems.push(`kid ${kid} appears more than once`);
+  for (const kid of new Set(kids))
+    if (kids.filter((k) => k === kid).length > 1)
+      problems.push(`kid ${kid} appears more than once`);
   const active = files.filter((f) => f.active);
-  if (active.length !== 1) problems.push(`exactly one *.active.jwk.json is required, found ${active.length}`);
+  if (active.length !== 1)
+    problems.push(`exactly one *.active.jwk.json is required, found ${active.length}`);
   const signer = active[0];
   if (problems.length > 0 || !signer) throw new SigningKeyError(dir, problems);
   const ordered = [signer, ...files.filter((f) => !f.active)];

@@ -1,9 +1,17 @@
-import { encodeRevocation, revocationKey, sameRevocation, type ClientRevocation, type RevocationWatch } from "@svc/auth";
+import {
+  encodeRevocation,
+  revocationKey,
+  sameRevocation,
+  type ClientRevocation,
+  type RevocationWatch,
+} from "@svc/auth";
 import type { KV, Logger } from "@svc/messaging";
 import { revocationOf, type ClientStore } from "../clients/client.ts";
 
 /** Writes one revocation to the bucket every service watches; resolves once the server stored it. */
-export function kvRevocationPublisher(kv: () => KV | undefined): (revocation: ClientRevocation) => Promise<void> {
+export function kvRevocationPublisher(
+  kv: () => KV | undefined,
+): (revocation: ClientRevocation) => Promise<void> {
   return async (revocation) => {
     const bucket = kv();
     if (!bucket) throw new Error("the revocations bucket is not connected");
@@ -49,7 +57,12 @@ export function scheduleReconciliation(
     const watch = feed.watch();
     if (!watch?.isLoaded()) return;
     const publish = kvRevocationPublisher(() => feed.bucket());
-    running = reconcileRevocations({ store: deps.store, watch, publish, logger: deps.logger }).catch((err: unknown) =>
+    running = reconcileRevocations({
+      store: deps.store,
+      watch,
+      publish,
+      logger: deps.logger,
+    }).catch((err: unknown) =>
       deps.logger.warn({ err }, "revocation reconciliation failed; retrying at the next interval"),
     );
   };

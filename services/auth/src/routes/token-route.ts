@@ -17,7 +17,10 @@ export interface TokenRouteDeps {
 export type IssuanceCounter = Pick<Counter, "add">;
 
 function issuanceCounter(meter: Meter | undefined): IssuanceCounter | undefined {
-  return meter?.createCounter("auth.token.issuance", { unit: "{request}", description: "Token requests by outcome: issued, or the OAuth error answered" });
+  return meter?.createCounter("auth.token.issuance", {
+    unit: "{request}",
+    description: "Token requests by outcome: issued, or the OAuth error answered",
+  });
 }
 
 // A client-credentials request is a few hundred bytes; anything near this is not one.

@@ -34,7 +34,8 @@ export class Argon2Gate {
   run(key: string, verify: () => Promise<boolean>): Promise<boolean> {
     const shared = this.#inFlight.get(key);
     if (shared) return shared;
-    if (this.#running >= this.#maxConcurrent && this.#waiting.length >= this.#maxQueue) return Promise.reject(new GateFullError());
+    if (this.#running >= this.#maxConcurrent && this.#waiting.length >= this.#maxQueue)
+      return Promise.reject(new GateFullError());
     const work = this.#acquire()
       .then(verify)
       .finally(() => {

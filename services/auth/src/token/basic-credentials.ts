@@ -19,7 +19,11 @@ function formDecode(value: string): string {
 
 function base64Decode(encoded: string): string {
   // Padding is optional (some clients drop it); a length of 4n+1 can never be base64.
-  if (encoded.length === 0 || encoded.length % 4 === 1 || (encoded.includes("=") && encoded.length % 4 !== 0)) {
+  if (
+    encoded.length === 0 ||
+    encoded.length % 4 === 1 ||
+    (encoded.includes("=") && encoded.length % 4 !== 0)
+  ) {
     throw oauthErrors.invalidRequest("the Basic credentials are not valid base64");
   }
   try {
@@ -39,9 +43,16 @@ export function parseBasicCredentials(authorization: string): ClientCredentials 
   const scheme = /^\S+/.exec(authorization)?.[0] ?? "";
   if (scheme.toLowerCase() !== "basic") return undefined;
   const match = BASIC.exec(authorization);
-  if (!match) throw oauthErrors.invalidRequest("the Authorization header is not valid HTTP Basic credentials");
+  if (!match)
+    throw oauthErrors.invalidRequest(
+      "the Authorization header is not valid HTTP Basic credentials",
+    );
   const decoded = base64Decode(match[1] ?? "");
   const colon = decoded.indexOf(":");
-  if (colon < 0) throw oauthErrors.invalidRequest("the Basic credentials must be client_id:client_secret");
-  return { clientId: formDecode(decoded.slice(0, colon)), secret: formDecode(decoded.slice(colon + 1)) };
+  if (colon < 0)
+    throw oauthErrors.invalidRequest("the Basic credentials must be client_id:client_secret");
+  return {
+    clientId: formDecode(decoded.slice(0, colon)),
+    secret: formDecode(decoded.slice(colon + 1)),
+  };
 }

@@ -11,7 +11,12 @@ export class OAuthError extends Error {
   readonly status: number;
   readonly error: string;
   readonly headers: Readonly<Record<string, string>>;
-  constructor(status: number, error: string, description: string, headers: Record<string, string> = {}) {
+  constructor(
+    status: number,
+    error: string,
+    description: string,
+    headers: Record<string, string> = {},
+  ) {
     super(description);
     this.name = "OAuthError";
     this.status = status;
@@ -26,15 +31,29 @@ export const BASIC_CHALLENGE = `Basic realm="${DEFAULT_REALM}", charset="UTF-8"`
 export const oauthErrors = {
   invalidRequest: (description: string) => new OAuthError(400, "invalid_request", description),
   /** Spec 5.6: one response for unknown, wrong secret, revoked and expired: nothing in it may differ. */
-  invalidClient: () => new OAuthError(401, "invalid_client", "client authentication failed", { "WWW-Authenticate": BASIC_CHALLENGE }),
+  invalidClient: () =>
+    new OAuthError(401, "invalid_client", "client authentication failed", {
+      "WWW-Authenticate": BASIC_CHALLENGE,
+    }),
   invalidScope: (description: string) => new OAuthError(400, "invalid_scope", description),
-  unsupportedGrantType: () => new OAuthError(400, "unsupported_grant_type", "only the client_credentials grant is supported"),
-  methodNotAllowed: () => new OAuthError(405, "invalid_request", "the token endpoint accepts POST only", { Allow: "POST" }),
+  unsupportedGrantType: () =>
+    new OAuthError(400, "unsupported_grant_type", "only the client_credentials grant is supported"),
+  methodNotAllowed: () =>
+    new OAuthError(405, "invalid_request", "the token endpoint accepts POST only", {
+      Allow: "POST",
+    }),
   payloadTooLarge: () => new OAuthError(413, "invalid_request", "the request body is too large"),
   slowDown: (retryAfterSeconds: number) =>
-    new OAuthError(429, "slow_down", "too many token requests; retry later", { "Retry-After": String(retryAfterSeconds) }),
+    new OAuthError(429, "slow_down", "too many token requests; retry later", {
+      "Retry-After": String(retryAfterSeconds),
+    }),
   temporarilyUnavailable: (retryAfterSeconds: number) =>
-    new OAuthError(503, "temporarily_unavailable", "the token service is temporarily unavailable; retry later", { "Retry-After": String(retryAfterSeconds) }),
+    new OAuthError(
+      503,
+      "temporarily_unavailable",
+      "the token service is temporarily unavailable; retry later",
+      { "Retry-After": String(retryAfterSeconds) },
+    ),
   serverError: () => new OAuthError(500, "server_error", "an internal error occurred"),
 };
 
@@ -55,15 +74,30 @@ function toOAuthError(err: unknown): OAuthError | undefined {
   if (err instanceof OAuthError) return err;
   const type = (err as { type?: unknown } | undefined)?.type;
   if (type === "entity.too.large") return oauthErrors.payloadTooLarge();
-  if (typeof type === "string" && type.startsWith("entity.") || type === "encoding.unsupported" || type === "charset.unsupported") {
-    return oauthErrors.invalidRequest("the request body could not be read; send application/x-www-form-urlencoded");
+  if (
+    (typeof type === "string" && type.startsWith("entity.")) ||
+    type === "encoding.unsupported" ||
+    type === "charset.unsupported"
+  ) {
+    return oauthErrors.invalidRequest(
+      "the request body could not be read; send application/x-www-form-urlencoded",
+    );
   }
-  if (err instanceof DomainError && err.status === 503) return oauthErrors.temporarilyUnavailable(5);
-  if (err instanceof DomainError && err.status < 500) return oauthErrors.invalidRequest(err.message);
+  if (err instanceof DomainError && err.status === 503)
+    return oauthErrors.temporarilyUnavailable(5);
+  if (err instanceof DomainError && err.status < 500)
+    return oauthErrors.invalidRequest(err.message);
   // Other client errors of the body reader (e.g. a Content-Encoding whose data does not inflate: a zlib error with status 400).
   const status = (err as { status?: unknown } | undefined)?.status;
-  if (!(err instanceof DomainError) && typeof status === "number" && status >= 400 && status < 500) {
-    return oauthErrors.invalidRequest("the request body could not be read; send application/x-www-form-urlencoded");
+  if (
+    !(err instanceof DomainError) &&
+    typeof status === "number" &&
+    status >= 400 &&
+    status < 500
+  ) {
+    return oauthErrors.invalidRequest(
+      "the request body could not be read; send application/x-www-form-urlencoded",
+    );
   }
   return undefined;
 }
@@ -72,13 +106,20 @@ function toOAuthError(err: unknown): OAuthError | undefined {
  * The token endpoint's one error middleware; unexpected errors are logged with their cause and
  * answered opaquely. `issuance` counts each answer by its error code (the outcome).
  */
-export function oauthErrorHandler(logger: Logger, issuance?: { add(value: number, attributes: { outcome: string }): void }): ErrorRequestHandler {
+export function oauthErrorHandler(
+  logger: Logger,
+  issuance?: { add(value: number, attributes: { outcome: string }): void },
+): ErrorRequestHandler {
   return (err, req, res, next) => {
     if (req.path !== "/oauth/token") return next(err);
     const known = toOAuthError(err);
     issuance?.add(1, { outcome: (known ?? oauthErrors.serverError()).error });
     if (!known) logger.error({ err, request_id: res.locals.requestId }, "token request failed");
-    else if (known.status >= 500) logger.warn({ err: err instanceof OAuthError ? undefined : err, request_id: res.locals.requestId }, known.message);
+    else if (known.status >= 500)
+      logger.warn(
+        { err: err instanceof OAuthError ? undefined : err, request_id: res.locals.requestId },
+        known.message,
+      );
     if (res.headersSent) return void req.socket.destroy();
     sendOAuthError(res, known ?? oauthErrors.serverError());
   };

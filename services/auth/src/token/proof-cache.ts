@@ -35,7 +35,9 @@ export class ProofCache {
   }
 
   keyFor(clientId: string, secret: string): string {
-    return createHmac("sha256", this.#key).update(`${clientId.length}:${clientId}:${secret}`).digest("base64url");
+    return createHmac("sha256", this.#key)
+      .update(`${clientId.length}:${clientId}:${secret}`)
+      .digest("base64url");
   }
 
   /** Whether a live proof exists for this key (the caller still has to check it against the row). */
@@ -58,7 +60,8 @@ export class ProofCache {
   remember(key: string, clientId: string, secretHash: string): void {
     if (this.#ttlMs <= 0) return;
     this.#proofs.delete(key);
-    if (this.#proofs.size >= this.#maxEntries) this.#proofs.delete(this.#proofs.keys().next().value as string);
+    if (this.#proofs.size >= this.#maxEntries)
+      this.#proofs.delete(this.#proofs.keys().next().value as string);
     this.#proofs.set(key, { clientId, secretHash, expiresAt: this.#now() + this.#ttlMs });
   }
 
@@ -67,6 +70,7 @@ export class ProofCache {
   }
 
   forgetClient(clientId: string): void {
-    for (const [key, proof] of this.#proofs) if (proof.clientId === clientId) this.#proofs.delete(key);
+    for (const [key, proof] of this.#proofs)
+      if (proof.clientId === clientId) this.#proofs.delete(key);
   }
 }

@@ -37,7 +37,11 @@ export class RateLimiter {
     bucket.tokens = Math.min(this.#burst, bucket.tokens + (now - bucket.at) * this.#perMs);
     bucket.at = now;
     if (!this.#buckets.has(key)) this.#insert(key, bucket);
-    if (bucket.tokens < 1) return { ok: false, retryAfterSeconds: Math.max(1, Math.ceil((1 - bucket.tokens) / this.#perMs / 1000)) };
+    if (bucket.tokens < 1)
+      return {
+        ok: false,
+        retryAfterSeconds: Math.max(1, Math.ceil((1 - bucket.tokens) / this.#perMs / 1000)),
+      };
     bucket.tokens -= 1;
     return { ok: true };
   }
@@ -45,8 +49,10 @@ export class RateLimiter {
   #insert(key: string, bucket: Bucket): void {
     if (this.#buckets.size >= this.#maxKeys) {
       // A full bucket carries no information: dropping those first loses nothing.
-      for (const [k, b] of this.#buckets) if (b.tokens + (this.#now() - b.at) * this.#perMs >= this.#burst) this.#buckets.delete(k);
-      if (this.#buckets.size >= this.#maxKeys) this.#buckets.delete(this.#buckets.keys().next().value as string);
+      for (const [k, b] of this.#buckets)
+        if (b.tokens + (this.#now() - b.at) * this.#perMs >= this.#burst) this.#buckets.delete(k);
+      if (this.#buckets.size >= this.#maxKeys)
+        this.#buckets.delete(this.#buckets.keys().next().value as string);
     }
     this.#buckets.set(key, bucket);
   }

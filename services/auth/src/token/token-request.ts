@@ -20,7 +20,8 @@ function formBody(req: Request): URLSearchParams {
     throw oauthErrors.invalidRequest("the request body must be application/x-www-form-urlencoded");
   }
   const charset = /;\s*charset\s*=\s*"?([^";\s]+)"?/i.exec(req.get("content-type") ?? "")?.[1];
-  if (charset !== undefined && charset.toLowerCase() !== "utf-8") throw oauthErrors.invalidRequest("the request body must be UTF-8");
+  if (charset !== undefined && charset.toLowerCase() !== "utf-8")
+    throw oauthErrors.invalidRequest("the request body must be UTF-8");
   const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
   try {
     return new URLSearchParams(UTF8.decode(raw));
@@ -29,7 +30,9 @@ function formBody(req: Request): URLSearchParams {
   }
 }
 
-function singleParameters(params: URLSearchParams): Partial<Record<(typeof SINGLE)[number], string>> {
+function singleParameters(
+  params: URLSearchParams,
+): Partial<Record<(typeof SINGLE)[number], string>> {
   const values: Partial<Record<(typeof SINGLE)[number], string>> = {};
   for (const name of SINGLE) {
     const all = params.getAll(name);
@@ -39,11 +42,15 @@ function singleParameters(params: URLSearchParams): Partial<Record<(typeof SINGL
   return values;
 }
 
-function requestedScopes(scope: string | undefined, known: ReadonlySet<string>): string[] | undefined {
+function requestedScopes(
+  scope: string | undefined,
+  known: ReadonlySet<string>,
+): string[] | undefined {
   const tokens = (scope ?? "").split(" ").filter((s) => s !== "");
   if (tokens.length === 0) return undefined;
   for (const token of tokens) {
-    if (!SCOPE_TOKEN.test(token) || !known.has(token)) throw oauthErrors.invalidScope(`the scope '${token}' does not exist`);
+    if (!SCOPE_TOKEN.test(token) || !known.has(token))
+      throw oauthErrors.invalidScope(`the scope '${token}' does not exist`);
   }
   return [...new Set(tokens)];
 }
@@ -51,9 +58,13 @@ function requestedScopes(scope: string | undefined, known: ReadonlySet<string>):
 function credentialsOf(req: Request, inBody: boolean): ClientCredentials {
   // An empty header is no header.
   const authorization = req.get("authorization") || undefined;
-  if (authorization !== undefined && inBody) throw oauthErrors.invalidRequest("client credentials must be sent once: in the Authorization header only");
+  if (authorization !== undefined && inBody)
+    throw oauthErrors.invalidRequest(
+      "client credentials must be sent once: in the Authorization header only",
+    );
   // Spec 5.2: HTTP Basic is the one client authentication method; none, or another, is invalid_client.
-  const credentials = authorization === undefined ? undefined : parseBasicCredentials(authorization);
+  const credentials =
+    authorization === undefined ? undefined : parseBasicCredentials(authorization);
   if (!credentials) throw oauthErrors.invalidClient();
   return credentials;
 }
@@ -63,10 +74,12 @@ function credentialsOf(req: Request, inBody: boolean): ClientCredentials {
  * each requested scope exists in this environment. Cheap, so it runs before any argon2 work.
  */
 export function parseTokenRequest(req: Request, knownScopes: ReadonlySet<string>): TokenRequest {
-  if (req.originalUrl.includes("?")) throw oauthErrors.invalidRequest("parameters belong in the request body, not the URL");
+  if (req.originalUrl.includes("?"))
+    throw oauthErrors.invalidRequest("parameters belong in the request body, not the URL");
   const params = singleParameters(formBody(req));
   const inBody = params.client_id !== undefined || params.client_secret !== undefined;
-  if (params.grant_type === undefined || params.grant_type === "") throw oauthErrors.invalidRequest("grant_type is required");
+  if (params.grant_type === undefined || params.grant_type === "")
+    throw oauthErrors.invalidRequest("grant_type is required");
   if (params.grant_type !== "client_credentials") throw oauthErrors.unsupportedGrantType();
   const scopes = requestedScopes(params.scope, knownScopes);
   return { credentials: credentialsOf(req, inBody), scopes };

@@ -29,11 +29,16 @@ export interface TokenServiceDeps {
 }
 
 /** Spec 5.4: the requested scopes, each assigned to the client, or all of them when none is requested. */
-export function grantedScopes(client: ClientRecord, requested: ReadonlyArray<string> | undefined, environmentScopes: ReadonlySet<string>): string[] {
+export function grantedScopes(
+  client: ClientRecord,
+  requested: ReadonlyArray<string> | undefined,
+  environmentScopes: ReadonlySet<string>,
+): string[] {
   const assigned = new Set(client.scopes.filter((s) => environmentScopes.has(s)));
   if (requested === undefined) return canonicalScopes(assigned);
   for (const scope of requested) {
-    if (!assigned.has(scope)) throw oauthErrors.invalidScope(`the scope '${scope}' is not assigned to this client`);
+    if (!assigned.has(scope))
+      throw oauthErrors.invalidScope(`the scope '${scope}' is not assigned to this client`);
   }
   return canonicalScopes(requested);
 }
@@ -48,12 +53,23 @@ export class TokenService {
     this.#now = deps.now ?? Date.now;
   }
 
-  async issue(request: TokenRequest, callerIp: string): Promise<{ clientId: string; response: TokenResponse }> {
+  async issue(
+    request: TokenRequest,
+    callerIp: string,
+  ): Promise<{ clientId: string; response: TokenResponse }> {
     const client = await this.#deps.authenticator.authenticate(request.credentials, callerIp);
     const scopes = grantedScopes(client, request.scopes, this.#deps.environmentScopes);
     const scope = scopes.join(" ");
     const access_token = await this.#sign(client.id, scope);
-    return { clientId: client.id, response: { access_token, token_type: "Bearer", expires_in: ACCESS_TOKEN_LIFETIME_SECONDS, scope } };
+    return {
+      clientId: client.id,
+      response: {
+        access_token,
+        token_type: "Bearer",
+        expires_in: ACCESS_TOKEN_LIFETIME_SECONDS,
+        scope,
+      },
+    };
   }
 
   /** RFC 9068 2.2: typ at+jwt; iss, exp, aud, sub (= client_id, no user here), client_id, iat, jti; plus scope. */

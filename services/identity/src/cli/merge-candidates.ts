@@ -24,11 +24,23 @@ async function main(args: string[]): Promise<number> {
     console.error((err as Error).message);
     return 2;
   }
-  const pool = createPgPool({ url: config.DATABASE_URL, schema: "identity", applicationName: "identity-merge-cli", max: 1 });
+  const pool = createPgPool({
+    url: config.DATABASE_URL,
+    schema: "identity",
+    applicationName: "identity-merge-cli",
+    max: 1,
+  });
   try {
-    const result = await mergeCandidates({ store: new PgIdentityStore(identityDb(pool)), now: () => new Date() }, merged.toLowerCase(), into.toLowerCase());
-    const via = result.survivorCandidateUuid === into.toLowerCase() ? "" : ` (the survivor of ${into})`;
-    console.log(`merged candidate ${result.mergedCandidateUuid} into ${result.survivorCandidateUuid}${via}`);
+    const result = await mergeCandidates(
+      { store: new PgIdentityStore(identityDb(pool)), now: () => new Date() },
+      merged.toLowerCase(),
+      into.toLowerCase(),
+    );
+    const via =
+      result.survivorCandidateUuid === into.toLowerCase() ? "" : ` (the survivor of ${into})`;
+    console.log(
+      `merged candidate ${result.mergedCandidateUuid} into ${result.survivorCandidateUuid}${via}`,
+    );
     return 0;
   } catch (err) {
     if (!(err instanceof MergeRefusedError)) throw err;

@@ -1,5 +1,16 @@
 import { sql } from "drizzle-orm";
-import { boolean, check, customType, index, pgSchema, text, timestamp, unique, uuid, type AnyPgColumn } from "drizzle-orm/pg-core";
+import {
+  boolean,
+  check,
+  customType,
+  index,
+  pgSchema,
+  text,
+  timestamp,
+  unique,
+  uuid,
+  type AnyPgColumn,
+} from "drizzle-orm/pg-core";
 import { outboxTable } from "@svc/events";
 import { idempotencyKeysTable } from "../idempotency/idempotency-table.ts";
 
@@ -17,7 +28,9 @@ export const candidates = identitySchema.table(
   {
     candidateUuid: uuid("candidate_uuid").primaryKey(),
     status: text("status", { enum: ["active", "merged", "inactive"] }).notNull(),
-    mergedIntoCandidateUuid: uuid("merged_into_candidate_uuid").references((): AnyPgColumn => candidates.candidateUuid),
+    mergedIntoCandidateUuid: uuid("merged_into_candidate_uuid").references(
+      (): AnyPgColumn => candidates.candidateUuid,
+    ),
     createdAt: instant("created_at").notNull(),
     updatedAt: instant("updated_at"),
   },
@@ -26,7 +39,10 @@ export const candidates = identitySchema.table(
     index("candidates_merged_into_idx").on(t.mergedIntoCandidateUuid),
     check("candidates_status_check", sql`${t.status} IN ('active', 'merged', 'inactive')`),
     // A merged candidate always names its survivor, and only a merged one does.
-    check("candidates_merge_check", sql`(${t.status} = 'merged') = (${t.mergedIntoCandidateUuid} IS NOT NULL)`),
+    check(
+      "candidates_merge_check",
+      sql`(${t.status} = 'merged') = (${t.mergedIntoCandidateUuid} IS NOT NULL)`,
+    ),
     check("candidates_no_self_merge", sql`${t.mergedIntoCandidateUuid} <> ${t.candidateUuid}`),
   ],
 );
@@ -42,7 +58,10 @@ export const candidateIdentifiers = identitySchema.table(
       .references(() => candidates.candidateUuid),
     createdAt: instant("created_at").notNull(),
   },
-  (t) => [index("candidate_identifiers_candidate_idx").on(t.candidateUuid), check("candidate_identifiers_kind_check", sql`${t.kind} IN ('email', 'phone')`)],
+  (t) => [
+    index("candidate_identifiers_candidate_idx").on(t.candidateUuid),
+    check("candidate_identifiers_kind_check", sql`${t.kind} IN ('email', 'phone')`),
+  ],
 );
 
 export const recruitmentCases = identitySchema.table(
@@ -92,7 +111,10 @@ export const applications = identitySchema.table(
     index("applications_vacancy_idx").on(t.vacancyUuid),
     index("applications_practice_idx").on(t.practiceId),
     index("applications_case_idx").on(t.recruitmentCaseUuid),
-    check("applications_resolution_check", sql`${t.resolution} IN ('resolved', 'unresolved', 'ambiguous')`),
+    check(
+      "applications_resolution_check",
+      sql`${t.resolution} IN ('resolved', 'unresolved', 'ambiguous')`,
+    ),
   ],
 );
 

@@ -4,7 +4,13 @@ import type { EventPayload } from "@svc/events";
 import { lookupKeysOf, type IdentifierHasher, type LookupKey } from "../identifiers/lookup-keys.ts";
 import { entrypointCodeOf } from "./entrypoints.ts";
 import { eventsAt } from "./events.ts";
-import type { Application, IdentityStore, IdentityTransaction, Resolution, VacancyDirectory } from "./model.ts";
+import type {
+  Application,
+  IdentityStore,
+  IdentityTransaction,
+  Resolution,
+  VacancyDirectory,
+} from "./model.ts";
 import { decideResolution } from "./resolve-candidate.ts";
 
 /** What the application form sent, validated (http/application-body.ts) but not yet normalised. */
@@ -46,11 +52,20 @@ interface Draft {
  * so no connection waits on NATS), resolves the candidate and records application, recruitment
  * case and events in one transaction.
  */
-export async function createApplication(deps: CreateApplicationDeps, request: ApplicationRequest): Promise<ApplicationOutcome> {
+export async function createApplication(
+  deps: CreateApplicationDeps,
+  request: ApplicationRequest,
+): Promise<ApplicationOutcome> {
   const vacancy = await deps.vacancies.find(request.vacancyUuid);
-  if (!vacancy) throw new ValidationError([{ field: "vacancy_uuid", message: "no vacancy with this uuid exists" }]);
+  if (!vacancy)
+    throw new ValidationError([
+      { field: "vacancy_uuid", message: "no vacancy with this uuid exists" },
+    ]);
   const practiceId = request.practiceId ?? vacancy.practiceId;
-  if (practiceId === null) throw new ValidationError([{ field: "practice_id", message: "is required because the vacancy names no practice" }]);
+  if (practiceId === null)
+    throw new ValidationError([
+      { field: "practice_id", message: "is required because the vacancy names no practice" },
+    ]);
   const now = deps.now();
   const draft: Draft = {
     keys: lookupKeysOf({ email: request.email, phone: request.phone }, deps.hash),
@@ -64,21 +79,35 @@ export async function createApplication(deps: CreateApplicationDeps, request: Ap
   return deps.store.transaction((tx) => recordApplication(tx, draft));
 }
 
-async function recordApplication(tx: IdentityTransaction, draft: Draft): Promise<ApplicationOutcome> {
+async function recordApplication(
+  tx: IdentityTransaction,
+  draft: Draft,
+): Promise<ApplicationOutcome> {
   await tx.lockIdentifiers(draft.keys);
   const decision = decideResolution(draft.keys, await tx.survivorsOf(draft.keys));
   const candidateCreated = decision.candidateUuid === null;
   const candidateUuid = decision.candidateUuid ?? randomUUID();
   if (candidateCreated) {
-    await tx.insertCandidate({ candidateUuid, status: "active", mergedIntoCandidateUuid: null, createdAt: draft.now, updatedAt: null });
+    await tx.insertCandidate({
+      candidateUuid,
+      status: "active",
+      mergedIntoCandidateUuid: null,
+      createdAt: draft.now,
+      updatedAt: null,
+    });
   }
   await tx.linkIdentifiers(candidateUuid, decision.linkKeys, draft.now);
   if (!candidateCreated) {
     // Spec 4.10: the same person applying to the same vacancy again gets the existing application (200).
     const existing = await tx.findApplicationOfSurvivor(candidateUuid, draft.vacancyUuid);
-    if (existing) return { application: existing, candidateCreated: false, applicationCreated: false };
+    if (existing)
+      return { application: existing, candidateCreated: false, applicationCreated: false };
   }
-  return insertApplication(tx, draft, { candidateUuid, resolution: decision.resolution, candidateCreated });
+  return insertApplication(tx, draft, {
+    candidateUuid,
+    resolution: decision.resolution,
+    candidateCreated,
+  });
 }
 
 async function insertApplication(
@@ -115,10 +144,19 @@ async function insertApplication(
     if (!existing) throw new Error("application vanished after a unique-constraint conflict");
     return { application: existing, candidateCreated: false, applicationCreated: false };
   }
-  const events: EventPayload[] = who.candidateCreated ? [draft.event("candidate.created", candidateUuid)] : [];
-  if (ensured.created) events.push(draft.event("recruitment_case.created", ensured.recruitmentCase.recruitmentCaseUuid));
+  const events: EventPayload[] = who.candidateCreated
+    ? [draft.event("candidate.created", candidateUuid)]
+    : [];
+  if (ensured.created)
+    events.push(
+      draft.event("recruitment_case.created", ensured.recruitmentCase.recruitmentCaseUuid),
+    );
   else await tx.touchRecruitmentCase(ensured.recruitmentCase.recruitmentCaseUuid, draft.now);
   events.push(draft.event("application.created", inserted.applicationUuid));
   await tx.enqueue(events);
-  return { application: inserted, candidateCreated: who.candidateCreated, applicationCreated: true };
+  return {
+    application: inserted,
+    candidateCreated: who.candidateCreated,
+    applicationCreated: true,
+  };
 }

@@ -19,11 +19,15 @@ describe("entrypointCodeOf", () => {
     expect(entrypointCodeOf(raw)).toBe(code);
   });
 
-  it.each([null, "", "   ", "tiktok", "https://example.com/x", "not a url ::"])("gives null for %j", (raw) => {
-    expect(entrypointCodeOf(raw)).toBeNull();
-  });
+  it.each([null, "", "   ", "tiktok", "https://example.com/x", "not a url ::"])(
+    "gives null for %j",
+    (raw) => {
+      expect(entrypointCodeOf(raw)).toBeNull();
+    },
+  );
 
   it("only ever answers a code from its table", () => {
-    for (const raw of ["website", "indeed", "vdab.be"]) expect(ENTRYPOINT_CODES).toContain(entrypointCodeOf(raw));
+    for (const raw of ["website", "indeed", "vdab.be"])
+      expect(ENTRYPOINT_CODES).toContain(entrypointCodeOf(raw));
   });
 });

@@ -40,27 +40,70 @@ export const ENTRYPOINT_CODES = [
 export type EntrypointCode = (typeof ENTRYPOINT_CODES)[number];
 
 const BY_WORD: Readonly<Record<string, EntrypointCode>> = {
-  website: "website", site: "website", web: "website", homepage: "website", home: "website",
-  vacancy: "vacancy_page", vacancypage: "vacancy_page", vacature: "vacancy_page", vacaturepagina: "vacancy_page",
-  postevacant: "vacancy_page", postesvacants: "vacancy_page", offre: "vacancy_page",
-  jobalert: "job_alert", vacaturealert: "job_alert", alert: "job_alert", alerte: "job_alert", alerteemploi: "job_alert", newsletter: "job_alert",
-  spontaneous: "spontaneous", spontaan: "spontaneous", spontanee: "spontaneous", candidaturespontanee: "spontaneous", opensollicitatie: "spontaneous",
-  referral: "referral", doorverwijzing: "referral", viavia: "referral", recommandation: "referral", parrainage: "referral",
-  indeed: "indeed", linkedin: "linkedin", facebook: "facebook", fb: "facebook", instagram: "instagram", ig: "instagram",
-  google: "google_jobs", googlejobs: "google_jobs", vdab: "vdab", forem: "forem", leforem: "forem", actiris: "actiris",
+  website: "website",
+  site: "website",
+  web: "website",
+  homepage: "website",
+  home: "website",
+  vacancy: "vacancy_page",
+  vacancypage: "vacancy_page",
+  vacature: "vacancy_page",
+  vacaturepagina: "vacancy_page",
+  postevacant: "vacancy_page",
+  postesvacants: "vacancy_page",
+  offre: "vacancy_page",
+  jobalert: "job_alert",
+  vacaturealert: "job_alert",
+  alert: "job_alert",
+  alerte: "job_alert",
+  alerteemploi: "job_alert",
+  newsletter: "job_alert",
+  spontaneous: "spontaneous",
+  spontaan: "spontaneous",
+  spontanee: "spontaneous",
+  candidaturespontanee: "spontaneous",
+  opensollicitatie: "spontaneous",
+  referral: "referral",
+  doorverwijzing: "referral",
+  viavia: "referral",
+  recommandation: "referral",
+  parrainage: "referral",
+  indeed: "indeed",
+  linkedin: "linkedin",
+  facebook: "facebook",
+  fb: "facebook",
+  instagram: "instagram",
+  ig: "instagram",
+  google: "google_jobs",
+  googlejobs: "google_jobs",
+  vdab: "vdab",
+  forem: "forem",
+  leforem: "forem",
+  actiris: "actiris",
 };
 
 /** Registrable host names (the last two labels) of the sources that send candidates by link. */
 const BY_HOST: Readonly<Record<string, EntrypointCode>> = {
-  "indeed.com": "indeed", "indeed.be": "indeed", "linkedin.com": "linkedin", "facebook.com": "facebook", "fb.com": "facebook",
-  "instagram.com": "instagram", "google.com": "google_jobs", "google.be": "google_jobs", "vdab.be": "vdab",
-  "leforem.be": "forem", "actiris.brussels": "actiris", "actiris.be": "actiris",
+  "indeed.com": "indeed",
+  "indeed.be": "indeed",
+  "linkedin.com": "linkedin",
+  "facebook.com": "facebook",
+  "fb.com": "facebook",
+  "instagram.com": "instagram",
+  "google.com": "google_jobs",
+  "google.be": "google_jobs",
+  "vdab.be": "vdab",
+  "leforem.be": "forem",
+  "actiris.brussels": "actiris",
+  "actiris.be": "actiris",
 };
 
 function hostCode(value: string): EntrypointCode | null {
   let host: string;
   try {
-    host = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(value) ? value : `https://${value}`).hostname.toLowerCase();
+    host = new URL(
+      /^[a-z][a-z0-9+.-]*:\/\//i.test(value) ? value : `https://${value}`,
+    ).hostname.toLowerCase();
   } catch {
     return null;
   }
@@ -76,6 +119,10 @@ export function entrypointCodeOf(raw: string | null): EntrypointCode | null {
     const fromHost = hostCode(value);
     if (fromHost) return fromHost;
   }
-  const word = value.normalize("NFKD").replace(/\p{M}/gu, "").toLowerCase().replace(/[^a-z0-9]/g, "");
+  const word = value
+    .normalize("NFKD")
+    .replace(/\p{M}/gu, "")
+    .toLowerCase()
+    .replace(/[^a-z0-9]/g, "");
   return BY_WORD[word] ?? null;
 }

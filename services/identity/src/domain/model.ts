@@ -108,9 +108,14 @@ export interface IdentityTransaction {
   /** Links keys to a candidate; a key already linked (to anyone) is left as it is. */
   linkIdentifiers(candidateUuid: string, keys: LookupKey[], at: Date): Promise<void>;
   /** An application for the vacancy by the survivor or by a candidate merged into it. */
-  findApplicationOfSurvivor(survivorUuid: string, vacancyUuid: string): Promise<Application | undefined>;
+  findApplicationOfSurvivor(
+    survivorUuid: string,
+    vacancyUuid: string,
+  ): Promise<Application | undefined>;
   /** Creates the case for (candidate, vacancy) unless it exists; returns it either way. */
-  ensureRecruitmentCase(recruitmentCase: RecruitmentCase): Promise<{ recruitmentCase: RecruitmentCase; created: boolean }>;
+  ensureRecruitmentCase(
+    recruitmentCase: RecruitmentCase,
+  ): Promise<{ recruitmentCase: RecruitmentCase; created: boolean }>;
   touchRecruitmentCase(recruitmentCaseUuid: string, at: Date): Promise<void>;
   /** Inserts unless (candidate, vacancy) already has one; undefined in that case. */
   insertApplication(application: Application): Promise<Application | undefined>;
@@ -132,6 +137,10 @@ export interface IdentityQueries {
   getCandidate(candidateUuid: string): Promise<Candidate | undefined>;
   listApplications(filter: ApplicationFilter): Promise<Page<Application>>;
   getApplication(applicationUuid: string): Promise<Application | undefined>;
-  listRecruitmentCases(filter: RecruitmentCaseFilter): Promise<Page<RecruitmentCaseWithApplications>>;
-  getRecruitmentCase(recruitmentCaseUuid: string): Promise<RecruitmentCaseWithApplications | undefined>;
+  listRecruitmentCases(
+    filter: RecruitmentCaseFilter,
+  ): Promise<Page<RecruitmentCaseWithApplications>>;
+  getRecruitmentCase(
+    recruitmentCaseUuid: string,
+  ): Promise<RecruitmentCaseWithApplications | undefined>;
 }

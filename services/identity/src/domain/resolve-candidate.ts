@@ -24,7 +24,10 @@ export const keyId = (key: LookupKey): string => key.hash.toString("hex");
  *   the first key in precedence order (the e-mail address), and nothing new is linked, so one
  *   person's identifiers are never attached to another on a guess.
  */
-export function decideResolution(keys: LookupKey[], survivors: ReadonlyMap<string, string>): ResolutionDecision {
+export function decideResolution(
+  keys: LookupKey[],
+  survivors: ReadonlyMap<string, string>,
+): ResolutionDecision {
   if (keys.length === 0) return { resolution: "unresolved", candidateUuid: null, linkKeys: [] };
   const matched = keys.filter((k) => survivors.has(keyId(k)));
   const distinct = new Set(matched.map((k) => survivors.get(keyId(k))));
@@ -32,5 +35,9 @@ export function decideResolution(keys: LookupKey[], survivors: ReadonlyMap<strin
   if (first === undefined) return { resolution: "resolved", candidateUuid: null, linkKeys: keys };
   const candidateUuid = survivors.get(keyId(first)) as string;
   if (distinct.size > 1) return { resolution: "ambiguous", candidateUuid, linkKeys: [] };
-  return { resolution: "resolved", candidateUuid, linkKeys: keys.filter((k) => !survivors.has(keyId(k))) };
+  return {
+    resolution: "resolved",
+    candidateUuid,
+    linkKeys: keys.filter((k) => !survivors.has(keyId(k))),
+  };
 }

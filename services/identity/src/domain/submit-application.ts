@@ -13,12 +13,17 @@ export interface SubmitApplicationDeps {
  * the submission time and emits `application.submitted` in the same transaction; later calls
  * return the same record and emit nothing.
  */
-export async function submitApplication(deps: SubmitApplicationDeps, applicationUuid: string): Promise<{ submission: Submission; created: boolean }> {
+export async function submitApplication(
+  deps: SubmitApplicationDeps,
+  applicationUuid: string,
+): Promise<{ submission: Submission; created: boolean }> {
   const now = deps.now();
   return deps.store.transaction(async (tx) => {
     const submittedAt = await tx.markSubmitted(applicationUuid, now);
     if (submittedAt) {
-      await tx.enqueue([eventsAt(deps.publicBaseUrl, now)("application.submitted", applicationUuid)]);
+      await tx.enqueue([
+        eventsAt(deps.publicBaseUrl, now)("application.submitted", applicationUuid),
+      ]);
       return { submission: { applicationUuid, submittedAt }, created: true };
     }
     const existing = await tx.submissionOf(applicationUuid);

@@ -16,7 +16,9 @@ const identifier = (max: number) =>
 
 const candidate = z
   .strictObject({ email: identifier(320), phone: identifier(64) }, { error: expected("an object") })
-  .refine((c) => (c.email ?? null) !== null || (c.phone ?? null) !== null, { message: "needs an email or a phone (at least one)" });
+  .refine((c) => (c.email ?? null) !== null || (c.phone ?? null) !== null, {
+    message: "needs an email or a phone (at least one)",
+  });
 
 const EMAIL_INSIDE = /[^\s@]+@[^\s@]+\.[^\s@]+/u;
 
@@ -35,7 +37,9 @@ function carriesPersonalData(entrypoint: string, phone: string | null | undefine
 export const applicationBody = z
   .strictObject(
     {
-      vacancy_uuid: z.string({ error: expected("a string") }).regex(UUID_SHAPE, { message: "must be a UUID" }),
+      vacancy_uuid: z
+        .string({ error: expected("a string") })
+        .regex(UUID_SHAPE, { message: "must be a UUID" }),
       practice_id: z
         .string({ error: expected("a string or null") })
         .max(100, { message: "must be at most 100 characters" })
@@ -44,13 +48,21 @@ export const applicationBody = z
         .optional(),
       candidate,
       consent: z.boolean({ error: expected("true or false") }),
-      entrypoint: z.string({ error: expected("a string or null") }).max(200, { message: "must be at most 200 characters" }).nullable().optional(),
+      entrypoint: z
+        .string({ error: expected("a string or null") })
+        .max(200, { message: "must be at most 200 characters" })
+        .nullable()
+        .optional(),
     },
     { error: expected("a JSON object") },
   )
   .superRefine((body, ctx) => {
     if (body.entrypoint && carriesPersonalData(body.entrypoint, body.candidate.phone)) {
-      ctx.addIssue({ code: "custom", path: ["entrypoint"], message: "must not contain personal data such as an e-mail address or phone number" });
+      ctx.addIssue({
+        code: "custom",
+        path: ["entrypoint"],
+        message: "must not contain personal data such as an e-mail address or phone number",
+      });
     }
   });
 

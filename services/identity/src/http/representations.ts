@@ -1,6 +1,11 @@
 import { isoWithOffset } from "@svc/events";
 import type { ApplicationOutcome } from "../domain/create-application.ts";
-import type { Application, Candidate, RecruitmentCaseWithApplications, Submission } from "../domain/model.ts";
+import type {
+  Application,
+  Candidate,
+  RecruitmentCaseWithApplications,
+  Submission,
+} from "../domain/model.ts";
 
 // Domain → response mappers: exactly the contract's fields (spec 2.5, 2.6), never a row as is.
 // Instants are ISO 8601 in UTC with an explicit offset and milliseconds, like event occurred_at.
@@ -38,7 +43,11 @@ export function applicationResource(a: Application) {
 
 /** The create response (spec 2.6): the fields without updated_at, plus the two outcome flags. */
 export function applicationCreateResponse(outcome: ApplicationOutcome) {
-  return { ...applicationFields(outcome.application), candidate_created: outcome.candidateCreated, application_created: outcome.applicationCreated };
+  return {
+    ...applicationFields(outcome.application),
+    candidate_created: outcome.candidateCreated,
+    application_created: outcome.applicationCreated,
+  };
 }
 
 export function recruitmentCaseResource(rc: RecruitmentCaseWithApplications) {

@@ -1,12 +1,27 @@
 import express, { type RequestHandler } from "express";
 import { requireScope, type Scope, type TokenVerifier } from "@svc/auth";
 import { expressPath, type OperationSpec } from "@svc/openapi";
-import { MethodNotAllowedError, NotFoundError, parseQuery, requireJson, sendData, sendPage, UnsupportedMediaTypeError, ValidationError } from "@svc/http";
+import {
+  MethodNotAllowedError,
+  NotFoundError,
+  parseQuery,
+  requireJson,
+  sendData,
+  sendPage,
+  UnsupportedMediaTypeError,
+  ValidationError,
+} from "@svc/http";
 import type { ApplicationOutcome, ApplicationRequest } from "../domain/create-application.ts";
 import type { IdentityQueries, Page, Submission } from "../domain/model.ts";
 import { parseApplicationBody } from "./application-body.ts";
 import { applicationFilterOf, candidateFilterOf, recruitmentCaseFilterOf } from "./list-queries.ts";
-import { applicationCreateResponse, applicationResource, candidateResource, recruitmentCaseResource, submissionResource } from "./representations.ts";
+import {
+  applicationCreateResponse,
+  applicationResource,
+  candidateResource,
+  recruitmentCaseResource,
+  submissionResource,
+} from "./representations.ts";
 import { uuidParam } from "./validation.ts";
 import {
   createApplicationOperation,
@@ -24,7 +39,9 @@ export interface RouteDeps {
   verify: TokenVerifier;
   queries: IdentityQueries;
   createApplication: (request: ApplicationRequest) => Promise<ApplicationOutcome>;
-  submitApplication: (applicationUuid: string) => Promise<{ submission: Submission; created: boolean }>;
+  submitApplication: (
+    applicationUuid: string,
+  ) => Promise<{ submission: Submission; created: boolean }>;
   /** Idempotency-Key handling for POST /v1/applications (src/idempotency). */
   idempotency: RequestHandler;
   timeZone: string;
@@ -35,8 +52,17 @@ const notAllowed =
   (_req, _res, next) =>
     next(new MethodNotAllowedError(allowed));
 
-function page<T>(res: express.Response, result: Page<T>, request: { page: number; perPage: number }, map: (item: T) => unknown): void {
-  sendPage(res, result.items.map(map), { page: request.page, perPage: request.perPage, total: result.total });
+function page<T>(
+  res: express.Response,
+  result: Page<T>,
+  request: { page: number; perPage: number },
+  map: (item: T) => unknown,
+): void {
+  sendPage(res, result.items.map(map), {
+    page: request.page,
+    perPage: request.perPage,
+    total: result.total,
+  });
 }
 
 /** Operations without query parameters refuse any (ARCHITECTURE: unknown query parameters are 422). */
@@ -51,11 +77,24 @@ const noQuery: RequestHandler = (req, _res, next) => {
 
 /** A submission takes no body: none, or an empty JSON object. */
 const requireNoBody: RequestHandler = (req, _res, next) => {
-  const announced = (req.get("content-length") ?? "0") !== "0" || req.get("transfer-encoding") !== undefined;
-  if (announced && !req.is("application/json")) return next(new UnsupportedMediaTypeError("application/json (or no body at all)"));
+  const announced =
+    (req.get("content-length") ?? "0") !== "0" || req.get("transfer-encoding") !== undefined;
+  if (announced && !req.is("application/json"))
+    return next(new UnsupportedMediaTypeError("application/json (or no body at all)"));
   const body: unknown = req.body;
-  const empty = body === undefined || (typeof body === "object" && body !== null && !Array.isArray(body) && Object.keys(body).length === 0);
-  next(empty ? undefined : new ValidationError([{ field: "body", message: "must be empty: this endpoint takes no fields" }]));
+  const empty =
+    body === undefined ||
+    (typeof body === "object" &&
+      body !== null &&
+      !Array.isArray(body) &&
+      Object.keys(body).length === 0);
+  next(
+    empty
+      ? undefined
+      : new ValidationError([
+          { field: "body", message: "must be empty: this endpoint takes no fields" },
+        ]),
+  );
 };
 
 /** The handler table: each parses its input, calls one domain function and wraps the result. */
@@ -66,7 +105,9 @@ function handlers(deps: RouteDeps) {
       page(res, await deps.queries.listCandidates(filter), filter, candidateResource);
     },
     getCandidate: async (req, res) => {
-      const candidate = await deps.queries.getCandidate(uuidParam(req.params.candidate_uuid, "candidate_uuid"));
+      const candidate = await deps.queries.getCandidate(
+        uuidParam(req.params.candidate_uuid, "candidate_uuid"),
+      );
       if (!candidate) throw new NotFoundError("no candidate with this uuid");
       sendData(res, candidateResource(candidate));
     },
@@ -75,16 +116,22 @@ function handlers(deps: RouteDeps) {
       page(res, await deps.queries.listApplications(filter), filter, applicationResource);
     },
     getApplication: async (req, res) => {
-      const application = await deps.queries.getApplication(uuidParam(req.params.application_uuid, "application_uuid"));
+      const application = await deps.queries.getApplication(
+        uuidParam(req.params.application_uuid, "application_uuid"),
+      );
       if (!application) throw new NotFoundError("no application with this uuid");
       sendData(res, applicationResource(application));
     },
     createApplication: async (req, res) => {
       const outcome = await deps.createApplication(parseApplicationBody(req.body));
-      sendData(res, applicationCreateResponse(outcome), { status: outcome.applicationCreated ? 201 : 200 });
+      sendData(res, applicationCreateResponse(outcome), {
+        status: outcome.applicationCreated ? 201 : 200,
+      });
     },
     submitApplication: async (req, res) => {
-      const { submission, created } = await deps.submitApplication(uuidParam(req.params.application_uuid, "application_uuid"));
+      const { submission, created } = await deps.submitApplication(
+        uuidParam(req.params.application_uuid, "application_uuid"),
+      );
       sendData(res, submissionResource(submission), { status: created ? 201 : 200 });
     },
     listRecruitmentCases: async (req, res) => {
@@ -92,7 +139,9 @@ function handlers(deps: RouteDeps) {
       page(res, await deps.queries.listRecruitmentCases(filter), filter, recruitmentCaseResource);
     },
     getRecruitmentCase: async (req, res) => {
-      const found = await deps.queries.getRecruitmentCase(uuidParam(req.params.recruitment_case_uuid, "recruitment_case_uuid"));
+      const found = await deps.queries.getRecruitmentCase(
+        uuidParam(req.params.recruitment_case_uuid, "recruitment_case_uuid"),
+      );
       if (!found) throw new NotFoundError("no recruitment case with this uuid");
       sendData(res, recruitmentCaseResource(found));
     },
@@ -107,20 +156,48 @@ export function identityRoutes(deps: RouteDeps): express.Router {
   const router = express.Router();
   const scope = (s: Scope) => requireScope(deps.verify, s);
   const h = handlers(deps);
-  router.route(path(listCandidatesOperation)).get(scope(listCandidatesOperation.auth.scope), h.listCandidates).all(notAllowed("GET"));
-  router.route(path(getCandidateOperation)).get(scope(getCandidateOperation.auth.scope), noQuery, h.getCandidate).all(notAllowed("GET"));
+  router
+    .route(path(listCandidatesOperation))
+    .get(scope(listCandidatesOperation.auth.scope), h.listCandidates)
+    .all(notAllowed("GET"));
+  router
+    .route(path(getCandidateOperation))
+    .get(scope(getCandidateOperation.auth.scope), noQuery, h.getCandidate)
+    .all(notAllowed("GET"));
   router
     .route(path(listApplicationsOperation))
     .get(scope(listApplicationsOperation.auth.scope), h.listApplications)
-    .post(scope(createApplicationOperation.auth.scope), noQuery, requireJson(), deps.idempotency, h.createApplication)
+    .post(
+      scope(createApplicationOperation.auth.scope),
+      noQuery,
+      requireJson(),
+      deps.idempotency,
+      h.createApplication,
+    )
     .all(notAllowed("GET", "POST"));
-  router.route(path(getApplicationOperation)).get(scope(getApplicationOperation.auth.scope), noQuery, h.getApplication).all(notAllowed("GET"));
+  router
+    .route(path(getApplicationOperation))
+    .get(scope(getApplicationOperation.auth.scope), noQuery, h.getApplication)
+    .all(notAllowed("GET"));
   if (deps.environment === "production") {
     // Spec 5: in the sandbox applications:write covers creating applications only; the route does not exist there.
-    router.route(path(submitApplicationOperation)).post(scope(submitApplicationOperation.auth.scope), noQuery, requireNoBody, h.submitApplication).all(notAllowed("POST"));
+    router
+      .route(path(submitApplicationOperation))
+      .post(
+        scope(submitApplicationOperation.auth.scope),
+        noQuery,
+        requireNoBody,
+        h.submitApplication,
+      )
+      .all(notAllowed("POST"));
   }
-  router.route(path(listRecruitmentCasesOperation)).get(scope(listRecruitmentCasesOperation.auth.scope), h.listRecruitmentCases).all(notAllowed("GET"));
-  router.route(path(getRecruitmentCaseOperation)).get(scope(getRecruitmentCaseOperation.auth.scope), noQuery, h.getRecruitmentCase).all(notAllowed("GET"));
+  router
+    .route(path(listRecruitmentCasesOperation))
+    .get(scope(listRecruitmentCasesOperation.auth.scope), h.listRecruitmentCases)
+    .all(notAllowed("GET"));
+  router
+    .route(path(getRecruitmentCaseOperation))
+    .get(scope(getRecruitmentCaseOperation.auth.scope), noQuery, h.getRecruitmentCase)
+    .all(notAllowed("GET"));
   return router;
 }
-

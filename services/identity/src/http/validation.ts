@@ -15,7 +15,10 @@ export function fieldIssuesOf(error: z.ZodError, root = "body"): FieldIssue[] {
   return error.issues.flatMap((issue) => {
     const path = issue.path.map(String).join(".");
     if (issue.code === "unrecognized_keys") {
-      return issue.keys.map((key) => ({ field: path ? `${path}.${key}` : key, message: "is not a known field" }));
+      return issue.keys.map((key) => ({
+        field: path ? `${path}.${key}` : key,
+        message: "is not a known field",
+      }));
     }
     return [{ field: path || root, message: issue.message }];
   });
@@ -23,6 +26,7 @@ export function fieldIssuesOf(error: z.ZodError, root = "body"): FieldIssue[] {
 
 /** Validates a path parameter that must be a UUID; 422 naming it otherwise (spec 4.9: 422 on the single-resource endpoints). */
 export function uuidParam(value: string | string[] | undefined, name: string): string {
-  if (typeof value !== "string" || !UUID_SHAPE.test(value)) throw new ValidationError([{ field: name, message: "must be a UUID" }]);
+  if (typeof value !== "string" || !UUID_SHAPE.test(value))
+    throw new ValidationError([{ field: name, message: "must be a UUID" }]);
   return value.toLowerCase();
 }

@@ -3,20 +3,39 @@ import express from "express";
 import { createHttpApp, sendData, ValidationError } from "@svc/http";
 import { fetchJson, silentLogger, startApp, type StartedApp } from "@svc/testing";
 import { idempotency } from "./idempotency-middleware.ts";
-import type { IdempotencyRecordId, IdempotencyStore, Reservation, ReserveInput, StoredResponse } from "./idempotency-store.ts";
+import type {
+  IdempotencyRecordId,
+  IdempotencyStore,
+  Reservation,
+  ReserveInput,
+  StoredResponse,
+} from "./idempotency-store.ts";
 
 /** The store's contract in memory, so the middleware's waiting and lease rules run in isolation. */
 class MemoryStore implements IdempotencyStore {
-  readonly rows = new Map<string, { requestHash: Buffer; response?: StoredResponse; expiresAt: Date; lockedUntil: Date }>();
+  readonly rows = new Map<
+    string,
+    { requestHash: Buffer; response?: StoredResponse; expiresAt: Date; lockedUntil: Date }
+  >();
   #id = (id: IdempotencyRecordId) => `${id.clientId}:${id.keyHash.toString("hex")}`;
   async reserve(input: ReserveInput): Promise<Reservation> {
     const row = this.rows.get(this.#id(input));
-    const abandoned = row && !row.response && row.requestHash.equals(input.requestHash) && row.lockedUntil <= input.now;
+    const abandoned =
+      row &&
+      !row.response &&
+      row.requestHash.equals(input.requestHash) &&
+      row.lockedUntil <= input.now;
     if (!row || row.expiresAt <= input.now || abandoned) {
-      this.rows.set(this.#id(input), { requestHash: input.requestHash, expiresAt: input.expiresAt, lockedUntil: input.lockedUntil });
+      this.rows.set(this.#id(input), {
+        requestHash: input.requestHash,
+        expiresAt: input.expiresAt,
+        lockedUntil: input.lockedUntil,
+      });
       return { kind: "reserved" };
     }
-    return row.response ? { kind: "completed", requestHash: row.requestHash, response: row.response } : { kind: "in_progress", requestHash: row.requestHash };
+    return row.response
+      ? { kind: "completed", requestHash: row.requestHash, response: row.response }
+      : { kind: "in_progress", requestHash: row.requestHash };
   }
   async complete(id: IdempotencyRecordId, response: StoredResponse) {
     const row = this.rows.get(this.#id(id));
@@ -41,19 +60,37 @@ beforeAll(async () => {
     res.locals.auth = { clientId: "c1" };
     next();
   };
-  const mw = idempotency({ store: new MemoryStore(), clientOf: (res) => String(res.locals.auth.clientId), ttlMs: 86_400_000, now: () => now, logger: silentLogger(), waitMs: 300, leaseMs: 60_000 });
+  const mw = idempotency({
+    store: new MemoryStore(),
+    clientOf: (res) => String(res.locals.auth.clientId),
+    ttlMs: 86_400_000,
+    now: () => now,
+    logger: silentLogger(),
+    waitMs: 300,
+    leaseMs: 60_000,
+  });
   routes.post("/things", guard, mw, async (req, res) => {
     executions++;
     await gate;
     if (req.body.bad) throw new ValidationError([{ field: "bad", message: "is bad" }]);
     sendData(res, { n: executions }, { status: 201 });
   });
-  app = await startApp(createHttpApp({ platform: { service: "t", version: "0.0.0", environment: "sandbox" }, logger: silentLogger(), routes }));
+  app = await startApp(
+    createHttpApp({
+      platform: { service: "t", version: "0.0.0", environment: "sandbox" },
+      logger: silentLogger(),
+      routes,
+    }),
+  );
 });
 afterAll(() => app.close());
 
 const post = (key: string, body: unknown) =>
-  fetchJson<{ data: { n: number }; error: { code: string } }>(`${app.baseUrl}/things`, { method: "POST", headers: { "Content-Type": "application/json", "Idempotency-Key": key }, body: JSON.stringify(body) });
+  fetchJson<{ data: { n: number }; error: { code: string } }>(`${app.baseUrl}/things`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json", "Idempotency-Key": key },
+    body: JSON.stringify(body),
+  });
 
 /** Waits until the previous request is inside the handler (it holds the key), however slow the machine. */
 async function untilRunning(before: number): Promise<void> {
@@ -106,11 +143,14 @@ describe("idempotency middleware", () => {
 
   // Found by the hostile-input suite: this was a 500 (stack overflow while fingerprinting).
   it("answers 422 naming the body for a body nested thousands of levels deep", async () => {
-    const res = await fetchJson<{ error: { code: string; details: Array<{ field: string }> } }>(`${app.baseUrl}/things`, {
-      method: "POST",
-      headers: { "Content-Type": "application/json", "Idempotency-Key": "deep" },
-      body: `${'{"a":'.repeat(5_000)}1${"}".repeat(5_000)}`,
-    });
+    const res = await fetchJson<{ error: { code: string; details: Array<{ field: string }> } }>(
+      `${app.baseUrl}/things`,
+      {
+        method: "POST",
+        headers: { "Content-Type": "application/json", "Idempotency-Key": "deep" },
+        body: `${'{"a":'.repeat(5_000)}1${"}".repeat(5_000)}`,
+      },
+    );
     expect(res.status).toBe(422);
     expect(res.body.error.code).toBe("VALIDATION_ERROR");
     expect(res.body.error.details.map((d) => d.field)).toEqual(["body"]);

@@ -2,7 +2,12 @@ import type { RequestHandler, Response } from "express";
 import { DomainError, ValidationError } from "@svc/http";
 import type { Logger } from "@svc/logging";
 import type { IdempotencyRecordId, IdempotencyStore, Reservation } from "./idempotency-store.ts";
-import { BodyTooDeepError, hashKey, isValidIdempotencyKey, requestFingerprint } from "./request-fingerprint.ts";
+import {
+  BodyTooDeepError,
+  hashKey,
+  isValidIdempotencyKey,
+  requestFingerprint,
+} from "./request-fingerprint.ts";
 
 export const IDEMPOTENCY_KEY_HEADER = "Idempotency-Key";
 export const REPLAYED_HEADER = "Idempotent-Replayed";
@@ -10,7 +15,12 @@ export const REPLAYED_HEADER = "Idempotent-Replayed";
 /** A request with the same key is still running after we waited for it (README "Errors"). */
 export class IdempotentRequestInProgressError extends DomainError {
   constructor() {
-    super(409, "IDEMPOTENT_REQUEST_IN_PROGRESS", "a request with this Idempotency-Key is still being processed; retry shortly", { headers: { "Retry-After": "1" } });
+    super(
+      409,
+      "IDEMPOTENT_REQUEST_IN_PROGRESS",
+      "a request with this Idempotency-Key is still being processed; retry shortly",
+      { headers: { "Retry-After": "1" } },
+    );
   }
 }
 
@@ -28,7 +38,13 @@ export interface IdempotencyOptions {
   leaseMs?: number;
 }
 
-const keyReused = () => new ValidationError([{ field: IDEMPOTENCY_KEY_HEADER, message: "was already used with a different request; use a new key" }]);
+const keyReused = () =>
+  new ValidationError([
+    {
+      field: IDEMPOTENCY_KEY_HEADER,
+      message: "was already used with a different request; use a new key",
+    },
+  ]);
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
@@ -47,11 +63,22 @@ export function idempotency(options: IdempotencyOptions): RequestHandler {
   return async (req, res, next) => {
     const key = req.get(IDEMPOTENCY_KEY_HEADER);
     if (key === undefined) return next();
-    if (!isValidIdempotencyKey(key)) throw new ValidationError([{ field: IDEMPOTENCY_KEY_HEADER, message: "must be 1 to 255 printable ASCII characters" }]);
+    if (!isValidIdempotencyKey(key))
+      throw new ValidationError([
+        { field: IDEMPOTENCY_KEY_HEADER, message: "must be 1 to 255 printable ASCII characters" },
+      ]);
     const id: IdempotencyRecordId = { clientId: options.clientOf(res), keyHash: hashKey(key) };
-    const turn = await waitForTurn(options, id, fingerprintOf(req.method, `${req.baseUrl}${req.path}`, req.body));
+    const turn = await waitForTurn(
+      options,
+      id,
+      fingerprintOf(req.method, `${req.baseUrl}${req.path}`, req.body),
+    );
     if (turn.kind === "completed") {
-      res.status(turn.response.status).set(REPLAYED_HEADER, "true").type("application/json").send(turn.response.body);
+      res
+        .status(turn.response.status)
+        .set(REPLAYED_HEADER, "true")
+        .type("application/json")
+        .send(turn.response.body);
       return;
     }
     settleWithResponse(res, options, id, turn.lockedUntil);
@@ -64,7 +91,8 @@ function fingerprintOf(method: string, path: string, body: unknown): Buffer {
   try {
     return requestFingerprint(method, path, body);
   } catch (err) {
-    if (err instanceof BodyTooDeepError) throw new ValidationError([{ field: "body", message: err.message }]);
+    if (err instanceof BodyTooDeepError)
+      throw new ValidationError([{ field: "body", message: err.message }]);
     throw err;
   }
 }
@@ -72,19 +100,32 @@ function fingerprintOf(method: string, path: string, body: unknown): Buffer {
 /** This request runs, holding the key until `lockedUntil`, or replays the stored response. */
 type Turn = { kind: "reserved"; lockedUntil: Date } | Extract<Reservation, { kind: "completed" }>;
 
-async function waitForTurn(options: IdempotencyOptions, id: IdempotencyRecordId, requestHash: Buffer): Promise<Turn> {
+async function waitForTurn(
+  options: IdempotencyOptions,
+  id: IdempotencyRecordId,
+  requestHash: Buffer,
+): Promise<Turn> {
   const deadline = Date.now() + (options.waitMs ?? 10_000);
   for (let pause = 10; ; pause = Math.min(pause * 2, 200)) {
     const now = options.now();
     const lockedUntil = new Date(now.getTime() + (options.leaseMs ?? 60_000));
-    const turn = await options.store.reserve({ ...id, requestHash, now, expiresAt: new Date(now.getTime() + options.ttlMs), lockedUntil });
+    const turn = await options.store.reserve({
+      ...id,
+      requestHash,
+      now,
+      expiresAt: new Date(now.getTime() + options.ttlMs),
+      lockedUntil,
+    });
     if (turn.kind === "reserved") return { kind: "reserved", lockedUntil };
     // A running request with another body may still fail and free the key, so only a stored one is final.
     if (turn.kind === "completed") {
       if (!turn.requestHash.equals(requestHash)) throw keyReused();
       return turn;
     }
-    if (Date.now() >= deadline) throw turn.requestHash.equals(requestHash) ? new IdempotentRequestInProgressError() : keyReused();
+    if (Date.now() >= deadline)
+      throw turn.requestHash.equals(requestHash)
+        ? new IdempotentRequestInProgressError()
+        : keyReused();
     await sleep(pause);
   }
 }
@@ -94,12 +135,19 @@ async function waitForTurn(options: IdempotencyOptions, id: IdempotencyRecordId,
  * response, a retry with the key finds it. Every response of these routes goes through res.json
  * (sendData and the error middleware).
  */
-function settleWithResponse(res: Response, options: IdempotencyOptions, id: IdempotencyRecordId, lockedUntil: Date): void {
+function settleWithResponse(
+  res: Response,
+  options: IdempotencyOptions,
+  id: IdempotencyRecordId,
+  lockedUntil: Date,
+): void {
   const sendJson = res.json.bind(res);
   res.json = ((body: unknown) => {
     const status = res.statusCode;
     const stored = status >= 200 && status < 300;
-    const settled = stored ? storeResponse(options, id, { status, body: JSON.stringify(body) }) : releaseKey(options, id, lockedUntil);
+    const settled = stored
+      ? storeResponse(options, id, { status, body: JSON.stringify(body) })
+      : releaseKey(options, id, lockedUntil);
     // A 5xx may be the key store's database failing or hanging: releasing would wait out the
     // same timeout once more. It is answered at once; until the release lands, a retry with the
     // key waits for it as for any running request.
@@ -110,8 +158,19 @@ function settleWithResponse(res: Response, options: IdempotencyOptions, id: Idem
 }
 
 /** A 2xx kept with the key. Not stored, the key stays held until its lease ends; the response itself is still right. */
-function storeResponse(options: IdempotencyOptions, id: IdempotencyRecordId, response: { status: number; body: string }): Promise<void> {
-  return options.store.complete(id, response).catch((err: unknown) => options.logger.warn({ error_name: (err as Error).name, status: response.status }, "idempotency record not updated"));
+function storeResponse(
+  options: IdempotencyOptions,
+  id: IdempotencyRecordId,
+  response: { status: number; body: string },
+): Promise<void> {
+  return options.store
+    .complete(id, response)
+    .catch((err: unknown) =>
+      options.logger.warn(
+        { error_name: (err as Error).name, status: response.status },
+        "idempotency record not updated",
+      ),
+    );
 }
 
 /**
@@ -121,18 +180,36 @@ function storeResponse(options: IdempotencyOptions, id: IdempotencyRecordId, res
  * otherwise every retry would wait for a 409 for the rest of the lease, long after the database
  * came back.
  */
-function releaseKey(options: IdempotencyOptions, id: IdempotencyRecordId, lockedUntil: Date): Promise<void> {
+function releaseKey(
+  options: IdempotencyOptions,
+  id: IdempotencyRecordId,
+  lockedUntil: Date,
+): Promise<void> {
   return options.store.release(id).catch((err: unknown) => {
-    options.logger.warn({ error_name: (err as Error).name }, "idempotency key not released; retrying until its lease ends");
+    options.logger.warn(
+      { error_name: (err as Error).name },
+      "idempotency key not released; retrying until its lease ends",
+    );
     void retryRelease(options, id, lockedUntil);
   });
 }
 
-async function retryRelease(options: IdempotencyOptions, id: IdempotencyRecordId, lockedUntil: Date): Promise<void> {
-  for (let pause = 250; options.now().getTime() < lockedUntil.getTime(); pause = Math.min(pause * 2, 5_000)) {
+async function retryRelease(
+  options: IdempotencyOptions,
+  id: IdempotencyRecordId,
+  lockedUntil: Date,
+): Promise<void> {
+  for (
+    let pause = 250;
+    options.now().getTime() < lockedUntil.getTime();
+    pause = Math.min(pause * 2, 5_000)
+  ) {
     // Unreferenced: a process shutting down does not wait for a key its lease will free anyway.
     await new Promise<void>((resolve) => setTimeout(resolve, pause).unref());
-    const released = await options.store.release(id).then(() => true, () => false);
+    const released = await options.store.release(id).then(
+      () => true,
+      () => false,
+    );
     if (released) return options.logger.info("idempotency key released on a later attempt");
   }
   options.logger.warn("idempotency key not released; held until its lease ends");

@@ -3,14 +3,21 @@ import express from "express";
 import { createHttpApp, DependencyUnavailableError, sendData } from "@svc/http";
 import { fetchJson, silentLogger, startApp, type StartedApp } from "@svc/testing";
 import { idempotency } from "./idempotency-middleware.ts";
-import type { IdempotencyRecordId, IdempotencyStore, Reservation, ReserveInput, StoredResponse } from "./idempotency-store.ts";
+import type {
+  IdempotencyRecordId,
+  IdempotencyStore,
+  Reservation,
+  ReserveInput,
+  StoredResponse,
+} from "./idempotency-store.ts";
 
 /** Keys held in memory; each outage below differs only in how releasing a key behaves. */
 abstract class HeldKeysStore implements IdempotencyStore {
   readonly held = new Set<string>();
   protected idOf = (id: IdempotencyRecordId) => `${id.clientId}:${id.keyHash.toString("hex")}`;
   async reserve(input: ReserveInput): Promise<Reservation> {
-    if (this.held.has(this.idOf(input))) return { kind: "in_progress", requestHash: input.requestHash };
+    if (this.held.has(this.idOf(input)))
+      return { kind: "in_progress", requestHash: input.requestHash };
     this.held.add(this.idOf(input));
     return { kind: "reserved" };
   }
@@ -30,7 +37,9 @@ class HangingReleaseStore extends HeldKeysStore {
   releasing: Promise<void> | undefined;
   open: () => void = () => {};
   release(id: IdempotencyRecordId): Promise<void> {
-    this.releasing = new Promise<void>((resolve) => (this.open = resolve)).then(() => void this.held.delete(this.idOf(id)));
+    this.releasing = new Promise<void>((resolve) => (this.open = resolve)).then(
+      () => void this.held.delete(this.idOf(id)),
+    );
     return this.releasing;
   }
 }
@@ -39,7 +48,11 @@ class HangingReleaseStore extends HeldKeysStore {
 class DownReleaseStore extends HeldKeysStore {
   down = true;
   async release(id: IdempotencyRecordId) {
-    if (this.down) throw new DependencyUnavailableError("the service database", new Error("connect ECONNREFUSED"));
+    if (this.down)
+      throw new DependencyUnavailableError(
+        "the service database",
+        new Error("connect ECONNREFUSED"),
+      );
     this.held.delete(this.idOf(id));
   }
 }
@@ -55,18 +68,36 @@ beforeAll(async () => {
     res.locals.auth = { clientId: "c1" };
     next();
   };
-  const options = { clientOf: (res: express.Response) => String(res.locals.auth.clientId), ttlMs: 86_400_000, now: () => new Date(), logger: silentLogger(), waitMs: 5_000 };
+  const options = {
+    clientOf: (res: express.Response) => String(res.locals.auth.clientId),
+    ttlMs: 86_400_000,
+    now: () => new Date(),
+    logger: silentLogger(),
+    waitMs: 5_000,
+  };
   const handler: express.RequestHandler = (_req, res) => {
-    if (failing) throw new DependencyUnavailableError("the service database", new Error("Query read timeout"));
+    if (failing)
+      throw new DependencyUnavailableError("the service database", new Error("Query read timeout"));
     sendData(res, { ok: true }, { status: 201 });
   };
   routes.post("/things", guard, idempotency({ store, ...options }), handler);
   routes.post("/down", guard, idempotency({ store: downStore, ...options }), handler);
-  app = await startApp(createHttpApp({ platform: { service: "t", version: "0.0.0", environment: "sandbox" }, logger: silentLogger(), routes }));
+  app = await startApp(
+    createHttpApp({
+      platform: { service: "t", version: "0.0.0", environment: "sandbox" },
+      logger: silentLogger(),
+      routes,
+    }),
+  );
 });
 afterAll(() => app.close());
 
-const post = (path = "/things") => fetchJson<{ error?: { code: string } }>(`${app.baseUrl}${path}`, { method: "POST", headers: { "Content-Type": "application/json", "Idempotency-Key": "k-outage" }, body: "{}" });
+const post = (path = "/things") =>
+  fetchJson<{ error?: { code: string } }>(`${app.baseUrl}${path}`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json", "Idempotency-Key": "k-outage" },
+    body: "{}",
+  });
 
 describe("Idempotency-Key when the database fails the request", () => {
   it("answers the 503 without waiting for the key's release, and frees the key once the release lands", async () => {
@@ -89,7 +120,8 @@ describe("Idempotency-Key when the database fails the request", () => {
     expect(downStore.held.size).toBe(1);
     // The database comes back: a later attempt frees the key (it is not left held for the lease).
     downStore.down = false;
-    for (const deadline = Date.now() + 5_000; downStore.held.size > 0 && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 20));
+    for (const deadline = Date.now() + 5_000; downStore.held.size > 0 && Date.now() < deadline;)
+      await new Promise((r) => setTimeout(r, 20));
     expect(downStore.held.size).toBe(0);
     failing = false;
     expect((await post("/down")).status).toBe(201);

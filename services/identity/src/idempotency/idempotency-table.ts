@@ -1,5 +1,14 @@
 import { sql } from "drizzle-orm";
-import { check, customType, index, integer, primaryKey, text, timestamp, type PgSchema } from "drizzle-orm/pg-core";
+import {
+  check,
+  customType,
+  index,
+  integer,
+  primaryKey,
+  text,
+  timestamp,
+  type PgSchema,
+} from "drizzle-orm/pg-core";
 
 const bytea = customType<{ data: Buffer; driverData: Buffer }>({ dataType: () => "bytea" });
 const instant = (name: string) => timestamp(name, { withTimezone: true, mode: "date" });

@@ -4,7 +4,13 @@ import { drizzle, type NodePgDatabase } from "drizzle-orm/node-postgres";
 import { withTransaction } from "@svc/events";
 import { guardStore } from "../store/guard-store.ts";
 import type { IdempotencyKeysTable } from "./idempotency-table.ts";
-import type { IdempotencyRecordId, IdempotencyStore, Reservation, ReserveInput, StoredResponse } from "./idempotency-store.ts";
+import type {
+  IdempotencyRecordId,
+  IdempotencyStore,
+  Reservation,
+  ReserveInput,
+  StoredResponse,
+} from "./idempotency-store.ts";
 
 type KeysDb = NodePgDatabase<Record<string, unknown>>;
 
@@ -36,7 +42,9 @@ export class PgIdempotencyStore implements IdempotencyStore {
   }
 
   reserve(input: ReserveInput): Promise<Reservation> {
-    return guardStore(() => withTransaction(this.#db.$client, (client) => this.#reserveWith(drizzle(client), input)));
+    return guardStore(() =>
+      withTransaction(this.#db.$client, (client) => this.#reserveWith(drizzle(client), input)),
+    );
   }
 
   async #reserveWith(db: KeysDb, input: ReserveInput): Promise<Reservation> {
@@ -60,16 +68,32 @@ export class PgIdempotencyStore implements IdempotencyStore {
       expiresAt: input.expiresAt,
       lockedUntil: input.lockedUntil,
     };
-    const inserted = await db.insert(this.#table).values(fresh).onConflictDoNothing().returning({ state: this.#table.state });
+    const inserted = await db
+      .insert(this.#table)
+      .values(fresh)
+      .onConflictDoNothing()
+      .returning({ state: this.#table.state });
     if (inserted.length > 0) return { kind: "reserved" };
     const expired = lte(this.#table.expiresAt, input.now);
-    const abandoned = and(eq(this.#table.state, "in_progress"), eq(this.#table.requestHash, input.requestHash), lte(this.#table.lockedUntil, input.now));
-    const takenOver = await db.update(this.#table).set(fresh).where(and(this.#idOf(input), or(expired, abandoned))).returning({ state: this.#table.state });
+    const abandoned = and(
+      eq(this.#table.state, "in_progress"),
+      eq(this.#table.requestHash, input.requestHash),
+      lte(this.#table.lockedUntil, input.now),
+    );
+    const takenOver = await db
+      .update(this.#table)
+      .set(fresh)
+      .where(and(this.#idOf(input), or(expired, abandoned)))
+      .returning({ state: this.#table.state });
     if (takenOver.length > 0) return { kind: "reserved" };
     const [row] = await db.select().from(this.#table).where(this.#idOf(input));
     if (!row) return undefined;
     if (row.state === "completed" && row.responseStatus !== null && row.responseBody !== null) {
-      return { kind: "completed", requestHash: row.requestHash, response: { status: row.responseStatus, body: row.responseBody } };
+      return {
+        kind: "completed",
+        requestHash: row.requestHash,
+        response: { status: row.responseStatus, body: row.responseBody },
+      };
     }
     return { kind: "in_progress", requestHash: row.requestHash };
   }
@@ -85,7 +109,9 @@ export class PgIdempotencyStore implements IdempotencyStore {
 
   release(id: IdempotencyRecordId): Promise<void> {
     return guardStore(async () => {
-      await this.#db.delete(this.#table).where(and(this.#idOf(id), eq(this.#table.state, "in_progress")));
+      await this.#db
+        .delete(this.#table)
+        .where(and(this.#idOf(id), eq(this.#table.state, "in_progress")));
     });
   }
 

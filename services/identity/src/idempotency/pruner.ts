@@ -10,7 +10,12 @@ export interface IdempotencyPruner {
  * the DELETE is idempotent. An expired record is already ignored by `reserve`, so a missed round
  * only costs space.
  */
-export function startIdempotencyPruner(options: { store: IdempotencyStore; now: () => Date; logger: Logger; intervalMs?: number }): IdempotencyPruner {
+export function startIdempotencyPruner(options: {
+  store: IdempotencyStore;
+  now: () => Date;
+  logger: Logger;
+  intervalMs?: number;
+}): IdempotencyPruner {
   let running: Promise<void> = Promise.resolve();
   const prune = () => {
     running = options.store
@@ -18,7 +23,12 @@ export function startIdempotencyPruner(options: { store: IdempotencyStore; now: 
       .then((deleted) => {
         if (deleted > 0) options.logger.info({ deleted }, "expired idempotency keys pruned");
       })
-      .catch((err: unknown) => options.logger.warn({ error_name: (err as Error).name }, "idempotency key pruning failed; next round retries"));
+      .catch((err: unknown) =>
+        options.logger.warn(
+          { error_name: (err as Error).name },
+          "idempotency key pruning failed; next round retries",
+        ),
+      );
   };
   prune();
   const timer = setInterval(prune, options.intervalMs ?? 15 * 60_000);

@@ -32,7 +32,10 @@ export function canonicalJson(value: unknown, depth = 0): string {
   if (value !== null && typeof value === "object") {
     const entries = Object.keys(value)
       .sort()
-      .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k], depth + 1)}`);
+      .map(
+        (k) =>
+          `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k], depth + 1)}`,
+      );
     return `{${entries.join(",")}}`;
   }
   return JSON.stringify(value) ?? "null";
@@ -43,5 +46,7 @@ export function canonicalJson(value: unknown, depth = 0): string {
  * (key order and whitespace do not matter, any other difference does).
  */
 export function requestFingerprint(method: string, path: string, body: unknown): Buffer {
-  return createHash("sha256").update(`${method.toUpperCase()} ${path}\n${canonicalJson(body ?? null)}`, "utf8").digest();
+  return createHash("sha256")
+    .update(`${method.toUpperCase()} ${path}\n${canonicalJson(body ?? null)}`, "utf8")
+    .digest();
 }

@@ -19,7 +19,8 @@ export type IdentifierHasher = (kind: IdentifierKind, normalised: string) => Buf
  */
 export function createIdentifierHasher(pepper: string): IdentifierHasher {
   const key = Buffer.from(pepper, "utf8");
-  return (kind, normalised) => createHmac("sha256", key).update(`${kind}:${normalised}`, "utf8").digest();
+  return (kind, normalised) =>
+    createHmac("sha256", key).update(`${kind}:${normalised}`, "utf8").digest();
 }
 
 export interface CandidateIdentifiers {
@@ -31,7 +32,10 @@ export interface CandidateIdentifiers {
  * The usable identifiers of an application, as lookup keys in precedence order (e-mail first).
  * Identifiers that do not normalise are left out; the raw values go no further than this function.
  */
-export function lookupKeysOf(identifiers: CandidateIdentifiers, hash: IdentifierHasher): LookupKey[] {
+export function lookupKeysOf(
+  identifiers: CandidateIdentifiers,
+  hash: IdentifierHasher,
+): LookupKey[] {
   const keys: LookupKey[] = [];
   const email = identifiers.email === null ? null : normaliseEmail(identifiers.email);
   if (email !== null) keys.push({ kind: "email", hash: hash("email", email) });

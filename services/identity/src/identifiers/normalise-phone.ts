@@ -45,6 +45,7 @@ export function normalisePhone(raw: string): string | null {
   if (!ALLOWED.test(written) || written.lastIndexOf("+") > 0) return null;
   let international = internationalDigits(written);
   if (international === null) return null;
-  if (international.startsWith(`${DEFAULT_COUNTRY_CODE}0`)) international = DEFAULT_COUNTRY_CODE + international.slice(DEFAULT_COUNTRY_CODE.length + 1);
+  if (international.startsWith(`${DEFAULT_COUNTRY_CODE}0`))
+    international = DEFAULT_COUNTRY_CODE + international.slice(DEFAULT_COUNTRY_CODE.length + 1);
   return hasPlausibleLength(international) ? `+${international}` : null;
 }

@@ -12,7 +12,12 @@ export class StoreFailure extends Error {
   readonly code: string | undefined;
   readonly constraint: string | undefined;
   constructor(cause: unknown) {
-    const e = (cause ?? {}) as { code?: string; constraint?: string; message?: string; name?: string };
+    const e = (cause ?? {}) as {
+      code?: string;
+      constraint?: string;
+      message?: string;
+      name?: string;
+    };
     super(`database operation failed: ${e.message ?? e.name ?? "unknown error"}`);
     this.name = "StoreFailure";
     this.code = e.code;
@@ -21,7 +26,11 @@ export class StoreFailure extends Error {
 }
 
 function isDatabaseError(err: unknown): boolean {
-  return err instanceof DrizzleQueryError || err instanceof pg.DatabaseError || isPgConnectionFailure(err);
+  return (
+    err instanceof DrizzleQueryError ||
+    err instanceof pg.DatabaseError ||
+    isPgConnectionFailure(err)
+  );
 }
 
 /**
@@ -36,7 +45,8 @@ export async function guardStore<T>(work: () => Promise<T>): Promise<T> {
     if (!isDatabaseError(err)) throw err;
     const root = err instanceof DrizzleQueryError ? err.cause : err;
     const failure = new StoreFailure(root);
-    if (isPgConnectionFailure(root)) throw new DependencyUnavailableError("the service database", failure);
+    if (isPgConnectionFailure(root))
+      throw new DependencyUnavailableError("the service database", failure);
     throw failure;
   }
 }

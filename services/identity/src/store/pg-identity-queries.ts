@@ -20,7 +20,8 @@ import { toApplication, toCandidate, toRecruitmentCase } from "./rows.ts";
 const offsetOf = (p: PageRequest) => (p.page - 1) * p.perPage;
 
 /** A filter condition only when the filter was given. */
-const when = <T>(value: T | undefined, condition: (v: T) => SQL): SQL | undefined => (value === undefined ? undefined : condition(value));
+const when = <T>(value: T | undefined, condition: (v: T) => SQL): SQL | undefined =>
+  value === undefined ? undefined : condition(value);
 
 /**
  * The read side in PostgreSQL. Lists are ordered by (created_at, uuid): a total order in which new
@@ -39,10 +40,19 @@ export class PgIdentityQueries implements IdentityQueries {
   }
 
   listCandidates(f: CandidateFilter): Promise<Page<Candidate>> {
-    const where = and(when(f.status, (v) => eq(candidates.status, v)), when(f.createdSince, (v) => gte(candidates.createdAt, v)));
+    const where = and(
+      when(f.status, (v) => eq(candidates.status, v)),
+      when(f.createdSince, (v) => gte(candidates.createdAt, v)),
+    );
     return guardStore(async () => {
       const [rows, total] = await Promise.all([
-        this.#db.select().from(candidates).where(where).orderBy(asc(candidates.createdAt), asc(candidates.candidateUuid)).limit(f.perPage).offset(offsetOf(f)),
+        this.#db
+          .select()
+          .from(candidates)
+          .where(where)
+          .orderBy(asc(candidates.createdAt), asc(candidates.candidateUuid))
+          .limit(f.perPage)
+          .offset(offsetOf(f)),
         this.#total(candidates, where),
       ]);
       return { items: rows.map(toCandidate), total };
@@ -51,7 +61,10 @@ export class PgIdentityQueries implements IdentityQueries {
 
   getCandidate(candidateUuid: string): Promise<Candidate | undefined> {
     return guardStore(async () => {
-      const [row] = await this.#db.select().from(candidates).where(eq(candidates.candidateUuid, candidateUuid));
+      const [row] = await this.#db
+        .select()
+        .from(candidates)
+        .where(eq(candidates.candidateUuid, candidateUuid));
       return row && toCandidate(row);
     });
   }
@@ -66,7 +79,13 @@ export class PgIdentityQueries implements IdentityQueries {
     );
     return guardStore(async () => {
       const [rows, total] = await Promise.all([
-        this.#db.select().from(applications).where(where).orderBy(asc(applications.createdAt), asc(applications.applicationUuid)).limit(f.perPage).offset(offsetOf(f)),
+        this.#db
+          .select()
+          .from(applications)
+          .where(where)
+          .orderBy(asc(applications.createdAt), asc(applications.applicationUuid))
+          .limit(f.perPage)
+          .offset(offsetOf(f)),
         this.#total(applications, where),
       ]);
       return { items: rows.map(toApplication), total };
@@ -75,7 +94,10 @@ export class PgIdentityQueries implements IdentityQueries {
 
   getApplication(applicationUuid: string): Promise<Application | undefined> {
     return guardStore(async () => {
-      const [row] = await this.#db.select().from(applications).where(eq(applications.applicationUuid, applicationUuid));
+      const [row] = await this.#db
+        .select()
+        .from(applications)
+        .where(eq(applications.applicationUuid, applicationUuid));
       return row && toApplication(row);
     });
   }
@@ -102,9 +124,14 @@ export class PgIdentityQueries implements IdentityQueries {
     });
   }
 
-  getRecruitmentCase(recruitmentCaseUuid: string): Promise<RecruitmentCaseWithApplications | undefined> {
+  getRecruitmentCase(
+    recruitmentCaseUuid: string,
+  ): Promise<RecruitmentCaseWithApplications | undefined> {
     return guardStore(async () => {
-      const [row] = await this.#db.select().from(recruitmentCases).where(eq(recruitmentCases.recruitmentCaseUuid, recruitmentCaseUuid));
+      const [row] = await this.#db
+        .select()
+        .from(recruitmentCases)
+        .where(eq(recruitmentCases.recruitmentCaseUuid, recruitmentCaseUuid));
       if (!row) return undefined;
       const [withApplications] = await this.#withApplications([toRecruitmentCase(row)]);
       return withApplications;
@@ -114,13 +141,23 @@ export class PgIdentityQueries implements IdentityQueries {
   async #withApplications(cases: RecruitmentCase[]): Promise<RecruitmentCaseWithApplications[]> {
     if (cases.length === 0) return [];
     const links = await this.#db
-      .select({ applicationUuid: applications.applicationUuid, recruitmentCaseUuid: applications.recruitmentCaseUuid })
+      .select({
+        applicationUuid: applications.applicationUuid,
+        recruitmentCaseUuid: applications.recruitmentCaseUuid,
+      })
       .from(applications)
-      .where(inArray(applications.recruitmentCaseUuid, cases.map((c) => c.recruitmentCaseUuid)))
+      .where(
+        inArray(
+          applications.recruitmentCaseUuid,
+          cases.map((c) => c.recruitmentCaseUuid),
+        ),
+      )
       .orderBy(asc(applications.createdAt), asc(applications.applicationUuid));
     return cases.map((c) => ({
       ...c,
-      applicationUuids: links.filter((l) => l.recruitmentCaseUuid === c.recruitmentCaseUuid).map((l) => l.applicationUuid),
+      applicationUuids: links
+        .filter((l) => l.recruitmentCaseUuid === c.recruitmentCaseUuid)
+        .map((l) => l.applicationUuid),
     }));
   }
 }

@@ -1,9 +1,21 @@
 import { and, eq, inArray, isNull, sql } from "drizzle-orm";
 import { guardStore } from "./guard-store.ts";
 import { enqueueEvents, withTransaction, type EventPayload } from "@svc/events";
-import { applications, candidateIdentifiers, candidates, outbox, recruitmentCases } from "../db/schema.ts";
+import {
+  applications,
+  candidateIdentifiers,
+  candidates,
+  outbox,
+  recruitmentCases,
+} from "../db/schema.ts";
 import type { LookupKey } from "../identifiers/lookup-keys.ts";
-import type { Application, Candidate, IdentityStore, IdentityTransaction, RecruitmentCase } from "../domain/model.ts";
+import type {
+  Application,
+  Candidate,
+  IdentityStore,
+  IdentityTransaction,
+  RecruitmentCase,
+} from "../domain/model.ts";
 import { identityTx, MAX_MERGE_DEPTH, type IdentityDb, type IdentityTx } from "./db.ts";
 import { toApplication, toCandidate, toRecruitmentCase } from "./rows.ts";
 import { activeTraceContext } from "./trace-context.ts";
@@ -26,13 +38,20 @@ export class PgIdentityStore implements IdentityStore {
    * server rolls back a closed session), so a request fails within one query timeout.
    */
   transaction<T>(work: (tx: IdentityTransaction) => Promise<T>): Promise<T> {
-    return guardStore(() => withTransaction(this.#db.$client, (client) => work(new PgIdentityTransaction(identityTx(client), this.#traceContext))));
+    return guardStore(() =>
+      withTransaction(this.#db.$client, (client) =>
+        work(new PgIdentityTransaction(identityTx(client), this.#traceContext)),
+      ),
+    );
   }
 }
 
 /** The candidates a key leads to, followed along merges to the end of each chain. */
 function survivorsQuery(keys: LookupKey[]) {
-  const hashes = sql.join(keys.map((k) => sql`${k.hash}`), sql`, `);
+  const hashes = sql.join(
+    keys.map((k) => sql`${k.hash}`),
+    sql`, `,
+  );
   return sql`
     WITH RECURSIVE chain(lookup_hash, candidate_uuid, next_uuid, depth) AS (
       SELECT i.lookup_hash, c.candidate_uuid, c.merged_into_candidate_uuid, 0
@@ -76,12 +95,16 @@ class PgIdentityTransaction implements IdentityTransaction {
     // Always in ascending order, so two requests sharing identifiers cannot deadlock. PostgreSQL
     // evaluates a volatile function in the select list after ORDER BY, so one statement keeps the order.
     const lockKeys = `{${[...new Set(keys.map(lockKeyOf))].join(",")}}`;
-    await this.#tx.execute(sql`SELECT pg_advisory_xact_lock(k) FROM unnest(${lockKeys}::bigint[]) AS k ORDER BY k`);
+    await this.#tx.execute(
+      sql`SELECT pg_advisory_xact_lock(k) FROM unnest(${lockKeys}::bigint[]) AS k ORDER BY k`,
+    );
   }
 
   async survivorsOf(keys: LookupKey[]): Promise<Map<string, string>> {
     if (keys.length === 0) return new Map();
-    const result = await this.#tx.execute<{ lookup_hash: Buffer; candidate_uuid: string }>(survivorsQuery(keys));
+    const result = await this.#tx.execute<{ lookup_hash: Buffer; candidate_uuid: string }>(
+      survivorsQuery(keys),
+    );
     return new Map(result.rows.map((r) => [r.lookup_hash.toString("hex"), r.candidate_uuid]));
   }
 
@@ -91,38 +114,70 @@ class PgIdentityTransaction implements IdentityTransaction {
 
   async linkIdentifiers(candidateUuid: string, keys: LookupKey[], at: Date): Promise<void> {
     if (keys.length === 0) return;
-    const rows = keys.map((k) => ({ lookupHash: k.hash, kind: k.kind, candidateUuid, createdAt: at }));
-    await this.#tx.insert(candidateIdentifiers).values(rows).onConflictDoNothing({ target: candidateIdentifiers.lookupHash });
+    const rows = keys.map((k) => ({
+      lookupHash: k.hash,
+      kind: k.kind,
+      candidateUuid,
+      createdAt: at,
+    }));
+    await this.#tx
+      .insert(candidateIdentifiers)
+      .values(rows)
+      .onConflictDoNothing({ target: candidateIdentifiers.lookupHash });
   }
 
-  async findApplicationOfSurvivor(survivorUuid: string, vacancyUuid: string): Promise<Application | undefined> {
+  async findApplicationOfSurvivor(
+    survivorUuid: string,
+    vacancyUuid: string,
+  ): Promise<Application | undefined> {
     const [row] = await this.#tx
       .select()
       .from(applications)
-      .where(and(eq(applications.vacancyUuid, vacancyUuid), inArray(applications.candidateUuid, mergeTreeQuery(survivorUuid))))
+      .where(
+        and(
+          eq(applications.vacancyUuid, vacancyUuid),
+          inArray(applications.candidateUuid, mergeTreeQuery(survivorUuid)),
+        ),
+      )
       // The survivor's own application first, then the oldest of those merged into it.
-      .orderBy(sql`${applications.candidateUuid} = ${survivorUuid}::uuid DESC`, applications.createdAt, applications.applicationUuid)
+      .orderBy(
+        sql`${applications.candidateUuid} = ${survivorUuid}::uuid DESC`,
+        applications.createdAt,
+        applications.applicationUuid,
+      )
       .limit(1);
     return row && toApplication(row);
   }
 
-  async ensureRecruitmentCase(recruitmentCase: RecruitmentCase): Promise<{ recruitmentCase: RecruitmentCase; created: boolean }> {
+  async ensureRecruitmentCase(
+    recruitmentCase: RecruitmentCase,
+  ): Promise<{ recruitmentCase: RecruitmentCase; created: boolean }> {
     const [created] = await this.#tx
       .insert(recruitmentCases)
       .values(recruitmentCase)
-      .onConflictDoNothing({ target: [recruitmentCases.candidateUuid, recruitmentCases.vacancyUuid] })
+      .onConflictDoNothing({
+        target: [recruitmentCases.candidateUuid, recruitmentCases.vacancyUuid],
+      })
       .returning();
     if (created) return { recruitmentCase: toRecruitmentCase(created), created: true };
     const [existing] = await this.#tx
       .select()
       .from(recruitmentCases)
-      .where(and(eq(recruitmentCases.candidateUuid, recruitmentCase.candidateUuid), eq(recruitmentCases.vacancyUuid, recruitmentCase.vacancyUuid)));
+      .where(
+        and(
+          eq(recruitmentCases.candidateUuid, recruitmentCase.candidateUuid),
+          eq(recruitmentCases.vacancyUuid, recruitmentCase.vacancyUuid),
+        ),
+      );
     if (!existing) throw new Error("recruitment case vanished after a unique-constraint conflict");
     return { recruitmentCase: toRecruitmentCase(existing), created: false };
   }
 
   async touchRecruitmentCase(recruitmentCaseUuid: string, at: Date): Promise<void> {
-    await this.#tx.update(recruitmentCases).set({ updatedAt: at }).where(eq(recruitmentCases.recruitmentCaseUuid, recruitmentCaseUuid));
+    await this.#tx
+      .update(recruitmentCases)
+      .set({ updatedAt: at })
+      .where(eq(recruitmentCases.recruitmentCaseUuid, recruitmentCaseUuid));
   }
 
   async insertApplication(application: Application): Promise<Application | undefined> {
@@ -134,11 +189,19 @@ class PgIdentityTransaction implements IdentityTransaction {
     return row && toApplication(row);
   }
 
-  async findApplication(candidateUuid: string, vacancyUuid: string): Promise<Application | undefined> {
+  async findApplication(
+    candidateUuid: string,
+    vacancyUuid: string,
+  ): Promise<Application | undefined> {
     const [row] = await this.#tx
       .select()
       .from(applications)
-      .where(and(eq(applications.candidateUuid, candidateUuid), eq(applications.vacancyUuid, vacancyUuid)));
+      .where(
+        and(
+          eq(applications.candidateUuid, candidateUuid),
+          eq(applications.vacancyUuid, vacancyUuid),
+        ),
+      );
     return row && toApplication(row);
   }
 
@@ -146,18 +209,27 @@ class PgIdentityTransaction implements IdentityTransaction {
     const [row] = await this.#tx
       .update(applications)
       .set({ submittedAt: at, updatedAt: at })
-      .where(and(eq(applications.applicationUuid, applicationUuid), isNull(applications.submittedAt)))
+      .where(
+        and(eq(applications.applicationUuid, applicationUuid), isNull(applications.submittedAt)),
+      )
       .returning({ submittedAt: applications.submittedAt });
     return row?.submittedAt ?? undefined;
   }
 
   async submissionOf(applicationUuid: string): Promise<{ submittedAt: Date | null } | undefined> {
-    const [row] = await this.#tx.select({ submittedAt: applications.submittedAt }).from(applications).where(eq(applications.applicationUuid, applicationUuid));
+    const [row] = await this.#tx
+      .select({ submittedAt: applications.submittedAt })
+      .from(applications)
+      .where(eq(applications.applicationUuid, applicationUuid));
     return row;
   }
 
   async lockCandidate(candidateUuid: string): Promise<Candidate | undefined> {
-    const [row] = await this.#tx.select().from(candidates).where(eq(candidates.candidateUuid, candidateUuid)).for("update");
+    const [row] = await this.#tx
+      .select()
+      .from(candidates)
+      .where(eq(candidates.candidateUuid, candidateUuid))
+      .for("update");
     return row && toCandidate(row);
   }
 

@@ -1,6 +1,11 @@
 import { z } from "zod";
 import { DependencyUnavailableError } from "@svc/http";
-import { MessagingRemoteError, MessagingUnavailableError, request, type NatsConnection } from "@svc/messaging";
+import {
+  MessagingRemoteError,
+  MessagingUnavailableError,
+  request,
+  type NatsConnection,
+} from "@svc/messaging";
 import type { VacancyDirectory, VacancyFacts } from "../domain/model.ts";
 
 /** The vacancies service's reply on `rpc.vacancyExists`; an empty practice id counts as none. */
@@ -35,10 +40,16 @@ export class NatsVacancyDirectory implements VacancyDirectory {
   async find(vacancyUuid: string): Promise<VacancyFacts | null> {
     const { nc, subject, timeoutMs } = this.#options;
     try {
-      const answer = await request(nc, subject, { uuid: vacancyUuid }, { timeoutMs, parse: (d) => reply.parse(d) });
+      const answer = await request(
+        nc,
+        subject,
+        { uuid: vacancyUuid },
+        { timeoutMs, parse: (d) => reply.parse(d) },
+      );
       return answer.exists ? { practiceId: answer.practice_id } : null;
     } catch (err) {
-      if (err instanceof MessagingUnavailableError || err instanceof MessagingRemoteError) throw new DependencyUnavailableError("the vacancies service", err);
+      if (err instanceof MessagingUnavailableError || err instanceof MessagingRemoteError)
+        throw new DependencyUnavailableError("the vacancies service", err);
       throw err;
     }
   }

@@ -5,7 +5,12 @@
  * modification time, so a write that only restamps a row changes nothing and emits nothing.
  */
 import type { ChangeRecord, ChangeSource, PassContext } from "@svc/events";
-import type { Practice, PracticeChangeFeed, PracticeFeedEntry, PracticeModification } from "../practice.ts";
+import type {
+  Practice,
+  PracticeChangeFeed,
+  PracticeFeedEntry,
+  PracticeModification,
+} from "../practice.ts";
 
 /** Keys the cursor row in change_cursor; changing it would start over with a new baseline. */
 export const PRACTICE_SOURCE_NAME = "practices";
@@ -27,7 +32,11 @@ export function periodRecheckOn(period: Practice["period"], today: string): stri
   return null;
 }
 
-function toRecord(entry: PracticeFeedEntry, today: string, modifiedLocal?: string): ChangeRecord<Practice> {
+function toRecord(
+  entry: PracticeFeedEntry,
+  today: string,
+  modifiedLocal?: string,
+): ChangeRecord<Practice> {
   const { practice } = entry;
   return {
     id: practice.practice_id,
@@ -50,7 +59,11 @@ function latestByPractice(rows: PracticeModification[]): Map<string, string> {
 export class PracticeChangeSource implements ChangeSource<Practice> {
   readonly name = PRACTICE_SOURCE_NAME;
   readonly entityType = "practice" as const;
-  readonly events = { created: "practice.created", updated: "practice.updated", deleted: "practice.deleted" } as const;
+  readonly events = {
+    created: "practice.created",
+    updated: "practice.updated",
+    deleted: "practice.deleted",
+  } as const;
   readonly #feed: PracticeChangeFeed;
   readonly #pageSize: number;
 
@@ -63,20 +76,24 @@ export class PracticeChangeSource implements ChangeSource<Practice> {
    * Practices with a row modified at or after the cursor. A practice that can no longer be read
    * (its rows deleted since) is left to the sweep, which reports the delete.
    */
-  async *changedSince(cursor: { modifiedAfterLocal: string }, ctx: PassContext): AsyncIterable<ChangeRecord<Practice>[]> {
-    for (let after: PracticeModification | null = null; ; ) {
+  async *changedSince(
+    cursor: { modifiedAfterLocal: string },
+    ctx: PassContext,
+  ): AsyncIterable<ChangeRecord<Practice>[]> {
+    for (let after: PracticeModification | null = null; ;) {
       ctx.signal.throwIfAborted();
       const rows = await this.#feed.modifications(cursor.modifiedAfterLocal, after, this.#pageSize);
       const latest = latestByPractice(rows);
       const entries = await this.#feed.byIds([...latest.keys()], ctx.today);
-      if (entries.length > 0) yield entries.map((e) => toRecord(e, ctx.today, latest.get(e.practice.practice_id)));
+      if (entries.length > 0)
+        yield entries.map((e) => toRecord(e, ctx.today, latest.get(e.practice.practice_id)));
       if (rows.length < this.#pageSize) return;
       after = rows[rows.length - 1] as PracticeModification;
     }
   }
 
   async *sweep(ctx: PassContext): AsyncIterable<ChangeRecord<Practice>[]> {
-    for (let afterId: string | null = null; ; ) {
+    for (let afterId: string | null = null; ;) {
       ctx.signal.throwIfAborted();
       const page = await this.#feed.live(afterId, this.#pageSize, ctx.today);
       if (page.length > 0) yield page.map((e) => toRecord(e, ctx.today));

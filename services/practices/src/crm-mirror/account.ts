@@ -11,7 +11,13 @@ export interface CrmAccount {
   /** The CRM's language value, unnormalised (the read API would map it to nl/fr/null). */
   language: string | null;
   identifiers: { vat: string | null };
-  address: { street: string | null; postal_code: string | null; city: string | null; province: string | null; country: string | null };
+  address: {
+    street: string | null;
+    postal_code: string | null;
+    city: string | null;
+    province: string | null;
+    country: string | null;
+  };
   contact: { email: string | null; phone: string | null };
   period: { start_date: string | null; stop_date: string | null };
 }

@@ -3,14 +3,33 @@
  * when it is strictly newer than the stored version (tombstones included), so out-of-order
  * delivery, replays and a late upsert after a delete all converge on the CRM's latest state.
  */
-import { isoFromMicros, type AccountWrite, type CrmAccount, type StoredVersion, type WriteOutcome, type WriteResult } from "./account.ts";
+import {
+  isoFromMicros,
+  type AccountWrite,
+  type CrmAccount,
+  type StoredVersion,
+  type WriteOutcome,
+  type WriteResult,
+} from "./account.ts";
 
 function fingerprint(account: CrmAccount | null): string {
   if (account === null) return "deleted";
   const { identifiers: i, address: a, contact: c, period: p } = account;
   return JSON.stringify([
-    account.name, account.alias, account.organisation_type, account.language, i.vat,
-    a.street, a.postal_code, a.city, a.province, a.country, c.email, c.phone, p.start_date, p.stop_date,
+    account.name,
+    account.alias,
+    account.organisation_type,
+    account.language,
+    i.vat,
+    a.street,
+    a.postal_code,
+    a.city,
+    a.province,
+    a.country,
+    c.email,
+    c.phone,
+    p.start_date,
+    p.stop_date,
   ]);
 }
 
@@ -19,7 +38,11 @@ function outcomeOf(stored: StoredVersion | undefined, write: AccountWrite): Writ
     if (write.account === null) return "deleted";
     return stored === undefined || stored.account === null ? "created" : "replaced";
   }
-  if (write.modifiedOnUs === stored.modifiedOnUs && fingerprint(write.account) === fingerprint(stored.account)) return "duplicate";
+  if (
+    write.modifiedOnUs === stored.modifiedOnUs &&
+    fingerprint(write.account) === fingerprint(stored.account)
+  )
+    return "duplicate";
   // Equally new but different content: the CRM gave two states one timestamp. The first stored
   // one stays, so the result does not depend on which replica or retry wrote last.
   return "superseded";
@@ -32,7 +55,10 @@ const APPLIED: ReadonlySet<WriteOutcome> = new Set(["created", "replaced", "dele
  * versions of the batch's ids). Returns each write's result and the final version of every id
  * that changed, which is all the store has to write.
  */
-export function decideBatch(stored: ReadonlyMap<string, StoredVersion>, writes: ReadonlyArray<AccountWrite>) {
+export function decideBatch(
+  stored: ReadonlyMap<string, StoredVersion>,
+  writes: ReadonlyArray<AccountWrite>,
+) {
   const current = new Map(stored);
   const changed = new Map<string, StoredVersion>();
   const results: WriteResult[] = writes.map((write) => {
@@ -43,7 +69,13 @@ export function decideBatch(stored: ReadonlyMap<string, StoredVersion>, writes: 
       changed.set(write.crmId, version);
     }
     const winner = current.get(write.crmId) as StoredVersion;
-    return { crm_id: write.crmId, applied: APPLIED.has(outcome), outcome, modified_on: isoFromMicros(winner.modifiedOnUs), deleted: winner.account === null };
+    return {
+      crm_id: write.crmId,
+      applied: APPLIED.has(outcome),
+      outcome,
+      modified_on: isoFromMicros(winner.modifiedOnUs),
+      deleted: winner.account === null,
+    };
   });
   return { results, changed };
 }

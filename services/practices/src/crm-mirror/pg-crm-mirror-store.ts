@@ -3,7 +3,14 @@ import { getTableColumns, inArray, sql, type SQL } from "drizzle-orm";
 import { createDrizzle, guardPg } from "@svc/db";
 import * as schema from "../db/schema.ts";
 import { crmAccounts } from "../db/schema.ts";
-import { isoFromMicros, type AccountWrite, type CrmAccount, type CrmMirrorStore, type StoredVersion, type WriteResult } from "./account.ts";
+import {
+  isoFromMicros,
+  type AccountWrite,
+  type CrmAccount,
+  type CrmMirrorStore,
+  type StoredVersion,
+  type WriteResult,
+} from "./account.ts";
 import { decideBatch } from "./decide.ts";
 
 type Row = typeof crmAccounts.$inferSelect;
@@ -12,27 +19,57 @@ type StoredRow = Omit<Row, "modifiedOn" | "receivedAt"> & { modifiedOnUs: string
 function accountOf(r: StoredRow): CrmAccount | null {
   if (r.deleted) return null;
   return {
-    name: r.name, alias: r.alias, organisation_type: r.organisationType, language: r.language,
+    name: r.name,
+    alias: r.alias,
+    organisation_type: r.organisationType,
+    language: r.language,
     identifiers: { vat: r.vat },
-    address: { street: r.street, postal_code: r.postalCode, city: r.city, province: r.province, country: r.country },
+    address: {
+      street: r.street,
+      postal_code: r.postalCode,
+      city: r.city,
+      province: r.province,
+      country: r.country,
+    },
     contact: { email: r.email, phone: r.phone },
     period: { start_date: r.periodStart, stop_date: r.periodStop },
   };
 }
 
-function rowOf(crmId: string, version: StoredVersion, receivedAt: string): typeof crmAccounts.$inferInsert {
+function rowOf(
+  crmId: string,
+  version: StoredVersion,
+  receivedAt: string,
+): typeof crmAccounts.$inferInsert {
   const a = version.account;
   return {
-    crmId, name: a?.name ?? null, alias: a?.alias ?? null, organisationType: a?.organisation_type ?? null, language: a?.language ?? null,
-    vat: a?.identifiers.vat ?? null, street: a?.address.street ?? null, postalCode: a?.address.postal_code ?? null, city: a?.address.city ?? null,
-    province: a?.address.province ?? null, country: a?.address.country ?? null, email: a?.contact.email ?? null, phone: a?.contact.phone ?? null,
-    periodStart: a?.period.start_date ?? null, periodStop: a?.period.stop_date ?? null,
+    crmId,
+    name: a?.name ?? null,
+    alias: a?.alias ?? null,
+    organisationType: a?.organisation_type ?? null,
+    language: a?.language ?? null,
+    vat: a?.identifiers.vat ?? null,
+    street: a?.address.street ?? null,
+    postalCode: a?.address.postal_code ?? null,
+    city: a?.address.city ?? null,
+    province: a?.address.province ?? null,
+    country: a?.address.country ?? null,
+    email: a?.contact.email ?? null,
+    phone: a?.contact.phone ?? null,
+    periodStart: a?.period.start_date ?? null,
+    periodStop: a?.period.stop_date ?? null,
     // A tombstone keeps no account data, only the version that deleted it.
-    modifiedOn: isoFromMicros(version.modifiedOnUs), deleted: a === null, receivedAt,
+    modifiedOn: isoFromMicros(version.modifiedOnUs),
+    deleted: a === null,
+    receivedAt,
   };
 }
 
-const { modifiedOn: _modifiedOn, receivedAt: _receivedAt, ...plainColumns } = getTableColumns(crmAccounts);
+const {
+  modifiedOn: _modifiedOn,
+  receivedAt: _receivedAt,
+  ...plainColumns
+} = getTableColumns(crmAccounts);
 const storedColumns = {
   ...plainColumns,
   // Microseconds, exactly as stored: the decision compares versions at the database's precision.
@@ -65,13 +102,24 @@ export class PgCrmMirrorStore implements CrmMirrorStore {
         // locked in ascending order so two overlapping batches cannot deadlock.
         await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtext('practices.crm_accounts'), h)
           FROM (SELECT DISTINCT hashtext(id) AS h FROM unnest(${sql.param(ids)}::text[]) AS id ORDER BY h) AS ids`);
-        const rows: StoredRow[] = await tx.select(storedColumns).from(crmAccounts).where(inArray(crmAccounts.crmId, ids));
-        const stored = new Map(rows.map((r) => [r.crmId, { modifiedOnUs: Number(r.modifiedOnUs), account: accountOf(r) }]));
+        const rows: StoredRow[] = await tx
+          .select(storedColumns)
+          .from(crmAccounts)
+          .where(inArray(crmAccounts.crmId, ids));
+        const stored = new Map(
+          rows.map((r) => [
+            r.crmId,
+            { modifiedOnUs: Number(r.modifiedOnUs), account: accountOf(r) },
+          ]),
+        );
         const { results, changed } = decideBatch(stored, writes);
         if (changed.size > 0) {
           const receivedAt = new Date(this.#now()).toISOString();
           const values = [...changed].map(([id, version]) => rowOf(id, version, receivedAt));
-          await tx.insert(crmAccounts).values(values).onConflictDoUpdate({ target: crmAccounts.crmId, set: replaceAll });
+          await tx
+            .insert(crmAccounts)
+            .values(values)
+            .onConflictDoUpdate({ target: crmAccounts.crmId, set: replaceAll });
         }
         return results;
       }),

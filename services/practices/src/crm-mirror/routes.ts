@@ -6,7 +6,12 @@ import express, { type RequestHandler } from "express";
 import { MethodNotAllowedError, parseQuery, requireJson, sendData } from "@svc/http";
 import { requireScope, type TokenVerifier } from "@svc/auth";
 import { expressPath } from "@svc/openapi";
-import { bulkCrmAccountsOperation, CRM_MIRROR_SCOPE, deleteCrmAccountOperation, putCrmAccountOperation } from "../operations.ts";
+import {
+  bulkCrmAccountsOperation,
+  CRM_MIRROR_SCOPE,
+  deleteCrmAccountOperation,
+  putCrmAccountOperation,
+} from "../operations.ts";
 import type { CrmMirrorStore } from "./account.ts";
 import { DELETE_VERSION_HEADER, parseBulk, parseDelete, parsePut } from "./validation.ts";
 
@@ -30,21 +35,29 @@ function handlers(deps: CrmMirrorDeps): Record<"put" | "remove" | "bulk", Reques
     },
     remove: async (req, res) => {
       parseQuery(deleteCrmAccountOperation.query, req.query);
-      const [result] = await deps.store.apply([parseDelete(req.params.crm_id, req.get(DELETE_VERSION_HEADER), deps.now())]);
+      const [result] = await deps.store.apply([
+        parseDelete(req.params.crm_id, req.get(DELETE_VERSION_HEADER), deps.now()),
+      ]);
       sendData(res, result);
     },
     bulk: async (req, res) => {
       parseQuery(bulkCrmAccountsOperation.query, req.query);
       const results = await deps.store.apply(parseBulk(req.body, deps.now()));
       const applied = results.filter((r) => r.applied).length;
-      sendData(res, { received: results.length, applied, results: results.map((r, index) => ({ index, ...r })) });
+      sendData(res, {
+        received: results.length,
+        applied,
+        results: results.map((r, index) => ({ index, ...r })),
+      });
     },
   };
 }
 
-const methods = (allowed: string[]): RequestHandler => () => {
-  throw new MethodNotAllowedError(allowed);
-};
+const methods =
+  (allowed: string[]): RequestHandler =>
+  () => {
+    throw new MethodNotAllowedError(allowed);
+  };
 
 export function crmMirrorRoutes(deps: CrmMirrorDeps): express.Router {
   const router = express.Router();

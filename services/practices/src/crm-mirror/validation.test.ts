@@ -5,9 +5,15 @@ const NOW = Date.parse("2025-06-15T10:00:00Z");
 
 describe("parseModifiedOn", () => {
   it("reads an instant with any offset as microseconds since the epoch", () => {
-    expect(parseModifiedOn("2025-06-01T10:00:00Z", NOW)).toBe(Date.parse("2025-06-01T10:00:00Z") * 1000);
-    expect(parseModifiedOn("2025-06-01T12:00:00+02:00", NOW)).toBe(parseModifiedOn("2025-06-01T10:00:00Z", NOW));
-    expect(parseModifiedOn("2025-06-01T09:30:00-00:30", NOW)).toBe(parseModifiedOn("2025-06-01T10:00:00Z", NOW));
+    expect(parseModifiedOn("2025-06-01T10:00:00Z", NOW)).toBe(
+      Date.parse("2025-06-01T10:00:00Z") * 1000,
+    );
+    expect(parseModifiedOn("2025-06-01T12:00:00+02:00", NOW)).toBe(
+      parseModifiedOn("2025-06-01T10:00:00Z", NOW),
+    );
+    expect(parseModifiedOn("2025-06-01T09:30:00-00:30", NOW)).toBe(
+      parseModifiedOn("2025-06-01T10:00:00Z", NOW),
+    );
   });
 
   it("keeps microseconds and drops finer digits", () => {

@@ -12,10 +12,15 @@ export const MAX_BULK_ACCOUNTS = 1_000;
 export const MAX_FUTURE_SKEW_MS = 60 * 60 * 1000;
 const MAX_ID_LENGTH = 64;
 
-const required = (what: string) => (issue: { input?: unknown }) => (issue.input === undefined ? "is required (null when unknown)" : `must be ${what}`);
+const required = (what: string) => (issue: { input?: unknown }) =>
+  issue.input === undefined ? "is required (null when unknown)" : `must be ${what}`;
 
 /** Free text as the CRM holds it; limits match the CRM record's columns in the primary database. */
-const text = (max: number) => z.string({ error: required("a string or null") }).max(max, { error: `must be at most ${max} characters` }).nullable();
+const text = (max: number) =>
+  z
+    .string({ error: required("a string or null") })
+    .max(max, { error: `must be at most ${max} characters` })
+    .nullable();
 
 function isRealDate(value: string): boolean {
   const d = new Date(`${value}T00:00:00Z`);
@@ -39,16 +44,20 @@ export const crmIdSchema = z
   // The legacy CRM id column compares with trailing spaces ignored; such an id could never be told apart.
   .refine((v) => v.trim() === v, { error: "must not start or end with whitespace" });
 
-const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T([01]\d|2[0-3]):([0-5]\d):([0-5]\d)(?:\.(\d{1,9}))?(Z|([+-])([01]\d|2[0-3]):([0-5]\d))$/;
+const DATE_TIME =
+  /^(\d{4})-(\d{2})-(\d{2})T([01]\d|2[0-3]):([0-5]\d):([0-5]\d)(?:\.(\d{1,9}))?(Z|([+-])([01]\d|2[0-3]):([0-5]\d))$/;
 
 /** ISO 8601 date-time with offset → microseconds since the epoch, or a reason it is not one. */
 export function parseModifiedOn(value: string, nowMs: number): number | string {
   const m = DATE_TIME.exec(value);
-  if (!m) return "must be an ISO 8601 date-time with seconds and an offset, e.g. 2025-06-15T10:12:00Z";
+  if (!m)
+    return "must be an ISO 8601 date-time with seconds and an offset, e.g. 2025-06-15T10:12:00Z";
   const [, y, mo, d, h, mi, s, frac = "", zone, sign, oh = "0", om = "0"] = m;
   if (!isRealDate(`${y}-${mo}-${d}`)) return "is not a real calendar date";
-  const offsetMs = zone === "Z" ? 0 : (sign === "-" ? -1 : 1) * (Number(oh) * 60 + Number(om)) * 60_000;
-  const ms = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s)) - offsetMs;
+  const offsetMs =
+    zone === "Z" ? 0 : (sign === "-" ? -1 : 1) * (Number(oh) * 60 + Number(om)) * 60_000;
+  const ms =
+    Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s)) - offsetMs;
   if (ms < 0) return "must not lie before 1970";
   if (ms > nowMs + MAX_FUTURE_SKEW_MS) return "must not lie more than an hour in the future";
   // PostgreSQL keeps microseconds; finer digits are dropped here so both sides compare the same value.
@@ -56,16 +65,25 @@ export function parseModifiedOn(value: string, nowMs: number): number | string {
 }
 
 const modifiedOn = (nowMs: number) =>
-  z.string({ error: required("an ISO 8601 date-time with offset") }).transform((value, ctx) => {
-    const parsed = parseModifiedOn(value, nowMs);
-    if (typeof parsed === "string") {
-      ctx.addIssue({ code: "custom", message: parsed });
-      return z.NEVER;
-    }
-    return parsed;
-  }).meta({ type: "string", format: "date-time", description: "The CRM's modification time: ISO 8601 with seconds and an offset, from 1970 up to one hour ahead of the service's clock." });
+  z
+    .string({ error: required("an ISO 8601 date-time with offset") })
+    .transform((value, ctx) => {
+      const parsed = parseModifiedOn(value, nowMs);
+      if (typeof parsed === "string") {
+        ctx.addIssue({ code: "custom", message: parsed });
+        return z.NEVER;
+      }
+      return parsed;
+    })
+    .meta({
+      type: "string",
+      format: "date-time",
+      description:
+        "The CRM's modification time: ISO 8601 with seconds and an offset, from 1970 up to one hour ahead of the service's clock.",
+    });
 
-const group = <S extends z.ZodRawShape>(shape: S) => z.strictObject(shape, { error: required("an object") });
+const group = <S extends z.ZodRawShape>(shape: S) =>
+  z.strictObject(shape, { error: required("an object") });
 
 const accountShape = (nowMs: number) => ({
   name: text(255),
@@ -73,15 +91,29 @@ const accountShape = (nowMs: number) => ({
   organisation_type: text(100),
   language: text(10),
   identifiers: group({ vat: text(30) }),
-  address: group({ street: text(255), postal_code: text(12), city: text(100), province: text(100), country: text(60) }),
+  address: group({
+    street: text(255),
+    postal_code: text(12),
+    city: text(100),
+    province: text(100),
+    country: text(60),
+  }),
   contact: group({ email: text(255), phone: text(40) }),
   period: group({ start_date: calendarDate, stop_date: calendarDate }),
   modified_on: modifiedOn(nowMs),
 });
 
 /** The PUT and bulk bodies (also what the OpenAPI document describes; the clock only bounds modified_on). */
-export const putBody = (nowMs: number) => z.strictObject({ crm_id: crmIdSchema.optional(), ...accountShape(nowMs) }, { error: "must be a JSON object" });
-const bulkItem = (nowMs: number) => z.strictObject({ crm_id: crmIdSchema, ...accountShape(nowMs) }, { error: "must be a JSON object" });
+export const putBody = (nowMs: number) =>
+  z.strictObject(
+    { crm_id: crmIdSchema.optional(), ...accountShape(nowMs) },
+    { error: "must be a JSON object" },
+  );
+const bulkItem = (nowMs: number) =>
+  z.strictObject(
+    { crm_id: crmIdSchema, ...accountShape(nowMs) },
+    { error: "must be a JSON object" },
+  );
 export const bulkBody = (nowMs: number) =>
   z.strictObject(
     {
@@ -95,12 +127,20 @@ export const bulkBody = (nowMs: number) =>
   );
 
 function fieldName(path: ReadonlyArray<PropertyKey>): string {
-  return path.reduce<string>((out, key) => (typeof key === "number" ? `${out}[${key}]` : out ? `${out}.${String(key)}` : String(key)), "");
+  return path.reduce<string>(
+    (out, key) =>
+      typeof key === "number" ? `${out}[${key}]` : out ? `${out}.${String(key)}` : String(key),
+    "",
+  );
 }
 
 function issuesOf(error: z.ZodError): FieldIssue[] {
   return error.issues.flatMap((issue) => {
-    if (issue.code === "unrecognized_keys") return issue.keys.map((key) => ({ field: fieldName([...issue.path, key]), message: "is not a known field" }));
+    if (issue.code === "unrecognized_keys")
+      return issue.keys.map((key) => ({
+        field: fieldName([...issue.path, key]),
+        message: "is not a known field",
+      }));
     return [{ field: fieldName(issue.path) || "(body)", message: issue.message }];
   });
 }
@@ -122,20 +162,31 @@ function toWrite(crmId: string, parsed: ParsedAccount): AccountWrite {
 /** PUT /v1/crm-mirror/accounts/{crm_id}: the path names the account; a crm_id in the body must agree. */
 export function parsePut(pathId: unknown, body: unknown, nowMs: number): AccountWrite {
   const id = crmIdSchema.safeParse(pathId);
-  if (!id.success) throw new ValidationError(issuesOf(id.error).map((i) => ({ ...i, field: "crm_id" })));
+  if (!id.success)
+    throw new ValidationError(issuesOf(id.error).map((i) => ({ ...i, field: "crm_id" })));
   const { crm_id: bodyId, ...parsed } = parse(putBody(nowMs), body);
-  if (bodyId !== undefined && bodyId !== id.data) throw new ValidationError([{ field: "crm_id", message: "in the body differs from the crm_id in the path" }]);
+  if (bodyId !== undefined && bodyId !== id.data)
+    throw new ValidationError([
+      { field: "crm_id", message: "in the body differs from the crm_id in the path" },
+    ]);
   return toWrite(id.data, parsed);
 }
 
 export const DELETE_VERSION_HEADER = "CRM-Modified-On";
 
 /** DELETE /v1/crm-mirror/accounts/{crm_id}: the CRM's modification time of the delete comes in a header. */
-export function parseDelete(pathId: unknown, header: string | undefined, nowMs: number): AccountWrite {
+export function parseDelete(
+  pathId: unknown,
+  header: string | undefined,
+  nowMs: number,
+): AccountWrite {
   const issues: FieldIssue[] = [];
   const id = crmIdSchema.safeParse(pathId);
   if (!id.success) issues.push(...issuesOf(id.error).map((i) => ({ ...i, field: "crm_id" })));
-  const version = header === undefined ? "header is required: the CRM's modified-on time of the delete" : parseModifiedOn(header.trim(), nowMs);
+  const version =
+    header === undefined
+      ? "header is required: the CRM's modified-on time of the delete"
+      : parseModifiedOn(header.trim(), nowMs);
   if (typeof version === "string") issues.push({ field: DELETE_VERSION_HEADER, message: version });
   if (!id.success || typeof version === "string") throw new ValidationError(issues);
   return { crmId: id.data, modifiedOnUs: version, account: null };
@@ -146,7 +197,14 @@ export function parseBulk(body: unknown, nowMs: number): AccountWrite[] {
   const accounts = (body as { accounts?: unknown } | null)?.accounts;
   // Checked before the records, so an oversized request costs no per-record validation.
   if (Array.isArray(accounts) && accounts.length > MAX_BULK_ACCOUNTS) {
-    throw new ValidationError([{ field: "accounts", message: `must hold at most ${MAX_BULK_ACCOUNTS} accounts (got ${accounts.length}); split the request` }]);
+    throw new ValidationError([
+      {
+        field: "accounts",
+        message: `must hold at most ${MAX_BULK_ACCOUNTS} accounts (got ${accounts.length}); split the request`,
+      },
+    ]);
   }
-  return parse(bulkBody(nowMs), body).accounts.map(({ crm_id: crmId, ...parsed }) => toWrite(crmId, parsed));
+  return parse(bulkBody(nowMs), body).accounts.map(({ crm_id: crmId, ...parsed }) =>
+    toWrite(crmId, parsed),
+  );
 }

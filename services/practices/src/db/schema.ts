@@ -34,8 +34,16 @@ export const crmAccounts = practices.table("crm_accounts", {
   periodStart: date("period_start", { mode: "string" }),
   periodStop: date("period_stop", { mode: "string" }),
   /** The CRM's modification time of this version; a write wins only when strictly newer. */
-  modifiedOn: timestamp("modified_on", { withTimezone: true, precision: 6, mode: "string" }).notNull(),
+  modifiedOn: timestamp("modified_on", {
+    withTimezone: true,
+    precision: 6,
+    mode: "string",
+  }).notNull(),
   deleted: boolean("deleted").notNull().default(false),
   /** When this service stored the version (its own clock), for operations, never for ordering. */
-  receivedAt: timestamp("received_at", { withTimezone: true, precision: 3, mode: "string" }).notNull(),
+  receivedAt: timestamp("received_at", {
+    withTimezone: true,
+    precision: 3,
+    mode: "string",
+  }).notNull(),
 });

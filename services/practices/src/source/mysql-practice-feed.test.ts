@@ -9,13 +9,25 @@ describe("MySQL practice feed statements", () => {
   });
 
   it("bind one parameter per placeholder, first page and resumed", () => {
-    for (const s of [modificationsSql("2025-06-15 10:00:00", null, 100), modificationsSql("2025-06-15 10:00:00", { practiceId: "OUD 0042", modifiedLocal: "2025-06-15 10:05:00" }, 100)]) {
+    for (const s of [
+      modificationsSql("2025-06-15 10:00:00", null, 100),
+      modificationsSql(
+        "2025-06-15 10:00:00",
+        { practiceId: "OUD 0042", modifiedLocal: "2025-06-15 10:05:00" },
+        100,
+      ),
+    ]) {
       expect(s.text.split("?").length - 1).toBe(s.params.length);
     }
   });
 
   it("scopes the read API's union to one id, a list of ids or ids from one on, as bound values", () => {
-    const byIds = pageSql({}, "2025-06-15", { limit: 4, offset: 0 }, { ids: ["ACC/2009/117", "x' OR 1=1"] });
+    const byIds = pageSql(
+      {},
+      "2025-06-15",
+      { limit: 4, offset: 0 },
+      { ids: ["ACC/2009/117", "x' OR 1=1"] },
+    );
     expect(byIds.text.split("?").length - 1).toBe(byIds.params.length);
     expect(byIds.text).toContain("p.crm_ref IN (?)");
     expect(byIds.text).toContain("c.crm_id IN (?)");

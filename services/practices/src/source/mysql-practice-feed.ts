@@ -24,9 +24,16 @@ export const FEED_INDEXES = ["idx_praktijk_gewijzigd", "idx_crm_gewijzigd"];
  * legacy PAD SPACE collation, so two ids differing only in trailing spaces stamped in the same
  * second may share a page boundary badly; the sweep still reads both.
  */
-export function modificationsSql(sinceLocal: string, after: PracticeModification | null, limit: number): Statement {
-  const bound = (time: string, id: string) => (after ? `${time} >= ? AND (${time} > ? OR ${id} > ?)` : `${time} >= ?`);
-  const values = after ? [after.modifiedLocal, after.modifiedLocal, after.practiceId] : [sinceLocal];
+export function modificationsSql(
+  sinceLocal: string,
+  after: PracticeModification | null,
+  limit: number,
+): Statement {
+  const bound = (time: string, id: string) =>
+    after ? `${time} >= ? AND (${time} > ? OR ${id} > ?)` : `${time} >= ?`;
+  const values = after
+    ? [after.modifiedLocal, after.modifiedLocal, after.practiceId]
+    : [sinceLocal];
   return {
     text: `SELECT u.modified_local, u.practice_id FROM (
   (SELECT p.gewijzigd_op AS modified_local, p.crm_ref AS practice_id FROM tbl_praktijk p FORCE INDEX (idx_praktijk_gewijzigd)
@@ -46,9 +53,16 @@ export class MysqlPracticeFeed implements PracticeChangeFeed {
     this.#db = db;
   }
 
-  async modifications(sinceLocal: string, after: PracticeModification | null, limit: number): Promise<PracticeModification[]> {
+  async modifications(
+    sinceLocal: string,
+    after: PracticeModification | null,
+    limit: number,
+  ): Promise<PracticeModification[]> {
     const q = modificationsSql(sinceLocal, after, limit);
-    const rows = await this.#db.query<{ modified_local: string; practice_id: string }>(q.text, q.params);
+    const rows = await this.#db.query<{ modified_local: string; practice_id: string }>(
+      q.text,
+      q.params,
+    );
     return rows.map((r) => ({ practiceId: r.practice_id, modifiedLocal: r.modified_local }));
   }
 
@@ -70,6 +84,9 @@ export class MysqlPracticeFeed implements PracticeChangeFeed {
   async #read(scope: Scope, limit: number, today: string): Promise<PracticeFeedEntry[]> {
     const q = pageSql({}, today, { limit, offset: 0 }, scope);
     const rows = await this.#db.query<PracticeRow>(q.text, q.params);
-    return rows.map((row) => ({ practice: toPractice(row, today), periodDecidesActive: row.bron === "secondary" }));
+    return rows.map((row) => ({
+      practice: toPractice(row, today),
+      periodDecidesActive: row.bron === "secondary",
+    }));
   }
 }

@@ -7,7 +7,13 @@
  */
 import type { LegacyDb } from "@svc/db";
 import { PageMarks, type PageMarkOptions } from "@svc/http";
-import { listKey, type ObservedValue, type Practice, type PracticeFilters, type PracticeSource } from "../practice.ts";
+import {
+  listKey,
+  type ObservedValue,
+  type Practice,
+  type PracticeFilters,
+  type PracticeSource,
+} from "../practice.ts";
 import { toPractice, type PracticeRow } from "./to-practice.ts";
 
 interface Fragment {
@@ -29,7 +35,10 @@ const FLAGS_AT = 26;
 
 // Text columns use a case-insensitive collation: the first term can use an index, the BINARY
 // term makes the match exact (`NL` is not `nl`; `antwerpen` is not `Antwerpen`).
-const exact = (column: string, value: string): Fragment => ({ text: `${column} = ? AND ${column} = BINARY ?`, params: [value, value] });
+const exact = (column: string, value: string): Fragment => ({
+  text: `${column} = ? AND ${column} = BINARY ?`,
+  params: [value, value],
+});
 
 /** Secondary `active` (spec 2.3): today within the period, bounds inclusive, a missing bound open. */
 const secondaryActive = (today: string): Fragment => ({
@@ -38,7 +47,8 @@ const secondaryActive = (today: string): Fragment => ({
   params: [today, today],
 });
 
-const negate = (f: Fragment, yes: boolean): Fragment => (yes ? f : { text: `NOT ${f.text}`, params: f.params });
+const negate = (f: Fragment, yes: boolean): Fragment =>
+  yes ? f : { text: `NOT ${f.text}`, params: f.params };
 
 function join(parts: Fragment[], separator: string): Fragment {
   return { text: parts.map((p) => p.text).join(separator), params: parts.flatMap((p) => p.params) };
@@ -79,7 +89,10 @@ function primaryBranch(f: PracticeFilters, scope: Scope): Branch {
   const flags: Fragment[] = [];
   const having: Fragment[] = [];
   const flag = (rowTest: Fragment, wanted: boolean) => {
-    having.push({ text: `SUBSTRING(rep_key, ${FLAGS_AT + flags.length}, 1) = '${wanted ? 1 : 0}'`, params: [] });
+    having.push({
+      text: `SUBSTRING(rep_key, ${FLAGS_AT + flags.length}, 1) = '${wanted ? 1 : 0}'`,
+      params: [],
+    });
     flags.push(rowTest);
   };
   if (f.search !== undefined) {
@@ -93,22 +106,37 @@ function primaryBranch(f: PracticeFilters, scope: Scope): Branch {
     from.push({ text: "tbl_praktijk p", params: [] });
   }
   // The CRM row matters here only to the filters that read it (name, province).
-  if (f.search !== undefined || f.province !== undefined) from.push({ text: "LEFT JOIN crm_bedrijf c ON c.crm_id = p.crm_ref", params: [] });
+  if (f.search !== undefined || f.province !== undefined)
+    from.push({ text: "LEFT JOIN crm_bedrijf c ON c.crm_id = p.crm_ref", params: [] });
   where.push(...scopeTerms("p.crm_ref", scope));
   // The CRM row is the same for every row of the practice: a WHERE on it keeps or drops the whole group.
   if (f.province !== undefined) where.push(exact("c.provincie", f.province));
-  if (f.active !== undefined) having.push({ text: `LEFT(rep_key, 1) = '${f.active ? 1 : 0}'`, params: [] });
+  if (f.active !== undefined)
+    having.push({ text: `LEFT(rep_key, 1) = '${f.active ? 1 : 0}'`, params: [] });
   if (f.visible !== undefined) flag({ text: "(p.zichtbaar <=> 1)", params: [] }, f.visible);
   if (f.language !== undefined) flag({ text: "(p.taal <=> BINARY ?)", params: [f.language] }, true);
-  if (f.search !== undefined) flag({ text: "(COALESCE(NULLIF(c.naam, ''), NULLIF(p.naam, '')) <=> BINARY ?)", params: [f.search] }, true);
+  if (f.search !== undefined)
+    flag(
+      {
+        text: "(COALESCE(NULLIF(c.naam, ''), NULLIF(p.naam, '')) <=> BINARY ?)",
+        params: [f.search],
+      },
+      true,
+    );
   const key = join([{ text: KEY_ORDER, params: [] }, ...flags], ", ");
-  const select = { text: `p.crm_ref AS practice_id, 'primary' AS bron, MAX(CONCAT(${key.text})) AS rep_key, SUM(${AV}) AS actieve_rijen`, params: key.params };
+  const select = {
+    text: `p.crm_ref AS practice_id, 'primary' AS bron, MAX(CONCAT(${key.text})) AS rep_key, SUM(${AV}) AS actieve_rijen`,
+    params: key.params,
+  };
   return {
     select,
     keyed: having.length > 0,
     from: join(from, " "),
     where: join(where, " AND "),
-    tail: { text: ` GROUP BY p.crm_ref${having.length > 0 ? ` HAVING ${join(having, " AND ").text}` : ""}`, params: [] },
+    tail: {
+      text: ` GROUP BY p.crm_ref${having.length > 0 ? ` HAVING ${join(having, " AND ").text}` : ""}`,
+      params: [],
+    },
   };
 }
 
@@ -132,7 +160,19 @@ function secondaryBranch(f: PracticeFilters, today: string, scope: Scope): Branc
 }
 
 function statement(b: Branch, order = "", select = b.select): Fragment {
-  return join([{ text: "SELECT", params: [] }, select, { text: "FROM", params: [] }, b.from, { text: "WHERE", params: [] }, b.where, b.tail, { text: order, params: [] }], " ");
+  return join(
+    [
+      { text: "SELECT", params: [] },
+      select,
+      { text: "FROM", params: [] },
+      b.from,
+      { text: "WHERE", params: [] },
+      b.where,
+      b.tail,
+      { text: order, params: [] },
+    ],
+    " ",
+  );
 }
 
 // The period's DATE columns come as text ('YYYY-MM-DD', as the driver would build them): cheaper
@@ -154,7 +194,12 @@ interface Window {
  * order). Each branch is cut at offset+limit first, so a page reads about a page from each index;
  * only the page's keys are then joined to their details. `scope`: one id, or a Scope.
  */
-export function pageSql(f: PracticeFilters, today: string, w: Window, scope: string | Scope = {}): Fragment {
+export function pageSql(
+  f: PracticeFilters,
+  today: string,
+  w: Window,
+  scope: string | Scope = {},
+): Fragment {
   const k = w.offset + w.limit;
   const within = typeof scope === "string" ? { ids: [scope] } : scope;
   const primary = statement(primaryBranch(f, within), "ORDER BY p.crm_ref LIMIT ?");
@@ -181,9 +226,14 @@ ORDER BY page.practice_id`,
 function unionOf(f: PracticeFilters, today: string): Fragment {
   const p = primaryBranch(f, {});
   const s = secondaryBranch(f, today, {});
-  const primary = p.keyed ? statement(p) : statement(p, "", { text: "p.crm_ref AS practice_id", params: [] });
+  const primary = p.keyed
+    ? statement(p)
+    : statement(p, "", { text: "p.crm_ref AS practice_id", params: [] });
   const secondary = p.keyed ? statement(s) : statement(s, "", { text: "c.crm_id", params: [] });
-  return { text: `((${primary.text}) UNION ALL (${secondary.text})) u`, params: [...primary.params, ...secondary.params] };
+  return {
+    text: `((${primary.text}) UNION ALL (${secondary.text})) u`,
+    params: [...primary.params, ...secondary.params],
+  };
 }
 
 /** COUNT over the same union as pageSql. */
@@ -217,8 +267,13 @@ export const OBSERVED_LIMIT = 50;
 
 function observedSql(): string {
   return Object.entries(OBSERVED)
-    .map(([path, column]) => `(SELECT '${path}' AS path, ${column} COLLATE utf8mb4_bin AS value, COUNT(*) AS n FROM crm_bedrijf
-      WHERE ${column} IS NOT NULL GROUP BY value ORDER BY n DESC, value LIMIT ${OBSERVED_LIMIT})`)
+    .map(
+      ([
+        path,
+        column,
+      ]) => `(SELECT '${path}' AS path, ${column} COLLATE utf8mb4_bin AS value, COUNT(*) AS n FROM crm_bedrijf
+      WHERE ${column} IS NOT NULL GROUP BY value ORDER BY n DESC, value LIMIT ${OBSERVED_LIMIT})`,
+    )
     .join(" UNION ALL ");
 }
 
@@ -255,11 +310,19 @@ export class MysqlPracticeSource implements PracticeSource {
 
   async #pageSql(filters: PracticeFilters, today: string, window: Window): Promise<Fragment> {
     const marks = this.#marks;
-    if (!marks || window.offset < marks.spacing || filters.search !== undefined) return pageSql(filters, today, window);
+    if (!marks || window.offset < marks.spacing || filters.search !== undefined)
+      return pageSql(filters, today, window);
     // Past the last mark (the list shrank, or the page is past its end) it is cut from the last one.
-    const start = await marks.start(listKey(filters, today), window.offset, (spacing) => this.#readMarks(filters, today, spacing));
+    const start = await marks.start(listKey(filters, today), window.offset, (spacing) =>
+      this.#readMarks(filters, today, spacing),
+    );
     if (!start || start.index === 0) return pageSql(filters, today, window);
-    return pageSql(filters, today, { limit: window.limit, offset: start.offset }, { from: start.key });
+    return pageSql(
+      filters,
+      today,
+      { limit: window.limit, offset: start.offset },
+      { from: start.key },
+    );
   }
 
   async #readMarks(filters: PracticeFilters, today: string, spacing: number): Promise<string[]> {
@@ -283,14 +346,25 @@ export class MysqlPracticeSource implements PracticeSource {
   }
 
   async observedValues(): Promise<Record<string, ObservedValue[]>> {
-    const rows = await this.#db.query<{ path: string; value: string; n: number | string }>(observedSql());
-    const out: Record<string, ObservedValue[]> = Object.fromEntries(Object.keys(OBSERVED).map((path) => [path, []]));
-    for (const row of rows) out[row.path]?.push({ value: row.value, note: `held by ${Number(row.n)} CRM records` });
+    const rows = await this.#db.query<{ path: string; value: string; n: number | string }>(
+      observedSql(),
+    );
+    const out: Record<string, ObservedValue[]> = Object.fromEntries(
+      Object.keys(OBSERVED).map((path) => [path, []]),
+    );
+    for (const row of rows)
+      out[row.path]?.push({ value: row.value, note: `held by ${Number(row.n)} CRM records` });
     return out;
   }
 }
 
 /** The source as the service runs it, from its settings (main.ts and the read benchmark alike). */
-export function practiceSourceFor(db: LegacyDb, settings: { PRACTICE_PAGE_MARKS_CACHE_MS: number }, now: () => number = Date.now): MysqlPracticeSource {
-  return new MysqlPracticeSource(db, { marks: { ttlMs: settings.PRACTICE_PAGE_MARKS_CACHE_MS, now } });
+export function practiceSourceFor(
+  db: LegacyDb,
+  settings: { PRACTICE_PAGE_MARKS_CACHE_MS: number },
+  now: () => number = Date.now,
+): MysqlPracticeSource {
+  return new MysqlPracticeSource(db, {
+    marks: { ttlMs: settings.PRACTICE_PAGE_MARKS_CACHE_MS, now },
+  });
 }

@@ -81,10 +81,13 @@ function coordinate(value: number | string | null): number | null {
   return Number.isFinite(n) ? n : null;
 }
 
-function geo(row: PracticeRow): Pick<Practice["address"], "latitude" | "longitude" | "geo_precision"> {
+function geo(
+  row: PracticeRow,
+): Pick<Practice["address"], "latitude" | "longitude" | "geo_precision"> {
   const latitude = coordinate(row.breedtegraad);
   const longitude = coordinate(row.lengtegraad);
-  if (latitude === null || longitude === null) return { latitude: null, longitude: null, geo_precision: null };
+  if (latitude === null || longitude === null)
+    return { latitude: null, longitude: null, geo_precision: null };
   return { latitude, longitude, geo_precision: "postal_code" };
 }
 
@@ -103,13 +106,25 @@ export function toPractice(row: PracticeRow, today: string): Practice {
     practice_id: row.practice_id,
     name: firstNonEmpty(row.crm_naam, primary ? row.praktijk_naam : null),
     alias: row.alias,
-    active: primary ? row.actief === 1 && row.zichtbaar === 1 : withinPeriod(calendarDate(row.periode_start), calendarDate(row.periode_stop), today),
+    active: primary
+      ? row.actief === 1 && row.zichtbaar === 1
+      : withinPeriod(calendarDate(row.periode_start), calendarDate(row.periode_stop), today),
     visible: primary ? row.zichtbaar === 1 : true,
     language: normalizeLanguage(primary ? row.praktijk_taal : row.crm_taal),
     organisation_type: row.organisatie_type,
-    period: { start_date: calendarDate(row.periode_start), stop_date: calendarDate(row.periode_stop) },
+    period: {
+      start_date: calendarDate(row.periode_start),
+      stop_date: calendarDate(row.periode_stop),
+    },
     identifiers: { vat: row.btw_nummer },
-    address: { street: row.straat, postal_code: row.postcode, city: row.gemeente, country: row.land, province: row.provincie, ...geo(row) },
+    address: {
+      street: row.straat,
+      postal_code: row.postcode,
+      city: row.gemeente,
+      country: row.land,
+      province: row.provincie,
+      ...geo(row),
+    },
     contact: { email: row.email, phone: row.telefoon },
     presentation: primary
       ? { logo: row.logo, region_text: row.regio_tekst, contact_text: row.contact_tekst }

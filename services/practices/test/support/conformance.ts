@@ -3,7 +3,9 @@ import { COLUMNS, TABLES } from "@svc/legacy";
 import { PRACTICE_FIELDS } from "../../src/practice-catalogue.ts";
 
 function valueAt(resource: unknown, path: string): unknown {
-  return path.split(".").reduce<unknown>((node, key) => (node as Record<string, unknown> | undefined)?.[key], resource);
+  return path
+    .split(".")
+    .reduce<unknown>((node, key) => (node as Record<string, unknown> | undefined)?.[key], resource);
 }
 
 /**
@@ -13,12 +15,15 @@ function valueAt(resource: unknown, path: string): unknown {
  */
 export function practiceProblems(resource: unknown): string[] {
   const enumArrays = PRACTICE_FIELDS.filter((f) => f.type === "array" && f.allowedValues);
-  const fields: FieldSpec[] = PRACTICE_FIELDS.map((f) => (enumArrays.includes(f) ? { ...f, allowedValues: undefined } : f));
+  const fields: FieldSpec[] = PRACTICE_FIELDS.map((f) =>
+    enumArrays.includes(f) ? { ...f, allowedValues: undefined } : f,
+  );
   const problems = conformanceProblems(fields, resource);
   for (const field of enumArrays) {
     const value = valueAt(resource, field.path);
     for (const item of Array.isArray(value) ? value : []) {
-      if (!field.allowedValues?.some((a) => a.value === item)) problems.push(`${field.path}[]: '${String(item)}' not an allowed value`);
+      if (!field.allowedValues?.some((a) => a.value === item))
+        problems.push(`${field.path}[]: '${String(item)}' not an allowed value`);
     }
   }
   return problems;
@@ -27,11 +32,18 @@ export function practiceProblems(resource: unknown): string[] {
 // Some legacy column names are also spec field names (`alias`, `email`, `logo`, `crm_id`): those
 // are the contract's own keys, so only the others give a legacy name away.
 const SPEC_KEYS = new Set(PRACTICE_FIELDS.flatMap((f) => f.path.split(".")));
-const LEGACY_NAMES = new Set<string>([...Object.values(TABLES), ...Object.values(COLUMNS).flat()].filter((name) => !SPEC_KEYS.has(name)));
+const LEGACY_NAMES = new Set<string>(
+  [...Object.values(TABLES), ...Object.values(COLUMNS).flat()].filter(
+    (name) => !SPEC_KEYS.has(name),
+  ),
+);
 
 /** Every object key anywhere in a response that is a legacy table or column name. */
 export function legacyKeysIn(value: unknown): string[] {
   if (Array.isArray(value)) return value.flatMap(legacyKeysIn);
   if (value === null || typeof value !== "object") return [];
-  return Object.entries(value).flatMap(([key, child]) => [...(LEGACY_NAMES.has(key) ? [key] : []), ...legacyKeysIn(child)]);
+  return Object.entries(value).flatMap(([key, child]) => [
+    ...(LEGACY_NAMES.has(key) ? [key] : []),
+    ...legacyKeysIn(child),
+  ]);
 }

@@ -3,8 +3,21 @@ import type pg from "pg";
 import type { EventPayload } from "@svc/events";
 import { createLegacyDb, createPgPool, runMigrations, type LegacyDb } from "@svc/db";
 import { openServerConnection } from "@svc/legacy";
-import { connectNats, drainNats, jetstreamManager, names, type NatsConnection } from "@svc/messaging";
-import { createTempPgDatabase, fetchJson, silentLogger, testEnv, type JsonResponse, type TempDatabase } from "@svc/testing";
+import {
+  connectNats,
+  drainNats,
+  jetstreamManager,
+  names,
+  type NatsConnection,
+} from "@svc/messaging";
+import {
+  createTempPgDatabase,
+  fetchJson,
+  silentLogger,
+  testEnv,
+  type JsonResponse,
+  type TempDatabase,
+} from "@svc/testing";
 import { localOfInstant } from "@svc/time";
 import { createLeaderElector } from "@svc/k8s/elector";
 import { PracticeChangeSource } from "../../src/changes/practice-change-source.ts";
@@ -58,26 +71,46 @@ interface Backends {
 }
 
 async function openBackends(incrementalMs: number): Promise<Backends> {
-  const [pgDb, legacyDb]: TempDatabase[] = await Promise.all([createTempPgDatabase("prac_ev"), seedLegacy(0)]);
-  const pool = createPgPool({ url: pgDb!.url, schema: SCHEMA, applicationName: "practices-events-test" });
+  const [pgDb, legacyDb]: TempDatabase[] = await Promise.all([
+    createTempPgDatabase("prac_ev"),
+    seedLegacy(0),
+  ]);
+  const pool = createPgPool({
+    url: pgDb!.url,
+    schema: SCHEMA,
+    applicationName: "practices-events-test",
+  });
   await runMigrations(pool, { schema: SCHEMA, migrationsFolder: MIGRATIONS_FOLDER });
   const started = Date.now();
   let offsetMs = 0;
-  const clock = { now: () => NOW + (Date.now() - started) + offsetMs, advance: (ms: number) => void (offsetMs += ms) };
+  const clock = {
+    now: () => NOW + (Date.now() - started) + offsetMs,
+    advance: (ms: number) => void (offsetMs += ms),
+  };
   const svc = await startPractices({ legacyUrl: legacyDb!.url, now: clock.now });
   const namespace = `t${randomBytes(5).toString("hex")}`;
   const config = loadConfig({
-    PUBLIC_BASE_URL: svc.app.baseUrl, NATS_NAMESPACE: namespace,
-    DETECTOR_INCREMENTAL_MS: String(incrementalMs), DETECTOR_SWEEP_MS: String(7 * 86_400_000),
+    PUBLIC_BASE_URL: svc.app.baseUrl,
+    NATS_NAMESPACE: namespace,
+    DETECTOR_INCREMENTAL_MS: String(incrementalMs),
+    DETECTOR_SWEEP_MS: String(7 * 86_400_000),
   });
-  const nc: NatsConnection = await connectNats({ servers: testEnv.TEST_NATS_URL, name: "practices-events-test", logger: silentLogger() });
+  const nc: NatsConnection = await connectNats({
+    servers: testEnv.TEST_NATS_URL,
+    name: "practices-events-test",
+    logger: silentLogger(),
+  });
   const stream = await readEventStream(nc, namespace);
   const writer: Writer = await openServerConnection(testEnv.TEST_MYSQL_URL);
   await writer.query(`USE \`${legacyDb!.name}\``);
   const legacy = createLegacyDb({ url: legacyDb!.url });
   const close = async () => {
     await stream.stop();
-    await (await jetstreamManager(nc)).streams.delete(names(namespace).eventsStream).catch(() => undefined);
+    await (
+      await jetstreamManager(nc)
+    ).streams
+      .delete(names(namespace).eventsStream)
+      .catch(() => undefined);
     await drainNats(nc);
     await writer.end();
     await legacy.close();
@@ -94,14 +127,33 @@ export async function startEventsWorld(options: { incrementalMs: number }): Prom
   const logger = silentLogger();
   // A small page size, so the fixture set (about 60 practices) spans several pages of each read.
   const source = new PracticeChangeSource(new MysqlPracticeFeed(b.legacy), { pageSize: 7 });
-  const elector = await createLeaderElector(config, { pool, logger, name: "practices-change-detector" });
-  const pipeline = await startEventPipeline({ settings: config, schema: SCHEMA, pool, nc: b.nc, logger, source, elector, now: clock.now });
+  const elector = await createLeaderElector(config, {
+    pool,
+    logger,
+    name: "practices-change-detector",
+  });
+  const pipeline = await startEventPipeline({
+    settings: config,
+    schema: SCHEMA,
+    pool,
+    nc: b.nc,
+    logger,
+    source,
+    elector,
+    now: clock.now,
+  });
   await waitFor("the detector to lead", () => pipeline.detector.isLeader());
   const pass = async (kind: "runIncremental" | "runSweep") => {
-    if ((await pipeline.detector[kind]()) === null) throw new Error("this replica is not the leader");
+    if ((await pipeline.detector[kind]()) === null)
+      throw new Error("this replica is not the leader");
   };
   return {
-    config, pool, svc, pipeline, stream, advance: clock.advance,
+    config,
+    pool,
+    svc,
+    pipeline,
+    stream,
+    advance: clock.advance,
     local: (offset = 0) => localOfInstant(clock.now() + offset, config.TIME_ZONE),
     write: async (sql, params = []) => void (await writer.query(sql, params)),
     async step(work) {
@@ -114,7 +166,9 @@ export async function startEventsWorld(options: { incrementalMs: number }): Prom
     sweep: () => pass("runSweep"),
     follow: async (event) => {
       const token = await svc.issuer.mint({ scope: "practices:read" });
-      return fetchJson(event.links.self, { headers: { authorization: `Bearer ${token}`, accept: "application/json" } });
+      return fetchJson(event.links.self, {
+        headers: { authorization: `Bearer ${token}`, accept: "application/json" },
+      });
     },
     async close() {
       await pipeline.stop();
@@ -124,4 +178,5 @@ export async function startEventsWorld(options: { incrementalMs: number }): Prom
 }
 
 /** "<event type> <entity id>" per event, sorted, for exact comparisons. */
-export const summary = (events: EventPayload[]): string[] => events.map((e) => `${e.event_type} ${e.entity.id}`).sort();
+export const summary = (events: EventPayload[]): string[] =>
+  events.map((e) => `${e.event_type} ${e.entity.id}`).sort();

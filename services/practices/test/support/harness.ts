@@ -33,7 +33,11 @@ export const NOW = Date.parse("2025-06-15T10:00:00Z");
 export interface Envelope<T = unknown> {
   success: boolean;
   data: T;
-  meta: { request_id: string; api_version: string; pagination?: { page: number; per_page: number; total: number; total_pages: number } };
+  meta: {
+    request_id: string;
+    api_version: string;
+    pagination?: { page: number; per_page: number; total: number; total_pages: number };
+  };
   error?: { code: string; message: string; details?: Array<{ field: string; message: string }> };
 }
 
@@ -76,16 +80,31 @@ export interface StartOptions {
 
 export async function startPractices(options: StartOptions): Promise<PracticesApp> {
   const issuer = options.issuer ?? (await createTestIssuer());
-  const config = loadConfig({ ENVIRONMENT: "sandbox", PRACTICE_TOTALS_CACHE_MS: "0", ...options.env });
+  const config = loadConfig({
+    ENVIRONMENT: "sandbox",
+    PRACTICE_TOTALS_CACHE_MS: "0",
+    ...options.env,
+  });
   const timeout = options.legacyTimeoutMs;
   const now = options.now ?? (() => NOW);
-  const legacy = createLegacyDb({ url: options.legacyUrl, connectTimeoutMs: timeout, queryTimeoutMs: timeout });
-  const verify = createTokenVerifier({ keys: issuer.keys, issuer: TEST_ISSUER, audience: TEST_AUDIENCE });
+  const legacy = createLegacyDb({
+    url: options.legacyUrl,
+    connectTimeoutMs: timeout,
+    queryTimeoutMs: timeout,
+  });
+  const verify = createTokenVerifier({
+    keys: issuer.keys,
+    issuer: TEST_ISSUER,
+    audience: TEST_AUDIENCE,
+  });
   const handler = createApp({
     config,
     logger: silentLogger(),
     verify,
-    practices: new MysqlPracticeSource(legacy, options.marks ? { marks: { ...options.marks, now } } : {}),
+    practices: new MysqlPracticeSource(
+      legacy,
+      options.marks ? { marks: { ...options.marks, now } } : {},
+    ),
     crmMirror: options.crmMirror ?? unusedMirror,
     now,
   });

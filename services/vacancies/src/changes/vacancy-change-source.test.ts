@@ -12,23 +12,35 @@ function vacancy(overrides: Partial<Vacancy> = {}): Vacancy {
 }
 
 /** An in-memory feed over `entries` that records the positions it was asked for. */
-function fakeFeed(entries: VacancyFeedEntry[]): VacancyChangeFeed & { asked: unknown[]; asOf: AsOf[] } {
-  const byTime = [...entries].sort((a, b) => `${a.modifiedLocal}|${a.rowKey}`.localeCompare(`${b.modifiedLocal}|${b.rowKey}`));
+function fakeFeed(
+  entries: VacancyFeedEntry[],
+): VacancyChangeFeed & { asked: unknown[]; asOf: AsOf[] } {
+  const byTime = [...entries].sort((a, b) =>
+    `${a.modifiedLocal}|${a.rowKey}`.localeCompare(`${b.modifiedLocal}|${b.rowKey}`),
+  );
   const asked: unknown[] = [];
   const asOf: AsOf[] = [];
   return {
-    asked, asOf,
+    asked,
+    asOf,
     async modifiedSince(since: string, after: FeedPosition | null, limit: number, a: AsOf) {
       asked.push(after);
       asOf.push(a);
-      const from = (e: VacancyFeedEntry) => e.modifiedLocal !== null && e.modifiedLocal >= since
-        && (!after || e.modifiedLocal > after.modifiedLocal || (e.modifiedLocal === after.modifiedLocal && e.rowKey > after.rowKey));
+      const from = (e: VacancyFeedEntry) =>
+        e.modifiedLocal !== null &&
+        e.modifiedLocal >= since &&
+        (!after ||
+          e.modifiedLocal > after.modifiedLocal ||
+          (e.modifiedLocal === after.modifiedLocal && e.rowKey > after.rowKey));
       return byTime.filter(from).slice(0, limit);
     },
     async live(afterRowKey: number | null, limit: number, a: AsOf) {
       asked.push(afterRowKey);
       asOf.push(a);
-      return entries.filter((e) => e.vacancy !== null && (afterRowKey === null || e.rowKey > afterRowKey)).sort((x, y) => x.rowKey - y.rowKey).slice(0, limit);
+      return entries
+        .filter((e) => e.vacancy !== null && (afterRowKey === null || e.rowKey > afterRowKey))
+        .sort((x, y) => x.rowKey - y.rowKey)
+        .slice(0, limit);
     },
     async byUuids(uuids: readonly string[], a: AsOf) {
       asOf.push(a);
@@ -37,13 +49,19 @@ function fakeFeed(entries: VacancyFeedEntry[]): VacancyChangeFeed & { asked: unk
   };
 }
 
-async function collect(pages: AsyncIterable<ChangeRecord<Vacancy>[]>): Promise<ChangeRecord<Vacancy>[][]> {
+async function collect(
+  pages: AsyncIterable<ChangeRecord<Vacancy>[]>,
+): Promise<ChangeRecord<Vacancy>[][]> {
   const out: ChangeRecord<Vacancy>[][] = [];
   for await (const page of pages) out.push(page);
   return out;
 }
 
-const entry = (rowKey: number, modifiedLocal: string | null, v: Vacancy | null = vacancy({ uuid: `v${rowKey}` })): VacancyFeedEntry => ({ uuid: `v${rowKey}`, rowKey, modifiedLocal, vacancy: v });
+const entry = (
+  rowKey: number,
+  modifiedLocal: string | null,
+  v: Vacancy | null = vacancy({ uuid: `v${rowKey}` }),
+): VacancyFeedEntry => ({ uuid: `v${rowKey}`, rowKey, modifiedLocal, vacancy: v });
 
 describe("publicationRecheckOn", () => {
   it.each([
@@ -52,15 +70,29 @@ describe("publicationRecheckOn", () => {
     [{ visible: true, display_date: "2025-06-14" }, null],
     [{ visible: true, display_date: null }, null],
     [{ visible: false, display_date: "2025-06-16" }, null],
-  ])("is the display date only while a visible vacancy waits for it (%o → %s)", (fields, expected) => {
-    expect(publicationRecheckOn(vacancy(fields), TODAY)).toBe(expected);
-  });
+  ])(
+    "is the display date only while a visible vacancy waits for it (%o → %s)",
+    (fields, expected) => {
+      expect(publicationRecheckOn(vacancy(fields), TODAY)).toBe(expected);
+    },
+  );
 });
 
 describe("VacancyChangeSource", () => {
   it("pages changedSince by (modification time, row key) without losing ties across a page boundary", async () => {
-    const feed = fakeFeed([entry(5, "2025-06-15 10:00:00"), entry(2, "2025-06-15 10:00:00"), entry(9, "2025-06-15 10:00:00"), entry(1, "2025-06-15 09:00:00"), entry(3, null)]);
-    const pages = await collect(new VacancyChangeSource(feed, { pageSize: 2 }).changedSince({ modifiedAfterLocal: "2025-06-15 09:30:00" }, ctx));
+    const feed = fakeFeed([
+      entry(5, "2025-06-15 10:00:00"),
+      entry(2, "2025-06-15 10:00:00"),
+      entry(9, "2025-06-15 10:00:00"),
+      entry(1, "2025-06-15 09:00:00"),
+      entry(3, null),
+    ]);
+    const pages = await collect(
+      new VacancyChangeSource(feed, { pageSize: 2 }).changedSince(
+        { modifiedAfterLocal: "2025-06-15 09:30:00" },
+        ctx,
+      ),
+    );
     expect(pages.map((p) => p.map((r) => r.id))).toEqual([["v2", "v5"], ["v9"]]);
     expect(feed.asked).toEqual([null, { modifiedLocal: "2025-06-15 10:00:00", rowKey: 5 }]);
     expect(feed.asOf.every((a) => a.today === TODAY)).toBe(true);
@@ -68,16 +100,35 @@ describe("VacancyChangeSource", () => {
 
   it("reports a soft-deleted vacancy with a null canonical form and its modification time", async () => {
     const feed = fakeFeed([entry(4, "2025-06-15 10:00:00", null)]);
-    const [page] = await collect(new VacancyChangeSource(feed).changedSince({ modifiedAfterLocal: "2025-06-15 00:00:00" }, ctx));
-    expect(page).toEqual([{ id: "v4", canonical: null, recheckOn: null, modifiedLocal: "2025-06-15 10:00:00" }]);
+    const [page] = await collect(
+      new VacancyChangeSource(feed).changedSince(
+        { modifiedAfterLocal: "2025-06-15 00:00:00" },
+        ctx,
+      ),
+    );
+    expect(page).toEqual([
+      { id: "v4", canonical: null, recheckOn: null, modifiedLocal: "2025-06-15 10:00:00" },
+    ]);
   });
 
   it("sweeps every live vacancy once, in row-key pages, with the recheck date of a scheduled one", async () => {
     const scheduled = vacancy({ uuid: "v7", display_date: "2025-07-01", published: false });
-    const feed = fakeFeed([entry(1, null), entry(7, "2025-06-01 08:00:00", scheduled), entry(3, null, null), entry(4, null), entry(8, null)]);
+    const feed = fakeFeed([
+      entry(1, null),
+      entry(7, "2025-06-01 08:00:00", scheduled),
+      entry(3, null, null),
+      entry(4, null),
+      entry(8, null),
+    ]);
     const pages = await collect(new VacancyChangeSource(feed, { pageSize: 2 }).sweep(ctx));
-    expect(pages.map((p) => p.map((r) => r.id))).toEqual([["v1", "v4"], ["v7", "v8"]]);
-    expect(pages.flat().find((r) => r.id === "v7")).toMatchObject({ canonical: scheduled, recheckOn: "2025-07-01" });
+    expect(pages.map((p) => p.map((r) => r.id))).toEqual([
+      ["v1", "v4"],
+      ["v7", "v8"],
+    ]);
+    expect(pages.flat().find((r) => r.id === "v7")).toMatchObject({
+      canonical: scheduled,
+      recheckOn: "2025-07-01",
+    });
     expect(feed.asked).toEqual([null, 4, 8]);
   });
 
@@ -89,6 +140,14 @@ describe("VacancyChangeSource", () => {
 
   it("declares the vacancy event types of the catalogue", () => {
     const source = new VacancyChangeSource(fakeFeed([]));
-    expect(source).toMatchObject({ name: "vacancies", entityType: "vacancy", events: { created: "vacancy.created", updated: "vacancy.updated", deleted: "vacancy.deleted" } });
+    expect(source).toMatchObject({
+      name: "vacancies",
+      entityType: "vacancy",
+      events: {
+        created: "vacancy.created",
+        updated: "vacancy.updated",
+        deleted: "vacancy.deleted",
+      },
+    });
   });
 });

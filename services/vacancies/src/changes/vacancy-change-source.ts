@@ -33,7 +33,11 @@ function toRecord(entry: VacancyFeedEntry, today: string): ChangeRecord<Vacancy>
 export class VacancyChangeSource implements ChangeSource<Vacancy> {
   readonly name = VACANCY_SOURCE_NAME;
   readonly entityType = "vacancy" as const;
-  readonly events = { created: "vacancy.created", updated: "vacancy.updated", deleted: "vacancy.deleted" } as const;
+  readonly events = {
+    created: "vacancy.created",
+    updated: "vacancy.updated",
+    deleted: "vacancy.deleted",
+  } as const;
   readonly #feed: VacancyChangeFeed;
   readonly #pageSize: number;
 
@@ -43,13 +47,23 @@ export class VacancyChangeSource implements ChangeSource<Vacancy> {
     this.#pageSize = options.pageSize ?? 500;
   }
 
-  async *changedSince(cursor: { modifiedAfterLocal: string }, ctx: PassContext): AsyncIterable<ChangeRecord<Vacancy>[]> {
+  async *changedSince(
+    cursor: { modifiedAfterLocal: string },
+    ctx: PassContext,
+  ): AsyncIterable<ChangeRecord<Vacancy>[]> {
     const asOf = { today: ctx.today };
-    for (let after: VacancyFeedEntry | undefined; ; ) {
+    for (let after: VacancyFeedEntry | undefined; ;) {
       ctx.signal.throwIfAborted();
       // Every entry of this feed has a modification time (NULL never matches `>=`).
-      const position = after ? { modifiedLocal: after.modifiedLocal as string, rowKey: after.rowKey } : null;
-      const page = await this.#feed.modifiedSince(cursor.modifiedAfterLocal, position, this.#pageSize, asOf);
+      const position = after
+        ? { modifiedLocal: after.modifiedLocal as string, rowKey: after.rowKey }
+        : null;
+      const page = await this.#feed.modifiedSince(
+        cursor.modifiedAfterLocal,
+        position,
+        this.#pageSize,
+        asOf,
+      );
       if (page.length > 0) yield page.map((e) => toRecord(e, ctx.today));
       if (page.length < this.#pageSize) return;
       after = page[page.length - 1];
@@ -58,7 +72,7 @@ export class VacancyChangeSource implements ChangeSource<Vacancy> {
 
   async *sweep(ctx: PassContext): AsyncIterable<ChangeRecord<Vacancy>[]> {
     const asOf = { today: ctx.today };
-    for (let afterRowKey: number | null = null; ; ) {
+    for (let afterRowKey: number | null = null; ;) {
       ctx.signal.throwIfAborted();
       const page = await this.#feed.live(afterRowKey, this.#pageSize, asOf);
       if (page.length > 0) yield page.map((e) => toRecord(e, ctx.today));

@@ -43,7 +43,11 @@ function uniformDay(day: string, zone: string): string | null {
   return offsetAt(`${day} 23:59:59`, zone) === first ? first : null;
 }
 
-function cached(map: Map<string, string | null>, key: string, compute: (key: string) => string | null): string | null {
+function cached(
+  map: Map<string, string | null>,
+  key: string,
+  compute: (key: string) => string | null,
+): string | null {
   let value = map.get(key);
   if (value === undefined) {
     if (map.size >= MAX_ENTRIES) map.clear();
@@ -59,9 +63,11 @@ export function zonedIso(zone: string): LocalToIso {
   const ofDay = (day: string) => uniformDay(day, zone);
   const ofHour = (hour: string) => uniformHour(hour, zone);
   return (local) => {
-    if (local === null || local === "" || local.startsWith("0000-00-00") || !LOCAL.test(local)) return localToIso(local, zone);
+    if (local === null || local === "" || local.startsWith("0000-00-00") || !LOCAL.test(local))
+      return localToIso(local, zone);
     const day = local.slice(0, 10);
-    const suffix = cached(days, day, ofDay) ?? cached(hours, `${day} ${local.slice(11, 13)}`, ofHour);
+    const suffix =
+      cached(days, day, ofDay) ?? cached(hours, `${day} ${local.slice(11, 13)}`, ofHour);
     return suffix === null ? localToIso(local, zone) : `${day}T${local.slice(11, 19)}${suffix}`;
   };
 }

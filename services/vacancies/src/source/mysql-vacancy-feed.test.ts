@@ -1,19 +1,36 @@
 import { describe, expect, it } from "vitest";
 import { legacySchemaSql } from "@svc/legacy";
-import { byUuidsStatement, FEED_INDEXES, liveStatement, modifiedSinceStatement } from "./mysql-vacancy-feed.ts";
+import {
+  byUuidsStatement,
+  FEED_INDEXES,
+  liveStatement,
+  modifiedSinceStatement,
+} from "./mysql-vacancy-feed.ts";
 
 const asOf = { today: "2025-06-15" };
-const vacancyDdl = /CREATE TABLE tbl_vacature \(([\s\S]*?)\) ENGINE/.exec(legacySchemaSql)?.[1] ?? "";
+const vacancyDdl =
+  /CREATE TABLE tbl_vacature \(([\s\S]*?)\) ENGINE/.exec(legacySchemaSql)?.[1] ?? "";
 
 describe("MySQL vacancy feed statements", () => {
   it("name only indexes the legacy vacancy table has", () => {
-    for (const index of FEED_INDEXES) expect(index === "PRIMARY" ? /PRIMARY KEY/.test(vacancyDdl) : vacancyDdl.includes(`KEY ${index} (`), index).toBe(true);
+    for (const index of FEED_INDEXES)
+      expect(
+        index === "PRIMARY"
+          ? /PRIMARY KEY/.test(vacancyDdl)
+          : vacancyDdl.includes(`KEY ${index} (`),
+        index,
+      ).toBe(true);
   });
 
   it("bind one parameter per placeholder, today first (for published)", () => {
     const statements = [
       modifiedSinceStatement("2025-06-15 10:00:00", null, 500, asOf),
-      modifiedSinceStatement("2025-06-15 10:00:00", { modifiedLocal: "2025-06-15 10:05:00", rowKey: 42 }, 500, asOf),
+      modifiedSinceStatement(
+        "2025-06-15 10:00:00",
+        { modifiedLocal: "2025-06-15 10:05:00", rowKey: 42 },
+        500,
+        asOf,
+      ),
       liveStatement(null, 500, asOf),
       liveStatement(42, 500, asOf),
       byUuidsStatement(["a", "b"], asOf),
@@ -25,13 +42,21 @@ describe("MySQL vacancy feed statements", () => {
   });
 
   it("includes soft-deleted rows only in the modified-since read", () => {
-    expect(modifiedSinceStatement("2025-06-15 10:00:00", null, 10, asOf).sql).not.toContain("verwijderd = 0");
+    expect(modifiedSinceStatement("2025-06-15 10:00:00", null, 10, asOf).sql).not.toContain(
+      "verwijderd = 0",
+    );
     expect(liveStatement(null, 10, asOf).sql).toContain("verwijderd = 0");
     expect(byUuidsStatement(["a"], asOf).sql).toContain("verwijderd = 0");
   });
 
   it("resumes a modified-since page strictly after the last (time, row key) seen", () => {
-    expect(modifiedSinceStatement("2025-06-15 10:00:00", { modifiedLocal: "2025-06-15 10:05:00", rowKey: 42 }, 10, asOf).params)
-      .toEqual([asOf.today, "2025-06-15 10:05:00", "2025-06-15 10:05:00", 42, 10]);
+    expect(
+      modifiedSinceStatement(
+        "2025-06-15 10:00:00",
+        { modifiedLocal: "2025-06-15 10:05:00", rowKey: 42 },
+        10,
+        asOf,
+      ).params,
+    ).toEqual([asOf.today, "2025-06-15 10:05:00", "2025-06-15 10:05:00", 42, 10]);
   });
 });

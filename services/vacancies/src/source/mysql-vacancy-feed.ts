@@ -27,8 +27,15 @@ export const FEED_INDEXES = ["idx_vac_gewijzigd", "PRIMARY"];
  * previous page keeps pages stable while rows keep changing; NULL times never match (the sweep
  * covers them).
  */
-export function modifiedSinceStatement(sinceLocal: string, after: FeedPosition | null, limit: number, asOf: AsOf): Statement {
-  const resume = after ? "d.gewijzigd_op >= ? AND (d.gewijzigd_op > ? OR d.vacature_id > ?)" : "d.gewijzigd_op >= ?";
+export function modifiedSinceStatement(
+  sinceLocal: string,
+  after: FeedPosition | null,
+  limit: number,
+  asOf: AsOf,
+): Statement {
+  const resume = after
+    ? "d.gewijzigd_op >= ? AND (d.gewijzigd_op > ? OR d.vacature_id > ?)"
+    : "d.gewijzigd_op >= ?";
   const bounds = after ? [after.modifiedLocal, after.modifiedLocal, after.rowKey] : [sinceLocal];
   return {
     sql: `SELECT ${FEED_COLUMNS}
@@ -69,7 +76,12 @@ export class MysqlVacancyFeed implements VacancyChangeFeed {
     this.#toIso = zonedIso(zone);
   }
 
-  modifiedSince(sinceLocal: string, after: FeedPosition | null, limit: number, asOf: AsOf): Promise<VacancyFeedEntry[]> {
+  modifiedSince(
+    sinceLocal: string,
+    after: FeedPosition | null,
+    limit: number,
+    asOf: AsOf,
+  ): Promise<VacancyFeedEntry[]> {
     return this.#read(modifiedSinceStatement(sinceLocal, after, limit, asOf));
   }
 

@@ -10,9 +10,23 @@
 import type { LegacyDb } from "@svc/db";
 import { PageMarks, type PageMarkOptions } from "@svc/http";
 import type { Vacancy } from "../vacancy-catalogue.ts";
-import { listKey, type AsOf, type PageRequest, type ReferenceLists, type VacancyFilter, type VacancyLink, type VacancySource } from "../vacancy-source.ts";
+import {
+  listKey,
+  type AsOf,
+  type PageRequest,
+  type ReferenceLists,
+  type VacancyFilter,
+  type VacancyLink,
+  type VacancySource,
+} from "../vacancy-source.ts";
 import { zonedIso, type LocalToIso } from "./local-time.ts";
-import { statusCodeOf, toReferenceEntry, toVacancy, type ReferenceRow, type VacancyRow } from "./to-vacancy.ts";
+import {
+  statusCodeOf,
+  toReferenceEntry,
+  toVacancy,
+  type ReferenceRow,
+  type VacancyRow,
+} from "./to-vacancy.ts";
 
 /** A statement and its positional parameters, in the order the `?` appear in the text. */
 export interface Statement {
@@ -50,13 +64,38 @@ export const LABEL_JOINS = `LEFT JOIN tbl_provincie prov ON prov.provincie_code 
  * most one entry: checking a second filter is one lookup in a small index, not a row read.
  */
 const EQUALITY_FILTERS = [
-  { key: "practice", index: "idx_vac_praktijk", term: (a: string) => `${a}.praktijk_ref = ?`, values: (f: VacancyFilter) => [f.practice] },
-  { key: "province", index: "idx_vac_provincie", term: (a: string) => `${a}.provincie_code = ?`, values: (f: VacancyFilter) => [f.province] },
-  { key: "position", index: "idx_vac_functie", term: (a: string) => `${a}.functie_code = ?`, values: (f: VacancyFilter) => [f.position] },
-  { key: "status", index: "idx_vac_status", term: (a: string) => `${a}.status = ?`, values: (f: VacancyFilter) => [f.status && statusCodeOf(f.status)] },
+  {
+    key: "practice",
+    index: "idx_vac_praktijk",
+    term: (a: string) => `${a}.praktijk_ref = ?`,
+    values: (f: VacancyFilter) => [f.practice],
+  },
+  {
+    key: "province",
+    index: "idx_vac_provincie",
+    term: (a: string) => `${a}.provincie_code = ?`,
+    values: (f: VacancyFilter) => [f.province],
+  },
+  {
+    key: "position",
+    index: "idx_vac_functie",
+    term: (a: string) => `${a}.functie_code = ?`,
+    values: (f: VacancyFilter) => [f.position],
+  },
+  {
+    key: "status",
+    index: "idx_vac_status",
+    term: (a: string) => `${a}.status = ?`,
+    values: (f: VacancyFilter) => [f.status && statusCodeOf(f.status)],
+  },
   // `taal` is case-insensitive (`NL` = `nl`) but only exact nl/fr are a language: the first term
   // seeks in the index, the BINARY one drops the odd spellings the mapper turns into null.
-  { key: "language", index: "idx_vac_taal", term: (a: string) => `${a}.taal = ? AND ${a}.taal = BINARY ?`, values: (f: VacancyFilter) => [f.language, f.language] },
+  {
+    key: "language",
+    index: "idx_vac_taal",
+    term: (a: string) => `${a}.taal = ? AND ${a}.taal = BINARY ?`,
+    values: (f: VacancyFilter) => [f.language, f.language],
+  },
 ] as const;
 
 interface RangeFilter {
@@ -76,19 +115,40 @@ interface RangeFilter {
 const LIVE = "v.verwijderd = 0";
 // idx_vac_gewijzigd holds no `verwijderd`: rather than read every matching row to check it, look
 // the id up among the few deleted ones, which idx_vac_status answers without a row read.
-const NOT_DELETED = "v.vacature_id NOT IN (SELECT d.vacature_id FROM tbl_vacature d WHERE d.verwijderd <> 0)";
+const NOT_DELETED =
+  "v.vacature_id NOT IN (SELECT d.vacature_id FROM tbl_vacature d WHERE d.verwijderd <> 0)";
 
 function rangeFiltersOf(filter: VacancyFilter, asOf: AsOf): RangeFilter[] {
   // updated_since first: an incremental sync asks for a short recent window, usually far narrower
   // than "published", so with both it should drive and published be checked on its few rows.
   const ranges: RangeFilter[] = [];
-  if (filter.updatedSinceLocal !== undefined) ranges.push({ index: "idx_vac_gewijzigd", term: "v.gewijzigd_op >= ?", value: filter.updatedSinceLocal, live: NOT_DELETED, wide: false });
-  if (filter.published !== undefined) ranges.push({ index: "idx_vac_gepubliceerd", term: filter.published ? PUBLISHED : UNPUBLISHED, value: asOf.today, live: LIVE, wide: true });
+  if (filter.updatedSinceLocal !== undefined)
+    ranges.push({
+      index: "idx_vac_gewijzigd",
+      term: "v.gewijzigd_op >= ?",
+      value: filter.updatedSinceLocal,
+      live: NOT_DELETED,
+      wide: false,
+    });
+  if (filter.published !== undefined)
+    ranges.push({
+      index: "idx_vac_gepubliceerd",
+      term: filter.published ? PUBLISHED : UNPUBLISHED,
+      value: asOf.today,
+      live: LIVE,
+      wide: true,
+    });
   return ranges;
 }
 
 /** Every legacy index the statements name; a test checks each exists in the legacy schema. */
-export const INDEXES_USED = [...EQUALITY_FILTERS.map((f) => f.index), "idx_vac_gepubliceerd", "idx_vac_gewijzigd", "idx_vac_status", "PRIMARY"];
+export const INDEXES_USED = [
+  ...EQUALITY_FILTERS.map((f) => f.index),
+  "idx_vac_gepubliceerd",
+  "idx_vac_gewijzigd",
+  "idx_vac_status",
+  "PRIMARY",
+];
 
 /**
  * Pages that end within this many rows walk an index in key order (see selectionOf): reading up to
@@ -142,7 +202,9 @@ interface Selection {
  * page (deep pages without a mark keep that plan).
  */
 function selectionOf(filter: VacancyFilter, asOf: AsOf, plan: Plan): Selection {
-  const equalities: ReadonlyArray<(typeof EQUALITY_FILTERS)[number]> = EQUALITY_FILTERS.filter((f) => filter[f.key] !== undefined);
+  const equalities: ReadonlyArray<(typeof EQUALITY_FILTERS)[number]> = EQUALITY_FILTERS.filter(
+    (f) => filter[f.key] !== undefined,
+  );
   const ranges = rangeFiltersOf(filter, asOf);
   const drivers = plan.early ? ranges.filter((r) => !r.wide) : ranges;
   const rangeDrives = drivers.length > 0 && equalities[0]?.key !== "practice";
@@ -151,7 +213,8 @@ function selectionOf(filter: VacancyFilter, asOf: AsOf, plan: Plan): Selection {
   const drivingEquality = rangeDrives ? undefined : equalities[0];
   const joined = rangeDrives ? equalities : equalities.slice(1);
   // Forced, or the optimizer may enter through a joined index and read `v` rows by primary key.
-  const index = drivingEquality?.index ?? (drivingRange && joined.length > 0 ? drivingRange.index : undefined);
+  const index =
+    drivingEquality?.index ?? (drivingRange && joined.length > 0 ? drivingRange.index : undefined);
   const walkPrimary = plan.early && equalities.length === 0 && drivingRange === undefined;
   const params: unknown[] = [];
   let from = `tbl_vacature v${index ? ` FORCE INDEX (${index})` : walkPrimary ? " FORCE INDEX (PRIMARY)" : ""}`;
@@ -165,7 +228,12 @@ function selectionOf(filter: VacancyFilter, asOf: AsOf, plan: Plan): Selection {
   let live = drivingRange?.live ?? LIVE;
   if (live === NOT_DELETED && joined.length > 0) live = "";
   else if (live === NOT_DELETED && checkedRanges.length > 0) live = LIVE;
-  if (live === NOT_DELETED && drivingRange && plan.windowPrefix !== undefined && plan.fromKey === undefined) {
+  if (
+    live === NOT_DELETED &&
+    drivingRange &&
+    plan.windowPrefix !== undefined &&
+    plan.fromKey === undefined
+  ) {
     return {
       from: `(SELECT v.vacature_id FROM tbl_vacature v FORCE INDEX (${drivingRange.index})\n    WHERE ${drivingRange.term} ORDER BY v.vacature_id LIMIT ?) w\n  JOIN tbl_vacature v ON v.vacature_id = w.vacature_id`,
       where: LIVE,
@@ -187,7 +255,13 @@ function selectionOf(filter: VacancyFilter, asOf: AsOf, plan: Plan): Selection {
     where.push("v.vacature_id >= ?");
     params.push(plan.fromKey);
   }
-  return { from, where: where.length > 0 ? where.join(" AND ") : "TRUE", params, windowPrefix: false, keyOrdered: drivingRange === undefined };
+  return {
+    from,
+    where: where.length > 0 ? where.join(" AND ") : "TRUE",
+    params,
+    windowPrefix: false,
+    keyOrdered: drivingRange === undefined,
+  };
 }
 
 export function countStatement(filter: VacancyFilter, asOf: AsOf): Statement {
@@ -209,10 +283,22 @@ export function countStatement(filter: VacancyFilter, asOf: AsOf): Statement {
  * whole, and a walk in modification-time order (updated_since) would sort whole rows, so every
  * other page finds its ids first.
  */
-export function pageStatement(filter: VacancyFilter, asOf: AsOf, page: PageRequest, plan: { earlyRows?: number; fromKey?: number; windowPrefix?: boolean } = {}): Statement & { windowPrefix: boolean } {
-  const early = plan.fromKey !== undefined || page.offset + page.limit <= (plan.earlyRows ?? EARLY_ROWS);
-  const prefixed = plan.windowPrefix !== false && page.offset + page.limit <= Math.min(WINDOW_PREFIX_ROWS, plan.earlyRows ?? EARLY_ROWS);
-  const s = selectionOf(filter, asOf, { early, fromKey: plan.fromKey, windowPrefix: prefixed ? windowPrefixOf(page) : undefined });
+export function pageStatement(
+  filter: VacancyFilter,
+  asOf: AsOf,
+  page: PageRequest,
+  plan: { earlyRows?: number; fromKey?: number; windowPrefix?: boolean } = {},
+): Statement & { windowPrefix: boolean } {
+  const early =
+    plan.fromKey !== undefined || page.offset + page.limit <= (plan.earlyRows ?? EARLY_ROWS);
+  const prefixed =
+    plan.windowPrefix !== false &&
+    page.offset + page.limit <= Math.min(WINDOW_PREFIX_ROWS, plan.earlyRows ?? EARLY_ROWS);
+  const s = selectionOf(filter, asOf, {
+    early,
+    fromKey: plan.fromKey,
+    windowPrefix: prefixed ? windowPrefixOf(page) : undefined,
+  });
   if (early && page.offset === 0 && s.keyOrdered) {
     return {
       windowPrefix: false,
@@ -283,7 +369,11 @@ export class MysqlVacancySource implements VacancySource {
    * (or, with marks, walks every page from a mark). `marks`: see the class comment; none, or a
    * `ttlMs` of 0, and deep pages sort.
    */
-  constructor(db: LegacyDb, zone: string, options: { earlyRows?: number; marks?: PageMarkOptions } = {}) {
+  constructor(
+    db: LegacyDb,
+    zone: string,
+    options: { earlyRows?: number; marks?: PageMarkOptions } = {},
+  ) {
     this.#db = db;
     this.#toIso = zonedIso(zone);
     this.#earlyRows = options.earlyRows ?? EARLY_ROWS;
@@ -295,19 +385,38 @@ export class MysqlVacancySource implements VacancySource {
     let rows = await this.#db.query<VacancyRow>(statement.sql, statement.params);
     if (statement.windowPrefix && rows.length < page.limit) {
       // A short page from a window prefix may have lost rows to deleted ones: read it exactly.
-      const exact = pageStatement(filter, asOf, page, { earlyRows: this.#earlyRows, windowPrefix: false });
+      const exact = pageStatement(filter, asOf, page, {
+        earlyRows: this.#earlyRows,
+        windowPrefix: false,
+      });
       rows = await this.#db.query<VacancyRow>(exact.sql, exact.params);
     }
     return rows.map((row) => toVacancy(row, this.#toIso));
   }
 
-  async #pageStatement(filter: VacancyFilter, asOf: AsOf, page: PageRequest): Promise<Statement & { windowPrefix: boolean }> {
+  async #pageStatement(
+    filter: VacancyFilter,
+    asOf: AsOf,
+    page: PageRequest,
+  ): Promise<Statement & { windowPrefix: boolean }> {
     const marks = this.#marks;
-    if (!marks || page.offset + page.limit <= this.#earlyRows || filter.updatedSinceLocal !== undefined) return pageStatement(filter, asOf, page, { earlyRows: this.#earlyRows });
+    if (
+      !marks ||
+      page.offset + page.limit <= this.#earlyRows ||
+      filter.updatedSinceLocal !== undefined
+    )
+      return pageStatement(filter, asOf, page, { earlyRows: this.#earlyRows });
     // Past the last mark (the list grew, or the page is past its end) it walks from the last one.
-    const start = await marks.start(listKey(filter, asOf), page.offset, (spacing) => this.#readMarks(filter, asOf, spacing));
+    const start = await marks.start(listKey(filter, asOf), page.offset, (spacing) =>
+      this.#readMarks(filter, asOf, spacing),
+    );
     if (!start) return pageStatement(filter, asOf, page, { earlyRows: Number.POSITIVE_INFINITY });
-    return pageStatement(filter, asOf, { offset: start.offset, limit: page.limit }, { fromKey: start.key });
+    return pageStatement(
+      filter,
+      asOf,
+      { offset: start.offset, limit: page.limit },
+      { fromKey: start.key },
+    );
   }
 
   async #readMarks(filter: VacancyFilter, asOf: AsOf, spacing: number): Promise<number[]> {
@@ -339,14 +448,27 @@ export class MysqlVacancySource implements VacancySource {
   async referenceLists(): Promise<ReferenceLists> {
     // Display order of the primary system; inactive entries stay, older vacancies refer to them.
     const [positions, provinces] = await Promise.all([
-      this.#db.query<ReferenceRow>("SELECT functie_code AS code, omschrijving AS label, actief FROM tbl_functie ORDER BY volgorde, functie_code"),
-      this.#db.query<ReferenceRow>("SELECT provincie_code AS code, omschrijving AS label, actief FROM tbl_provincie ORDER BY volgorde, provincie_code"),
+      this.#db.query<ReferenceRow>(
+        "SELECT functie_code AS code, omschrijving AS label, actief FROM tbl_functie ORDER BY volgorde, functie_code",
+      ),
+      this.#db.query<ReferenceRow>(
+        "SELECT provincie_code AS code, omschrijving AS label, actief FROM tbl_provincie ORDER BY volgorde, provincie_code",
+      ),
     ]);
-    return { positions: positions.map(toReferenceEntry), provinces: provinces.map(toReferenceEntry) };
+    return {
+      positions: positions.map(toReferenceEntry),
+      provinces: provinces.map(toReferenceEntry),
+    };
   }
 }
 
 /** The source as the service runs it, from its settings (main.ts and the read benchmark alike). */
-export function vacancySourceFor(db: LegacyDb, settings: { TIME_ZONE: string; VACANCY_PAGE_MARKS_CACHE_MS: number }, now: () => number = Date.now): MysqlVacancySource {
-  return new MysqlVacancySource(db, settings.TIME_ZONE, { marks: { ttlMs: settings.VACANCY_PAGE_MARKS_CACHE_MS, now } });
+export function vacancySourceFor(
+  db: LegacyDb,
+  settings: { TIME_ZONE: string; VACANCY_PAGE_MARKS_CACHE_MS: number },
+  now: () => number = Date.now,
+): MysqlVacancySource {
+  return new MysqlVacancySource(db, settings.TIME_ZONE, {
+    marks: { ttlMs: settings.VACANCY_PAGE_MARKS_CACHE_MS, now },
+  });
 }

@@ -1,5 +1,16 @@
 import { sql } from "drizzle-orm";
-import { bigserial, boolean, check, index, integer, pgSchema, text, timestamp, unique, uuid } from "drizzle-orm/pg-core";
+import {
+  bigserial,
+  boolean,
+  check,
+  index,
+  integer,
+  pgSchema,
+  text,
+  timestamp,
+  unique,
+  uuid,
+} from "drizzle-orm/pg-core";
 
 /** This service's own PostgreSQL schema; no other service reads it. */
 export const webhooksSchema = pgSchema("webhooks");
@@ -88,9 +99,13 @@ export const deliveries = webhooksSchema.table(
     unique("deliveries_event_subscription_key").on(t.eventUuid, t.subscriptionId),
     index("deliveries_subscription_idx").on(t.subscriptionId, t.createdAt, t.id),
     index("deliveries_subscription_status_idx").on(t.subscriptionId, t.status, t.createdAt),
-    index("deliveries_unqueued_idx").on(t.createdAt).where(sql`queued_at IS NULL`),
+    index("deliveries_unqueued_idx")
+      .on(t.createdAt)
+      .where(sql`queued_at IS NULL`),
     // Retention finds finished deliveries by when they finished (retention-store.ts).
-    index("deliveries_finished_idx").on(t.updatedAt).where(sql`status <> 'pending'`),
+    index("deliveries_finished_idx")
+      .on(t.updatedAt)
+      .where(sql`status <> 'pending'`),
     check("deliveries_status_check", sql`status IN ('pending', 'succeeded', 'failed', 'dead')`),
   ],
 );

@@ -10,7 +10,10 @@ const RETRYABLE_4XX = new Set([408, 425, 429]);
 export function classify(result: PostResult): Verdict {
   if (result.kind === "error") {
     // Nothing was contacted for a refused URL; retrying would only knock on the same door.
-    return { kind: result.errorClass === "blocked_url" ? "final" : "retryable", errorClass: result.errorClass };
+    return {
+      kind: result.errorClass === "blocked_url" ? "final" : "retryable",
+      errorClass: result.errorClass,
+    };
   }
   const status = result.statusCode;
   if (status >= 200 && status < 300) return { kind: "success", errorClass: null };

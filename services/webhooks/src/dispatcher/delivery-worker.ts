@@ -43,11 +43,14 @@ const EARLY_TOLERANCE_MS = 50;
  * rises for redeliveries that were no attempt (a crashed worker, a busy subscriber, a database
  * outage), and the consumer has no max_deliver for that reason.
  */
-export function createDeliveryHandler(deps: DeliveryWorkerDeps): (d: Delivery<DeliveryMessage>) => Promise<Decision> {
+export function createDeliveryHandler(
+  deps: DeliveryWorkerDeps,
+): (d: Delivery<DeliveryMessage>) => Promise<Decision> {
   return async ({ data: message }) => {
     // The slot first, so the checks below run just before the POST, not before a wait.
     const key = message.subscription_uuid;
-    if (!(await deps.caps.acquire(key, message.delivery_uuid))) return { action: "nak", delayMs: deps.caps.deferDelayMs(key, message.delivery_uuid) };
+    if (!(await deps.caps.acquire(key, message.delivery_uuid)))
+      return { action: "nak", delayMs: deps.caps.deferDelayMs(key, message.delivery_uuid) };
     // The slot bounds what the subscriber sees (POSTs at once), so it is handed back as soon as
     // the POST is answered: the record write after it must not slow a subscriber's rate down
     // (16 / (load + POST), not 16 / (load + POST + commit)).
@@ -66,7 +69,13 @@ export function createDeliveryHandler(deps: DeliveryWorkerDeps): (d: Delivery<De
       }
       const earlyByMs = (ctx.nextAttemptAt?.getTime() ?? 0) - deps.clock.now().getTime();
       if (earlyByMs > EARLY_TOLERANCE_MS) return { action: "nak", delayMs: earlyByMs };
-      const info = { trace: ctx.trace, deliveryId: ctx.deliveryId, eventType: ctx.eventType, round: ctx.round, attempt: ctx.roundAttempts + 1 };
+      const info = {
+        trace: ctx.trace,
+        deliveryId: ctx.deliveryId,
+        eventType: ctx.eventType,
+        round: ctx.round,
+        attempt: ctx.roundAttempts + 1,
+      };
       return await inDeliverySpan(info, (span) => attempt(deps, ctx, span, releaseSlot));
     } finally {
       releaseSlot();
@@ -74,7 +83,12 @@ export function createDeliveryHandler(deps: DeliveryWorkerDeps): (d: Delivery<De
   };
 }
 
-async function attempt(deps: DeliveryWorkerDeps, ctx: AttemptContext, span: Span, posted: () => void): Promise<Decision> {
+async function attempt(
+  deps: DeliveryWorkerDeps,
+  ctx: AttemptContext,
+  span: Span,
+  posted: () => void,
+): Promise<Decision> {
   const startedAt = deps.clock.now();
   const timestampSeconds = Math.floor(startedAt.getTime() / 1000);
   const headers = deliveryHeaders({
@@ -108,18 +122,42 @@ async function attempt(deps: DeliveryWorkerDeps, ctx: AttemptContext, span: Span
   });
   // Another copy of this message recorded this attempt first: that copy owns what happens next.
   if (!recorded) return ACK;
-  span.setAttributes({ "webhook.outcome": next.outcome, ...(result.kind === "response" && { "http.response.status_code": result.statusCode }) });
-  if (next.outcome !== "succeeded") span.setStatus({ code: SpanStatusCode.ERROR, message: verdict.errorClass ?? next.outcome });
-  recordAttempt(deps.metrics, { outcome: next.outcome, attempt: number, round: ctx.round, durationMs: result.durationMs, createdAt: ctx.createdAt, finishedAt });
+  span.setAttributes({
+    "webhook.outcome": next.outcome,
+    ...(result.kind === "response" && { "http.response.status_code": result.statusCode }),
+  });
+  if (next.outcome !== "succeeded")
+    span.setStatus({ code: SpanStatusCode.ERROR, message: verdict.errorClass ?? next.outcome });
+  recordAttempt(deps.metrics, {
+    outcome: next.outcome,
+    attempt: number,
+    round: ctx.round,
+    durationMs: result.durationMs,
+    createdAt: ctx.createdAt,
+    finishedAt,
+  });
   if (next.outcome === "succeeded") return ACK;
   if (next.retryInMs !== null) return { action: "nak", delayMs: next.retryInMs };
-  deps.logger.info({ delivery_uuid: ctx.deliveryId, outcome: next.outcome, error_class: verdict.errorClass, attempt: number }, "delivery ended without success");
+  deps.logger.info(
+    {
+      delivery_uuid: ctx.deliveryId,
+      outcome: next.outcome,
+      error_class: verdict.errorClass,
+      attempt: number,
+    },
+    "delivery ended without success",
+  );
   return { action: "term" };
 }
 
 /** The current secret, and during a rotation's overlap the previous one too (newest first). */
 function signingSecrets(box: SecretBox, ctx: AttemptContext, now: Date): string[] {
   const current = box.open(ctx.secretSealed, ctx.subscriptionId);
-  const overlapping = ctx.previousSecretSealed !== null && ctx.previousSecretExpiresAt !== null && ctx.previousSecretExpiresAt > now;
-  return overlapping ? [current, box.open(ctx.previousSecretSealed!, ctx.subscriptionId)] : [current];
+  const overlapping =
+    ctx.previousSecretSealed !== null &&
+    ctx.previousSecretExpiresAt !== null &&
+    ctx.previousSecretExpiresAt > now;
+  return overlapping
+    ? [current, box.open(ctx.previousSecretSealed!, ctx.subscriptionId)]
+    : [current];
 }

@@ -1,5 +1,11 @@
 import type { TraceContext } from "@svc/messaging";
-import type { AttemptOutcome, DeliveryMessage, DeliveryStatus, ErrorClass, FailureReason } from "../domain/model.ts";
+import type {
+  AttemptOutcome,
+  DeliveryMessage,
+  DeliveryStatus,
+  ErrorClass,
+  FailureReason,
+} from "../domain/model.ts";
 import type { NewEvent } from "../domain/ports.ts";
 
 /** Everything one attempt needs, read in one query. */
@@ -55,5 +61,8 @@ export interface DispatchStore {
   recordAttempt(record: AttemptRecord): Promise<boolean>;
   /** Ends a pending delivery whose subscription was disabled, without an attempt. */
   closeAsDisabled(deliveryId: string, round: number, now: Date): Promise<void>;
-  findUnqueued(olderThan: Date, limit: number): Promise<Array<{ message: DeliveryMessage; trace: TraceContext | undefined }>>;
+  findUnqueued(
+    olderThan: Date,
+    limit: number,
+  ): Promise<Array<{ message: DeliveryMessage; trace: TraceContext | undefined }>>;
 }

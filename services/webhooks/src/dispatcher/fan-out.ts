@@ -24,15 +24,30 @@ export type FanOutDeps = { store: DispatchStore; queue: DeliveryQueue; clock: Cl
  * are not made again (unique event + subscription), and its still pending deliveries are
  * published again under the same message ids, which the deliveries stream de-duplicates.
  */
-export function createFanOutHandler(deps: FanOutDeps): (d: Delivery<EventPayload>) => Promise<Decision> {
+export function createFanOutHandler(
+  deps: FanOutDeps,
+): (d: Delivery<EventPayload>) => Promise<Decision> {
   return ({ data, msg, headers, subject }) =>
     // The producer's trace context comes in the headers (any case); the fan-out span's own context
     // is stored with the event, so each attempt of each delivery can find its way back here.
-    inFanOutSpan({ trace: getTraceContext(headers), subject, eventUuid: data.event_uuid, eventType: data.event_type }, async (trace) => {
-      // The raw text, not a re-serialisation: it is what gets signed and POSTed (spec 6.3).
-      const event = { eventUuid: data.event_uuid, eventType: data.event_type, body: msg.string(), trace };
-      const messages = await deps.store.fanOut(event, deps.clock.now());
-      if (messages.length > 0) await deps.queue.enqueue(messages, trace);
-      return { action: "ack" } as const;
-    });
+    inFanOutSpan(
+      {
+        trace: getTraceContext(headers),
+        subject,
+        eventUuid: data.event_uuid,
+        eventType: data.event_type,
+      },
+      async (trace) => {
+        // The raw text, not a re-serialisation: it is what gets signed and POSTed (spec 6.3).
+        const event = {
+          eventUuid: data.event_uuid,
+          eventType: data.event_type,
+          body: msg.string(),
+          trace,
+        };
+        const messages = await deps.store.fanOut(event, deps.clock.now());
+        if (messages.length > 0) await deps.queue.enqueue(messages, trace);
+        return { action: "ack" } as const;
+      },
+    );
 }

@@ -20,14 +20,25 @@ export type InFlightCaps = {
 };
 
 export type InFlightCapsOptions = {
-  limit: number; maxWaiting: number; maxWaitMs: number; minDeferMs: number; maxDeferMs: number;
+  limit: number;
+  maxWaiting: number;
+  maxWaitMs: number;
+  minDeferMs: number;
+  maxDeferMs: number;
   /** An idle subscription's entry is dropped after this long (default 10 min). */
   forgetIdleAfterMs?: number;
 };
 
 type Waiter = { grant: () => void; timer: NodeJS.Timeout };
 // startedAt is paired FIFO with releases: any pairing gives the same sum of hold times, so the average holds.
-type State = { held: number; waiting: Waiter[]; startedAt: number[]; avgMs: number; parked: Map<string, number>; usedAt: number };
+type State = {
+  held: number;
+  waiting: Waiter[];
+  startedAt: number[];
+  avgMs: number;
+  parked: Map<string, number>;
+  usedAt: number;
+};
 
 // Parked messages remembered over all subscriptions (~150 bytes each): a stalled subscriber's
 // backlog cycling through the stream must not grow memory with the backlog. Past the bound new
@@ -47,7 +58,18 @@ export function inFlightCaps(options: InFlightCapsOptions): InFlightCaps {
   };
   const stateOf = (key: string) => {
     let s = states.get(key);
-    if (!s) states.set(key, (s = { held: 0, waiting: [], startedAt: [], avgMs: 0, parked: new Map(), usedAt: Date.now() }));
+    if (!s)
+      states.set(
+        key,
+        (s = {
+          held: 0,
+          waiting: [],
+          startedAt: [],
+          avgMs: 0,
+          parked: new Map(),
+          usedAt: Date.now(),
+        }),
+      );
     return s;
   };
   const forgetIdle = (now: number) => {
@@ -100,7 +122,10 @@ export function inFlightCaps(options: InFlightCapsOptions): InFlightCaps {
       s.usedAt = now;
       parkedTotal -= forgetExpired(s.parked, now);
       const expected = ((s.parked.size + 1) / options.limit) * Math.max(s.avgMs, 1);
-      const delay = Math.round(Math.min(options.maxDeferMs, Math.max(options.minDeferMs, expected)) * (0.75 + Math.random() * 0.5));
+      const delay = Math.round(
+        Math.min(options.maxDeferMs, Math.max(options.minDeferMs, expected)) *
+          (0.75 + Math.random() * 0.5),
+      );
       // A parked message normally comes back (and is forgotten in acquire); one that another
       // replica took instead is forgotten once well past its time.
       if (s.parked.has(messageId)) s.parked.set(messageId, now + 2 * delay + 5_000);

@@ -16,11 +16,16 @@ export type DeliveryMetrics = {
 
 const SECONDS_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 // Retries stretch a delivery over hours (spec 8: up to ~7.4 h), so the latency buckets do too.
-const LATENCY_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3_600, 21_600, 43_200];
+const LATENCY_BUCKETS = [
+  0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3_600, 21_600, 43_200,
+];
 
 export function deliveryMetrics(meter: Meter): DeliveryMetrics {
   return {
-    attempts: meter.createCounter("webhook.delivery.attempts", { unit: "{attempt}", description: "Webhook delivery attempts by outcome and attempt number" }),
+    attempts: meter.createCounter("webhook.delivery.attempts", {
+      unit: "{attempt}",
+      description: "Webhook delivery attempts by outcome and attempt number",
+    }),
     attemptDuration: meter.createHistogram("webhook.delivery.attempt.duration", {
       unit: "s",
       description: "Duration of one webhook POST",
@@ -31,17 +36,33 @@ export function deliveryMetrics(meter: Meter): DeliveryMetrics {
       description: "Time from a delivery's fan-out to its successful POST, retries included",
       advice: { explicitBucketBoundaries: LATENCY_BUCKETS },
     }),
-    dead: meter.createCounter("webhook.delivery.dead", { unit: "{delivery}", description: "Webhook deliveries that failed every attempt (dead)" }),
+    dead: meter.createCounter("webhook.delivery.dead", {
+      unit: "{delivery}",
+      description: "Webhook deliveries that failed every attempt (dead)",
+    }),
   };
 }
 
 /** Records one finished attempt. */
-export function recordAttempt(m: DeliveryMetrics | undefined, a: { outcome: AttemptOutcome; attempt: number; round: number; durationMs: number; createdAt: Date; finishedAt: Date }): void {
+export function recordAttempt(
+  m: DeliveryMetrics | undefined,
+  a: {
+    outcome: AttemptOutcome;
+    attempt: number;
+    round: number;
+    durationMs: number;
+    createdAt: Date;
+    finishedAt: Date;
+  },
+): void {
   if (!m) return;
   m.attempts.add(1, { outcome: a.outcome, attempt: a.attempt });
   m.attemptDuration.record(a.durationMs / 1000, { outcome: a.outcome });
   if (a.outcome === "dead") m.dead.add(1);
-  if (a.outcome === "succeeded" && a.round === 1) m.latency.record(Math.max(0, a.finishedAt.getTime() - a.createdAt.getTime()) / 1000, { attempt: a.attempt });
+  if (a.outcome === "succeeded" && a.round === 1)
+    m.latency.record(Math.max(0, a.finishedAt.getTime() - a.createdAt.getTime()) / 1000, {
+      attempt: a.attempt,
+    });
 }
 
 /**
@@ -50,15 +71,29 @@ export function recordAttempt(m: DeliveryMetrics | undefined, a: { outcome: Atte
  * retries waiting out their delay) of each consumer, read from JetStream at each collection.
  * Returns the function that stops observing.
  */
-export function observeConsumers(meter: Meter, jsm: JetStreamManager, consumers: ReadonlyArray<{ stream: string; consumer: string }>): () => void {
-  const pending = meter.createObservableGauge("messaging.consumer.pending", { unit: "{message}", description: "Messages in the stream not yet delivered to this consumer" });
-  const ackPending = meter.createObservableGauge("messaging.consumer.ack_pending", { unit: "{message}", description: "Messages delivered to this consumer and not yet acknowledged" });
+export function observeConsumers(
+  meter: Meter,
+  jsm: JetStreamManager,
+  consumers: ReadonlyArray<{ stream: string; consumer: string }>,
+): () => void {
+  const pending = meter.createObservableGauge("messaging.consumer.pending", {
+    unit: "{message}",
+    description: "Messages in the stream not yet delivered to this consumer",
+  });
+  const ackPending = meter.createObservableGauge("messaging.consumer.ack_pending", {
+    unit: "{message}",
+    description: "Messages delivered to this consumer and not yet acknowledged",
+  });
   const callback = async (result: BatchObservableResult) => {
     await Promise.all(
       consumers.map(async ({ stream, consumer }) => {
         const info = await bounded(jsm.consumers.info(stream, consumer), 2_000);
         if (!info) return;
-        const attributes = { "messaging.system": "nats", "messaging.destination.name": stream, "messaging.consumer.group.name": consumer };
+        const attributes = {
+          "messaging.system": "nats",
+          "messaging.destination.name": stream,
+          "messaging.consumer.group.name": consumer,
+        };
         result.observe(pending, info.num_pending, attributes);
         result.observe(ackPending, info.num_ack_pending, attributes);
       }),
@@ -71,7 +106,9 @@ export function observeConsumers(meter: Meter, jsm: JetStreamManager, consumers:
 /** A scrape must not hang on an unreachable NATS: no answer in time observes nothing this time. */
 async function bounded<T>(work: Promise<T>, timeoutMs: number): Promise<T | undefined> {
   let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), timeoutMs)));
+  const timeout = new Promise<undefined>(
+    (resolve) => (timer = setTimeout(() => resolve(undefined), timeoutMs)),
+  );
   try {
     return await Promise.race([work.catch(() => undefined), timeout]);
   } finally {

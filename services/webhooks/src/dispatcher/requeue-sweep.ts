@@ -10,7 +10,13 @@ const BATCH = 500;
  * when the stream was unreachable, or a fan-out that crashed between the two (its event is
  * redelivered too; the stream de-duplicates on the message id). Safe on every replica at once.
  */
-export function startRequeueSweep(deps: { store: DispatchStore; queue: DeliveryQueue; clock: Clock; logger: Logger; everyMs: number }): { stop(): Promise<void> } {
+export function startRequeueSweep(deps: {
+  store: DispatchStore;
+  queue: DeliveryQueue;
+  clock: Clock;
+  logger: Logger;
+  everyMs: number;
+}): { stop(): Promise<void> } {
   let running: Promise<void> | undefined;
   const sweep = async () => {
     const now = deps.clock.now();
@@ -24,7 +30,9 @@ export function startRequeueSweep(deps: { store: DispatchStore; queue: DeliveryQ
   const timer = setInterval(() => {
     if (running) return; // the previous sweep is still going
     running = sweep()
-      .catch((err: unknown) => deps.logger.warn({ err }, "requeue sweep failed; retrying next round"))
+      .catch((err: unknown) =>
+        deps.logger.warn({ err }, "requeue sweep failed; retrying next round"),
+      )
       .finally(() => (running = undefined));
   }, deps.everyMs);
   timer.unref();

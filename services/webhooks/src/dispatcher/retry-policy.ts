@@ -20,14 +20,24 @@ export function retryPolicy(scheduleMs: ReadonlyArray<number>): RetryPolicy {
   };
 }
 
-export type Next = { outcome: AttemptOutcome; failureReason: FailureReason | null; retryInMs: number | null };
+export type Next = {
+  outcome: AttemptOutcome;
+  failureReason: FailureReason | null;
+  retryInMs: number | null;
+};
 
 /** What attempt `attempt` (1-based, within its round) leads to. */
 export function nextStep(verdict: Verdict, attempt: number, policy: RetryPolicy): Next {
-  if (verdict.kind === "success") return { outcome: "succeeded", failureReason: null, retryInMs: null };
+  if (verdict.kind === "success")
+    return { outcome: "succeeded", failureReason: null, retryInMs: null };
   if (verdict.kind === "final") {
-    return { outcome: "failed", failureReason: verdict.errorClass === "blocked_url" ? "blocked_url" : "http_status", retryInMs: null };
+    return {
+      outcome: "failed",
+      failureReason: verdict.errorClass === "blocked_url" ? "blocked_url" : "http_status",
+      retryInMs: null,
+    };
   }
-  if (attempt >= policy.maxAttempts) return { outcome: "dead", failureReason: "attempts_exhausted", retryInMs: null };
+  if (attempt >= policy.maxAttempts)
+    return { outcome: "dead", failureReason: "attempts_exhausted", retryInMs: null };
   return { outcome: "retrying", failureReason: null, retryInMs: policy.delayAfterAttempt(attempt) };
 }

@@ -47,8 +47,15 @@ export type DispatcherDeps = {
 export type RunningDispatcher = { stop(): Promise<void>; inFlight(): number };
 
 /** The one outbound client, guarded per the configuration (loopback and extra CA: tests only). */
-export function createDeliveryClient(config: DispatcherConfig, resolver: HostResolver): WebhookHttpClient {
-  const guard = createUrlGuard({ resolver, dnsTimeoutMs: config.WEBHOOK_DNS_TIMEOUT_MS, allowLoopback: config.WEBHOOK_ALLOW_LOOPBACK_FOR_TESTS });
+export function createDeliveryClient(
+  config: DispatcherConfig,
+  resolver: HostResolver,
+): WebhookHttpClient {
+  const guard = createUrlGuard({
+    resolver,
+    dnsTimeoutMs: config.WEBHOOK_DNS_TIMEOUT_MS,
+    allowLoopback: config.WEBHOOK_ALLOW_LOOPBACK_FOR_TESTS,
+  });
   return createGuardedClient({
     guard,
     timeoutMs: config.WEBHOOK_ATTEMPT_TIMEOUT_MS,
@@ -62,14 +69,26 @@ export function createDeliveryClient(config: DispatcherConfig, resolver: HostRes
  * The streams and consumers per notes/jetstream-on-nats-2.9.md ("Recommended setup"): no consumer
  * backoff (nak(delay) drives the schedule), max_ack_pending high enough for parked retries.
  */
-async function reconcileStreams(jsm: JetStreamManager, n: Names, config: DispatcherConfig): Promise<void> {
+async function reconcileStreams(
+  jsm: JetStreamManager,
+  n: Names,
+  config: DispatcherConfig,
+): Promise<void> {
   await ensureStream(jsm, eventsStreamConfig(n));
   await ensureStream(jsm, deliveriesStreamConfig(n));
-  await ensureConsumer(jsm, n.eventsStream, eventsFanoutConsumerConfig(n, { ackWaitMs: config.WEBHOOK_FANOUT_ACK_WAIT_MS }));
+  await ensureConsumer(
+    jsm,
+    n.eventsStream,
+    eventsFanoutConsumerConfig(n, { ackWaitMs: config.WEBHOOK_FANOUT_ACK_WAIT_MS }),
+  );
   // max_deliver unlimited (-1), unlike the shared default of 6: attempts are counted in the
   // delivery record, and a redelivery that made no attempt (crash, busy subscriber, database
   // outage) must not use one up and strand the delivery as neither retried nor dead.
-  await ensureConsumer(jsm, n.deliveriesStream, deliveriesConsumerConfig(n, { ackWaitMs: config.WEBHOOK_DELIVERY_ACK_WAIT_MS, maxDeliver: -1 }));
+  await ensureConsumer(
+    jsm,
+    n.deliveriesStream,
+    deliveriesConsumerConfig(n, { ackWaitMs: config.WEBHOOK_DELIVERY_ACK_WAIT_MS, maxDeliver: -1 }),
+  );
 }
 
 /**
@@ -119,9 +138,18 @@ export async function startDispatcher(deps: DispatcherDeps): Promise<RunningDisp
     handler: createFanOutHandler({ store, queue, clock }),
   });
   const unobserve = deps.meter
-    ? observeConsumers(deps.meter, jsm, [{ stream: n.eventsStream, consumer: n.consumers.eventsFanout }, { stream: n.deliveriesStream, consumer: n.consumers.deliveries }])
+    ? observeConsumers(deps.meter, jsm, [
+        { stream: n.eventsStream, consumer: n.consumers.eventsFanout },
+        { stream: n.deliveriesStream, consumer: n.consumers.deliveries },
+      ])
     : () => {};
-  const sweep = startRequeueSweep({ store, queue, clock, logger, everyMs: config.WEBHOOK_REQUEUE_SWEEP_MS });
+  const sweep = startRequeueSweep({
+    store,
+    queue,
+    clock,
+    logger,
+    everyMs: config.WEBHOOK_REQUEUE_SWEEP_MS,
+  });
   const retention = await startConfiguredRetention({ config, pool: deps.pool, clock, logger });
   return {
     async stop() {

@@ -1,4 +1,13 @@
-import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context, type Span } from "@opentelemetry/api";
+import {
+  context,
+  propagation,
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Context,
+  type Span,
+} from "@opentelemetry/api";
 import type { TraceContext } from "@svc/messaging";
 import { traceContextOf } from "../trace-context.ts";
 
@@ -8,7 +17,11 @@ function contextOf(stored: TraceContext | undefined): Context {
   return stored ? propagation.extract(ROOT_CONTEXT, { ...stored }) : ROOT_CONTEXT;
 }
 
-async function inSpan<T>(span: Span, parent: Context, work: (span: Span) => Promise<T>): Promise<T> {
+async function inSpan<T>(
+  span: Span,
+  parent: Context,
+  work: (span: Span) => Promise<T>,
+): Promise<T> {
   try {
     return await context.with(trace.setSpan(parent, span), () => work(span));
   } catch (err) {
@@ -30,16 +43,20 @@ export function inFanOutSpan<T>(
   work: (fanOutContext: TraceContext | undefined) => Promise<T>,
 ): Promise<T> {
   const parent = contextOf(msg.trace);
-  const span = tracer.startSpan(`process ${msg.eventType}`, {
-    kind: SpanKind.CONSUMER,
-    attributes: {
-      "messaging.system": "nats",
-      "messaging.operation.type": "process",
-      "messaging.destination.name": msg.subject,
-      "messaging.message.id": msg.eventUuid,
-      "event.type": msg.eventType,
+  const span = tracer.startSpan(
+    `process ${msg.eventType}`,
+    {
+      kind: SpanKind.CONSUMER,
+      attributes: {
+        "messaging.system": "nats",
+        "messaging.operation.type": "process",
+        "messaging.destination.name": msg.subject,
+        "messaging.message.id": msg.eventUuid,
+        "event.type": msg.eventType,
+      },
     },
-  }, parent);
+    parent,
+  );
   // Untraced (no SDK): keep passing the producer's context along, as before tracing existed.
   return inSpan(span, parent, () => work(traceContextOf(trace.setSpan(parent, span)) ?? msg.trace));
 }
@@ -60,21 +77,30 @@ export type AttemptSpanInfo = {
  * with a LINK to the fan-out, instead of stretching one trace over hours. The POST is a CLIENT
  * child span (the undici instrumentation).
  */
-export function inDeliverySpan<T>(info: AttemptSpanInfo, work: (span: Span) => Promise<T>): Promise<T> {
+export function inDeliverySpan<T>(
+  info: AttemptSpanInfo,
+  work: (span: Span) => Promise<T>,
+): Promise<T> {
   const fanOut = contextOf(info.trace);
   const fanOutSpan = trace.getSpanContext(fanOut);
   const first = info.round === 1 && info.attempt === 1;
   const parent = first ? fanOut : ROOT_CONTEXT;
-  const span = tracer.startSpan("webhook delivery attempt", {
-    kind: SpanKind.INTERNAL,
-    ...(first ? {} : { root: true }),
-    ...(!first && fanOutSpan ? { links: [{ context: fanOutSpan, attributes: { "webhook.link": "fan-out" } }] } : {}),
-    attributes: {
-      "webhook.delivery_uuid": info.deliveryId,
-      "webhook.event_type": info.eventType,
-      "webhook.round": info.round,
-      "webhook.attempt": info.attempt,
+  const span = tracer.startSpan(
+    "webhook delivery attempt",
+    {
+      kind: SpanKind.INTERNAL,
+      ...(first ? {} : { root: true }),
+      ...(!first && fanOutSpan
+        ? { links: [{ context: fanOutSpan, attributes: { "webhook.link": "fan-out" } }] }
+        : {}),
+      attributes: {
+        "webhook.delivery_uuid": info.deliveryId,
+        "webhook.event_type": info.eventType,
+        "webhook.round": info.round,
+        "webhook.attempt": info.attempt,
+      },
     },
-  }, parent);
+    parent,
+  );
   return inSpan(span, parent, work);
 }

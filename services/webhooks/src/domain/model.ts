@@ -19,7 +19,8 @@ export type Subscription = {
  * Why a delivery ended without success: a final 4xx, a URL the guard refused at delivery time,
  * the subscription being disabled before the attempt, or six failed attempts (`dead`).
  */
-export type FailureReason = "http_status" | "blocked_url" | "subscription_disabled" | "attempts_exhausted";
+export type FailureReason =
+  "http_status" | "blocked_url" | "subscription_disabled" | "attempts_exhausted";
 
 export type Delivery = {
   id: string;

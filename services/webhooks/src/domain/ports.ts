@@ -1,5 +1,13 @@
 import type { TraceContext } from "@svc/messaging";
-import type { Delivery, DeliveryDetail, DeliveryMessage, DeliveryStatus, Page, PageRequest, Subscription } from "./model.ts";
+import type {
+  Delivery,
+  DeliveryDetail,
+  DeliveryMessage,
+  DeliveryStatus,
+  Page,
+  PageRequest,
+  Subscription,
+} from "./model.ts";
 
 export type NewSubscription = {
   id: string;
@@ -21,22 +29,49 @@ export interface SubscriptionStore {
   insert(input: NewSubscription): Promise<Subscription>;
   list(owner: string, page: PageRequest): Promise<Page<Subscription>>;
   get(owner: string, id: string): Promise<Subscription | undefined>;
-  update(owner: string, id: string, patch: SubscriptionPatch, now: Date): Promise<Subscription | undefined>;
+  update(
+    owner: string,
+    id: string,
+    patch: SubscriptionPatch,
+    now: Date,
+  ): Promise<Subscription | undefined>;
   delete(owner: string, id: string): Promise<boolean>;
   /** The current secret becomes the previous one (signing until `overlapUntil`); the new one is current. */
-  rotateSecret(owner: string, id: string, input: { secretSealed: string; overlapUntil: Date; now: Date }): Promise<Subscription | undefined>;
+  rotateSecret(
+    owner: string,
+    id: string,
+    input: { secretSealed: string; overlapUntil: Date; now: Date },
+  ): Promise<Subscription | undefined>;
 }
 
-export type NewEvent = { eventUuid: string; eventType: string; body: string; trace?: TraceContext | undefined };
+export type NewEvent = {
+  eventUuid: string;
+  eventType: string;
+  body: string;
+  trace?: TraceContext | undefined;
+};
 
 /** Delivery records as the API reads and changes them (the subscription's ownership is checked first). */
 export interface DeliveryStore {
-  list(subscriptionId: string, filter: { status?: DeliveryStatus | undefined }, page: PageRequest): Promise<Page<Delivery>>;
+  list(
+    subscriptionId: string,
+    filter: { status?: DeliveryStatus | undefined },
+    page: PageRequest,
+  ): Promise<Page<Delivery>>;
   get(subscriptionId: string, deliveryId: string): Promise<DeliveryDetail | undefined>;
   /** Records an event addressed to one subscription only (the test ping) and its delivery. */
-  createSingle(subscriptionId: string, event: NewEvent, deliveryId: string, now: Date): Promise<Delivery>;
+  createSingle(
+    subscriptionId: string,
+    event: NewEvent,
+    deliveryId: string,
+    now: Date,
+  ): Promise<Delivery>;
   /** Starts a new round for a failed or dead delivery; undefined when it is not in such a state. */
-  startNewRound(subscriptionId: string, deliveryId: string, now: Date): Promise<Delivery | undefined>;
+  startNewRound(
+    subscriptionId: string,
+    deliveryId: string,
+    now: Date,
+  ): Promise<Delivery | undefined>;
   markQueued(messages: ReadonlyArray<DeliveryMessage>, now: Date): Promise<void>;
 }
 

@@ -5,8 +5,22 @@ import type { Logger } from "@svc/logging";
 import { BlockedUrlError, type UrlGuard } from "../outbound/url-guard.ts";
 import { generateSecret, type SecretBox } from "../signing/secret-box.ts";
 import { traceContextOf } from "../trace-context.ts";
-import type { Clock, Delivery, DeliveryDetail, DeliveryMessage, DeliveryStatus, Page, PageRequest, Subscription } from "./model.ts";
-import type { DeliveryQueue, DeliveryStore, SubscriptionPatch, SubscriptionStore } from "./ports.ts";
+import type {
+  Clock,
+  Delivery,
+  DeliveryDetail,
+  DeliveryMessage,
+  DeliveryStatus,
+  Page,
+  PageRequest,
+  Subscription,
+} from "./model.ts";
+import type {
+  DeliveryQueue,
+  DeliveryStore,
+  SubscriptionPatch,
+  SubscriptionStore,
+} from "./ports.ts";
 
 export type SubscriptionServiceDeps = {
   subscriptions: SubscriptionStore;
@@ -37,7 +51,11 @@ export class SubscriptionService {
     this.#d = deps;
   }
 
-  async create(owner: string, input: SubscriptionInput, options: CreateOptions = {}): Promise<WithSecret> {
+  async create(
+    owner: string,
+    input: SubscriptionInput,
+    options: CreateOptions = {},
+  ): Promise<WithSecret> {
     const url = await this.#checkedUrl(input.url);
     const eventTypes = this.#checkedEventTypes(input.eventTypes);
     const id = randomUUID();
@@ -67,7 +85,9 @@ export class SubscriptionService {
     await this.#owned(owner, id);
     const checked: SubscriptionPatch = {
       ...(patch.url !== undefined && { url: await this.#checkedUrl(patch.url) }),
-      ...(patch.eventTypes !== undefined && { eventTypes: this.#checkedEventTypes(patch.eventTypes) }),
+      ...(patch.eventTypes !== undefined && {
+        eventTypes: this.#checkedEventTypes(patch.eventTypes),
+      }),
       ...(patch.enabled !== undefined && { enabled: patch.enabled }),
     };
     return orNotFound(await this.#d.subscriptions.update(owner, id, checked, this.#d.clock.now()));
@@ -75,7 +95,8 @@ export class SubscriptionService {
 
   /** Deletes the subscription and its delivery records; a pending delivery then stops before its next attempt. */
   async remove(owner: string, id: string): Promise<void> {
-    if (!(await this.#d.subscriptions.delete(owner, id))) throw new NotFoundError("webhook subscription not found");
+    if (!(await this.#d.subscriptions.delete(owner, id)))
+      throw new NotFoundError("webhook subscription not found");
   }
 
   /** A new secret, shown once; the old one keeps signing (second signature) for the overlap. */
@@ -94,17 +115,42 @@ export class SubscriptionService {
   /** Spec 4.11: a `system.ping` event to this subscription only, delivered like any other. */
   async sendTest(owner: string, id: string): Promise<Delivery> {
     const subscription = await this.#owned(owner, id);
-    if (!subscription.enabled) throw new DomainError(409, "CONFLICT", "the webhook subscription is disabled; enable it to send a test event");
-    const event = buildEvent({ type: "system.ping", entityId: id, publicBaseUrl: this.#d.publicBaseUrl, occurredAt: this.#d.clock.now() });
+    if (!subscription.enabled)
+      throw new DomainError(
+        409,
+        "CONFLICT",
+        "the webhook subscription is disabled; enable it to send a test event",
+      );
+    const event = buildEvent({
+      type: "system.ping",
+      entityId: id,
+      publicBaseUrl: this.#d.publicBaseUrl,
+      occurredAt: this.#d.clock.now(),
+    });
     const body = JSON.stringify(event);
     // The ping carries the request's trace, so its attempt spans join the POST /test trace.
-    const newEvent = { eventUuid: event.event_uuid, eventType: event.event_type, body, trace: traceContextOf() };
-    const delivery = await this.#d.deliveries.createSingle(id, newEvent, randomUUID(), this.#d.clock.now());
+    const newEvent = {
+      eventUuid: event.event_uuid,
+      eventType: event.event_type,
+      body,
+      trace: traceContextOf(),
+    };
+    const delivery = await this.#d.deliveries.createSingle(
+      id,
+      newEvent,
+      randomUUID(),
+      this.#d.clock.now(),
+    );
     await this.#enqueue(delivery);
     return delivery;
   }
 
-  async listDeliveries(owner: string, id: string, filter: { status?: DeliveryStatus | undefined }, page: PageRequest): Promise<Page<Delivery>> {
+  async listDeliveries(
+    owner: string,
+    id: string,
+    filter: { status?: DeliveryStatus | undefined },
+    page: PageRequest,
+  ): Promise<Page<Delivery>> {
     await this.#owned(owner, id);
     return this.#d.deliveries.list(id, filter, page);
   }
@@ -119,12 +165,21 @@ export class SubscriptionService {
   /** A failed or dead delivery gets a new round of attempts on the full schedule. */
   async redeliver(owner: string, id: string, deliveryId: string): Promise<Delivery> {
     const subscription = await this.#owned(owner, id);
-    if (!subscription.enabled) throw new DomainError(409, "CONFLICT", "the webhook subscription is disabled; enable it to redeliver");
+    if (!subscription.enabled)
+      throw new DomainError(
+        409,
+        "CONFLICT",
+        "the webhook subscription is disabled; enable it to redeliver",
+      );
     const delivery = await this.#d.deliveries.startNewRound(id, deliveryId, this.#d.clock.now());
     if (!delivery) {
       const existing = await this.#d.deliveries.get(id, deliveryId);
       if (!existing) throw new NotFoundError("webhook delivery not found");
-      throw new DomainError(409, "CONFLICT", `only a failed or dead delivery can be redelivered; this one is ${existing.status}`);
+      throw new DomainError(
+        409,
+        "CONFLICT",
+        `only a failed or dead delivery can be redelivered; this one is ${existing.status}`,
+      );
     }
     await this.#enqueue(delivery);
     return delivery;
@@ -135,12 +190,21 @@ export class SubscriptionService {
    * dispatcher's requeue sweep sends it later: the request still succeeds (the delivery exists).
    */
   async #enqueue(delivery: Delivery): Promise<void> {
-    const message: DeliveryMessage = { v: 1, delivery_uuid: delivery.id, subscription_uuid: delivery.subscriptionId, event_uuid: delivery.eventUuid, round: delivery.round };
+    const message: DeliveryMessage = {
+      v: 1,
+      delivery_uuid: delivery.id,
+      subscription_uuid: delivery.subscriptionId,
+      event_uuid: delivery.eventUuid,
+      round: delivery.round,
+    };
     try {
       await this.#d.queue.enqueue([message]);
       await this.#d.deliveries.markQueued([message], this.#d.clock.now());
     } catch (err) {
-      this.#d.logger.warn({ err, delivery_uuid: delivery.id }, "delivery not queued now; the requeue sweep will queue it");
+      this.#d.logger.warn(
+        { err, delivery_uuid: delivery.id },
+        "delivery not queued now; the requeue sweep will queue it",
+      );
     }
   }
 
@@ -152,7 +216,8 @@ export class SubscriptionService {
     try {
       return (await this.#d.guard.vet(raw)).url.href;
     } catch (err) {
-      if (err instanceof BlockedUrlError) throw new ValidationError([{ field: "url", message: err.message }]);
+      if (err instanceof BlockedUrlError)
+        throw new ValidationError([{ field: "url", message: err.message }]);
       throw err;
     }
   }
@@ -160,7 +225,14 @@ export class SubscriptionService {
   #checkedEventTypes(types: string[]): string[] {
     const allowed = eventTypesFor(this.#d.environment) as ReadonlyArray<string>;
     const issues = types.flatMap((t, i) =>
-      allowed.includes(t) ? [] : [{ field: `event_types.${i}`, message: `is not an event type of the ${this.#d.environment} catalogue` }],
+      allowed.includes(t)
+        ? []
+        : [
+            {
+              field: `event_types.${i}`,
+              message: `is not an event type of the ${this.#d.environment} catalogue`,
+            },
+          ],
     );
     if (issues.length > 0) throw new ValidationError(issues);
     return [...new Set(types)];

@@ -7,7 +7,15 @@
 import { z } from "zod";
 import { q } from "@svc/http";
 import { EVENT_TYPES } from "@svc/events";
-import { doc, toSchema, type NamedSchema, type OperationSpec, type SameKeys, type SameUnion, type TagSpec } from "@svc/openapi";
+import {
+  doc,
+  toSchema,
+  type NamedSchema,
+  type OperationSpec,
+  type SameKeys,
+  type SameUnion,
+  type TagSpec,
+} from "@svc/openapi";
 import { DELIVERY_STATUSES } from "../db/schema.ts";
 import type { AttemptOutcome, ErrorClass, FailureReason } from "../domain/model.ts";
 import { createBody, patchBody } from "./bodies.ts";
@@ -21,36 +29,78 @@ export const WEBHOOK_TAGS: TagSpec[] = [
   },
 ];
 
-const FAILURE_REASONS = ["http_status", "blocked_url", "subscription_disabled", "attempts_exhausted"] as const;
+const FAILURE_REASONS = [
+  "http_status",
+  "blocked_url",
+  "subscription_disabled",
+  "attempts_exhausted",
+] as const;
 const ATTEMPT_OUTCOMES = ["succeeded", "retrying", "failed", "dead"] as const;
-const ERROR_CLASSES = ["http_redirect", "http_client_error", "http_retryable_status", "http_server_error", "http_other_status", "timeout", "connection", "tls", "dns", "blocked_url"] as const;
+const ERROR_CLASSES = [
+  "http_redirect",
+  "http_client_error",
+  "http_retryable_status",
+  "http_server_error",
+  "http_other_status",
+  "timeout",
+  "connection",
+  "tls",
+  "dns",
+  "blocked_url",
+] as const;
 export const _failureReasons: SameUnion<FailureReason, (typeof FAILURE_REASONS)[number]> = true;
 export const _attemptOutcomes: SameUnion<AttemptOutcome, (typeof ATTEMPT_OUTCOMES)[number]> = true;
 export const _errorClasses: SameUnion<ErrorClass, (typeof ERROR_CLASSES)[number]> = true;
 
 const subscriptionFields = {
   webhook_uuid: doc.uuid(),
-  url: z.string().meta({ format: "uri", description: "The endpoint, stored normalised (lower-case host, default port dropped, dot segments resolved)." }),
+  url: z
+    .string()
+    .meta({
+      format: "uri",
+      description:
+        "The endpoint, stored normalised (lower-case host, default port dropped, dot segments resolved).",
+    }),
   event_types: z.array(z.enum(EVENT_TYPES)),
   enabled: z.boolean(),
   secret_rotated_at: doc.instant().nullable(),
-  previous_secret_expires_at: doc.instant().nullable().meta({ description: "After a rotation: until this instant the previous secret also signs (a second signature)." }),
+  previous_secret_expires_at: doc
+    .instant()
+    .nullable()
+    .meta({
+      description:
+        "After a rotation: until this instant the previous secret also signs (a second signature).",
+    }),
   created_at: doc.instant(),
   updated_at: doc.instant(),
 };
 const subscriptionSchema = z.strictObject(subscriptionFields);
 const withSecretSchema = z.strictObject({
   ...subscriptionFields,
-  secret: z.string().meta({ description: "The signing secret (`whsec_…`), shown in this answer only; it cannot be requested again." }),
+  secret: z
+    .string()
+    .meta({
+      description:
+        "The signing secret (`whsec_…`), shown in this answer only; it cannot be requested again.",
+    }),
 });
 const deliveryFields = {
   delivery_uuid: doc.uuid(),
   webhook_uuid: doc.uuid(),
   event_uuid: doc.uuid(),
   event_type: z.enum(EVENT_TYPES),
-  status: z.enum(DELIVERY_STATUSES).meta({ description: "pending (attempts to come), succeeded (a 2xx), failed (final, not retried), dead (six failed attempts in the round)." }),
+  status: z
+    .enum(DELIVERY_STATUSES)
+    .meta({
+      description:
+        "pending (attempts to come), succeeded (a 2xx), failed (final, not retried), dead (six failed attempts in the round).",
+    }),
   failure_reason: z.enum(FAILURE_REASONS).nullable(),
-  round: z.number().int().min(1).meta({ description: "Redelivery starts a new round with the full schedule." }),
+  round: z
+    .number()
+    .int()
+    .min(1)
+    .meta({ description: "Redelivery starts a new round with the full schedule." }),
   attempt_count: z.number().int().min(0).meta({ description: "Attempts over all rounds." }),
   round_attempt_count: z.number().int().min(0),
   last_status_code: z.number().int().nullable(),
@@ -68,42 +118,94 @@ const attemptSchema = z.strictObject({
   status_code: z.number().int().nullable(),
   outcome: z.enum(ATTEMPT_OUTCOMES),
   error_class: z.enum(ERROR_CLASSES).nullable(),
-  error_detail: z.string().nullable().meta({ description: "Error names and codes of a transport failure; never headers or bodies." }),
-  response_sample: z.string().nullable().meta({ description: "The start of the endpoint's answer, at most 512 characters." }),
+  error_detail: z
+    .string()
+    .nullable()
+    .meta({
+      description: "Error names and codes of a transport failure; never headers or bodies.",
+    }),
+  response_sample: z
+    .string()
+    .nullable()
+    .meta({ description: "The start of the endpoint's answer, at most 512 characters." }),
 });
-const deliveryDetailSchema = z.strictObject({ ...deliveryFields, attempts: z.array(attemptSchema) });
+const deliveryDetailSchema = z.strictObject({
+  ...deliveryFields,
+  attempts: z.array(attemptSchema),
+});
 
 // The presenters return exactly these keys (present.ts); a drift is a compile error.
-export const _subscriptionKeys: SameKeys<ReturnType<typeof presentSubscription>, z.output<typeof subscriptionSchema>> = true;
-export const _deliveryKeys: SameKeys<ReturnType<typeof presentDelivery>, z.output<typeof deliverySchema>> = true;
-export const _attemptKeys: SameKeys<ReturnType<typeof presentAttempt>, z.output<typeof attemptSchema>> = true;
+export const _subscriptionKeys: SameKeys<
+  ReturnType<typeof presentSubscription>,
+  z.output<typeof subscriptionSchema>
+> = true;
+export const _deliveryKeys: SameKeys<
+  ReturnType<typeof presentDelivery>,
+  z.output<typeof deliverySchema>
+> = true;
+export const _attemptKeys: SameKeys<
+  ReturnType<typeof presentAttempt>,
+  z.output<typeof attemptSchema>
+> = true;
 
 const subscription: NamedSchema = { name: "WebhookSubscription", schema: subscriptionSchema };
-const withSecret: NamedSchema = { name: "WebhookSubscriptionWithSecret", description: "A subscription with its signing secret (create and rotate-secret only).", schema: withSecretSchema };
+const withSecret: NamedSchema = {
+  name: "WebhookSubscriptionWithSecret",
+  description: "A subscription with its signing secret (create and rotate-secret only).",
+  schema: withSecretSchema,
+};
 const delivery: NamedSchema = { name: "WebhookDelivery", schema: deliverySchema };
-const deliveryDetail: NamedSchema = { name: "WebhookDeliveryDetail", description: "A delivery with its attempts.", schema: deliveryDetailSchema };
+const deliveryDetail: NamedSchema = {
+  name: "WebhookDeliveryDetail",
+  description: "A delivery with its attempts.",
+  schema: deliveryDetailSchema,
+};
 
 /** The create body with the event types spelled out (the service checks them against the environment's catalogue). */
 function withEventTypeEnum(schema: z.ZodType): Record<string, unknown> {
   const json = toSchema(schema, "input");
-  const eventTypes = (json.properties as Record<string, Record<string, unknown>>).event_types as Record<string, unknown>;
+  const eventTypes = (json.properties as Record<string, Record<string, unknown>>)
+    .event_types as Record<string, unknown>;
   eventTypes.items = { type: "string", enum: [...EVENT_TYPES] };
-  eventTypes.description = "Event types from the catalogue (spec 6.2); `application.submitted` exists in production only (422 in the sandbox). Duplicates are collapsed.";
+  eventTypes.description =
+    "Event types from the catalogue (spec 6.2); `application.submitted` exists in production only (422 in the sandbox). Duplicates are collapsed.";
   return json;
 }
 
-const webhookPath = { webhook_uuid: { description: "The subscription's uuid; anything not UUID-shaped is 422.", schema: { type: "string", format: "uuid" } } };
-const deliveryPath = { ...webhookPath, delivery_uuid: { description: "The delivery's uuid; anything not UUID-shaped is 422.", schema: { type: "string", format: "uuid" } } };
-const noStore = { "Cache-Control": { description: "The answer holds a secret.", schema: { const: "no-store" }, required: true } };
+const webhookPath = {
+  webhook_uuid: {
+    description: "The subscription's uuid; anything not UUID-shaped is 422.",
+    schema: { type: "string", format: "uuid" },
+  },
+};
+const deliveryPath = {
+  ...webhookPath,
+  delivery_uuid: {
+    description: "The delivery's uuid; anything not UUID-shaped is 422.",
+    schema: { type: "string", format: "uuid" },
+  },
+};
+const noStore = {
+  "Cache-Control": {
+    description: "The answer holds a secret.",
+    schema: { const: "no-store" },
+    required: true,
+  },
+};
 const page = { page: q.page(), per_page: q.perPage() };
-const BODY_ERRORS = { 413: ["PAYLOAD_TOO_LARGE"], 415: ["UNSUPPORTED_MEDIA_TYPE"], 422: ["VALIDATION_ERROR"] } as const;
+const BODY_ERRORS = {
+  413: ["PAYLOAD_TOO_LARGE"],
+  415: ["UNSUPPORTED_MEDIA_TYPE"],
+  422: ["VALIDATION_ERROR"],
+} as const;
 
 export const createWebhookOperation = {
   operationId: "createWebhook",
   method: "post",
   path: "/v1/webhooks",
   summary: "Create a webhook subscription",
-  description: "The answer carries the signing secret exactly once. The URL is checked (public https, resolved addresses included) now and before every delivery.",
+  description:
+    "The answer carries the signing secret exactly once. The URL is checked (public https, resolved addresses included) now and before every delivery.",
   tag: "Webhooks",
   auth: { scope: "webhooks:write" },
   requestBody: { schema: { name: "WebhookCreate", schema: withEventTypeEnum(createBody) } },
@@ -111,7 +213,14 @@ export const createWebhookOperation = {
     201: {
       description: "Created.",
       body: { envelope: "data", schema: withSecret },
-      headers: { ...noStore, Location: { description: "The subscription's path.", schema: { type: "string", pattern: "^/v1/webhooks/" }, required: true } },
+      headers: {
+        ...noStore,
+        Location: {
+          description: "The subscription's path.",
+          schema: { type: "string", pattern: "^/v1/webhooks/" },
+          required: true,
+        },
+      },
     },
   },
   errors: BODY_ERRORS,
@@ -126,7 +235,12 @@ export const listWebhooksOperation = {
   tag: "Webhooks",
   auth: { scope: "webhooks:read" },
   query: page,
-  responses: { 200: { description: "A page of subscriptions.", body: { envelope: "page", items: subscription } } },
+  responses: {
+    200: {
+      description: "A page of subscriptions.",
+      body: { envelope: "page", items: subscription },
+    },
+  },
   errors: { 422: ["VALIDATION_ERROR"] },
 } as const satisfies OperationSpec;
 
@@ -139,7 +253,9 @@ export const getWebhookOperation = {
   tag: "Webhooks",
   auth: { scope: "webhooks:read" },
   pathParams: webhookPath,
-  responses: { 200: { description: "The subscription.", body: { envelope: "data", schema: subscription } } },
+  responses: {
+    200: { description: "The subscription.", body: { envelope: "data", schema: subscription } },
+  },
   errors: { 404: ["NOT_FOUND"], 422: ["VALIDATION_ERROR"] },
 } as const satisfies OperationSpec;
 
@@ -153,7 +269,12 @@ export const updateWebhookOperation = {
   auth: { scope: "webhooks:write" },
   pathParams: webhookPath,
   requestBody: { schema: { name: "WebhookPatch", schema: withEventTypeEnum(patchBody) } },
-  responses: { 200: { description: "The changed subscription.", body: { envelope: "data", schema: subscription } } },
+  responses: {
+    200: {
+      description: "The changed subscription.",
+      body: { envelope: "data", schema: subscription },
+    },
+  },
   errors: { ...BODY_ERRORS, 404: ["NOT_FOUND"] },
 } as const satisfies OperationSpec;
 
@@ -162,14 +283,21 @@ export const deleteWebhookOperation = {
   method: "delete",
   path: "/v1/webhooks/{webhook_uuid}",
   summary: "Delete a webhook subscription",
-  description: "Deletes the subscription and its delivery records; a pending delivery stops before its next attempt.",
+  description:
+    "Deletes the subscription and its delivery records; a pending delivery stops before its next attempt.",
   tag: "Webhooks",
   auth: { scope: "webhooks:write" },
   pathParams: webhookPath,
   responses: {
     200: {
       description: "Deleted.",
-      body: { envelope: "data", schema: { name: "WebhookDeleted", schema: z.strictObject({ webhook_uuid: doc.uuid(), deleted: z.literal(true) }) } },
+      body: {
+        envelope: "data",
+        schema: {
+          name: "WebhookDeleted",
+          schema: z.strictObject({ webhook_uuid: doc.uuid(), deleted: z.literal(true) }),
+        },
+      },
     },
   },
   errors: { 404: ["NOT_FOUND"], 422: ["VALIDATION_ERROR"] },
@@ -180,11 +308,17 @@ export const testWebhookOperation = {
   method: "post",
   path: "/v1/webhooks/{webhook_uuid}/test",
   summary: "Send a test event",
-  description: "Queues a `system.ping` delivery to the subscription's endpoint (409 CONFLICT when the subscription is disabled).",
+  description:
+    "Queues a `system.ping` delivery to the subscription's endpoint (409 CONFLICT when the subscription is disabled).",
   tag: "Webhooks",
   auth: { scope: "webhooks:write" },
   pathParams: webhookPath,
-  responses: { 202: { description: "The new delivery, pending.", body: { envelope: "data", schema: delivery } } },
+  responses: {
+    202: {
+      description: "The new delivery, pending.",
+      body: { envelope: "data", schema: delivery },
+    },
+  },
   errors: { 404: ["NOT_FOUND"], 409: ["CONFLICT"], 422: ["VALIDATION_ERROR"] },
 } as const satisfies OperationSpec;
 
@@ -193,11 +327,18 @@ export const rotateWebhookSecretOperation = {
   method: "post",
   path: "/v1/webhooks/{webhook_uuid}/rotate-secret",
   summary: "Rotate the signing secret",
-  description: "A new secret, shown once; the previous one keeps signing (a second signature) until `previous_secret_expires_at`.",
+  description:
+    "A new secret, shown once; the previous one keeps signing (a second signature) until `previous_secret_expires_at`.",
   tag: "Webhooks",
   auth: { scope: "webhooks:write" },
   pathParams: webhookPath,
-  responses: { 200: { description: "The subscription with its new secret.", body: { envelope: "data", schema: withSecret }, headers: noStore } },
+  responses: {
+    200: {
+      description: "The subscription with its new secret.",
+      body: { envelope: "data", schema: withSecret },
+      headers: noStore,
+    },
+  },
   errors: { 404: ["NOT_FOUND"], 422: ["VALIDATION_ERROR"] },
 } as const satisfies OperationSpec;
 
@@ -210,8 +351,16 @@ export const listDeliveriesOperation = {
   tag: "Webhooks",
   auth: { scope: "webhooks:read" },
   pathParams: webhookPath,
-  query: { ...page, status: q.oneOf(DELIVERY_STATUSES).optional().meta({ description: "Only deliveries with this status." }) },
-  responses: { 200: { description: "A page of deliveries.", body: { envelope: "page", items: delivery } } },
+  query: {
+    ...page,
+    status: q
+      .oneOf(DELIVERY_STATUSES)
+      .optional()
+      .meta({ description: "Only deliveries with this status." }),
+  },
+  responses: {
+    200: { description: "A page of deliveries.", body: { envelope: "page", items: delivery } },
+  },
   errors: { 404: ["NOT_FOUND"], 422: ["VALIDATION_ERROR"] },
 } as const satisfies OperationSpec;
 
@@ -220,11 +369,14 @@ export const getDeliveryOperation = {
   method: "get",
   path: "/v1/webhooks/{webhook_uuid}/deliveries/{delivery_uuid}",
   summary: "Read one delivery with its attempts",
-  description: "Every attempt with its status code, duration, error class and a short sample of the answer.",
+  description:
+    "Every attempt with its status code, duration, error class and a short sample of the answer.",
   tag: "Webhooks",
   auth: { scope: "webhooks:read" },
   pathParams: deliveryPath,
-  responses: { 200: { description: "The delivery.", body: { envelope: "data", schema: deliveryDetail } } },
+  responses: {
+    200: { description: "The delivery.", body: { envelope: "data", schema: deliveryDetail } },
+  },
   errors: { 404: ["NOT_FOUND"], 422: ["VALIDATION_ERROR"] },
 } as const satisfies OperationSpec;
 
@@ -233,11 +385,17 @@ export const redeliverOperation = {
   method: "post",
   path: "/v1/webhooks/{webhook_uuid}/deliveries/{delivery_uuid}/redeliver",
   summary: "Redeliver a failed or dead delivery",
-  description: "Starts a new round with the full retry schedule (409 CONFLICT unless the delivery is failed or dead, or when the subscription is disabled).",
+  description:
+    "Starts a new round with the full retry schedule (409 CONFLICT unless the delivery is failed or dead, or when the subscription is disabled).",
   tag: "Webhooks",
   auth: { scope: "webhooks:write" },
   pathParams: deliveryPath,
-  responses: { 202: { description: "The delivery in its new round, pending.", body: { envelope: "data", schema: delivery } } },
+  responses: {
+    202: {
+      description: "The delivery in its new round, pending.",
+      body: { envelope: "data", schema: delivery },
+    },
+  },
   errors: { 404: ["NOT_FOUND"], 409: ["CONFLICT"], 422: ["VALIDATION_ERROR"] },
 } as const satisfies OperationSpec;
 

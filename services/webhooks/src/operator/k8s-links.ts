@@ -18,14 +18,20 @@ export class PgK8sLinks {
 
   byUid(uid: string): Promise<Subscription | undefined> {
     return guardPg(async () => {
-      const [row] = await this.#db.select().from(subscriptions).where(eq(subscriptions.k8sUid, uid));
+      const [row] = await this.#db
+        .select()
+        .from(subscriptions)
+        .where(eq(subscriptions.k8sUid, uid));
       return row && toSubscription(row);
     });
   }
 
   ownerOf(id: string): Promise<string | undefined> {
     return guardPg(async () => {
-      const [row] = await this.#db.select({ owner: subscriptions.ownerClientId }).from(subscriptions).where(eq(subscriptions.id, id));
+      const [row] = await this.#db
+        .select({ owner: subscriptions.ownerClientId })
+        .from(subscriptions)
+        .where(eq(subscriptions.id, id));
       return row?.owner;
     });
   }

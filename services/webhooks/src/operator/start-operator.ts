@@ -16,17 +16,40 @@ import { ServiceSubscriptionPort } from "./subscription-port.ts";
 /** What leads: the Lease's name, and the advisory lock's name outside a cluster. */
 export const LEADERSHIP_NAME = "webhooks-dispatcher";
 
-export type OperatorDeps = { config: DispatcherConfig; pool: pg.Pool; queue: DeliveryQueue; resolver: HostResolver; clock: Clock; logger: Logger };
+export type OperatorDeps = {
+  config: DispatcherConfig;
+  pool: pg.Pool;
+  queue: DeliveryQueue;
+  resolver: HostResolver;
+  clock: Clock;
+  logger: Logger;
+};
 
 /** The port over this service's domain module, on the dispatcher's pool. */
-export function createSubscriptionPort(deps: Omit<OperatorDeps, "config"> & { config: Parameters<typeof createSubscriptionService>[0]["config"] }): ServiceSubscriptionPort {
+export function createSubscriptionPort(
+  deps: Omit<OperatorDeps, "config"> & {
+    config: Parameters<typeof createSubscriptionService>[0]["config"];
+  },
+): ServiceSubscriptionPort {
   const service = createSubscriptionService(deps);
   return new ServiceSubscriptionPort(service, new PgK8sLinks(createDrizzle(deps.pool, schema)));
 }
 
-function createElector(config: DispatcherConfig, pool: pg.Pool, logger: Logger, kubeConfig: KubeConfig): LeaderElector {
-  if (config.LEADER_ELECTION === "pg") return new PgAdvisoryLockElector({ pool, name: LEADERSHIP_NAME, logger });
-  return new LeaseElector({ kubeConfig, namespace: config.POD_NAMESPACE!, name: LEADERSHIP_NAME, identity: config.POD_NAME!, logger });
+function createElector(
+  config: DispatcherConfig,
+  pool: pg.Pool,
+  logger: Logger,
+  kubeConfig: KubeConfig,
+): LeaderElector {
+  if (config.LEADER_ELECTION === "pg")
+    return new PgAdvisoryLockElector({ pool, name: LEADERSHIP_NAME, logger });
+  return new LeaseElector({
+    kubeConfig,
+    namespace: config.POD_NAMESPACE!,
+    name: LEADERSHIP_NAME,
+    identity: config.POD_NAME!,
+    logger,
+  });
 }
 
 /**
@@ -47,9 +70,12 @@ export function startOperator(deps: OperatorDeps): { stop(): Promise<void> } {
     instance: config.POD_NAME!,
   });
   const stop = new AbortController();
-  const running = elector.run((signal) => controller.run(signal), stop.signal).catch((err: unknown) => {
-    if (!stop.signal.aborted) logger.error({ err }, "webhook subscription operator stopped unexpectedly");
-  });
+  const running = elector
+    .run((signal) => controller.run(signal), stop.signal)
+    .catch((err: unknown) => {
+      if (!stop.signal.aborted)
+        logger.error({ err }, "webhook subscription operator stopped unexpectedly");
+    });
   return {
     async stop() {
       stop.abort();

@@ -1,4 +1,11 @@
-import { InvalidSubscriptionError, type DesiredSubscription, type EnsureOptions, type EnsureResult, type SubscriptionPort, type SubscriptionRef } from "@svc/k8s";
+import {
+  InvalidSubscriptionError,
+  type DesiredSubscription,
+  type EnsureOptions,
+  type EnsureResult,
+  type SubscriptionPort,
+  type SubscriptionRef,
+} from "@svc/k8s";
 import { NotFoundError, ValidationError } from "@svc/http";
 import type { Subscription } from "../domain/model.ts";
 import type { SubscriptionPatch } from "../domain/ports.ts";
@@ -22,9 +29,16 @@ export class ServiceSubscriptionPort implements SubscriptionPort {
     this.#links = links;
   }
 
-  async ensure(ref: SubscriptionRef, owner: string, spec: DesiredSubscription, options: EnsureOptions): Promise<EnsureResult> {
-    if (owner.trim() === "") throw new InvalidSubscriptionError("UnknownClient", "clientId is empty");
-    if (spec.eventTypes.length === 0) throw new InvalidSubscriptionError("InvalidEventType", "eventTypes is empty");
+  async ensure(
+    ref: SubscriptionRef,
+    owner: string,
+    spec: DesiredSubscription,
+    options: EnsureOptions,
+  ): Promise<EnsureResult> {
+    if (owner.trim() === "")
+      throw new InvalidSubscriptionError("UnknownClient", "clientId is empty");
+    if (spec.eventTypes.length === 0)
+      throw new InvalidSubscriptionError("InvalidEventType", "eventTypes is empty");
     return mapValidation(async () => {
       let existing = await this.#links.byUid(ref.uid);
       if (existing && existing.ownerClientId !== owner) {
@@ -33,7 +47,10 @@ export class ServiceSubscriptionPort implements SubscriptionPort {
         existing = undefined;
       }
       if (!existing) {
-        const created = await this.#service.create(owner, spec, { enabled: spec.enabled, k8sUid: ref.uid });
+        const created = await this.#service.create(owner, spec, {
+          enabled: spec.enabled,
+          k8sUid: ref.uid,
+        });
         return { subscriptionId: created.subscription.id, secret: created.secret };
       }
       const patch = patchFor(existing, spec);
@@ -60,7 +77,9 @@ export class ServiceSubscriptionPort implements SubscriptionPort {
 
 /** Only what differs, so a periodic resync does not rewrite (and re-stamp) an unchanged row. */
 function patchFor(current: Subscription, spec: DesiredSubscription): SubscriptionPatch | undefined {
-  const sameTypes = new Set(spec.eventTypes).size === current.eventTypes.length && spec.eventTypes.every((t) => current.eventTypes.includes(t));
+  const sameTypes =
+    new Set(spec.eventTypes).size === current.eventTypes.length &&
+    spec.eventTypes.every((t) => current.eventTypes.includes(t));
   const patch: SubscriptionPatch = {
     ...(normalised(spec.url) !== current.url && { url: spec.url }),
     ...(!sameTypes && { eventTypes: spec.eventTypes }),
@@ -87,6 +106,9 @@ async function mapValidation<T>(run: () => Promise<T>): Promise<T> {
     const issues = err.details ?? [];
     const urlIssue = issues.find((i) => i.field === "url");
     if (urlIssue) throw new InvalidSubscriptionError("InvalidURL", urlIssue.message);
-    throw new InvalidSubscriptionError("InvalidEventType", issues.map((i) => `${i.field.replace("event_types", "eventTypes")}: ${i.message}`).join("; "));
+    throw new InvalidSubscriptionError(
+      "InvalidEventType",
+      issues.map((i) => `${i.field.replace("event_types", "eventTypes")}: ${i.message}`).join("; "),
+    );
   }
 }

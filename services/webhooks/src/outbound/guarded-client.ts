@@ -47,7 +47,9 @@ export function createGuardedClient(options: GuardedClientOptions): WebhookHttpC
       timeout: options.timeoutMs,
       rejectUnauthorized: true,
       // Built once: passing `ca` per connection would parse the whole root store on every handshake.
-      ...(options.extraCa !== undefined && { secureContext: createSecureContext({ ca: [...rootCertificates, options.extraCa] }) }),
+      ...(options.extraCa !== undefined && {
+        secureContext: createSecureContext({ ca: [...rootCertificates, options.extraCa] }),
+      }),
     },
     allowH2: false,
     headersTimeout: options.timeoutMs,
@@ -65,14 +67,23 @@ export function createGuardedClient(options: GuardedClientOptions): WebhookHttpC
         const res = await request(target.url, {
           method: "POST",
           body,
-          headers: { ...headers, "content-type": "application/json", "user-agent": options.userAgent },
+          headers: {
+            ...headers,
+            "content-type": "application/json",
+            "user-agent": options.userAgent,
+          },
           dispatcher: agent,
           signal,
         });
         const sample = await readCapped(res.body, options.readCapBytes);
         return { kind: "response", statusCode: res.statusCode, durationMs: elapsed(), sample };
       } catch (err) {
-        return { kind: "error", errorClass: classifyError(err, signal), message: describe(err), durationMs: elapsed() };
+        return {
+          kind: "error",
+          errorClass: classifyError(err, signal),
+          message: describe(err),
+          durationMs: elapsed(),
+        };
       }
     },
     close: () => agent.close(),
@@ -87,17 +98,24 @@ function pinnedLookup(pins: Map<string, ResolvedAddress[]>): LookupFunction {
   return (hostname, lookupOptions, callback) => {
     const pinned = pins.get(hostname);
     if (!pinned || pinned.length === 0) {
-      const err = Object.assign(new Error(`no vetted address for ${hostname}`), { code: "ENOTVETTED" });
+      const err = Object.assign(new Error(`no vetted address for ${hostname}`), {
+        code: "ENOTVETTED",
+      });
       return callback(err, "", 0);
     }
     // Happy eyeballs (autoSelectFamily) asks for every address; each of them was vetted.
-    if (lookupOptions.all) return (callback as unknown as (e: null, a: ResolvedAddress[]) => void)(null, pinned);
+    if (lookupOptions.all)
+      return (callback as unknown as (e: null, a: ResolvedAddress[]) => void)(null, pinned);
     const first = pinned[0]!;
     callback(null, first.address, first.family);
   };
 }
 
-function pin(pins: Map<string, ResolvedAddress[]>, hostname: string, addresses: ResolvedAddress[]): void {
+function pin(
+  pins: Map<string, ResolvedAddress[]>,
+  hostname: string,
+  addresses: ResolvedAddress[],
+): void {
   // Any pinned entry is an answer that passed the guard moments ago; the newest one wins.
   pins.delete(hostname);
   pins.set(hostname, addresses);
@@ -105,7 +123,10 @@ function pin(pins: Map<string, ResolvedAddress[]>, hostname: string, addresses: 
 }
 
 /** Reads at most `cap` bytes; a longer body is abandoned (and its connection closed). */
-async function readCapped(body: AsyncIterable<Buffer> & { destroy(): unknown }, cap: number): Promise<string> {
+async function readCapped(
+  body: AsyncIterable<Buffer> & { destroy(): unknown },
+  cap: number,
+): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of body) {
@@ -116,16 +137,31 @@ async function readCapped(body: AsyncIterable<Buffer> & { destroy(): unknown }, 
       break;
     }
   }
-  return Buffer.concat(chunks).subarray(0, Math.min(cap, RESPONSE_SAMPLE_CHARS * 4)).toString("utf8").slice(0, RESPONSE_SAMPLE_CHARS);
+  return Buffer.concat(chunks)
+    .subarray(0, Math.min(cap, RESPONSE_SAMPLE_CHARS * 4))
+    .toString("utf8")
+    .slice(0, RESPONSE_SAMPLE_CHARS);
 }
 
-const TLS_CODES = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|HOSTNAME_MISMATCH|ERR_OSSL_)/;
+const TLS_CODES =
+  /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|HOSTNAME_MISMATCH|ERR_OSSL_)/;
 
 function classifyError(err: unknown, signal: AbortSignal): TransportErrorClass {
   if (err instanceof BlockedUrlError) return err.reason === "unresolvable" ? "dns" : "blocked_url";
   if (signal.aborted) return "timeout";
-  const codes = causeChain(err).map((e) => (e as { code?: unknown }).code).filter((c): c is string => typeof c === "string");
-  if (codes.some((c) => c === "UND_ERR_CONNECT_TIMEOUT" || c === "UND_ERR_HEADERS_TIMEOUT" || c === "UND_ERR_BODY_TIMEOUT" || c === "ETIMEDOUT")) return "timeout";
+  const codes = causeChain(err)
+    .map((e) => (e as { code?: unknown }).code)
+    .filter((c): c is string => typeof c === "string");
+  if (
+    codes.some(
+      (c) =>
+        c === "UND_ERR_CONNECT_TIMEOUT" ||
+        c === "UND_ERR_HEADERS_TIMEOUT" ||
+        c === "UND_ERR_BODY_TIMEOUT" ||
+        c === "ETIMEDOUT",
+    )
+  )
+    return "timeout";
   if (codes.some((c) => TLS_CODES.test(c))) return "tls";
   if (codes.some((c) => c === "ENOTFOUND" || c === "EAI_AGAIN" || c === "ENOTVETTED")) return "dns";
   return "connection";
@@ -140,7 +176,11 @@ function causeChain(err: unknown): unknown[] {
 /** A short, secret-free description: error names and codes, never headers or bodies. */
 function describe(err: unknown): string {
   return causeChain(err)
-    .map((e) => (e instanceof Error ? `${e.name}${(e as { code?: string }).code ? ` ${(e as { code?: string }).code}` : ""}: ${e.message}` : String(e)))
+    .map((e) =>
+      e instanceof Error
+        ? `${e.name}${(e as { code?: string }).code ? ` ${(e as { code?: string }).code}` : ""}: ${e.message}`
+        : String(e),
+    )
     .join(" <- ")
     .slice(0, 300);
 }

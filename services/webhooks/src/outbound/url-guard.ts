@@ -9,7 +9,13 @@ import type { HostResolver, ResolvedAddress } from "./resolver.ts";
  * forbidden answer among public ones rejects the URL (the connection could land on either).
  */
 
-export type BlockReason = "malformed" | "not_https" | "credentials" | "forbidden_name" | "forbidden_address" | "unresolvable";
+export type BlockReason =
+  | "malformed"
+  | "not_https"
+  | "credentials"
+  | "forbidden_name"
+  | "forbidden_address"
+  | "unresolvable";
 
 export class BlockedUrlError extends Error {
   readonly reason: BlockReason;
@@ -41,13 +47,39 @@ export const MAX_URL_LENGTH = 2_048;
 
 // Names that are internal by definition: single-label names (search-domain expansion reaches
 // "metadata", "kubernetes", ...), special-use and private-use domains, cloud metadata names.
-const FORBIDDEN_SUFFIXES = [".localhost", ".local", ".localdomain", ".internal", ".intranet", ".corp", ".home.arpa", ".arpa", ".test", ".invalid", ".example", ".onion", ".alt"];
-const FORBIDDEN_NAMES = new Set(["metadata.google.internal", "metadata.goog", "metadata.azure.com", "instance-data", "instance-data.ec2.internal"]);
+const FORBIDDEN_SUFFIXES = [
+  ".localhost",
+  ".local",
+  ".localdomain",
+  ".internal",
+  ".intranet",
+  ".corp",
+  ".home.arpa",
+  ".arpa",
+  ".test",
+  ".invalid",
+  ".example",
+  ".onion",
+  ".alt",
+];
+const FORBIDDEN_NAMES = new Set([
+  "metadata.google.internal",
+  "metadata.goog",
+  "metadata.azure.com",
+  "instance-data",
+  "instance-data.ec2.internal",
+]);
 
 // Public-looking addresses that are nonetheless cloud platform endpoints.
-const METADATA_ADDRESSES = ["168.63.129.16", "100.100.100.200", "192.0.0.192", "169.254.169.254", "169.254.170.2", "fd00:ec2::254", "fd00:ec2::23"].map(
-  (a) => ipaddr.parse(a).toNormalizedString(),
-);
+const METADATA_ADDRESSES = [
+  "168.63.129.16",
+  "100.100.100.200",
+  "192.0.0.192",
+  "169.254.169.254",
+  "169.254.170.2",
+  "fd00:ec2::254",
+  "fd00:ec2::23",
+].map((a) => ipaddr.parse(a).toNormalizedString());
 
 export function createUrlGuard(options: UrlGuardOptions): UrlGuard {
   const allowLoopback = options.allowLoopback === true;
@@ -57,10 +89,16 @@ export function createUrlGuard(options: UrlGuardOptions): UrlGuard {
     async vet(raw) {
       const url = parse(raw);
       const hostname = bareHost(url);
-      const addresses = isIP(hostname) ? [{ address: hostname, family: isIP(hostname) as 4 | 6 }] : await resolveAll(options, hostname);
+      const addresses = isIP(hostname)
+        ? [{ address: hostname, family: isIP(hostname) as 4 | 6 }]
+        : await resolveAll(options, hostname);
       for (const { address } of addresses) {
         const problem = addressProblem(address, allowLoopback);
-        if (problem) throw new BlockedUrlError("forbidden_address", `url host resolves to an address that is not publicly reachable (${problem})`);
+        if (problem)
+          throw new BlockedUrlError(
+            "forbidden_address",
+            `url host resolves to an address that is not publicly reachable (${problem})`,
+          );
       }
       return { url, hostname, addresses };
     },
@@ -69,7 +107,8 @@ export function createUrlGuard(options: UrlGuardOptions): UrlGuard {
 
 function parseUrl(raw: string, allowLoopback: boolean): URL {
   // The URL parser silently drops tabs, newlines and edge spaces; a URL needing that is refused.
-  if (raw.length > MAX_URL_LENGTH || hasControlOrSpace(raw)) throw new BlockedUrlError("malformed", "url is not a valid absolute URL");
+  if (raw.length > MAX_URL_LENGTH || hasControlOrSpace(raw))
+    throw new BlockedUrlError("malformed", "url is not a valid absolute URL");
   let url: URL;
   try {
     url = new URL(raw);
@@ -77,15 +116,21 @@ function parseUrl(raw: string, allowLoopback: boolean): URL {
     throw new BlockedUrlError("malformed", "url is not a valid absolute URL", { cause: err });
   }
   if (url.protocol !== "https:") throw new BlockedUrlError("not_https", "url must use https");
-  if (url.username !== "" || url.password !== "") throw new BlockedUrlError("credentials", "url must not contain credentials (user@host)");
+  if (url.username !== "" || url.password !== "")
+    throw new BlockedUrlError("credentials", "url must not contain credentials (user@host)");
   const hostname = bareHost(url);
   if (isIP(hostname)) {
     const problem = addressProblem(hostname, allowLoopback);
-    if (problem) throw new BlockedUrlError("forbidden_address", `url host is not a publicly reachable address (${problem})`);
+    if (problem)
+      throw new BlockedUrlError(
+        "forbidden_address",
+        `url host is not a publicly reachable address (${problem})`,
+      );
     return url;
   }
   const problem = nameProblem(hostname);
-  if (problem) throw new BlockedUrlError("forbidden_name", `url host is not a public name (${problem})`);
+  if (problem)
+    throw new BlockedUrlError("forbidden_name", `url host is not a public name (${problem})`);
   return url;
 }
 
@@ -115,7 +160,10 @@ function nameProblem(hostname: string): string | undefined {
 async function resolveAll(options: UrlGuardOptions, hostname: string): Promise<ResolvedAddress[]> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`DNS lookup timed out after ${options.dnsTimeoutMs} ms`)), options.dnsTimeoutMs);
+    timer = setTimeout(
+      () => reject(new Error(`DNS lookup timed out after ${options.dnsTimeoutMs} ms`)),
+      options.dnsTimeoutMs,
+    );
   });
   try {
     const addresses = await Promise.race([options.resolver.resolve(hostname), timeout]);
@@ -180,7 +228,9 @@ function embeddedIPv4(ip: ipaddr.IPv6): ipaddr.IPv4 | "refuse" | undefined {
     case "rfc6145":
       return last32();
     case "rfc6052":
-      return p[0] === 0x64 && p[1] === 0xff9b && p.slice(2, 6).every((x) => x === 0) ? last32() : "refuse";
+      return p[0] === 0x64 && p[1] === 0xff9b && p.slice(2, 6).every((x) => x === 0)
+        ? last32()
+        : "refuse";
     case "6to4":
       return new ipaddr.IPv4([p[1]! >> 8, p[1]! & 0xff, p[2]! >> 8, p[2]! & 0xff]);
     case "teredo":

@@ -1,4 +1,11 @@
-import { makeHeaders, publish, setTraceContext, type JetStreamClient, type Names, type TraceContext } from "@svc/messaging";
+import {
+  makeHeaders,
+  publish,
+  setTraceContext,
+  type JetStreamClient,
+  type Names,
+  type TraceContext,
+} from "@svc/messaging";
 import type { DeliveryQueue } from "../domain/ports.ts";
 import type { DeliveryMessage } from "../domain/model.ts";
 
@@ -19,7 +26,10 @@ export function createNatsDeliveryQueue(js: JetStreamClient, n: Names): Delivery
       await Promise.all(
         messages.map((m) => {
           const headers = trace ? setTraceContext(makeHeaders(), trace) : undefined;
-          return publish(js, n.deliverySubject(m.subscription_uuid), m, { msgId: deliveryMessageId(m), ...(headers && { headers }) });
+          return publish(js, n.deliverySubject(m.subscription_uuid), m, {
+            msgId: deliveryMessageId(m),
+            ...(headers && { headers }),
+          });
         }),
       );
     },

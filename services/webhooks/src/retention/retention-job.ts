@@ -14,7 +14,11 @@ export interface RetentionStore {
    */
   purgeFinishedDeliveries(cutoff: Date, limit: number): Promise<number>;
   /** Reads the next `limit` events received before `cutoff` after `after`; deletes those no delivery references. */
-  purgeUnreferencedEvents(cutoff: Date, limit: number, after: EventCursor | null): Promise<EventSweep>;
+  purgeUnreferencedEvents(
+    cutoff: Date,
+    limit: number,
+    after: EventCursor | null,
+  ): Promise<EventSweep>;
 }
 
 export type RetentionSettings = {
@@ -31,7 +35,12 @@ export type RetentionRun = { deliveries: number; events: number; statements: num
  * events. Between statements it rests as long as the last one took (at most half the
  * database time goes to retention, however large the backlog) and stops early when `signal` aborts.
  */
-export async function purgeExpired(store: RetentionStore, settings: RetentionSettings, now: Date, signal?: AbortSignal): Promise<RetentionRun> {
+export async function purgeExpired(
+  store: RetentionStore,
+  settings: RetentionSettings,
+  now: Date,
+  signal?: AbortSignal,
+): Promise<RetentionRun> {
   const cutoff = new Date(now.getTime() - settings.retentionMs);
   const run: RetentionRun = { deliveries: 0, events: 0, statements: 0 };
   const paced = async <T>(statement: () => Promise<T>): Promise<T> => {
@@ -50,7 +59,9 @@ export async function purgeExpired(store: RetentionStore, settings: RetentionSet
   let cursor: EventCursor | null = null;
   for (;;) {
     if (signal?.aborted) return run;
-    const sweep: EventSweep = await paced(() => store.purgeUnreferencedEvents(cutoff, settings.batchSize, cursor));
+    const sweep: EventSweep = await paced(() =>
+      store.purgeUnreferencedEvents(cutoff, settings.batchSize, cursor),
+    );
     run.events += sweep.deleted;
     if (sweep.scanned < settings.batchSize || sweep.last === null) return run;
     cursor = sweep.last;
@@ -77,7 +88,11 @@ export function startRetention(deps: RetentionDeps): { stop(): Promise<void> } {
     while (!signal.aborted) {
       try {
         const run = await purgeExpired(deps.store, settings, deps.clock.now(), signal);
-        if (run.deliveries > 0 || run.events > 0) logger.info({ ...run, retention_ms: settings.retentionMs }, "retention: deleted finished deliveries and unreferenced events");
+        if (run.deliveries > 0 || run.events > 0)
+          logger.info(
+            { ...run, retention_ms: settings.retentionMs },
+            "retention: deleted finished deliveries and unreferenced events",
+          );
       } catch (err) {
         if (!signal.aborted) logger.warn({ err }, "retention pass failed; retrying next round");
       }

@@ -16,10 +16,19 @@ const DAY_MS = 86_400_000;
  * (LEADER_ELECTION), so one dispatcher replica deletes while the others stand by.
  * WEBHOOK_RETENTION_DAYS=0 starts nothing.
  */
-export async function startConfiguredRetention(deps: { config: DispatcherConfig; pool: pg.Pool; clock: Clock; logger: Logger }): Promise<{ stop(): Promise<void> }> {
+export async function startConfiguredRetention(deps: {
+  config: DispatcherConfig;
+  pool: pg.Pool;
+  clock: Clock;
+  logger: Logger;
+}): Promise<{ stop(): Promise<void> }> {
   const { config } = deps;
   if (config.WEBHOOK_RETENTION_DAYS === 0) return { stop: async () => {} };
-  const elector = await createLeaderElector(config, { pool: deps.pool, logger: deps.logger, name: RETENTION_LEADERSHIP_NAME });
+  const elector = await createLeaderElector(config, {
+    pool: deps.pool,
+    logger: deps.logger,
+    name: RETENTION_LEADERSHIP_NAME,
+  });
   return startRetention({
     store: new PgRetentionStore(deps.pool),
     elector,

@@ -22,15 +22,21 @@ export function createSecretBox(keyBase64: string): SecretBox {
       const cipher = createCipheriv("aes-256-gcm", key, iv);
       cipher.setAAD(Buffer.from(subscriptionId));
       const ciphertext = Buffer.concat([cipher.update(secret, "utf8"), cipher.final()]);
-      return [FORMAT, iv, cipher.getAuthTag(), ciphertext].map((p) => (typeof p === "string" ? p : p.toString("base64url"))).join(".");
+      return [FORMAT, iv, cipher.getAuthTag(), ciphertext]
+        .map((p) => (typeof p === "string" ? p : p.toString("base64url")))
+        .join(".");
     },
     open(sealed, subscriptionId) {
       const [format, iv, tag, ciphertext] = sealed.split(".");
-      if (format !== FORMAT || !iv || !tag || ciphertext === undefined) throw new Error("unrecognised sealed secret");
+      if (format !== FORMAT || !iv || !tag || ciphertext === undefined)
+        throw new Error("unrecognised sealed secret");
       const decipher = createDecipheriv("aes-256-gcm", key, Buffer.from(iv, "base64url"));
       decipher.setAAD(Buffer.from(subscriptionId));
       decipher.setAuthTag(Buffer.from(tag, "base64url"));
-      return Buffer.concat([decipher.update(Buffer.from(ciphertext, "base64url")), decipher.final()]).toString("utf8");
+      return Buffer.concat([
+        decipher.update(Buffer.from(ciphertext, "base64url")),
+        decipher.final(),
+      ]).toString("utf8");
     },
   };
 }

@@ -9,8 +9,14 @@ export const SIGNATURE_VERSION = "v1";
  * signature per secret is sent, newest first, comma-separated: `v1=<new>,v1=<old>`; a receiver
  * accepts the delivery when any of them verifies with the secret it holds.
  */
-export function signatureHeader(secrets: ReadonlyArray<string>, timestampSeconds: number, body: string): string {
-  return secrets.map((secret) => `${SIGNATURE_VERSION}=${sign(secret, timestampSeconds, body)}`).join(",");
+export function signatureHeader(
+  secrets: ReadonlyArray<string>,
+  timestampSeconds: number,
+  body: string,
+): string {
+  return secrets
+    .map((secret) => `${SIGNATURE_VERSION}=${sign(secret, timestampSeconds, body)}`)
+    .join(",");
 }
 
 export function sign(secret: string, timestampSeconds: number, body: string): string {

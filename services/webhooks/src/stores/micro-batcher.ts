@@ -21,7 +21,8 @@ export function microBatcher<I, O>(
     inFlight++;
     try {
       const results = await flush(batch.map((w) => w.item));
-      if (results.length !== batch.length) throw new Error(`batch returned ${results.length} results for ${batch.length} items`);
+      if (results.length !== batch.length)
+        throw new Error(`batch returned ${results.length} results for ${batch.length} items`);
       batch.forEach((w, i) => w.resolve(results[i]!));
     } catch (err) {
       for (const w of batch) w.reject(err);

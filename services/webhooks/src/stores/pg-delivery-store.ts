@@ -2,7 +2,14 @@ import { and, asc, count, desc, eq, inArray, sql } from "drizzle-orm";
 import { guardPg } from "@svc/db";
 import { deliveries, deliveryAttempts, events } from "../db/schema.ts";
 import type { DeliveryStore, NewEvent } from "../domain/ports.ts";
-import type { Delivery, DeliveryDetail, DeliveryMessage, DeliveryStatus, Page, PageRequest } from "../domain/model.ts";
+import type {
+  Delivery,
+  DeliveryDetail,
+  DeliveryMessage,
+  DeliveryStatus,
+  Page,
+  PageRequest,
+} from "../domain/model.ts";
 import { toAttempt, toDelivery } from "./row-mappers.ts";
 import type { Db } from "./pg-subscription-store.ts";
 
@@ -12,9 +19,16 @@ export class PgDeliveryStore implements DeliveryStore {
     this.#db = db;
   }
 
-  list(subscriptionId: string, filter: { status?: DeliveryStatus | undefined }, page: PageRequest): Promise<Page<Delivery>> {
+  list(
+    subscriptionId: string,
+    filter: { status?: DeliveryStatus | undefined },
+    page: PageRequest,
+  ): Promise<Page<Delivery>> {
     return guardPg(async () => {
-      const where = and(eq(deliveries.subscriptionId, subscriptionId), filter.status ? eq(deliveries.status, filter.status) : undefined);
+      const where = and(
+        eq(deliveries.subscriptionId, subscriptionId),
+        filter.status ? eq(deliveries.status, filter.status) : undefined,
+      );
       const [rows, [total]] = await Promise.all([
         this.#db
           .select()
@@ -45,7 +59,12 @@ export class PgDeliveryStore implements DeliveryStore {
     });
   }
 
-  createSingle(subscriptionId: string, event: NewEvent, deliveryId: string, now: Date): Promise<Delivery> {
+  createSingle(
+    subscriptionId: string,
+    event: NewEvent,
+    deliveryId: string,
+    now: Date,
+  ): Promise<Delivery> {
     return guardPg(() =>
       this.#db.transaction(async (tx) => {
         await tx.insert(events).values({
@@ -58,14 +77,27 @@ export class PgDeliveryStore implements DeliveryStore {
         });
         const [row] = await tx
           .insert(deliveries)
-          .values({ id: deliveryId, subscriptionId, eventUuid: event.eventUuid, eventType: event.eventType, status: "pending", nextAttemptAt: now, createdAt: now, updatedAt: now })
+          .values({
+            id: deliveryId,
+            subscriptionId,
+            eventUuid: event.eventUuid,
+            eventType: event.eventType,
+            status: "pending",
+            nextAttemptAt: now,
+            createdAt: now,
+            updatedAt: now,
+          })
           .returning();
         return toDelivery(row!);
       }),
     );
   }
 
-  startNewRound(subscriptionId: string, deliveryId: string, now: Date): Promise<Delivery | undefined> {
+  startNewRound(
+    subscriptionId: string,
+    deliveryId: string,
+    now: Date,
+  ): Promise<Delivery | undefined> {
     return guardPg(async () => {
       const [row] = await this.#db
         .update(deliveries)
@@ -78,7 +110,13 @@ export class PgDeliveryStore implements DeliveryStore {
           queuedAt: null,
           updatedAt: now,
         })
-        .where(and(eq(deliveries.subscriptionId, subscriptionId), eq(deliveries.id, deliveryId), inArray(deliveries.status, ["failed", "dead"])))
+        .where(
+          and(
+            eq(deliveries.subscriptionId, subscriptionId),
+            eq(deliveries.id, deliveryId),
+            inArray(deliveries.status, ["failed", "dead"]),
+          ),
+        )
         .returning();
       return row && toDelivery(row);
     });
@@ -90,7 +128,11 @@ export class PgDeliveryStore implements DeliveryStore {
 }
 
 /** Marks the rounds whose queue messages the stream has stored; a newer round is left alone. */
-export async function markQueued(db: Db, messages: ReadonlyArray<DeliveryMessage>, now: Date): Promise<void> {
+export async function markQueued(
+  db: Db,
+  messages: ReadonlyArray<DeliveryMessage>,
+  now: Date,
+): Promise<void> {
   if (messages.length === 0) return;
   await guardPg(() =>
     db.execute(sql`

@@ -8,9 +8,23 @@ import { microBatcher, type MicroBatcher } from "./micro-batcher.ts";
 import { DISPATCH_SQL } from "./dispatch-sql.ts";
 
 type AttemptContextRow = {
-  id: string; subscription_id: string; event_uuid: string; event_type: string; status: DeliveryStatus; round: number;
-  round_attempts: number; next_attempt_at: Date | null; created_at: Date; body: string; traceparent: string | null; tracestate: string | null;
-  url: string; enabled: boolean; secret_sealed: string; previous_secret_sealed: string | null; previous_secret_expires_at: Date | null;
+  id: string;
+  subscription_id: string;
+  event_uuid: string;
+  event_type: string;
+  status: DeliveryStatus;
+  round: number;
+  round_attempts: number;
+  next_attempt_at: Date | null;
+  created_at: Date;
+  body: string;
+  traceparent: string | null;
+  tracestate: string | null;
+  url: string;
+  enabled: boolean;
+  secret_sealed: string;
+  previous_secret_sealed: string | null;
+  previous_secret_expires_at: Date | null;
 };
 
 const BATCH = { maxBatch: 200, maxInFlight: 4 };
@@ -33,16 +47,37 @@ export class PgDispatchStore implements DispatchStore {
 
   fanOut(event: NewEvent, now: Date): Promise<DeliveryMessage[]> {
     return guardPg(async () => {
-      const values = [event.eventUuid, event.eventType, event.body, event.trace?.traceparent ?? null, event.trace?.tracestate ?? null, now];
-      const { rows } = await this.#pool.query<{ id: string; subscription_id: string; round: number }>({ name: "webhooks_fan_out", text: DISPATCH_SQL.fanOut, values });
-      return rows.map((r) => ({ v: 1, delivery_uuid: r.id, subscription_uuid: r.subscription_id, event_uuid: event.eventUuid, round: r.round }));
+      const values = [
+        event.eventUuid,
+        event.eventType,
+        event.body,
+        event.trace?.traceparent ?? null,
+        event.trace?.tracestate ?? null,
+        now,
+      ];
+      const { rows } = await this.#pool.query<{
+        id: string;
+        subscription_id: string;
+        round: number;
+      }>({ name: "webhooks_fan_out", text: DISPATCH_SQL.fanOut, values });
+      return rows.map((r) => ({
+        v: 1,
+        delivery_uuid: r.id,
+        subscription_uuid: r.subscription_id,
+        event_uuid: event.eventUuid,
+        round: r.round,
+      }));
     });
   }
 
   markQueued(messages: ReadonlyArray<DeliveryMessage>, now: Date): Promise<void> {
     if (messages.length === 0) return Promise.resolve();
     return guardPg(async () => {
-      await this.#pool.query({ name: "webhooks_mark_queued", text: DISPATCH_SQL.markQueued, values: [messages.map((m) => m.delivery_uuid), messages.map((m) => m.round), now] });
+      await this.#pool.query({
+        name: "webhooks_mark_queued",
+        text: DISPATCH_SQL.markQueued,
+        values: [messages.map((m) => m.delivery_uuid), messages.map((m) => m.round), now],
+      });
     });
   }
 
@@ -56,24 +91,50 @@ export class PgDispatchStore implements DispatchStore {
 
   closeAsDisabled(deliveryId: string, round: number, now: Date): Promise<void> {
     return guardPg(async () => {
-      await this.#pool.query({ name: "webhooks_close_disabled", text: DISPATCH_SQL.closeAsDisabled, values: [deliveryId, round, now] });
+      await this.#pool.query({
+        name: "webhooks_close_disabled",
+        text: DISPATCH_SQL.closeAsDisabled,
+        values: [deliveryId, round, now],
+      });
     });
   }
 
-  findUnqueued(olderThan: Date, limit: number): Promise<Array<{ message: DeliveryMessage; trace: TraceContext | undefined }>> {
+  findUnqueued(
+    olderThan: Date,
+    limit: number,
+  ): Promise<Array<{ message: DeliveryMessage; trace: TraceContext | undefined }>> {
     return guardPg(async () => {
-      const { rows } = await this.#pool.query<{ id: string; subscription_id: string; event_uuid: string; round: number; traceparent: string | null; tracestate: string | null }>({
-        name: "webhooks_find_unqueued", text: DISPATCH_SQL.findUnqueued, values: [olderThan, limit],
+      const { rows } = await this.#pool.query<{
+        id: string;
+        subscription_id: string;
+        event_uuid: string;
+        round: number;
+        traceparent: string | null;
+        tracestate: string | null;
+      }>({
+        name: "webhooks_find_unqueued",
+        text: DISPATCH_SQL.findUnqueued,
+        values: [olderThan, limit],
       });
       return rows.map((r) => ({
-        message: { v: 1, delivery_uuid: r.id, subscription_uuid: r.subscription_id, event_uuid: r.event_uuid, round: r.round },
+        message: {
+          v: 1,
+          delivery_uuid: r.id,
+          subscription_uuid: r.subscription_id,
+          event_uuid: r.event_uuid,
+          round: r.round,
+        },
         trace: traceOf(r.traceparent, r.tracestate),
       }));
     });
   }
 
   async #loadMany(ids: string[]): Promise<Array<AttemptContext | undefined>> {
-    const { rows } = await this.#pool.query<AttemptContextRow>({ name: "webhooks_load_attempts", text: DISPATCH_SQL.loadForAttempts, values: [ids] });
+    const { rows } = await this.#pool.query<AttemptContextRow>({
+      name: "webhooks_load_attempts",
+      text: DISPATCH_SQL.loadForAttempts,
+      values: [ids],
+    });
     const byId = new Map(rows.map((r) => [r.id, toAttemptContext(r)]));
     return ids.map((id) => byId.get(id));
   }
@@ -85,11 +146,25 @@ export class PgDispatchStore implements DispatchStore {
     const unique = [...first.values()];
     const column = <K extends keyof AttemptRecord>(key: K) => unique.map((r) => r[key]);
     const values = [
-      column("deliveryId"), column("round"), column("expectedRoundAttempts"), column("attemptedAt"), column("durationMs"),
-      column("statusCode"), column("outcome"), column("errorClass"), column("errorDetail"), column("responseSample"),
-      column("status"), column("failureReason"), column("nextAttemptAt"),
+      column("deliveryId"),
+      column("round"),
+      column("expectedRoundAttempts"),
+      column("attemptedAt"),
+      column("durationMs"),
+      column("statusCode"),
+      column("outcome"),
+      column("errorClass"),
+      column("errorDetail"),
+      column("responseSample"),
+      column("status"),
+      column("failureReason"),
+      column("nextAttemptAt"),
     ];
-    const { rows } = await this.#pool.query<{ delivery_id: string }>({ name: "webhooks_record_attempts", text: DISPATCH_SQL.recordAttempts, values });
+    const { rows } = await this.#pool.query<{ delivery_id: string }>({
+      name: "webhooks_record_attempts",
+      text: DISPATCH_SQL.recordAttempts,
+      values,
+    });
     const recorded = new Set(rows.map((r) => r.delivery_id));
     return records.map((r) => first.get(r.deliveryId) === r && recorded.has(r.deliveryId));
   }

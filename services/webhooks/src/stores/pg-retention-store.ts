@@ -40,7 +40,10 @@ const RETENTION_SQL = {
 } as const;
 
 /** Before every key: the walk's starting cursor. */
-const START: EventCursor = { receivedAt: "-infinity", eventUuid: "00000000-0000-0000-0000-000000000000" };
+const START: EventCursor = {
+  receivedAt: "-infinity",
+  eventUuid: "00000000-0000-0000-0000-000000000000",
+};
 
 export class PgRetentionStore implements RetentionStore {
   readonly #pool: pg.Pool;
@@ -50,21 +53,37 @@ export class PgRetentionStore implements RetentionStore {
 
   purgeFinishedDeliveries(cutoff: Date, limit: number): Promise<number> {
     return guardPg(async () => {
-      const result = await this.#pool.query({ name: "webhooks_retention_deliveries", text: RETENTION_SQL.purgeDeliveries, values: [cutoff, limit] });
+      const result = await this.#pool.query({
+        name: "webhooks_retention_deliveries",
+        text: RETENTION_SQL.purgeDeliveries,
+        values: [cutoff, limit],
+      });
       return result.rowCount ?? 0;
     });
   }
 
-  purgeUnreferencedEvents(cutoff: Date, limit: number, after: EventCursor | null): Promise<EventSweep> {
+  purgeUnreferencedEvents(
+    cutoff: Date,
+    limit: number,
+    after: EventCursor | null,
+  ): Promise<EventSweep> {
     const from = after ?? START;
     return guardPg(async () => {
-      const { rows } = await this.#pool.query<{ deleted: number; scanned: number; last_received_at: string | null; last_event_uuid: string | null }>({
+      const { rows } = await this.#pool.query<{
+        deleted: number;
+        scanned: number;
+        last_received_at: string | null;
+        last_event_uuid: string | null;
+      }>({
         name: "webhooks_retention_events",
         text: RETENTION_SQL.purgeEvents,
         values: [cutoff, limit, from.receivedAt, from.eventUuid],
       });
       const row = rows[0]!;
-      const last = row.last_received_at !== null && row.last_event_uuid !== null ? { receivedAt: row.last_received_at, eventUuid: row.last_event_uuid } : null;
+      const last =
+        row.last_received_at !== null && row.last_event_uuid !== null
+          ? { receivedAt: row.last_received_at, eventUuid: row.last_event_uuid }
+          : null;
       return { deleted: row.deleted, scanned: row.scanned, last };
     });
   }

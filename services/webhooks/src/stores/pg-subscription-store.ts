@@ -59,7 +59,12 @@ export class PgSubscriptionStore implements SubscriptionStore {
     });
   }
 
-  update(owner: string, id: string, patch: SubscriptionPatch, now: Date): Promise<Subscription | undefined> {
+  update(
+    owner: string,
+    id: string,
+    patch: SubscriptionPatch,
+    now: Date,
+  ): Promise<Subscription | undefined> {
     return guardPg(async () => {
       const [row] = await this.#db
         .update(subscriptions)
@@ -77,12 +82,19 @@ export class PgSubscriptionStore implements SubscriptionStore {
 
   delete(owner: string, id: string): Promise<boolean> {
     return guardPg(async () => {
-      const rows = await this.#db.delete(subscriptions).where(this.#owned(owner, id)).returning({ id: subscriptions.id });
+      const rows = await this.#db
+        .delete(subscriptions)
+        .where(this.#owned(owner, id))
+        .returning({ id: subscriptions.id });
       return rows.length > 0;
     });
   }
 
-  rotateSecret(owner: string, id: string, input: { secretSealed: string; overlapUntil: Date; now: Date }): Promise<Subscription | undefined> {
+  rotateSecret(
+    owner: string,
+    id: string,
+    input: { secretSealed: string; overlapUntil: Date; now: Date },
+  ): Promise<Subscription | undefined> {
     return guardPg(async () => {
       // One statement: the old sealed secret moves over as the new one lands, never read out.
       const [row] = await this.#db

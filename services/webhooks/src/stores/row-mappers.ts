@@ -1,5 +1,12 @@
 import type { AttemptRow, DeliveryRow, SubscriptionRow } from "../db/schema.ts";
-import type { Attempt, AttemptOutcome, Delivery, ErrorClass, FailureReason, Subscription } from "../domain/model.ts";
+import type {
+  Attempt,
+  AttemptOutcome,
+  Delivery,
+  ErrorClass,
+  FailureReason,
+  Subscription,
+} from "../domain/model.ts";
 
 /** Row → domain. Sealed secrets stay behind: no domain object carries them. */
 export function toSubscription(row: SubscriptionRow): Subscription {

@@ -9,8 +9,16 @@ const ENTRY = fileURLToPath(new URL("../../src/dispatcher-main.ts", import.meta.
  * as deployed (the production node flags, allocator settings and its instrument.ts preload), plus `nodeArgs`;
  * from the sources (tests), or from the built bundles (benchmarks: what production runs; build first).
  */
-export function spawnDispatcher(env: Record<string, string>, nodeArgs: string[] = [], from: RunFrom = "source"): ChildProcess & { output: () => string } {
-  const child = spawn(process.execPath, [...NODE_FLAGS, ...nodeArgs, ...entryArgs(ENTRY, { from })], { env: { ...RUNTIME_ENV, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+export function spawnDispatcher(
+  env: Record<string, string>,
+  nodeArgs: string[] = [],
+  from: RunFrom = "source",
+): ChildProcess & { output: () => string } {
+  const child = spawn(
+    process.execPath,
+    [...NODE_FLAGS, ...nodeArgs, ...entryArgs(ENTRY, { from })],
+    { env: { ...RUNTIME_ENV, ...env }, stdio: ["ignore", "pipe", "pipe"] },
+  );
   let output = "";
   const keep = (chunk: Buffer) => {
     output = (output + chunk.toString()).slice(-20_000);

@@ -3,13 +3,44 @@ import type pg from "pg";
 import { createTokenVerifier } from "@svc/auth";
 import { createPgPool, runMigrations } from "@svc/db";
 import { buildEvent, type EventPayload, type EventType } from "@svc/events";
-import { connectNats, drainNats, jetstream, jetstreamManager, names, publish, type NatsConnection, type Names } from "@svc/messaging";
-import { createTempPgDatabase, createTestIssuer, fetchJson, silentLogger, startApp, testEnv, type JsonResponse, type StartedApp, type TempDatabase, type TestIssuer, TEST_AUDIENCE, TEST_ISSUER } from "@svc/testing";
+import {
+  connectNats,
+  drainNats,
+  jetstream,
+  jetstreamManager,
+  names,
+  publish,
+  type NatsConnection,
+  type Names,
+} from "@svc/messaging";
+import {
+  createTempPgDatabase,
+  createTestIssuer,
+  fetchJson,
+  silentLogger,
+  startApp,
+  testEnv,
+  type JsonResponse,
+  type StartedApp,
+  type TempDatabase,
+  type TestIssuer,
+  TEST_AUDIENCE,
+  TEST_ISSUER,
+} from "@svc/testing";
 import { createApp } from "../../src/app.ts";
-import { loadConfig, loadDispatcherConfig, type Config, type DispatcherConfig } from "../../src/config.ts";
+import {
+  loadConfig,
+  loadDispatcherConfig,
+  type Config,
+  type DispatcherConfig,
+} from "../../src/config.ts";
 import { MIGRATIONS_FOLDER } from "../../src/db/migrations.ts";
 import { systemClock } from "../../src/domain/model.ts";
-import { createDeliveryClient, startDispatcher, type RunningDispatcher } from "../../src/dispatcher/start-dispatcher.ts";
+import {
+  createDeliveryClient,
+  startDispatcher,
+  type RunningDispatcher,
+} from "../../src/dispatcher/start-dispatcher.ts";
 import type { WebhookHttpClient } from "../../src/outbound/guarded-client.ts";
 import type { HostResolver, ResolvedAddress } from "../../src/outbound/resolver.ts";
 import { createNatsDeliveryQueue } from "../../src/queue/nats-delivery-queue.ts";
@@ -23,19 +54,30 @@ export function testNamespace(): string {
 }
 
 /** A resolver whose answers a test sets and changes: name → addresses; unknown names do not resolve. */
-export function fakeResolver(initial: Record<string, string[]> = {}): HostResolver & { set(name: string, addresses: string[]): void } {
+export function fakeResolver(
+  initial: Record<string, string[]> = {},
+): HostResolver & { set(name: string, addresses: string[]): void } {
   const answers = new Map(Object.entries(initial));
   return {
     set: (name, addresses) => void answers.set(name, addresses),
     async resolve(hostname) {
       const found = answers.get(hostname);
-      if (!found) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: "ENOTFOUND" });
-      return found.map((address): ResolvedAddress => ({ address, family: address.includes(":") ? 6 : 4 }));
+      if (!found)
+        throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: "ENOTFOUND" });
+      return found.map((address): ResolvedAddress => ({
+        address,
+        family: address.includes(":") ? 6 : 4,
+      }));
     },
   };
 }
 
-export function baseEnv(h: { databaseUrl: string; namespace: string; natsUrl: string; caFile?: string }): Record<string, string> {
+export function baseEnv(h: {
+  databaseUrl: string;
+  namespace: string;
+  natsUrl: string;
+  caFile?: string;
+}): Record<string, string> {
   return {
     ENVIRONMENT: "sandbox",
     LOG_LEVEL: "silent",
@@ -60,30 +102,81 @@ export type Harness = {
   config: Config;
   env: Record<string, string>;
   /** Calls the API as `clientId` with the given scopes. */
-  api<T = ApiBody>(clientId: string, method: string, path: string, body?: unknown, scope?: string): Promise<JsonResponse<T>>;
-  publishEvent(type: EventType, entityId?: string, options?: { headers?: Record<string, string> }): Promise<EventPayload>;
-  startDispatcher(overrides?: Record<string, string>, resolver?: HostResolver): Promise<{ dispatcher: RunningDispatcher; config: DispatcherConfig; client: WebhookHttpClient }>;
+  api<T = ApiBody>(
+    clientId: string,
+    method: string,
+    path: string,
+    body?: unknown,
+    scope?: string,
+  ): Promise<JsonResponse<T>>;
+  publishEvent(
+    type: EventType,
+    entityId?: string,
+    options?: { headers?: Record<string, string> },
+  ): Promise<EventPayload>;
+  startDispatcher(
+    overrides?: Record<string, string>,
+    resolver?: HostResolver,
+  ): Promise<{
+    dispatcher: RunningDispatcher;
+    config: DispatcherConfig;
+    client: WebhookHttpClient;
+  }>;
   close(): Promise<void>;
 };
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type ApiBody = { success: boolean; data: any; meta: any; error?: any };
 
-export async function startHarness(options: { resolver: HostResolver; caFile?: string; apiEnv?: Record<string, string>; natsUrl?: string }): Promise<Harness> {
+export async function startHarness(options: {
+  resolver: HostResolver;
+  caFile?: string;
+  apiEnv?: Record<string, string>;
+  natsUrl?: string;
+}): Promise<Harness> {
   const database = await createTempPgDatabase("wh");
-  const pool = createPgPool({ url: database.url, schema: "webhooks", applicationName: "webhooks-test", max: 20 });
+  const pool = createPgPool({
+    url: database.url,
+    schema: "webhooks",
+    applicationName: "webhooks-test",
+    max: 20,
+  });
   await runMigrations(pool, { schema: "webhooks", migrationsFolder: MIGRATIONS_FOLDER });
   const namespace = testNamespace();
   const n = names(namespace);
   const logger = silentLogger();
   const natsUrl = options.natsUrl ?? testEnv.TEST_NATS_URL;
-  const nc = await connectNats({ servers: natsUrl, name: "webhooks-test", logger, reconnectTimeWaitMs: 100 });
-  const env = baseEnv({ databaseUrl: database.url, namespace, natsUrl, ...(options.caFile && { caFile: options.caFile }) });
+  const nc = await connectNats({
+    servers: natsUrl,
+    name: "webhooks-test",
+    logger,
+    reconnectTimeWaitMs: 100,
+  });
+  const env = baseEnv({
+    databaseUrl: database.url,
+    namespace,
+    natsUrl,
+    ...(options.caFile && { caFile: options.caFile }),
+  });
   const config = loadConfig({ ...env, ...options.apiEnv });
   const issuer = await createTestIssuer();
-  const verify = createTokenVerifier({ keys: issuer.keys, issuer: TEST_ISSUER, audience: TEST_AUDIENCE });
+  const verify = createTokenVerifier({
+    keys: issuer.keys,
+    issuer: TEST_ISSUER,
+    audience: TEST_AUDIENCE,
+  });
   const queue = createNatsDeliveryQueue(jetstream(nc), n);
-  const app = await startApp(createApp({ config, logger, verify, pool, resolver: options.resolver, queue, clock: systemClock }));
+  const app = await startApp(
+    createApp({
+      config,
+      logger,
+      verify,
+      pool,
+      resolver: options.resolver,
+      queue,
+      clock: systemClock,
+    }),
+  );
   const running: Array<{ dispatcher: RunningDispatcher; client: WebhookHttpClient }> = [];
   // Minting an ES256 token per call would dominate the CPU of tests that poll the API.
   const tokens = new Map<string, Promise<string>>();
@@ -93,22 +186,54 @@ export async function startHarness(options: { resolver: HostResolver; caFile?: s
     return tokens.get(key)!;
   };
   return {
-    database, pool, nc, n, namespace, issuer, app, config, env,
+    database,
+    pool,
+    nc,
+    n,
+    namespace,
+    issuer,
+    app,
+    config,
+    env,
     async api(clientId, method, path, body, scope = "webhooks:read webhooks:write") {
       const token = await tokenFor(clientId, scope);
-      const headers: Record<string, string> = { authorization: `Bearer ${token}`, accept: "application/json" };
+      const headers: Record<string, string> = {
+        authorization: `Bearer ${token}`,
+        accept: "application/json",
+      };
       if (body !== undefined) headers["content-type"] = "application/json";
-      return fetchJson(`${app.baseUrl}${path}`, { method, headers, ...(body !== undefined && { body: JSON.stringify(body) }) });
+      return fetchJson(`${app.baseUrl}${path}`, {
+        method,
+        headers,
+        ...(body !== undefined && { body: JSON.stringify(body) }),
+      });
     },
     async publishEvent(type, entityId = randomBytes(4).toString("hex"), opts = {}) {
       const event = buildEvent({ type, entityId, publicBaseUrl: PUBLIC_BASE_URL });
-      await publish(jetstream(nc), n.eventSubject(type), event, { msgId: event.event_uuid, ...(opts.headers && { headers: opts.headers }) });
+      await publish(jetstream(nc), n.eventSubject(type), event, {
+        msgId: event.event_uuid,
+        ...(opts.headers && { headers: opts.headers }),
+      });
       return event;
     },
     async startDispatcher(overrides = {}, resolver = options.resolver) {
-      const dconfig = loadDispatcherConfig({ ...env, WEBHOOK_RETRY_SCHEDULE_MS: "100,200,300,400,500", WEBHOOK_ATTEMPT_TIMEOUT_MS: "1500", WEBHOOK_DELIVERY_ACK_WAIT_MS: "5000", WEBHOOK_REQUEUE_SWEEP_MS: "500", ...overrides });
+      const dconfig = loadDispatcherConfig({
+        ...env,
+        WEBHOOK_RETRY_SCHEDULE_MS: "100,200,300,400,500",
+        WEBHOOK_ATTEMPT_TIMEOUT_MS: "1500",
+        WEBHOOK_DELIVERY_ACK_WAIT_MS: "5000",
+        WEBHOOK_REQUEUE_SWEEP_MS: "500",
+        ...overrides,
+      });
       const client = createDeliveryClient(dconfig, resolver);
-      const dispatcher = await startDispatcher({ config: dconfig, nc, pool, client, clock: systemClock, logger });
+      const dispatcher = await startDispatcher({
+        config: dconfig,
+        nc,
+        pool,
+        client,
+        clock: systemClock,
+        logger,
+      });
       running.push({ dispatcher, client });
       return { dispatcher, config: dconfig, client };
     },
@@ -122,7 +247,8 @@ export async function startHarness(options: { resolver: HostResolver; caFile?: s
         () => app.close(),
         async () => {
           const jsm = await jetstreamManager(nc);
-          for (const stream of [n.eventsStream, n.deliveriesStream]) await jsm.streams.delete(stream).catch(() => false);
+          for (const stream of [n.eventsStream, n.deliveriesStream])
+            await jsm.streams.delete(stream).catch(() => false);
         },
         () => drainNats(nc, { timeoutMs: 2_000 }),
         () => pool.end(),
@@ -136,12 +262,18 @@ export async function startHarness(options: { resolver: HostResolver; caFile?: s
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** Polls until `check` returns a truthy value; fails naming `what` after `timeoutMs`. */
-export async function waitFor<T>(what: string, check: () => T | Promise<T>, timeoutMs = 10_000, everyMs = 25): Promise<NonNullable<T>> {
+export async function waitFor<T>(
+  what: string,
+  check: () => T | Promise<T>,
+  timeoutMs = 10_000,
+  everyMs = 25,
+): Promise<NonNullable<T>> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();
     if (value) return value as NonNullable<T>;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    if (Date.now() > deadline)
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await sleep(everyMs);
   }
 }

@@ -7,7 +7,12 @@ import { unusedPort } from "@svc/testing";
 const NATS_SERVER = "/usr/sbin/nats-server";
 
 /** A nats-server of the test's own (JetStream, file store), killable and restartable in place. */
-export type PrivateNats = { url: string; kill(): Promise<void>; restart(): Promise<void>; dispose(): Promise<void> };
+export type PrivateNats = {
+  url: string;
+  kill(): Promise<void>;
+  restart(): Promise<void>;
+  dispose(): Promise<void>;
+};
 
 export async function startPrivateNats(): Promise<PrivateNats> {
   const port = await unusedPort();
@@ -27,11 +32,16 @@ export async function startPrivateNats(): Promise<PrivateNats> {
 }
 
 function launch(port: number, store: string): Promise<ChildProcess> {
-  const child = spawn(NATS_SERVER, ["-a", "127.0.0.1", "-p", String(port), "-js", "-sd", store], { stdio: ["ignore", "ignore", "pipe"] });
+  const child = spawn(NATS_SERVER, ["-a", "127.0.0.1", "-p", String(port), "-js", "-sd", store], {
+    stdio: ["ignore", "ignore", "pipe"],
+  });
   return new Promise((resolve, reject) => {
     let log = "";
     let ready = false;
-    const timer = setTimeout(() => reject(new Error(`nats-server not ready after 10 s:\n${log}`)), 10_000);
+    const timer = setTimeout(
+      () => reject(new Error(`nats-server not ready after 10 s:\n${log}`)),
+      10_000,
+    );
     child.once("exit", (code) => {
       if (!ready) reject(new Error(`nats-server exited (${code}):\n${log}`));
     });

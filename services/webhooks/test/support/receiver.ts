@@ -23,7 +23,12 @@ export type Received = {
   at: number;
 };
 
-export type Reply = { status: number; headers?: Record<string, string>; body?: string; delayMs?: number };
+export type Reply = {
+  status: number;
+  headers?: Record<string, string>;
+  body?: string;
+  delayMs?: number;
+};
 /** `n` counts this path's requests for this event so far, 1-based (each test publishes its own events). */
 export type Behaviour = (n: number, eventId: string) => Reply;
 
@@ -45,7 +50,12 @@ export type Receiver = {
 const TOLERANCE_SECONDS = 300;
 
 /** Verifies like a subscriber written from the spec: raw body, constant-time compare, 300 s window. */
-export function verifySignatures(header: string, timestamp: string, rawBody: string, secret: string): boolean {
+export function verifySignatures(
+  header: string,
+  timestamp: string,
+  rawBody: string,
+  secret: string,
+): boolean {
   const signed = `${timestamp}.${rawBody}`;
   const expected = Buffer.from(createHmac("sha256", secret).update(signed).digest("hex"));
   return header.split(",").some((part) => {
@@ -73,7 +83,10 @@ export async function startReceiver(tls: { key: string; cert: string }): Promise
     try {
       const payload = JSON.parse(body) as { event_uuid?: unknown; event_type?: unknown };
       validateWebhookPayload(eventType, payload);
-      if (payload.event_uuid !== eventId) contractViolations.push(`X-SVC-Event-Id ${eventId} is not the payload's event_uuid ${String(payload.event_uuid)}`);
+      if (payload.event_uuid !== eventId)
+        contractViolations.push(
+          `X-SVC-Event-Id ${eventId} is not the payload's event_uuid ${String(payload.event_uuid)}`,
+        );
     } catch (err) {
       contractViolations.push(err instanceof Error ? err.message : String(err));
     }
@@ -91,13 +104,28 @@ export async function startReceiver(tls: { key: string; cert: string }): Promise
     const ts = String(req.headers["x-svc-timestamp"] ?? "");
     const held = secrets.get(path) ?? [];
     const verifiedWith = held.filter((s) => verifySignatures(header, ts, body, s));
-    const timestampOk = /^\d+$/.test(ts) && Math.abs(Date.now() / 1000 - Number(ts)) <= TOLERANCE_SECONDS;
+    const timestampOk =
+      /^\d+$/.test(ts) && Math.abs(Date.now() / 1000 - Number(ts)) <= TOLERANCE_SECONDS;
     const duplicate = seen.has(key);
     // A delivery carries the event type; other POSTs (the URL guard's client tests) are no deliveries.
     const eventType = req.headers["x-svc-event-type"];
     if (typeof eventType === "string") checkPayload(eventId, eventType, body);
     seen.add(key);
-    log.push({ path, eventId, eventType: String(req.headers["x-svc-event-type"] ?? ""), deliveryId: String(req.headers["x-svc-delivery-id"] ?? ""), timestamp: Number(ts), verifiedWith, signatureCount: header.split(",").length, timestampOk, duplicate, body, host: String(req.headers.host ?? ""), servername: String((req.socket as { servername?: string | false }).servername || ""), at: Date.now() });
+    log.push({
+      path,
+      eventId,
+      eventType: String(req.headers["x-svc-event-type"] ?? ""),
+      deliveryId: String(req.headers["x-svc-delivery-id"] ?? ""),
+      timestamp: Number(ts),
+      verifiedWith,
+      signatureCount: header.split(",").length,
+      timestampOk,
+      duplicate,
+      body,
+      host: String(req.headers.host ?? ""),
+      servername: String((req.socket as { servername?: string | false }).servername || ""),
+      at: Date.now(),
+    });
     // The spec's consumer rules: verify first (401 when neither a signature nor the timestamp
     // holds up), then a delivery already processed is answered 2xx and not processed again.
     const reply: Reply =
@@ -119,9 +147,12 @@ export async function startReceiver(tls: { key: string; cert: string }): Promise
       openTotal--;
     }
   };
-  const server: Server = createServer({ key: tls.key, cert: tls.cert, keepAlive: true }, (req, res) => {
-    handle(req, res).catch(() => res.destroy());
-  });
+  const server: Server = createServer(
+    { key: tls.key, cert: tls.cert, keepAlive: true },
+    (req, res) => {
+      handle(req, res).catch(() => res.destroy());
+    },
+  );
   // A client killed mid-request (the fault test SIGKILLs dispatchers) resets its sockets.
   server.on("secureConnection", (socket) => socket.on("error", () => {}));
   server.on("tlsClientError", () => {});
@@ -134,11 +165,20 @@ export async function startReceiver(tls: { key: string; cert: string }): Promise
     setBehaviour: (path, b) => void behaviours.set(path, b),
     maxConcurrent: (path) => peak.get(path) ?? 0,
     maxConcurrentTotal: () => peakTotal,
-    received: (path, eventId) => log.filter((r) => (path === undefined || r.path === path) && (eventId === undefined || r.eventId === eventId)),
+    received: (path, eventId) =>
+      log.filter(
+        (r) =>
+          (path === undefined || r.path === path) &&
+          (eventId === undefined || r.eventId === eventId),
+      ),
     close: () =>
       new Promise<void>((resolve, reject) => {
         server.closeAllConnections();
-        server.close(() => (contractViolations.length > 0 ? reject(new Error(contractViolations.join("\n"))) : resolve()));
+        server.close(() =>
+          contractViolations.length > 0
+            ? reject(new Error(contractViolations.join("\n")))
+            : resolve(),
+        );
       }),
   };
 }

@@ -17,14 +17,57 @@ export type TestCa = {
 export function createTestCa(): TestCa {
   const dir = mkdtempSync(join(tmpdir(), "webhooks-ca-"));
   const file = (name: string) => join(dir, name);
-  const openssl = (...args: string[]) => execFileSync("openssl", args, { stdio: ["ignore", "ignore", "pipe"] });
+  const openssl = (...args: string[]) =>
+    execFileSync("openssl", args, { stdio: ["ignore", "ignore", "pipe"] });
   const ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"];
-  openssl("req", "-x509", ...ec, "-keyout", file("ca.key"), "-out", file("ca.pem"), "-days", "2", "-subj", "/CN=webhooks test CA",
-    "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign");
-  openssl("req", ...ec, "-keyout", file("server.key"), "-out", file("server.csr"), "-subj", "/CN=hooks.example.com");
-  writeFileSync(file("server.ext"), "subjectAltName=IP:127.0.0.1,IP:::1,DNS:hooks.example.com,DNS:localhost\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n");
-  openssl("x509", "-req", "-in", file("server.csr"), "-CA", file("ca.pem"), "-CAkey", file("ca.key"), "-CAcreateserial",
-    "-out", file("server.pem"), "-days", "2", "-extfile", file("server.ext"));
+  openssl(
+    "req",
+    "-x509",
+    ...ec,
+    "-keyout",
+    file("ca.key"),
+    "-out",
+    file("ca.pem"),
+    "-days",
+    "2",
+    "-subj",
+    "/CN=webhooks test CA",
+    "-addext",
+    "basicConstraints=critical,CA:TRUE",
+    "-addext",
+    "keyUsage=critical,keyCertSign,cRLSign",
+  );
+  openssl(
+    "req",
+    ...ec,
+    "-keyout",
+    file("server.key"),
+    "-out",
+    file("server.csr"),
+    "-subj",
+    "/CN=hooks.example.com",
+  );
+  writeFileSync(
+    file("server.ext"),
+    "subjectAltName=IP:127.0.0.1,IP:::1,DNS:hooks.example.com,DNS:localhost\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n",
+  );
+  openssl(
+    "x509",
+    "-req",
+    "-in",
+    file("server.csr"),
+    "-CA",
+    file("ca.pem"),
+    "-CAkey",
+    file("ca.key"),
+    "-CAcreateserial",
+    "-out",
+    file("server.pem"),
+    "-days",
+    "2",
+    "-extfile",
+    file("server.ext"),
+  );
   return {
     caFile: file("ca.pem"),
     caPem: readFileSync(file("ca.pem"), "utf8"),

@@ -44,7 +44,10 @@ export interface ChangeSource<T extends object = object> {
    * source's zone), soft-deleted ones included (canonical null), in pages. The detector already
    * widened the bound by its overlap window.
    */
-  changedSince(cursor: { modifiedAfterLocal: string }, ctx: PassContext): AsyncIterable<ChangeRecord<T>[]>;
+  changedSince(
+    cursor: { modifiedAfterLocal: string },
+    ctx: PassContext,
+  ): AsyncIterable<ChangeRecord<T>[]>;
   /** Every live record, in pages (keyset order recommended): the full sweep. */
   sweep(ctx: PassContext): AsyncIterable<ChangeRecord<T>[]>;
   /** The live records among `ids`; an id not returned is treated as deleted. */
@@ -55,7 +58,9 @@ export interface ChangeSource<T extends object = object> {
 export function checkSource<T extends object>(source: ChangeSource<T>): ChangeSource<T> {
   for (const type of Object.values(source.events)) {
     if (EVENT_CATALOGUE[type] !== source.entityType) {
-      throw new RangeError(`event type ${type} does not belong to entity type ${source.entityType}`);
+      throw new RangeError(
+        `event type ${type} does not belong to entity type ${source.entityType}`,
+      );
     }
   }
   return source;

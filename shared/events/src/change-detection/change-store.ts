@@ -57,7 +57,11 @@ export class ChangeStore {
    */
   async apply(observed: Observation[], o: ApplyOptions): Promise<Plan["events"]> {
     if (observed.length === 0) return [];
-    const unlocked = await this.#read(this.#pool, observed.map((x) => x.id), false);
+    const unlocked = await this.#read(
+      this.#pool,
+      observed.map((x) => x.id),
+      false,
+    );
     const first = planChanges(observed, unlocked, o.baseline);
     if (first.writes.length === 0) return [];
     const touched = new Set(first.writes.map((w) => w.entityId));
@@ -65,10 +69,19 @@ export class ChangeStore {
       // Planned again under row locks, against what is committed now: a detector that overlapped
       // with this one (a leadership hand-over) cannot make this batch report a change twice.
       const locked = await this.#read(client, [...touched], true);
-      const plan = planChanges(observed.filter((x) => touched.has(x.id)), locked, o.baseline);
+      const plan = planChanges(
+        observed.filter((x) => touched.has(x.id)),
+        locked,
+        o.baseline,
+      );
       if (plan.writes.length > 0) await this.#write(client, plan.writes, o.seenAt);
       const db = drizzle(client);
-      await enqueueEvents(db, this.#outbox, plan.events.map((e) => o.toEvent(e.id, e.change)), o.traceContext);
+      await enqueueEvents(
+        db,
+        this.#outbox,
+        plan.events.map((e) => o.toEvent(e.id, e.change)),
+        o.traceContext,
+      );
       await o.fence(db);
       return plan.events;
     });
@@ -77,13 +90,27 @@ export class ChangeStore {
   // The two hot statements (every page of every pass) are plain SQL with one array parameter
   // per column: building a 1000-row IN list or VALUES list through drizzle costs more CPU than
   // the database work. Columns as in changeStateTable.
-  async #read(db: pg.Pool | pg.PoolClient, ids: string[], forUpdate: boolean): Promise<Map<string, StateRow>> {
-    const { rows } = await db.query<{ entity_id: string; hash: Buffer; recheck_on: string | null; deleted: boolean }>(
+  async #read(
+    db: pg.Pool | pg.PoolClient,
+    ids: string[],
+    forUpdate: boolean,
+  ): Promise<Map<string, StateRow>> {
+    const { rows } = await db.query<{
+      entity_id: string;
+      hash: Buffer;
+      recheck_on: string | null;
+      deleted: boolean;
+    }>(
       `SELECT entity_id, hash, recheck_on::text AS recheck_on, deleted FROM ${this.#stateName}
        WHERE entity_id = ANY($1::text[])${forUpdate ? " FOR UPDATE" : ""}`,
       [ids],
     );
-    return new Map(rows.map((r) => [r.entity_id, { entityId: r.entity_id, hash: r.hash, recheckOn: r.recheck_on, deleted: r.deleted }]));
+    return new Map(
+      rows.map((r) => [
+        r.entity_id,
+        { entityId: r.entity_id, hash: r.hash, recheckOn: r.recheck_on, deleted: r.deleted },
+      ]),
+    );
   }
 
   async #write(db: pg.PoolClient, writes: StateRow[], seenAt: Date): Promise<void> {
@@ -91,7 +118,13 @@ export class ChangeStore {
       `INSERT INTO ${this.#stateName} (entity_id, hash, recheck_on, seen_at, deleted)
        SELECT u.entity_id, u.hash, u.recheck_on, $5, u.deleted FROM unnest($1::text[], $2::bytea[], $3::date[], $4::boolean[]) AS u(entity_id, hash, recheck_on, deleted)
        ON CONFLICT (entity_id) DO UPDATE SET hash = excluded.hash, recheck_on = excluded.recheck_on, seen_at = excluded.seen_at, deleted = excluded.deleted`,
-      [writes.map((w) => w.entityId), writes.map((w) => w.hash), writes.map((w) => w.recheckOn), writes.map((w) => w.deleted), seenAt],
+      [
+        writes.map((w) => w.entityId),
+        writes.map((w) => w.hash),
+        writes.map((w) => w.recheckOn),
+        writes.map((w) => w.deleted),
+        seenAt,
+      ],
     );
   }
 
@@ -100,7 +133,11 @@ export class ChangeStore {
    * order walks the partial recheck index from its start and stops at today; ordering by id alone
    * lets the planner walk the primary key and filter every row when none is due.
    */
-  async dueForRecheck(today: string, after: RecheckKey | null, limit: number): Promise<RecheckKey[]> {
+  async dueForRecheck(
+    today: string,
+    after: RecheckKey | null,
+    limit: number,
+  ): Promise<RecheckKey[]> {
     const { rows } = await this.#pool.query<RecheckKey>(
       `SELECT entity_id AS id, recheck_on::text AS "recheckOn" FROM ${this.#stateName}
        WHERE recheck_on <= $1::date AND NOT deleted AND (recheck_on, entity_id) > ($2::date, $3::text)
@@ -113,23 +150,47 @@ export class ChangeStore {
   /** Live records no pass has written since `at`: a sweep's delete candidates. */
   async liveIdsSeenBefore(at: Date): Promise<string[]> {
     const t = this.#state;
-    const rows = await this.#db.select({ id: t.entityId }).from(t).where(and(not(t.deleted), lt(t.seenAt, at)));
+    const rows = await this.#db
+      .select({ id: t.entityId })
+      .from(t)
+      .where(and(not(t.deleted), lt(t.seenAt, at)));
     return rows.map((r) => r.id);
   }
 
   async readCursor(): Promise<CursorRow | null> {
     const c = this.#cursor;
-    const rows = await this.#db.select({ modifiedAfterLocal: c.modifiedAfterLocal, baselineAt: c.baselineAt, sweptAt: c.sweptAt })
-      .from(c).where(eq(c.source, this.#source));
+    const rows = await this.#db
+      .select({
+        modifiedAfterLocal: c.modifiedAfterLocal,
+        baselineAt: c.baselineAt,
+        sweptAt: c.sweptAt,
+      })
+      .from(c)
+      .where(eq(c.source, this.#source));
     return rows[0] ?? null;
   }
 
   async saveBaseline(modifiedAfterLocal: string, at: Date): Promise<void> {
-    const row = { source: this.#source, modifiedAfterLocal, baselineAt: at, sweptAt: at, updatedAt: at };
-    await this.#db.insert(this.#cursor).values(row).onConflictDoUpdate({ target: this.#cursor.source, set: row });
+    const row = {
+      source: this.#source,
+      modifiedAfterLocal,
+      baselineAt: at,
+      sweptAt: at,
+      updatedAt: at,
+    };
+    await this.#db
+      .insert(this.#cursor)
+      .values(row)
+      .onConflictDoUpdate({ target: this.#cursor.source, set: row });
   }
 
-  async updateCursor(changes: { modifiedAfterLocal?: string; sweptAt?: Date }, at: Date): Promise<void> {
-    await this.#db.update(this.#cursor).set({ ...changes, updatedAt: at }).where(eq(this.#cursor.source, this.#source));
+  async updateCursor(
+    changes: { modifiedAfterLocal?: string; sweptAt?: Date },
+    at: Date,
+  ): Promise<void> {
+    await this.#db
+      .update(this.#cursor)
+      .set({ ...changes, updatedAt: at })
+      .where(eq(this.#cursor.source, this.#source));
   }
 }

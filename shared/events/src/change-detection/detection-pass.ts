@@ -62,7 +62,8 @@ export class DetectionPass {
         baseline: this.kind === "baseline" && !this.#deps.emitCreatedOnBaseline,
         seenAt: this.startedAt,
         fence: this.#fence,
-        toEvent: (id: string, change: Change) => buildEvent({ type: source.events[change], entityId: id, publicBaseUrl, occurredAt }),
+        toEvent: (id: string, change: Change) =>
+          buildEvent({ type: source.events[change], entityId: id, publicBaseUrl, occurredAt }),
         traceContext: this.#deps.traceContext?.(),
       });
       for (const e of events) this.#counts[e.change] += 1;
@@ -78,6 +79,10 @@ export class DetectionPass {
   }
 
   result(): PassResult {
-    return { kind: this.kind, ...this.#counts, durationMs: Math.round(performance.now() - this.#startedMono) };
+    return {
+      kind: this.kind,
+      ...this.#counts,
+      durationMs: Math.round(performance.now() - this.#startedMono),
+    };
   }
 }

@@ -55,42 +55,77 @@ export function createChangeDetector(options: ChangeDetectorOptions): ChangeDete
   const metrics = options.meter ? passMetrics(options.meter) : undefined;
   const source = { "change_detection.source": deps.source.name };
   // Each pass is its own trace; the events it writes carry its context into the outbox.
-  const run = (kind: PassKind, control: PassControl, body: (pass: DetectionPass) => Promise<void>): Promise<PassResult> =>
-    tracer.startActiveSpan("change detection pass", { root: true, attributes: { ...source, "change_detection.kind": kind } }, async (span) => {
-      const started = performance.now();
-      try {
-        const pass = new DetectionPass(kind, deps, { signal: control.signal ?? new AbortController().signal, fence: control.fence ?? noFence });
-        await body(pass);
-        const result = pass.result();
-        span.setAttributes({ "change_detection.examined": result.examined, "change_detection.created": result.created, "change_detection.updated": result.updated, "change_detection.deleted": result.deleted });
-        metrics?.duration.record(secondsSince(started), { ...source, "change_detection.kind": kind, outcome: "ok" });
-        for (const change of ["created", "updated", "deleted"] as const) {
-          if (result[change] > 0) metrics?.changes.add(result[change], { ...source, "change_detection.change": change });
+  const run = (
+    kind: PassKind,
+    control: PassControl,
+    body: (pass: DetectionPass) => Promise<void>,
+  ): Promise<PassResult> =>
+    tracer.startActiveSpan(
+      "change detection pass",
+      { root: true, attributes: { ...source, "change_detection.kind": kind } },
+      async (span) => {
+        const started = performance.now();
+        try {
+          const pass = new DetectionPass(kind, deps, {
+            signal: control.signal ?? new AbortController().signal,
+            fence: control.fence ?? noFence,
+          });
+          await body(pass);
+          const result = pass.result();
+          span.setAttributes({
+            "change_detection.examined": result.examined,
+            "change_detection.created": result.created,
+            "change_detection.updated": result.updated,
+            "change_detection.deleted": result.deleted,
+          });
+          metrics?.duration.record(secondsSince(started), {
+            ...source,
+            "change_detection.kind": kind,
+            outcome: "ok",
+          });
+          for (const change of ["created", "updated", "deleted"] as const) {
+            if (result[change] > 0)
+              metrics?.changes.add(result[change], {
+                ...source,
+                "change_detection.change": change,
+              });
+          }
+          if (result.created + result.updated + result.deleted > 0 || kind !== "incremental") {
+            options.logger.info(
+              { source: deps.source.name, ...result },
+              "change detection pass done",
+            );
+          }
+          return result;
+        } catch (err) {
+          metrics?.duration.record(secondsSince(started), {
+            ...source,
+            "change_detection.kind": kind,
+            outcome: "error",
+          });
+          span.recordException(err as Error);
+          span.setStatus({ code: SpanStatusCode.ERROR });
+          throw err;
+        } finally {
+          span.end();
         }
-        if (result.created + result.updated + result.deleted > 0 || kind !== "incremental") {
-          options.logger.info({ source: deps.source.name, ...result }, "change detection pass done");
-        }
-        return result;
-      } catch (err) {
-        metrics?.duration.record(secondsSince(started), { ...source, "change_detection.kind": kind, outcome: "error" });
-        span.recordException(err as Error);
-        span.setStatus({ code: SpanStatusCode.ERROR });
-        throw err;
-      } finally {
-        span.end();
-      }
-    });
+      },
+    );
 
   async function runSweep(control: PassControl = {}): Promise<PassResult> {
     const cursor = await deps.store.readCursor();
-    return run(cursor ? "sweep" : "baseline", control, (pass) => sweep(pass, deps, cursor !== null));
+    return run(cursor ? "sweep" : "baseline", control, (pass) =>
+      sweep(pass, deps, cursor !== null),
+    );
   }
 
   async function runIncremental(control: PassControl = {}): Promise<PassResult> {
     const cursor = await deps.store.readCursor();
     // No baseline yet: the first run is a full sweep that records it.
     if (!cursor) return runSweep(control);
-    return run("incremental", control, (pass) => incremental(pass, deps, cursor.modifiedAfterLocal, overlapMs));
+    return run("incremental", control, (pass) =>
+      incremental(pass, deps, cursor.modifiedAfterLocal, overlapMs),
+    );
   }
 
   async function sweepDue(everyMs: number): Promise<boolean> {
@@ -104,11 +139,19 @@ export function createChangeDetector(options: ChangeDetectorOptions): ChangeDete
 function passDeps(options: ChangeDetectorOptions): PassDeps {
   const source = checkSource(options.source);
   const store = new ChangeStore({
-    pool: options.pool, schema: checkedIdentifier(options.schema), stateTable: options.stateTable ?? "change_state", sourceName: source.name,
+    pool: options.pool,
+    schema: checkedIdentifier(options.schema),
+    stateTable: options.stateTable ?? "change_state",
+    sourceName: source.name,
   });
   return {
-    store, source, now: options.now ?? Date.now, timeZone: assertTimeZone(options.timeZone), publicBaseUrl: options.publicBaseUrl,
-    batchSize: options.batchSize ?? 1_000, emitCreatedOnBaseline: options.emitCreatedOnBaseline ?? false,
+    store,
+    source,
+    now: options.now ?? Date.now,
+    timeZone: assertTimeZone(options.timeZone),
+    publicBaseUrl: options.publicBaseUrl,
+    batchSize: options.batchSize ?? 1_000,
+    emitCreatedOnBaseline: options.emitCreatedOnBaseline ?? false,
     traceContext: options.traceContext ?? (() => traceContextOf()),
   };
 }
@@ -120,9 +163,14 @@ function passMetrics(meter: Meter): PassMetrics {
     duration: meter.createHistogram("change_detection.pass.duration", {
       unit: "s",
       description: "Duration of change detection passes",
-      advice: { explicitBucketBoundaries: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300] },
+      advice: {
+        explicitBucketBoundaries: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300],
+      },
     }),
-    changes: meter.createCounter("change_detection.changes", { unit: "{change}", description: "Changes found by change detection (events written)" }),
+    changes: meter.createCounter("change_detection.changes", {
+      unit: "{change}",
+      description: "Changes found by change detection (events written)",
+    }),
   };
 }
 
@@ -142,8 +190,11 @@ async function sweep(pass: DetectionPass, deps: PassDeps, baselineDone: boolean)
     await pass.apply(page);
   }
   // Rows written during this sweep carry seen_at = its start, so they are not candidates.
-  const missing = (await deps.store.liveIdsSeenBefore(pass.startedAt)).filter((id) => !seen.has(id));
-  for (let i = 0; i < missing.length; i += deps.batchSize) await pass.applyByIds(missing.slice(i, i + deps.batchSize));
+  const missing = (await deps.store.liveIdsSeenBefore(pass.startedAt)).filter(
+    (id) => !seen.has(id),
+  );
+  for (let i = 0; i < missing.length; i += deps.batchSize)
+    await pass.applyByIds(missing.slice(i, i + deps.batchSize));
   // Changes made while the baseline sweep ran carry later modification times: the first
   // incremental pass starts from the sweep's start.
   if (baselineDone) await deps.store.updateCursor({ sweptAt: pass.startedAt }, pass.startedAt);
@@ -157,12 +208,21 @@ async function sweep(pass: DetectionPass, deps: PassDeps, baselineDone: boolean)
  * than the detector's own local time: a writer whose clock runs ahead cannot push it past rows
  * still to come, and in the repeated autumn hour the cursor falls back with the wall clock.
  */
-async function incremental(pass: DetectionPass, deps: PassDeps, cursor: string, overlapMs: number): Promise<void> {
+async function incremental(
+  pass: DetectionPass,
+  deps: PassDeps,
+  cursor: string,
+  overlapMs: number,
+): Promise<void> {
   let newest = cursor;
-  for await (const page of deps.source.changedSince({ modifiedAfterLocal: shiftLocal(cursor, -overlapMs) }, pass.ctx)) {
+  for await (const page of deps.source.changedSince(
+    { modifiedAfterLocal: shiftLocal(cursor, -overlapMs) },
+    pass.ctx,
+  )) {
     pass.ctx.signal.throwIfAborted();
     await pass.apply(page);
-    for (const r of page) if (r.modifiedLocal) newest = laterLocal(newest, normalizeLocal(r.modifiedLocal));
+    for (const r of page)
+      if (r.modifiedLocal) newest = laterLocal(newest, normalizeLocal(r.modifiedLocal));
   }
   await recheckDue(pass, deps);
   const next = earlierLocal(newest, pass.localNow);
@@ -172,7 +232,7 @@ async function incremental(pass: DetectionPass, deps: PassDeps, cursor: string, 
 /** Calendar-driven changes: records whose recheck date is today or earlier are read again. */
 async function recheckDue(pass: DetectionPass, deps: PassDeps): Promise<void> {
   // Keyset, so a record whose source keeps a past recheck date is read once per pass.
-  for (let after: RecheckKey | null = null; ; ) {
+  for (let after: RecheckKey | null = null; ;) {
     pass.ctx.signal.throwIfAborted();
     const due = await deps.store.dueForRecheck(pass.ctx.today, after, deps.batchSize);
     if (due.length > 0) await pass.applyByIds(due.map((d) => d.id));

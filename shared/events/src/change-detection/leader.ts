@@ -35,7 +35,10 @@ export class SoloElector implements LeaderElector {
     return this.#leading;
   }
 
-  async run(task: (signal: AbortSignal, fence: Fence) => Promise<void>, stop: AbortSignal): Promise<void> {
+  async run(
+    task: (signal: AbortSignal, fence: Fence) => Promise<void>,
+    stop: AbortSignal,
+  ): Promise<void> {
     this.#leading = true;
     try {
       await task(stop, async () => {

@@ -15,7 +15,14 @@ export function normalizeLocal(value: string): string {
 export function shiftLocal(local: string, deltaMs: number): string {
   const m = LOCAL.exec(local);
   if (!m) throw new RangeError(`not a local date-time: ${JSON.stringify(local)}`);
-  const [y, mo, d, h, mi, s] = m.slice(1, 7).map(Number) as [number, number, number, number, number, number];
+  const [y, mo, d, h, mi, s] = m.slice(1, 7).map(Number) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
   const shifted = new Date(Date.UTC(y, mo - 1, d, h, mi, s) + Math.floor(deltaMs / 1000) * 1000);
   return shifted.toISOString().slice(0, 19).replace("T", " ");
 }

@@ -30,7 +30,8 @@ export type PgAdvisoryLockElectorOptions = {
 /** FNV-1a, 64-bit: a stable advisory-lock key per name. */
 export function advisoryLockKey(name: string): bigint {
   let h = 0xcbf29ce484222325n;
-  for (const byte of Buffer.from(`leader:${name}`)) h = BigInt.asUintN(64, (h ^ BigInt(byte)) * 0x100000001b3n);
+  for (const byte of Buffer.from(`leader:${name}`))
+    h = BigInt.asUintN(64, (h ^ BigInt(byte)) * 0x100000001b3n);
   return BigInt.asIntN(64, h);
 }
 
@@ -49,7 +50,13 @@ export class PgAdvisoryLockElector implements LeaderElector {
 
   constructor(options: PgAdvisoryLockElectorOptions) {
     const checkEveryMs = options.checkEveryMs ?? 1_000;
-    this.#o = { retryEveryMs: 2_000, checkTimeoutMs: 2_000, sessionIdleTimeoutMs: Math.max(5_000, 5 * checkEveryMs), ...options, checkEveryMs };
+    this.#o = {
+      retryEveryMs: 2_000,
+      checkTimeoutMs: 2_000,
+      sessionIdleTimeoutMs: Math.max(5_000, 5 * checkEveryMs),
+      ...options,
+      checkEveryMs,
+    };
     this.#key = advisoryLockKey(options.name);
   }
 
@@ -57,7 +64,10 @@ export class PgAdvisoryLockElector implements LeaderElector {
     return this.#leading;
   }
 
-  async run(task: (signal: AbortSignal, fence: Fence) => Promise<void>, stop: AbortSignal): Promise<void> {
+  async run(
+    task: (signal: AbortSignal, fence: Fence) => Promise<void>,
+    stop: AbortSignal,
+  ): Promise<void> {
     while (!stop.aborted) {
       const session = await this.#tryAcquire();
       if (session) await this.#lead(session, task, stop);
@@ -84,7 +94,11 @@ export class PgAdvisoryLockElector implements LeaderElector {
     return null;
   }
 
-  async #lead(session: LockSession, task: (signal: AbortSignal, fence: Fence) => Promise<void>, stop: AbortSignal): Promise<void> {
+  async #lead(
+    session: LockSession,
+    task: (signal: AbortSignal, fence: Fence) => Promise<void>,
+    stop: AbortSignal,
+  ): Promise<void> {
     const term = new AbortController();
     const onStop = () => term.abort(new LeadershipLostError("stopping"));
     stop.addEventListener("abort", onStop, { once: true });
@@ -95,14 +109,18 @@ export class PgAdvisoryLockElector implements LeaderElector {
     try {
       await task(term.signal, (db) => this.#fence(db, session));
     } catch (err) {
-      if (!term.signal.aborted) this.#o.logger.error({ err, lock: this.#o.name }, "leader task failed; handing over");
+      if (!term.signal.aborted)
+        this.#o.logger.error({ err, lock: this.#o.name }, "leader task failed; handing over");
     } finally {
       this.#leading = false;
       if (!term.signal.aborted) term.abort(new LeadershipLostError("task ended"));
       stop.removeEventListener("abort", onStop);
       await watching;
       await session.unlockAndRelease();
-      this.#o.logger.info({ lock: this.#o.name, reason: String((term.signal.reason as Error).message) }, "leadership released");
+      this.#o.logger.info(
+        { lock: this.#o.name, reason: String((term.signal.reason as Error).message) },
+        "leadership released",
+      );
     }
   }
 
@@ -127,8 +145,11 @@ export class PgAdvisoryLockElector implements LeaderElector {
     const result = (await db.execute(sql`
       SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted AND objsubid = 1
         AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
-        AND classid = ${String(u >> 32n)}::oid AND objid = ${String(u & 0xffffffffn)}::oid AND pid = ${session.pid}`)) as unknown as { rows: unknown[] };
-    if (result.rows.length === 0) throw new LeadershipLostError("advisory lock no longer held by this process");
+        AND classid = ${String(u >> 32n)}::oid AND objid = ${String(u & 0xffffffffn)}::oid AND pid = ${session.pid}`)) as unknown as {
+      rows: unknown[];
+    };
+    if (result.rows.length === 0)
+      throw new LeadershipLostError("advisory lock no longer held by this process");
   }
 }
 
@@ -149,13 +170,17 @@ class LockSession {
 
   async tryLock(idleTimeoutMs: number): Promise<boolean> {
     const { rows } = await this.#client.query<{ ok: boolean; pid: number }>(
-      "SELECT pg_try_advisory_lock($1::bigint) AS ok, pg_backend_pid() AS pid", [String(this.#key)]);
+      "SELECT pg_try_advisory_lock($1::bigint) AS ok, pg_backend_pid() AS pid",
+      [String(this.#key)],
+    );
     this.pid = rows[0]?.pid ?? 0;
     if (rows[0]?.ok !== true) return false;
     // For the session's lifetime (not SET LOCAL): it must hold while the session idles between
     // checks; reset before the client goes back to the pool. Unknown before PostgreSQL 14: the
     // lock then lasts until TCP keepalive notices a dead peer.
-    await this.#client.query("SELECT set_config('idle_session_timeout', $1, false)", [String(idleTimeoutMs)]).catch(() => undefined);
+    await this.#client
+      .query("SELECT set_config('idle_session_timeout', $1, false)", [String(idleTimeoutMs)])
+      .catch(() => undefined);
     return true;
   }
 
@@ -183,7 +208,12 @@ class LockSession {
   async unlockAndRelease(): Promise<void> {
     if (this.isLost) return this.destroy();
     try {
-      await this.#client.query(withTimeout({ text: "SELECT pg_advisory_unlock($1::bigint)", values: [String(this.#key)] }, 2_000));
+      await this.#client.query(
+        withTimeout(
+          { text: "SELECT pg_advisory_unlock($1::bigint)", values: [String(this.#key)] },
+          2_000,
+        ),
+      );
       await this.#client.query(withTimeout({ text: "RESET idle_session_timeout" }, 2_000));
       this.release();
     } catch {

@@ -6,7 +6,12 @@ export type Change = "created" | "updated" | "deleted";
 /** A record reduced to what is compared: its hash (null: not live) and its recheck date. */
 export type Observation = { id: string; hash: Buffer | null; recheckOn: string | null };
 
-export type StateRow = { entityId: string; hash: Buffer; recheckOn: string | null; deleted: boolean };
+export type StateRow = {
+  entityId: string;
+  hash: Buffer;
+  recheckOn: string | null;
+  deleted: boolean;
+};
 
 export type Plan = {
   writes: StateRow[];
@@ -17,7 +22,11 @@ export type Plan = {
 export function observe(records: ChangeRecord[]): Observation[] {
   const byId = new Map<string, Observation>();
   for (const r of records) {
-    byId.set(r.id, { id: r.id, hash: r.canonical === null ? null : canonicalHash(r.canonical), recheckOn: r.recheckOn ?? null });
+    byId.set(r.id, {
+      id: r.id,
+      hash: r.canonical === null ? null : canonicalHash(r.canonical),
+      recheckOn: r.recheckOn ?? null,
+    });
   }
   return [...byId.values()];
 }
@@ -27,7 +36,11 @@ export function observe(records: ChangeRecord[]): Observation[] {
  * canonical form changed (so a write to a field outside the contract is silent) and a delete is
  * reported once. In baseline mode `created` is recorded without an event.
  */
-export function planChanges(observed: Observation[], state: ReadonlyMap<string, StateRow>, baseline: boolean): Plan {
+export function planChanges(
+  observed: Observation[],
+  state: ReadonlyMap<string, StateRow>,
+  baseline: boolean,
+): Plan {
   const plan: Plan = { writes: [], events: [] };
   for (const o of observed) {
     const change = classify(o, state.get(o.id));
@@ -40,7 +53,8 @@ export function planChanges(observed: Observation[], state: ReadonlyMap<string, 
       // Same contract, new calendar schedule: remember it, nothing to report.
       plan.writes.push({ ...last, recheckOn: o.recheckOn });
     }
-    if (change !== null && !(baseline && change === "created")) plan.events.push({ id: o.id, change });
+    if (change !== null && !(baseline && change === "created"))
+      plan.events.push({ id: o.id, change });
   }
   return plan;
 }

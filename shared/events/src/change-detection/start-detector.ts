@@ -51,13 +51,22 @@ export function startDetector(options: DetectorOptions): RunningDetector {
 class DetectorRunner {
   readonly stats: DetectorStats = { passes: 0, failures: 0, last: null };
   readonly #engine: ChangeDetector;
-  readonly #o: DetectorOptions & { incrementalEveryMs: number; sweepEveryMs: number; maxBackoffMs: number };
+  readonly #o: DetectorOptions & {
+    incrementalEveryMs: number;
+    sweepEveryMs: number;
+    maxBackoffMs: number;
+  };
   readonly #queue = serialQueue();
   #term: { signal: AbortSignal; fence: Fence } | null = null;
 
   constructor(options: DetectorOptions) {
     this.#engine = createChangeDetector(options);
-    this.#o = { incrementalEveryMs: 5_000, sweepEveryMs: 15 * 60_000, maxBackoffMs: 30_000, ...options };
+    this.#o = {
+      incrementalEveryMs: 5_000,
+      sweepEveryMs: 15 * 60_000,
+      maxBackoffMs: 30_000,
+      ...options,
+    };
   }
 
   /** One pass, after any pass in flight, as the current leader; null when not leading. */
@@ -83,9 +92,11 @@ class DetectorRunner {
 
   async #schedule(signal: AbortSignal): Promise<void> {
     const { incrementalEveryMs, sweepEveryMs, maxBackoffMs, logger, source } = this.#o;
-    for (let failures = 0; !signal.aborted; ) {
+    for (let failures = 0; !signal.aborted;) {
       try {
-        await this.pass((await this.#engine.sweepDue(sweepEveryMs)) ? "runSweep" : "runIncremental");
+        await this.pass(
+          (await this.#engine.sweepDue(sweepEveryMs)) ? "runSweep" : "runIncremental",
+        );
         failures = 0;
         await sleep(incrementalEveryMs, signal);
       } catch (err) {
@@ -93,7 +104,10 @@ class DetectorRunner {
         failures += 1;
         this.stats.failures += 1;
         const delayMs = backoffMs(failures, incrementalEveryMs, maxBackoffMs);
-        logger.warn({ err, source: source.name, failures, delayMs }, "change detection pass failed; retrying");
+        logger.warn(
+          { err, source: source.name, failures, delayMs },
+          "change detection pass failed; retrying",
+        );
         await sleep(delayMs, signal);
       }
     }

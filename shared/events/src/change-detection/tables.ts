@@ -25,7 +25,11 @@ export function changeStateTable(schema: PgSchema, name = "change_state") {
     },
     // Every pass asks for the due rows in (recheck_on, entity_id) order; partial, so it holds
     // only the scheduled rows.
-    (t) => [index(`${name}_recheck_idx`).on(t.recheckOn, t.entityId).where(sql`recheck_on IS NOT NULL AND NOT deleted`)],
+    (t) => [
+      index(`${name}_recheck_idx`)
+        .on(t.recheckOn, t.entityId)
+        .where(sql`recheck_on IS NOT NULL AND NOT deleted`),
+    ],
   );
 }
 

@@ -15,15 +15,25 @@ export const TZ = "Europe/Brussels";
 export const BASE_URL = "https://api.example.test";
 
 /** One PostgreSQL and one MariaDB database per test file; each scenario gets its own tables. */
-export type DetectorWorld = { pool: pg.Pool; legacy: LegacyDb; mysqlUrl: string; close(): Promise<void> };
+export type DetectorWorld = {
+  pool: pg.Pool;
+  legacy: LegacyDb;
+  mysqlUrl: string;
+  close(): Promise<void>;
+};
 
 export async function openWorld(): Promise<DetectorWorld> {
-  const [pgDb, myDb]: TempDatabase[] = await Promise.all([createTempPgDatabase("events"), createTempMysqlDatabase("events")]);
+  const [pgDb, myDb]: TempDatabase[] = await Promise.all([
+    createTempPgDatabase("events"),
+    createTempMysqlDatabase("events"),
+  ]);
   const pool = testPool(pgDb!.url);
   const legacy = createLegacyDb({ url: myDb!.url });
   const writers: Array<{ end(): Promise<void> }> = [];
   return {
-    pool, legacy, mysqlUrl: myDb!.url,
+    pool,
+    legacy,
+    mysqlUrl: myDb!.url,
     close: async () => {
       for (const w of writers) await w.end();
       await legacy.close();
@@ -33,7 +43,15 @@ export async function openWorld(): Promise<DetectorWorld> {
   };
 }
 
-export type VacancyFields = { title?: string | null; internal_note?: string; practice_id?: number | null; visible?: number; display_date?: string | null; deleted?: number; modified?: string | null };
+export type VacancyFields = {
+  title?: string | null;
+  internal_note?: string;
+  practice_id?: number | null;
+  visible?: number;
+  display_date?: string | null;
+  deleted?: number;
+  modified?: string | null;
+};
 
 /** A scenario: fresh tables, a test source, a fake clock and the detector under test. */
 export async function scenario(world: DetectorWorld, options: Partial<ChangeDetectorOptions> = {}) {
@@ -42,20 +60,46 @@ export async function scenario(world: DetectorWorld, options: Partial<ChangeDete
   const clock = { ms: Date.parse("2024-06-10T08:00:00Z") };
   const source = new TestVacancySource(world.legacy, tables, { pageSize: 50 });
   const detectorOptions: ChangeDetectorOptions = {
-    pool: world.pool, schema, source, logger: recordingLogger(), publicBaseUrl: BASE_URL, timeZone: TZ, now: () => clock.ms, ...options,
+    pool: world.pool,
+    schema,
+    source,
+    logger: recordingLogger(),
+    publicBaseUrl: BASE_URL,
+    timeZone: TZ,
+    now: () => clock.ms,
+    ...options,
   };
   const detector = createChangeDetector(detectorOptions);
   const local = (offsetMs = 0) => localOfInstant(clock.ms + offsetMs, TZ);
   const w = tables.writer;
   return {
-    schema, tables, clock, source, detector, detectorOptions, local,
+    schema,
+    tables,
+    clock,
+    source,
+    detector,
+    detectorOptions,
+    local,
     advance: (ms: number) => void (clock.ms += ms),
-    insert: (id: string, fields: VacancyFields = {}) => w.query(`INSERT INTO ${tables.vacancy} SET ?`, [{ id, title: `Title ${id}`, modified: local(), ...fields }]),
-    update: (id: string, fields: VacancyFields) => w.query(`UPDATE ${tables.vacancy} SET ? WHERE id = ?`, [fields, id]),
+    insert: (id: string, fields: VacancyFields = {}) =>
+      w.query(`INSERT INTO ${tables.vacancy} SET ?`, [
+        { id, title: `Title ${id}`, modified: local(), ...fields },
+      ]),
+    update: (id: string, fields: VacancyFields) =>
+      w.query(`UPDATE ${tables.vacancy} SET ? WHERE id = ?`, [fields, id]),
     remove: (id: string) => w.query(`DELETE FROM ${tables.vacancy} WHERE id = ?`, [id]),
-    practice: (id: number, name: string) => w.query(`INSERT INTO ${tables.practice} (id, name) VALUES (?, ?) ON DUPLICATE KEY UPDATE name = VALUES(name)`, [id, name]),
+    practice: (id: number, name: string) =>
+      w.query(
+        `INSERT INTO ${tables.practice} (id, name) VALUES (?, ?) ON DUPLICATE KEY UPDATE name = VALUES(name)`,
+        [id, name],
+      ),
     /** The outbox as "<event type> <entity id>", in write order. */
-    events: async () => (await world.pool.query<{ e: string }>(`SELECT event_type || ' ' || (payload->'entity'->>'id') AS e FROM "${schema}".outbox ORDER BY id`)).rows.map((r) => r.e),
+    events: async () =>
+      (
+        await world.pool.query<{ e: string }>(
+          `SELECT event_type || ' ' || (payload->'entity'->>'id') AS e FROM "${schema}".outbox ORDER BY id`,
+        )
+      ).rows.map((r) => r.e),
     close: () => w.end(),
   };
 }

@@ -11,25 +11,49 @@ export type LogEntry = { level: "info" | "warn" | "error"; obj: object; msg: str
 
 export function recordingLogger(): Logger & { entries: LogEntry[] } {
   const entries: LogEntry[] = [];
-  const at = (level: LogEntry["level"]) => (obj: object, msg: string) => void entries.push({ level, obj, msg });
+  const at = (level: LogEntry["level"]) => (obj: object, msg: string) =>
+    void entries.push({ level, obj, msg });
   return { entries, info: at("info"), warn: at("warn"), error: at("error") };
 }
 
-export async function connectForTest(servers: string, name: string): Promise<{ nc: NatsConnection; js: JetStreamClient; jsm: JetStreamManager }> {
-  const nc = await connectNats({ servers, name, logger: recordingLogger(), connectTimeoutMs: 2_000, reconnectTimeWaitMs: 100 });
+export async function connectForTest(
+  servers: string,
+  name: string,
+): Promise<{ nc: NatsConnection; js: JetStreamClient; jsm: JetStreamManager }> {
+  const nc = await connectNats({
+    servers,
+    name,
+    logger: recordingLogger(),
+    connectTimeoutMs: 2_000,
+    reconnectTimeWaitMs: 100,
+  });
   return { nc, js: jetstream(nc), jsm: await jetstreamManager(nc) };
 }
 
-export async function deleteNamespaceStreams(jsm: JetStreamManager, namespace: string): Promise<void> {
+export async function deleteNamespaceStreams(
+  jsm: JetStreamManager,
+  namespace: string,
+): Promise<void> {
   const doomed: string[] = [];
-  for await (const name of jsm.streams.names()) if (name.startsWith(`${namespace.toUpperCase()}_`)) doomed.push(name);
+  for await (const name of jsm.streams.names())
+    if (name.startsWith(`${namespace.toUpperCase()}_`)) doomed.push(name);
   await Promise.all(doomed.map((name) => jsm.streams.delete(name)));
 }
 
-export type StoredMessage = { subject: string; msgId: string | undefined; traceparent: string | undefined; tracestate: string | undefined; data: unknown };
+export type StoredMessage = {
+  subject: string;
+  msgId: string | undefined;
+  traceparent: string | undefined;
+  tracestate: string | undefined;
+  data: unknown;
+};
 
 /** Every message in a stream, read with an ordered consumer. */
-export async function readStream(js: JetStreamClient, jsm: JetStreamManager, stream: string): Promise<StoredMessage[]> {
+export async function readStream(
+  js: JetStreamClient,
+  jsm: JetStreamManager,
+  stream: string,
+): Promise<StoredMessage[]> {
   const total = (await jsm.streams.info(stream)).state.messages;
   const out: StoredMessage[] = [];
   if (total === 0) return out;
@@ -37,7 +61,13 @@ export async function readStream(js: JetStreamClient, jsm: JetStreamManager, str
   const messages = await consumer.consume({ max_messages: 1_000 });
   for await (const m of messages) {
     const h = m.headers;
-    out.push({ subject: m.subject, msgId: getHeader(h, "Nats-Msg-Id"), traceparent: getHeader(h, "traceparent"), tracestate: getHeader(h, "tracestate"), data: m.json() });
+    out.push({
+      subject: m.subject,
+      msgId: getHeader(h, "Nats-Msg-Id"),
+      traceparent: getHeader(h, "traceparent"),
+      tracestate: getHeader(h, "tracestate"),
+      data: m.json(),
+    });
     if (m.info.pending === 0) break;
   }
   await messages.close();
@@ -46,10 +76,15 @@ export async function readStream(js: JetStreamClient, jsm: JetStreamManager, str
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-export async function waitFor(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+export async function waitFor(
+  what: string,
+  check: () => boolean | Promise<boolean>,
+  timeoutMs = 10_000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    if (Date.now() > deadline)
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await sleep(25);
   }
 }

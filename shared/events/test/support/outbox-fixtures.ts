@@ -14,16 +14,31 @@ export async function freshSchema(pool: pg.Pool, prefix = "s"): Promise<string> 
 }
 
 /** Writes `count` vacancy.updated events to the outbox, 500 per transaction. */
-export async function enqueueMany(pool: pg.Pool, schema: string, count: number, traceContext?: Record<string, string>): Promise<EventPayload[]> {
+export async function enqueueMany(
+  pool: pg.Pool,
+  schema: string,
+  count: number,
+  traceContext?: Record<string, string>,
+): Promise<EventPayload[]> {
   const outbox = outboxTable(pgSchema(schema));
-  const events = Array.from({ length: count }, (_, i) => buildEvent({ type: "vacancy.updated", entityId: `v${i}`, publicBaseUrl: "https://api.example.test" }));
+  const events = Array.from({ length: count }, (_, i) =>
+    buildEvent({
+      type: "vacancy.updated",
+      entityId: `v${i}`,
+      publicBaseUrl: "https://api.example.test",
+    }),
+  );
   for (let i = 0; i < events.length; i += 500) {
-    await drizzle(pool).transaction((tx) => enqueueEvents(tx, outbox, events.slice(i, i + 500), traceContext));
+    await drizzle(pool).transaction((tx) =>
+      enqueueEvents(tx, outbox, events.slice(i, i + 500), traceContext),
+    );
   }
   return events;
 }
 
 export async function pendingCount(pool: pg.Pool, schema: string): Promise<number> {
-  const { rows } = await pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM "${schema}".outbox WHERE sent_at IS NULL`);
+  const { rows } = await pool.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM "${schema}".outbox WHERE sent_at IS NULL`,
+  );
   return rows[0]?.n ?? 0;
 }

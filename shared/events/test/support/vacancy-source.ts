@@ -9,22 +9,42 @@ import type { ChangeRecord, ChangeSource, PassContext } from "../../src/index.ts
  * legacy one: wall-clock `modified` (may be NULL), a soft-delete flag, a display date that makes
  * `published` change with the calendar. Reads through the read-only legacy pool.
  */
-type TestVacancy = { uuid: string; title: string | null; practice: { name: string | null }; visible: boolean; published: boolean; display_date: string | null };
+type TestVacancy = {
+  uuid: string;
+  title: string | null;
+  practice: { name: string | null };
+  visible: boolean;
+  published: boolean;
+  display_date: string | null;
+};
 
 type Row = {
-  id: string; title: string | null; visible: number; display_date: string | null; deleted: number;
-  modified: string | null; practice_name: string | null;
+  id: string;
+  title: string | null;
+  visible: number;
+  display_date: string | null;
+  deleted: number;
+  modified: string | null;
+  practice_name: string | null;
 };
 
 export class TestVacancySource implements ChangeSource<TestVacancy> {
   readonly name: string;
   readonly entityType = "vacancy" as const;
-  readonly events = { created: "vacancy.created", updated: "vacancy.updated", deleted: "vacancy.deleted" } as const;
+  readonly events = {
+    created: "vacancy.created",
+    updated: "vacancy.updated",
+    deleted: "vacancy.deleted",
+  } as const;
   readonly #db: LegacyDb;
   readonly #select: string;
   readonly #pageSize: number;
 
-  constructor(db: LegacyDb, tables: { vacancy: string; practice: string }, options: { pageSize?: number; name?: string } = {}) {
+  constructor(
+    db: LegacyDb,
+    tables: { vacancy: string; practice: string },
+    options: { pageSize?: number; name?: string } = {},
+  ) {
     this.#db = db;
     this.#pageSize = options.pageSize ?? 500;
     this.name = options.name ?? "vacancies";
@@ -32,21 +52,32 @@ export class TestVacancySource implements ChangeSource<TestVacancy> {
       FROM ${tables.vacancy} v LEFT JOIN ${tables.practice} p ON p.id = v.practice_id`;
   }
 
-  async *changedSince(cursor: { modifiedAfterLocal: string }, ctx: PassContext): AsyncIterable<ChangeRecord<TestVacancy>[]> {
+  async *changedSince(
+    cursor: { modifiedAfterLocal: string },
+    ctx: PassContext,
+  ): AsyncIterable<ChangeRecord<TestVacancy>[]> {
     // Keyset over (modified, id): stable pages while rows keep changing.
-    let rows = await this.#db.query<Row>(`${this.#select} WHERE v.modified >= ? ORDER BY v.modified, v.id LIMIT ?`, [cursor.modifiedAfterLocal, this.#pageSize]);
+    let rows = await this.#db.query<Row>(
+      `${this.#select} WHERE v.modified >= ? ORDER BY v.modified, v.id LIMIT ?`,
+      [cursor.modifiedAfterLocal, this.#pageSize],
+    );
     while (rows.length > 0) {
       yield rows.map((r) => toRecord(r, ctx.today));
       const last = rows[rows.length - 1] as Row;
       if (rows.length < this.#pageSize) return;
-      rows = await this.#db.query<Row>(`${this.#select} WHERE (v.modified > ? OR (v.modified = ? AND v.id > ?)) ORDER BY v.modified, v.id LIMIT ?`,
-        [last.modified, last.modified, last.id, this.#pageSize]);
+      rows = await this.#db.query<Row>(
+        `${this.#select} WHERE (v.modified > ? OR (v.modified = ? AND v.id > ?)) ORDER BY v.modified, v.id LIMIT ?`,
+        [last.modified, last.modified, last.id, this.#pageSize],
+      );
     }
   }
 
   async *sweep(ctx: PassContext): AsyncIterable<ChangeRecord<TestVacancy>[]> {
-    for (let after = ""; ; ) {
-      const rows = await this.#db.query<Row>(`${this.#select} WHERE v.deleted = 0 AND v.id > ? ORDER BY v.id LIMIT ?`, [after, this.#pageSize]);
+    for (let after = ""; ;) {
+      const rows = await this.#db.query<Row>(
+        `${this.#select} WHERE v.deleted = 0 AND v.id > ? ORDER BY v.id LIMIT ?`,
+        [after, this.#pageSize],
+      );
       if (rows.length > 0) yield rows.map((r) => toRecord(r, ctx.today));
       if (rows.length < this.#pageSize) return;
       after = (rows[rows.length - 1] as Row).id;
@@ -55,7 +86,9 @@ export class TestVacancySource implements ChangeSource<TestVacancy> {
 
   async byIds(ids: string[], ctx: PassContext): Promise<ChangeRecord<TestVacancy>[]> {
     if (ids.length === 0) return [];
-    const rows = await this.#db.query<Row>(`${this.#select} WHERE v.deleted = 0 AND v.id IN (?)`, [ids]);
+    const rows = await this.#db.query<Row>(`${this.#select} WHERE v.deleted = 0 AND v.id IN (?)`, [
+      ids,
+    ]);
     return rows.map((r) => toRecord(r, ctx.today));
   }
 }
@@ -66,7 +99,14 @@ function toRecord(r: Row, today: string): ChangeRecord<TestVacancy> {
   const scheduled = r.display_date !== null && r.display_date > today;
   return {
     id: r.id,
-    canonical: { uuid: r.id, title: r.title, practice: { name: r.practice_name }, visible, published: visible && !scheduled, display_date: r.display_date },
+    canonical: {
+      uuid: r.id,
+      title: r.title,
+      practice: { name: r.practice_name },
+      visible,
+      published: visible && !scheduled,
+      display_date: r.display_date,
+    },
     recheckOn: visible && scheduled ? r.display_date : null,
     modifiedLocal: r.modified,
   };
@@ -79,7 +119,9 @@ export async function createLegacyTables(url: string): Promise<LegacyTables> {
   const prefix = `t${randomBytes(3).toString("hex")}`;
   const writer = await createConnection({ uri: url, dateStrings: true });
   const tables = { vacancy: `${prefix}_vacancy`, practice: `${prefix}_practice`, writer };
-  await writer.query(`CREATE TABLE ${tables.practice} (id INT PRIMARY KEY, name VARCHAR(100) NOT NULL, modified DATETIME NULL)`);
+  await writer.query(
+    `CREATE TABLE ${tables.practice} (id INT PRIMARY KEY, name VARCHAR(100) NOT NULL, modified DATETIME NULL)`,
+  );
   await writer.query(`CREATE TABLE ${tables.vacancy} (
     id VARCHAR(36) PRIMARY KEY, title VARCHAR(200) NULL, internal_note VARCHAR(200) NULL, practice_id INT NULL,
     visible TINYINT NOT NULL DEFAULT 1, display_date DATE NULL, deleted TINYINT NOT NULL DEFAULT 0, modified DATETIME NULL,

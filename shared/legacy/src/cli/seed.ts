@@ -19,7 +19,14 @@ const USAGE = `usage: npm run sandbox:seed -- [options]
   --if-empty        keep a complete data set that is already there instead of reloading it
                     (the chart's seeding Job, so an upgrade does not replace the sandbox's data)`;
 
-function parse(): { seed: number; scale: number; today: string; database: string; url: string; mode: SeedMode } | null {
+function parse(): {
+  seed: number;
+  scale: number;
+  today: string;
+  database: string;
+  url: string;
+  mode: SeedMode;
+} | null {
   const { values } = parseArgs({
     options: {
       seed: { type: "string", default: "1" },
@@ -58,11 +65,27 @@ async function main(): Promise<number> {
   const connection = await openServerConnection(args.url);
   try {
     const { seed, scale, today } = args;
-    const result = await seedDatabase(connection, args.database, { seed, scale, today }, args.mode, (m) => console.log(m));
-    console.log(JSON.stringify({ action: result.action, database: result.database, ...result.options, counts: result.counts, seconds: +(result.durationMs / 1000).toFixed(2) }));
+    const result = await seedDatabase(
+      connection,
+      args.database,
+      { seed, scale, today },
+      args.mode,
+      (m) => console.log(m),
+    );
+    console.log(
+      JSON.stringify({
+        action: result.action,
+        database: result.database,
+        ...result.options,
+        counts: result.counts,
+        seconds: +(result.durationMs / 1000).toFixed(2),
+      }),
+    );
     return 0;
   } catch (error) {
-    console.error(error instanceof SandboxRefusedError || error instanceof RangeError ? error.message : error);
+    console.error(
+      error instanceof SandboxRefusedError || error instanceof RangeError ? error.message : error,
+    );
     return 1;
   } finally {
     await connection.end();

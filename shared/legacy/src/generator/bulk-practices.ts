@@ -29,7 +29,13 @@ export type PracticeRef = {
 
 export type BulkPractices = PracticeTables & { directory: PracticeRef[] };
 
-type Draft = PracticeRef & { faker: Faker; rawLang: string; postcode: string; country: string | null; provinceText: string | null };
+type Draft = PracticeRef & {
+  faker: Faker;
+  rawLang: string;
+  postcode: string;
+  country: string | null;
+  provinceText: string | null;
+};
 
 function draftPractice(random: Random, id: string, source: PracticeRef["source"]): Draft {
   const foreign = random.chance(0.03) ? random.pick(FOREIGN_AREAS) : null;
@@ -40,7 +46,13 @@ function draftPractice(random: Random, id: string, source: PracticeRef["source"]
   const city = foreign?.gemeente ?? area.gemeente;
   const name = fields.practiceName(random, faker, lang, city);
   return {
-    id, name, lang, city, source, faker, rawLang,
+    id,
+    name,
+    lang,
+    city,
+    source,
+    faker,
+    rawLang,
     provinceCode: foreign ? null : area.provincieCode,
     postcode: foreign?.postcode ?? area.postcode,
     country: foreign ? foreign.land : fields.countryText(random),
@@ -50,14 +62,21 @@ function draftPractice(random: Random, id: string, source: PracticeRef["source"]
   };
 }
 
-function crmRow(random: Random, d: Draft, period: [string | null, string | null], todayMs: number): CrmBedrijfRow {
+function crmRow(
+  random: Random,
+  d: Draft,
+  period: [string | null, string | null],
+  todayMs: number,
+): CrmBedrijfRow {
   return {
     crm_id: d.id,
     naam: random.chance(0.04) ? null : d.name,
-    alias: random.chance(0.35) ? d.name?.split(" ").slice(-1).join(" ") ?? null : null,
+    alias: random.chance(0.35) ? (d.name?.split(" ").slice(-1).join(" ") ?? null) : null,
     organisatie_type: random.chance(0.08) ? null : random.pick(ORGANISATION_TYPES),
     btw_nummer: random.chance(0.3) ? null : fields.vatNumber(random),
-    straat: random.chance(0.02) ? null : `${d.faker.location.street()} ${d.faker.location.buildingNumber()}`,
+    straat: random.chance(0.02)
+      ? null
+      : `${d.faker.location.street()} ${d.faker.location.buildingNumber()}`,
     postcode: random.chance(0.04) ? null : d.postcode,
     gemeente: random.chance(0.03) ? d.city.toUpperCase() : d.city,
     provincie: d.provinceText,
@@ -92,7 +111,11 @@ function primaryRow(random: Random, d: Draft, id: number, todayMs: number): Prak
     actief: random.chance(0.88) ? 1 : 0,
     zichtbaar: random.chance(0.92) ? 1 : 0,
     taal: fields.languageValue(random, d.rawLang, 0.04),
-    logo: random.weighted<string | null>([[55, `logos/praktijk-${id}.png`], [5, `https://cdn.example-praktijk.be/logo/${id}.svg`], [40, null]]),
+    logo: random.weighted<string | null>([
+      [55, `logos/praktijk-${id}.png`],
+      [5, `https://cdn.example-praktijk.be/logo/${id}.svg`],
+      [40, null],
+    ]),
     regio_tekst: random.chance(0.5) ? fields.htmlRegionText(d.lang, d.city) : null,
     contact_tekst: random.chance(0.45) ? fields.htmlContactText(d.lang, d.phone, d.email) : null,
     coach_mdw_ref: random.chance(0.85) ? `MDW${String(random.int(1, 60)).padStart(4, "0")}` : null,
@@ -116,11 +139,17 @@ class TableBuilder {
   private nextTdm = BULK_ID_START;
 
   addPrimary(random: Random, d: Draft, todayMs: number): void {
-    const shape = random.weighted<"single" | "twoActive" | "activeAndOld">([[92, "single"], [3, "twoActive"], [5, "activeAndOld"]]);
+    const shape = random.weighted<"single" | "twoActive" | "activeAndOld">([
+      [92, "single"],
+      [3, "twoActive"],
+      [5, "activeAndOld"],
+    ]);
     const rows = [primaryRow(random, d, this.nextRowId++, todayMs)];
     if (shape !== "single") rows.push(primaryRow(random, d, this.nextRowId++, todayMs));
-    if (shape === "twoActive") for (const row of rows) Object.assign(row, { actief: 1, zichtbaar: 1 });
-    if (shape === "activeAndOld") Object.assign(rows[0] as PraktijkRow, { actief: 0, zichtbaar: 0 });
+    if (shape === "twoActive")
+      for (const row of rows) Object.assign(row, { actief: 1, zichtbaar: 1 });
+    if (shape === "activeAndOld")
+      Object.assign(rows[0] as PraktijkRow, { actief: 0, zichtbaar: 0 });
     for (const row of rows) {
       this.tables.praktijk.push(row);
       if (row.actief) this.addTdmLinks(random, row);
@@ -128,24 +157,45 @@ class TableBuilder {
   }
 
   private addTdmLinks(random: Random, row: PraktijkRow): void {
-    const count = random.weighted<number>([[45, 0], [40, 1], [10, 2], [5, 3]]);
+    const count = random.weighted<number>([
+      [45, 0],
+      [40, 1],
+      [10, 2],
+      [5, 3],
+    ]);
     for (let i = 0; i < count; i++) {
       const id = this.nextTdm++;
-      this.tables.tdm.push({ tdm_koppeling_id: id, praktijk_id: row.praktijk_id, tdm_ref: `TDM${200_000 + id}`, aangemaakt_op: row.gewijzigd_op });
+      this.tables.tdm.push({
+        tdm_koppeling_id: id,
+        praktijk_id: row.praktijk_id,
+        tdm_ref: `TDM${200_000 + id}`,
+        aangemaakt_op: row.gewijzigd_op,
+      });
     }
   }
 }
 
-export function bulkPractices(random: Random, counts: { primary: number; secondary: number }, today: string): BulkPractices {
+export function bulkPractices(
+  random: Random,
+  counts: { primary: number; secondary: number },
+  today: string,
+): BulkPractices {
   const todayMs = brusselsNoonUtc(today);
   const builder = new TableBuilder();
   const { tables } = builder;
   for (let i = 0; i < counts.primary; i++) {
     const uuidShaped = random.chance(0.85);
-    const d = draftPractice(random, uuidShaped ? random.uuid() : legacyId(random, BULK_ID_START + i), "primary");
+    const d = draftPractice(
+      random,
+      uuidShaped ? random.uuid() : legacyId(random, BULK_ID_START + i),
+      "primary",
+    );
     builder.addPrimary(random, d, todayMs);
     if (uuidShaped && random.chance(0.9)) {
-      const period: [string, string] = [addDays(today, -random.int(400, 6000)), random.chance(0.9) ? OPEN_ENDED : addDays(today, -random.int(1, 300))];
+      const period: [string, string] = [
+        addDays(today, -random.int(400, 6000)),
+        random.chance(0.9) ? OPEN_ENDED : addDays(today, -random.int(1, 300)),
+      ];
       tables.crm.push(crmRow(random, d, period, todayMs));
     }
     tables.directory.push(d);

@@ -23,7 +23,11 @@ export type DatasetOptions = {
 };
 
 /** Bulk volume per unit of scale: scale 1 seeds in about a second, scale 50 gives 100,000 bulk vacancies. */
-export const PER_SCALE = { primaryPractices: 300, secondaryPractices: 120, vacancies: 2000 } as const;
+export const PER_SCALE = {
+  primaryPractices: 300,
+  secondaryPractices: 120,
+  vacancies: 2000,
+} as const;
 
 export type Dataset = {
   readonly options: DatasetOptions;
@@ -34,7 +38,8 @@ export type Dataset = {
 };
 
 export function validateDatasetOptions(options: DatasetOptions): void {
-  if (!Number.isSafeInteger(options.seed) || options.seed < 0) throw new RangeError(`seed must be a non-negative integer, got ${options.seed}`);
+  if (!Number.isSafeInteger(options.seed) || options.seed < 0)
+    throw new RangeError(`seed must be a non-negative integer, got ${options.seed}`);
   if (!Number.isFinite(options.scale) || options.scale < 0 || options.scale > 1000) {
     throw new RangeError(`scale must be a number from 0 to 1000, got ${options.scale}`);
   }
@@ -56,7 +61,11 @@ export function generateDataset(options: DatasetOptions): Dataset {
   const fixed = fixturePractices(today);
   const bulk: BulkPractices = bulkPractices(createRandom(seed, "practices"), size, today);
   const fixedVacancies = fixtureVacancies(today);
-  const practiceTables = { crm_bedrijf: [...fixed.crm, ...bulk.crm], tbl_praktijk: [...fixed.praktijk, ...bulk.praktijk], tbl_praktijk_tdm: [...fixed.tdm, ...bulk.tdm] };
+  const practiceTables = {
+    crm_bedrijf: [...fixed.crm, ...bulk.crm],
+    tbl_praktijk: [...fixed.praktijk, ...bulk.praktijk],
+    tbl_praktijk_tdm: [...fixed.tdm, ...bulk.tdm],
+  };
   const eager: { [T in Exclude<LegacyTable, "tbl_vacature">]: ReadonlyArray<RowOf[T]> } = {
     tbl_provincie: PROVINCES,
     tbl_functie: POSITIONS,
@@ -67,12 +76,16 @@ export function generateDataset(options: DatasetOptions): Dataset {
     yield* fixedVacancies;
     yield* bulkVacancies(createRandom(seed, "vacancies"), size.vacancies, bulk.directory, today);
   }
-  const counts = Object.fromEntries(Object.entries(eager).map(([table, rows]) => [table, rows.length])) as Record<LegacyTable, number>;
+  const counts = Object.fromEntries(
+    Object.entries(eager).map(([table, rows]) => [table, rows.length]),
+  ) as Record<LegacyTable, number>;
   counts.tbl_vacature = fixedVacancies.length + size.vacancies;
   return {
     options: { ...options },
     counts,
     rows: <T extends LegacyTable>(table: T) =>
-      (table === "tbl_vacature" ? { [Symbol.iterator]: vacancies } : eager[table as Exclude<LegacyTable, "tbl_vacature">]) as Iterable<RowOf[T]>,
+      (table === "tbl_vacature"
+        ? { [Symbol.iterator]: vacancies }
+        : eager[table as Exclude<LegacyTable, "tbl_vacature">]) as Iterable<RowOf[T]>,
   };
 }

@@ -20,52 +20,159 @@ const FIXTURE_TEXT_SEED = 7_700_001;
 
 type Practice = { id: string | null; name: string | null; list: string | null; city: string };
 
-const VERMEULEN: Practice = { id: P.primaryComplete, name: "Tandartspraktijk Vermeulen", list: CHOICE_LIST.primary, city: "Gent" };
+const VERMEULEN: Practice = {
+  id: P.primaryComplete,
+  name: "Tandartspraktijk Vermeulen",
+  list: CHOICE_LIST.primary,
+  city: "Gent",
+};
 
-function textColumns(random: Random, lang: Lang, practice: Practice, positionCode: string | null): Partial<VacatureRow> {
-  const t = vacancyText(random, {
-    lang, positionCode, practiceName: practice.name ?? "onze praktijk", city: practice.city,
-    contactName: lang === "nl" ? "Sofie Vermeulen" : "Claire Lambert", email: "jobs@example-praktijk.be", phone: "09 222 33 44",
-  }, false);
+function textColumns(
+  random: Random,
+  lang: Lang,
+  practice: Practice,
+  positionCode: string | null,
+): Partial<VacatureRow> {
+  const t = vacancyText(
+    random,
+    {
+      lang,
+      positionCode,
+      practiceName: practice.name ?? "onze praktijk",
+      city: practice.city,
+      contactName: lang === "nl" ? "Sofie Vermeulen" : "Claire Lambert",
+      email: "jobs@example-praktijk.be",
+      phone: "09 222 33 44",
+    },
+    false,
+  );
   return {
-    kop_publiek: t.heading, naam_frontend: t.frontendName, naam_intern: t.internalName, teaser: t.teaser, regio: t.region,
-    inhoud_intro: t.intro, inhoud_profiel: t.profile, inhoud_taken: t.tasks, inhoud_aanbod: t.offer, inhoud_contact: t.contact,
+    kop_publiek: t.heading,
+    naam_frontend: t.frontendName,
+    naam_intern: t.internalName,
+    teaser: t.teaser,
+    regio: t.region,
+    inhoud_intro: t.intro,
+    inhoud_profiel: t.profile,
+    inhoud_taken: t.tasks,
+    inhoud_aanbod: t.offer,
+    inhoud_contact: t.contact,
   };
 }
 
 function baseRow(id: number, uuid: string, random: Random): VacatureRow {
   const text = textColumns(random, "nl", VERMEULEN, "TA");
   return {
-    vacature_id: id, uuid, kop_publiek: null, naam_frontend: null, naam_intern: null, slug: null, teaser: null, taal: "nl",
-    praktijk_ref: VERMEULEN.id, praktijk_naam: VERMEULEN.name, praktijk_keuzelijst: VERMEULEN.list, provincie_code: "OVL",
-    regio: null, functie_code: "TA", werktijd: "Fulltime", contract_type: "Werknemer", inhoud_intro: null, inhoud_profiel: null,
-    inhoud_taken: null, inhoud_aanbod: null, inhoud_contact: null, afbeelding: `uploads/vacatures/2024/05/vacature-${id}.jpg`,
-    status: 1, zichtbaar: 1, publicatiedatum: null, aangemaakt_op: "2024-05-02 09:30:00", gewijzigd_op: "2024-05-14 10:12:00",
-    zoekt_verpleegkundige: "0", verwijderd: 0, ...text,
+    vacature_id: id,
+    uuid,
+    kop_publiek: null,
+    naam_frontend: null,
+    naam_intern: null,
+    slug: null,
+    teaser: null,
+    taal: "nl",
+    praktijk_ref: VERMEULEN.id,
+    praktijk_naam: VERMEULEN.name,
+    praktijk_keuzelijst: VERMEULEN.list,
+    provincie_code: "OVL",
+    regio: null,
+    functie_code: "TA",
+    werktijd: "Fulltime",
+    contract_type: "Werknemer",
+    inhoud_intro: null,
+    inhoud_profiel: null,
+    inhoud_taken: null,
+    inhoud_aanbod: null,
+    inhoud_contact: null,
+    afbeelding: `uploads/vacatures/2024/05/vacature-${id}.jpg`,
+    status: 1,
+    zichtbaar: 1,
+    publicatiedatum: null,
+    aangemaakt_op: "2024-05-02 09:30:00",
+    gewijzigd_op: "2024-05-14 10:12:00",
+    zoekt_verpleegkundige: "0",
+    verwijderd: 0,
+    ...text,
   };
 }
 
 function practiceColumns(practice: Practice): Partial<VacatureRow> {
-  return { praktijk_ref: practice.id, praktijk_naam: practice.name, praktijk_keuzelijst: practice.list };
+  return {
+    praktijk_ref: practice.id,
+    praktijk_naam: practice.name,
+    praktijk_keuzelijst: practice.list,
+  };
 }
 
 type Override = [uuid: string, columns: Partial<VacatureRow>];
 
 /** Fixtures about wording, language and codes: the columns that differ from the ordinary vacancy. */
 function contentOverrides(random: Random): Override[] {
-  const fr: Practice = { id: P.languageFr, name: "Cabinet dentaire Lambert", list: CHOICE_LIST.primary, city: "Liège" };
+  const fr: Practice = {
+    id: P.languageFr,
+    name: "Cabinet dentaire Lambert",
+    list: CHOICE_LIST.primary,
+    city: "Liège",
+  };
   return [
     [V.ordinary, {}],
-    [V.titleFromPublicHeading, { kop_publiek: "Tandarts gezocht – Gent centrum", naam_frontend: "Tandarts Gent", naam_intern: "TA-2024-017" }],
-    [V.titleFromFrontendName, { kop_publiek: "", naam_frontend: "Mondhygiënist Gent", naam_intern: "MH-2024-003", functie_code: "MH" }],
-    [V.titleFromInternalName, { kop_publiek: null, naam_frontend: "", naam_intern: "TAS-2023-112 assistent Gent" }],
+    [
+      V.titleFromPublicHeading,
+      {
+        kop_publiek: "Tandarts gezocht – Gent centrum",
+        naam_frontend: "Tandarts Gent",
+        naam_intern: "TA-2024-017",
+      },
+    ],
+    [
+      V.titleFromFrontendName,
+      {
+        kop_publiek: "",
+        naam_frontend: "Mondhygiënist Gent",
+        naam_intern: "MH-2024-003",
+        functie_code: "MH",
+      },
+    ],
+    [
+      V.titleFromInternalName,
+      { kop_publiek: null, naam_frontend: "", naam_intern: "TAS-2023-112 assistent Gent" },
+    ],
     [V.titleMissing, { kop_publiek: null, naam_frontend: null, naam_intern: "", slug: null }],
-    [V.languageFr, { taal: "fr", ...practiceColumns(fr), provincie_code: "LUI", ...textColumns(random, "fr", fr, "TA") }],
-    [V.languageOther, { taal: "de", kop_publiek: "Zahnarzt (m/w/d) in Eupen", slug: null, ...practiceColumns({ id: P.languageOther, name: "Zahnarztpraxis Schmitz", list: CHOICE_LIST.primary, city: "Eupen" }), provincie_code: "LUI" }],
+    [
+      V.languageFr,
+      {
+        taal: "fr",
+        ...practiceColumns(fr),
+        provincie_code: "LUI",
+        ...textColumns(random, "fr", fr, "TA"),
+      },
+    ],
+    [
+      V.languageOther,
+      {
+        taal: "de",
+        kop_publiek: "Zahnarzt (m/w/d) in Eupen",
+        slug: null,
+        ...practiceColumns({
+          id: P.languageOther,
+          name: "Zahnarztpraxis Schmitz",
+          list: CHOICE_LIST.primary,
+          city: "Eupen",
+        }),
+        provincie_code: "LUI",
+      },
+    ],
     [V.languageEmpty, { taal: "" }],
     [V.slugMissing, { slug: null }],
     [V.provinceUnknown, { provincie_code: X.unknownProvinceCode }],
-    [V.provinceInactive, { provincie_code: X.inactiveProvinceCode, aangemaakt_op: "1994-11-03 10:00:00", gewijzigd_op: "2001-02-12 16:20:00" }],
+    [
+      V.provinceInactive,
+      {
+        provincie_code: X.inactiveProvinceCode,
+        aangemaakt_op: "1994-11-03 10:00:00",
+        gewijzigd_op: "2001-02-12 16:20:00",
+      },
+    ],
     [V.provinceAbsent, { provincie_code: null }],
     [V.positionUnknown, { functie_code: X.unknownPositionCode }],
     [V.positionInactive, { functie_code: X.inactivePositionCode }],
@@ -83,7 +190,12 @@ function contentOverrides(random: Random): Override[] {
 
 /** Fixtures about status, publication, practice references and timestamps. */
 function lifecycleOverrides(today: string): Override[] {
-  const secondary: Practice = { id: P.secondaryOpenEnded, name: "Mondzorgcentrum Coupure", list: CHOICE_LIST.secondary, city: "Gent" };
+  const secondary: Practice = {
+    id: P.secondaryOpenEnded,
+    name: "Mondzorgcentrum Coupure",
+    list: CHOICE_LIST.secondary,
+    city: "Gent",
+  };
   return [
     [V.statusCreated, { status: 1 }],
     [V.statusOpen, { status: 2 }],
@@ -98,19 +210,62 @@ function lifecycleOverrides(today: string): Override[] {
     [V.practicePrimary, {}],
     [V.practiceSecondary, practiceColumns(secondary)],
     [V.practiceNone, practiceColumns({ id: null, name: null, list: null, city: "Gent" })],
-    [V.practiceDangling, practiceColumns({ id: X.danglingPracticeId, name: "Tandartspraktijk Opgeheven", list: CHOICE_LIST.secondary, city: "Gent" })],
-    [V.practiceLegacyId, practiceColumns({ id: P.legacyIdWithSlash, name: "Tandartsenassociatie Kortrijk", list: CHOICE_LIST.primary, city: "Kortrijk" })],
-    [V.practiceTypeSnapshotStale, practiceColumns({ id: P.collisionPrimaryWins, name: "Tandartsencentrum Zuid", list: CHOICE_LIST.secondary, city: "Gent" })],
+    [
+      V.practiceDangling,
+      practiceColumns({
+        id: X.danglingPracticeId,
+        name: "Tandartspraktijk Opgeheven",
+        list: CHOICE_LIST.secondary,
+        city: "Gent",
+      }),
+    ],
+    [
+      V.practiceLegacyId,
+      practiceColumns({
+        id: P.legacyIdWithSlash,
+        name: "Tandartsenassociatie Kortrijk",
+        list: CHOICE_LIST.primary,
+        city: "Kortrijk",
+      }),
+    ],
+    [
+      V.practiceTypeSnapshotStale,
+      practiceColumns({
+        id: P.collisionPrimaryWins,
+        name: "Tandartsencentrum Zuid",
+        list: CHOICE_LIST.secondary,
+        city: "Gent",
+      }),
+    ],
     [V.practiceNameSnapshotDiffers, { praktijk_naam: "Tandartspraktijk Vermeulen-De Smet" }],
-    [V.pastedFormatting, { inhoud_intro: pastedFormatting("Wij zoeken een <b>tandarts</b> voor onze praktijk in Gent.") }],
-    [V.dstSpringForward, { aangemaakt_op: "2024-03-31 01:45:00", gewijzigd_op: "2024-03-31 03:15:00" }],
+    [
+      V.pastedFormatting,
+      {
+        inhoud_intro: pastedFormatting(
+          "Wij zoeken een <b>tandarts</b> voor onze praktijk in Gent.",
+        ),
+      },
+    ],
+    [
+      V.dstSpringForward,
+      { aangemaakt_op: "2024-03-31 01:45:00", gewijzigd_op: "2024-03-31 03:15:00" },
+    ],
     [V.dstFallBack, { aangemaakt_op: "2024-10-27 01:45:00", gewijzigd_op: "2024-10-27 03:15:00" }],
-    [V.dstFallBackAmbiguous, { aangemaakt_op: "2024-10-26 18:00:00", gewijzigd_op: "2024-10-27 02:30:00" }],
+    [
+      V.dstFallBackAmbiguous,
+      { aangemaakt_op: "2024-10-26 18:00:00", gewijzigd_op: "2024-10-27 02:30:00" },
+    ],
     [V.timestampsMissing, { aangemaakt_op: null, gewijzigd_op: null }],
     [V.seekingNurseCodeSet, { zoekt_verpleegkundige: "J" }],
     [V.imageMissing, { afbeelding: null }],
-    [V.imageAbsoluteUrl, { afbeelding: "https://cdn.example-praktijk.be/img/vacature%20tandarts.JPG" }],
-    [V.updatedLongAgo, { aangemaakt_op: "2018-12-03 09:00:00", gewijzigd_op: "2019-01-15 08:00:00" }],
+    [
+      V.imageAbsoluteUrl,
+      { afbeelding: "https://cdn.example-praktijk.be/img/vacature%20tandarts.JPG" },
+    ],
+    [
+      V.updatedLongAgo,
+      { aangemaakt_op: "2018-12-03 09:00:00", gewijzigd_op: "2019-01-15 08:00:00" },
+    ],
   ];
 }
 

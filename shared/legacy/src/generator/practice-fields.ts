@@ -10,7 +10,8 @@ import { ODD_LANGUAGES, PROVINCE_TEXTS } from "./reference-data.ts";
 import { slugify } from "./vacancy-text.ts";
 import type { Lang } from "./vacancy-text.ts";
 
-const digits = (random: Random, n: number): string => Array.from({ length: n }, () => random.int(0, 9)).join("");
+const digits = (random: Random, n: number): string =>
+  Array.from({ length: n }, () => random.int(0, 9)).join("");
 
 export function phoneNumber(random: Random): string {
   const zone = random.pick(["2", "3", "9", "4", "50", "56", "11", "81", "71", "65", "87"]);
@@ -20,7 +21,10 @@ export function phoneNumber(random: Random): string {
     [30, () => `0${zone} ${local.slice(0, -4)} ${local.slice(-4, -2)} ${local.slice(-2)}`],
     [20, () => `0${zone}/${local.slice(0, -4)}.${local.slice(-4, -2)}.${local.slice(-2)}`],
     [15, () => `+32 ${zone} ${local}`],
-    [20, () => `0${mobile.slice(0, 3)} ${mobile.slice(3, 5)} ${mobile.slice(5, 7)} ${mobile.slice(7)}`],
+    [
+      20,
+      () => `0${mobile.slice(0, 3)} ${mobile.slice(3, 5)} ${mobile.slice(5, 7)} ${mobile.slice(7)}`,
+    ],
     [10, () => `+32${mobile}`],
     [5, () => `0032${zone}${local}`],
   ])();
@@ -49,7 +53,15 @@ export function emailAddress(random: Random, practiceName: string): string {
 }
 
 export function countryText(random: Random): string | null {
-  return random.weighted<string | null>([[70, "BE"], [8, "België"], [6, "Belgique"], [2, "Belgium"], [2, "B"], [2, "be"], [10, null]]);
+  return random.weighted<string | null>([
+    [70, "BE"],
+    [8, "België"],
+    [6, "Belgique"],
+    [2, "Belgium"],
+    [2, "B"],
+    [2, "be"],
+    [10, null],
+  ]);
 }
 
 export function provinceText(random: Random, provinceCode: string): string | null {
@@ -66,11 +78,26 @@ export function languageValue(random: Random, lang: string, oddness: number): st
 
 export function practiceName(random: Random, faker: Faker, lang: Lang, city: string): string {
   const last = faker.person.lastName();
-  const templates = lang === "nl"
-    ? [`Tandartspraktijk ${last}`, `Groepspraktijk ${city}`, `Mondzorg ${city}`, `Tandartsen ${last} & ${faker.person.lastName()}`,
-      `Dental ${city}`, `Orthodontie ${last}`, `Tandheelkundig Centrum ${city}`, `Praktijk ${last}`]
-    : [`Cabinet dentaire ${last}`, `Centre dentaire de ${city}`, `Clinique dentaire ${last}`,
-      `Cabinet ${last} & ${faker.person.lastName()}`, `Dentisterie ${city}`, `Centre médical ${city}`];
+  const templates =
+    lang === "nl"
+      ? [
+          `Tandartspraktijk ${last}`,
+          `Groepspraktijk ${city}`,
+          `Mondzorg ${city}`,
+          `Tandartsen ${last} & ${faker.person.lastName()}`,
+          `Dental ${city}`,
+          `Orthodontie ${last}`,
+          `Tandheelkundig Centrum ${city}`,
+          `Praktijk ${last}`,
+        ]
+      : [
+          `Cabinet dentaire ${last}`,
+          `Centre dentaire de ${city}`,
+          `Clinique dentaire ${last}`,
+          `Cabinet ${last} & ${faker.person.lastName()}`,
+          `Dentisterie ${city}`,
+          `Centre médical ${city}`,
+        ];
   return random.pick(templates);
 }
 

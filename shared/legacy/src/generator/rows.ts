@@ -7,9 +7,19 @@ import type { LegacyTable } from "../schema.ts";
 
 export type Flag = 0 | 1;
 
-export type ProvincieRow = { provincie_code: string; omschrijving: string; actief: Flag; volgorde: number };
+export type ProvincieRow = {
+  provincie_code: string;
+  omschrijving: string;
+  actief: Flag;
+  volgorde: number;
+};
 
-export type FunctieRow = { functie_code: string; omschrijving: string; actief: Flag; volgorde: number };
+export type FunctieRow = {
+  functie_code: string;
+  omschrijving: string;
+  actief: Flag;
+  volgorde: number;
+};
 
 export type PostcodeRow = {
   postcode: string;
@@ -53,7 +63,12 @@ export type PraktijkRow = {
   gewijzigd_op: string;
 };
 
-export type PraktijkTdmRow = { tdm_koppeling_id: number; praktijk_id: number; tdm_ref: string; aangemaakt_op: string | null };
+export type PraktijkTdmRow = {
+  tdm_koppeling_id: number;
+  praktijk_id: number;
+  tdm_ref: string;
+  aangemaakt_op: string | null;
+};
 
 export type VacatureRow = {
   vacature_id: number;
@@ -105,19 +120,68 @@ export const COLUMNS: { readonly [T in LegacyTable]: ReadonlyArray<keyof RowOf[T
   tbl_functie: ["functie_code", "omschrijving", "actief", "volgorde"],
   tbl_postcode: ["postcode", "gemeente", "provincie_code", "breedtegraad", "lengtegraad"],
   crm_bedrijf: [
-    "crm_id", "naam", "alias", "organisatie_type", "btw_nummer", "straat", "postcode", "gemeente", "provincie",
-    "land", "email", "telefoon", "taal", "periode_start", "periode_stop", "gewijzigd_op",
+    "crm_id",
+    "naam",
+    "alias",
+    "organisatie_type",
+    "btw_nummer",
+    "straat",
+    "postcode",
+    "gemeente",
+    "provincie",
+    "land",
+    "email",
+    "telefoon",
+    "taal",
+    "periode_start",
+    "periode_stop",
+    "gewijzigd_op",
   ],
   tbl_praktijk: [
-    "praktijk_id", "crm_ref", "naam", "actief", "zichtbaar", "taal", "logo", "regio_tekst", "contact_tekst",
-    "coach_mdw_ref", "aangemaakt_op", "gewijzigd_op",
+    "praktijk_id",
+    "crm_ref",
+    "naam",
+    "actief",
+    "zichtbaar",
+    "taal",
+    "logo",
+    "regio_tekst",
+    "contact_tekst",
+    "coach_mdw_ref",
+    "aangemaakt_op",
+    "gewijzigd_op",
   ],
   tbl_praktijk_tdm: ["tdm_koppeling_id", "praktijk_id", "tdm_ref", "aangemaakt_op"],
   tbl_vacature: [
-    "vacature_id", "uuid", "kop_publiek", "naam_frontend", "naam_intern", "slug", "teaser", "taal", "praktijk_ref",
-    "praktijk_naam", "praktijk_keuzelijst", "provincie_code", "regio", "functie_code", "werktijd", "contract_type",
-    "inhoud_intro", "inhoud_profiel", "inhoud_taken", "inhoud_aanbod", "inhoud_contact", "afbeelding", "status",
-    "zichtbaar", "publicatiedatum", "aangemaakt_op", "gewijzigd_op", "zoekt_verpleegkundige", "verwijderd",
+    "vacature_id",
+    "uuid",
+    "kop_publiek",
+    "naam_frontend",
+    "naam_intern",
+    "slug",
+    "teaser",
+    "taal",
+    "praktijk_ref",
+    "praktijk_naam",
+    "praktijk_keuzelijst",
+    "provincie_code",
+    "regio",
+    "functie_code",
+    "werktijd",
+    "contract_type",
+    "inhoud_intro",
+    "inhoud_profiel",
+    "inhoud_taken",
+    "inhoud_aanbod",
+    "inhoud_contact",
+    "afbeelding",
+    "status",
+    "zichtbaar",
+    "publicatiedatum",
+    "aangemaakt_op",
+    "gewijzigd_op",
+    "zoekt_verpleegkundige",
+    "verwijderd",
   ],
 };
 

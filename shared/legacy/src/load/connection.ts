@@ -8,7 +8,8 @@ import type { Connection } from "mysql2/promise";
  */
 export async function openServerConnection(url: string): Promise<Connection> {
   const parsed = new URL(url);
-  if (parsed.protocol !== "mysql:" && parsed.protocol !== "mariadb:") throw new RangeError(`expected a mysql:// URL, got ${parsed.protocol}`);
+  if (parsed.protocol !== "mysql:" && parsed.protocol !== "mariadb:")
+    throw new RangeError(`expected a mysql:// URL, got ${parsed.protocol}`);
   return createConnection({
     host: parsed.hostname || "127.0.0.1",
     port: parsed.port ? Number(parsed.port) : 3306,

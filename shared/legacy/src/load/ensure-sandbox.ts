@@ -26,7 +26,11 @@ export type EnsureSandboxOptions = {
 export async function ensureSandbox(options: EnsureSandboxOptions): Promise<SeedResult> {
   const connection = await openServerConnection(options.url);
   try {
-    const dataset = { seed: options.seed ?? 1, scale: options.scale ?? 1, today: options.today ?? brusselsDate(Date.now()) };
+    const dataset = {
+      seed: options.seed ?? 1,
+      scale: options.scale ?? 1,
+      today: options.today ?? brusselsDate(Date.now()),
+    };
     return await seedDatabase(connection, options.database, dataset, "if-absent", options.log);
   } finally {
     await connection.end();

@@ -9,12 +9,21 @@ export type InsertOptions = { maxBytes?: number };
 
 const DEFAULT_MAX_BYTES = 2 * 1024 * 1024;
 
-function valueList(connection: Connection, row: Record<string, unknown>, columns: readonly string[]): string {
+function valueList(
+  connection: Connection,
+  row: Record<string, unknown>,
+  columns: readonly string[],
+): string {
   let out = "(";
   for (let i = 0; i < columns.length; i++) {
     const value = row[columns[i] as string];
     if (i > 0) out += ",";
-    out += value === null || value === undefined ? "NULL" : typeof value === "number" ? String(value) : connection.escape(value);
+    out +=
+      value === null || value === undefined
+        ? "NULL"
+        : typeof value === "number"
+          ? String(value)
+          : connection.escape(value);
   }
   return `${out})`;
 }

@@ -57,7 +57,10 @@ export class SandboxRefusedError extends Error {
 const DATABASE_NAME = /^[A-Za-z0-9_]{1,64}$/;
 
 export function assertDatabaseName(database: string): void {
-  if (!DATABASE_NAME.test(database)) throw new RangeError(`database name must match ${DATABASE_NAME}, got ${JSON.stringify(database)}`);
+  if (!DATABASE_NAME.test(database))
+    throw new RangeError(
+      `database name must match ${DATABASE_NAME}, got ${JSON.stringify(database)}`,
+    );
 }
 
 async function readMarker(connection: Connection, database: string): Promise<Marker | null> {
@@ -65,7 +68,12 @@ async function readMarker(connection: Connection, database: string): Promise<Mar
     `SELECT generator, schema_version, seed, scale, reference_date, status FROM ${connection.escapeId(database)}.${MARKER_TABLE} WHERE id = 1`,
   );
   const row = rows[0];
-  if (!row || row.generator !== GENERATOR_NAME || (row.status !== "loading" && row.status !== "complete")) return null;
+  if (
+    !row ||
+    row.generator !== GENERATOR_NAME ||
+    (row.status !== "loading" && row.status !== "complete")
+  )
+    return null;
   return {
     schemaVersion: Number(row.schema_version),
     seed: Number(row.seed),
@@ -76,9 +84,15 @@ async function readMarker(connection: Connection, database: string): Promise<Mar
 }
 
 /** What the database holds, from the generator's point of view. Reads only. */
-export async function inspectDatabase(connection: Connection, database: string): Promise<DatabaseState> {
+export async function inspectDatabase(
+  connection: Connection,
+  database: string,
+): Promise<DatabaseState> {
   assertDatabaseName(database);
-  const [schemas] = await connection.query<RowDataPacket[]>("SELECT SCHEMA_NAME FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = ?", [database]);
+  const [schemas] = await connection.query<RowDataPacket[]>(
+    "SELECT SCHEMA_NAME FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = ?",
+    [database],
+  );
   if (schemas.length === 0) return { kind: "missing" };
   const [rows] = await connection.query<RowDataPacket[]>(
     "SELECT TABLE_NAME AS name FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? ORDER BY TABLE_NAME",
@@ -87,12 +101,26 @@ export async function inspectDatabase(connection: Connection, database: string):
   const tables = rows.map((r) => String(r.name));
   if (tables.length === 0) return { kind: "empty" };
   if (!tables.includes(MARKER_TABLE)) {
-    return { kind: "foreign", tables, reason: `it holds tables but no ${MARKER_TABLE} marker, so they were not created by this generator` };
+    return {
+      kind: "foreign",
+      tables,
+      reason: `it holds tables but no ${MARKER_TABLE} marker, so they were not created by this generator`,
+    };
   }
   const known = new Set<string>([MARKER_TABLE, ...DATA_TABLES]);
   const unknown = tables.filter((t) => !known.has(t));
-  if (unknown.length > 0) return { kind: "foreign", tables, reason: `it holds tables this generator did not create (${unknown.join(", ")})` };
+  if (unknown.length > 0)
+    return {
+      kind: "foreign",
+      tables,
+      reason: `it holds tables this generator did not create (${unknown.join(", ")})`,
+    };
   const marker = await readMarker(connection, database);
-  if (!marker) return { kind: "foreign", tables, reason: `its ${MARKER_TABLE} table was not written by this generator` };
+  if (!marker)
+    return {
+      kind: "foreign",
+      tables,
+      reason: `its ${MARKER_TABLE} table was not written by this generator`,
+    };
   return { kind: "sandbox", marker };
 }

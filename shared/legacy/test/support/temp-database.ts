@@ -25,8 +25,14 @@ export async function dropDatabase(connection: Connection, database: string): Pr
 }
 
 /** SHA-256 of every row of a table in primary-key order: equal hashes mean identical dumps. */
-export async function tableHash(connection: Connection, database: string, table: LegacyTable): Promise<string> {
-  const columns = (COLUMNS[table] as readonly string[]).map((c) => connection.escapeId(c)).join(",");
+export async function tableHash(
+  connection: Connection,
+  database: string,
+  table: LegacyTable,
+): Promise<string> {
+  const columns = (COLUMNS[table] as readonly string[])
+    .map((c) => connection.escapeId(c))
+    .join(",");
   const [rows] = await connection.query<RowDataPacket[]>({
     sql: `SELECT ${columns} FROM ${connection.escapeId(database)}.${connection.escapeId(table)} ORDER BY ${connection.escapeId(String(PRIMARY_KEYS[table]))}`,
     rowsAsArray: true,
@@ -34,14 +40,21 @@ export async function tableHash(connection: Connection, database: string, table:
   return createHash("sha256").update(JSON.stringify(rows)).digest("hex");
 }
 
-export async function databaseHashes(connection: Connection, database: string): Promise<Record<LegacyTable, string>> {
+export async function databaseHashes(
+  connection: Connection,
+  database: string,
+): Promise<Record<LegacyTable, string>> {
   const hashes = {} as Record<LegacyTable, string>;
   for (const table of DATA_TABLES) hashes[table] = await tableHash(connection, database, table);
   return hashes;
 }
 
 /** The single number a `SELECT COUNT(*) AS n ...` (or any query aliasing `n`) returns. */
-export async function count(connection: Connection, sql: string, params: unknown[] = []): Promise<number> {
+export async function count(
+  connection: Connection,
+  sql: string,
+  params: unknown[] = [],
+): Promise<number> {
   const [rows] = await connection.query<RowDataPacket[]>(sql, params);
   return Number(rows[0]?.n);
 }

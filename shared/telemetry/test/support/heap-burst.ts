@@ -5,7 +5,8 @@ import { startIdleHeapRelease } from "../../src/idle-heap-release.ts";
 const mb = () => process.memoryUsage.rss() / 1048576;
 const release = startIdleHeapRelease({ everyMs: 200 });
 const holder: { burst: unknown[] | null } = { burst: [] };
-for (let i = 0; i < 200; i++) holder.burst!.push(Array.from({ length: 10_000 }, (_, j) => ({ i, s: `x${j}` })));
+for (let i = 0; i < 200; i++)
+  holder.burst!.push(Array.from({ length: 10_000 }, (_, j) => ({ i, s: `x${j}` })));
 const peak = mb();
 holder.burst = null; // everything above is garbage from here on
 const until = Date.now() + 2_000;
@@ -19,5 +20,12 @@ if (process.argv[2] === "busy") {
 } else {
   await new Promise((r) => setTimeout(r, until - Date.now()));
 }
-process.stdout.write(JSON.stringify({ peak, after: mb(), releases: release.releases(), gcExposed: typeof (globalThis as { gc?: unknown }).gc }));
+process.stdout.write(
+  JSON.stringify({
+    peak,
+    after: mb(),
+    releases: release.releases(),
+    gcExposed: typeof (globalThis as { gc?: unknown }).gc,
+  }),
+);
 release.stop();
