@@ -179,15 +179,13 @@ const kinds: Array<fc.Arbitrary<Raw>> = [
       ["Content-Length: 2", "{}\x00\x01garbage that is not a request"],
     )
     .chain(([framing, body]) =>
-      fc
-        .constantFrom("/v1/applications", "/v1/webhooks")
-        .map((p): Raw => ({
-          name: "request smuggling framing",
-          method: "POST",
-          lines: [...standard(p, "POST"), "Content-Type: application/json", framing],
-          body,
-          write: true,
-        })),
+      fc.constantFrom("/v1/applications", "/v1/webhooks").map((p): Raw => ({
+        name: "request smuggling framing",
+        method: "POST",
+        lines: [...standard(p, "POST"), "Content-Type: application/json", framing],
+        body,
+        write: true,
+      })),
     ),
   fc
     .tuple(
@@ -257,22 +255,20 @@ const kinds: Array<fc.Arbitrary<Raw>> = [
 ];
 
 export function protocolFamily(): fc.Arbitrary<HostileRequest> {
-  return fc
-    .oneof(...kinds)
-    .map((raw) =>
-      printable({
-        family: "protocol",
-        endpoint: raw.name,
-        target: "gateway",
-        method: raw.method,
-        path: raw.lines[0] ?? "",
-        auth: { kind: "valid" },
-        headers: [],
-        write: raw.write === true,
-        rawHead: head(raw.lines),
-        ...(raw.body !== undefined ? { body: { kind: "text", text: raw.body } } : {}),
-      }),
-    );
+  return fc.oneof(...kinds).map((raw) =>
+    printable({
+      family: "protocol",
+      endpoint: raw.name,
+      target: "gateway",
+      method: raw.method,
+      path: raw.lines[0] ?? "",
+      auth: { kind: "valid" },
+      headers: [],
+      write: raw.write === true,
+      rawHead: head(raw.lines),
+      ...(raw.body !== undefined ? { body: { kind: "text", text: raw.body } } : {}),
+    }),
+  );
 }
 
 const b64 = (text: string) => Buffer.from(text, "utf8").toString("base64");

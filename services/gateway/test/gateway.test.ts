@@ -31,15 +31,13 @@ describe("gateway", () => {
     const app = express();
     app.use(express.text({ type: "*/*" }));
     app.all("/{*rest}", (req, res) => {
-      res
-        .set("x-upstream", "vacancies")
-        .json({
-          method: req.method,
-          url: req.url,
-          body: req.body,
-          requestId: req.get("x-request-id"),
-          auth: req.get("authorization"),
-        });
+      res.set("x-upstream", "vacancies").json({
+        method: req.method,
+        url: req.url,
+        body: req.body,
+        requestId: req.get("x-request-id"),
+        auth: req.get("authorization"),
+      });
     });
     upstream = await startApp(app);
     const deadPort = await unusedPort();

@@ -76,13 +76,10 @@ export const listPracticesOperation = {
       .oneOf(["nl", "fr"])
       .optional()
       .meta({ description: "Only practices in this language." }),
-    province: q
-      .text(100)
-      .optional()
-      .meta({
-        description:
-          "Exact `address.province` text (case-, accent- and space-sensitive); metadata lists the texts held.",
-      }),
+    province: q.text(100).optional().meta({
+      description:
+        "Exact `address.province` text (case-, accent- and space-sensitive); metadata lists the texts held.",
+    }),
     search: q
       .text(255)
       .optional()
@@ -137,22 +134,18 @@ export const practiceMetadataOperation = {
 
 const writeResultShape = {
   crm_id: z.string(),
-  applied: z
-    .boolean()
-    .meta({
-      description:
-        "Whether this write changed the mirror; a stale or replayed write is acknowledged, not applied.",
-    }),
+  applied: z.boolean().meta({
+    description:
+      "Whether this write changed the mirror; a stale or replayed write is acknowledged, not applied.",
+  }),
   outcome: z.enum(["created", "replaced", "deleted", "duplicate", "superseded"]).meta({
     description:
       "created: no live version existed; replaced: an older version was replaced; deleted: a tombstone now holds this version; duplicate: this exact version is already stored; superseded: the stored version is newer, or equally new with other content.",
   }),
-  modified_on: z
-    .string()
-    .meta({
-      format: "date-time",
-      description: "The stored (winning) version after this write, UTC with microseconds.",
-    }),
+  modified_on: z.string().meta({
+    format: "date-time",
+    description: "The stored (winning) version after this write, UTC with microseconds.",
+  }),
   deleted: z.boolean().meta({ description: "Whether the stored version is a delete (tombstone)." }),
 };
 

@@ -48,13 +48,10 @@ const uuidFilter = (what: string) =>
     .optional()
     .meta({ description: what });
 const createdSince = () =>
-  q
-    .dateOrDateTime()
-    .optional()
-    .meta({
-      description:
-        "Created at or after (inclusive): a date (midnight Europe/Brussels) or a date-time with offset.",
-    });
+  q.dateOrDateTime().optional().meta({
+    description:
+      "Created at or after (inclusive): a date (midnight Europe/Brussels) or a date-time with offset.",
+  });
 const uuidPath = (name: string, what: string) => ({
   [name]: {
     description: `The ${what}'s uuid; anything not UUID-shaped is 422.`,
@@ -65,13 +62,10 @@ const uuidPath = (name: string, what: string) => ({
 const candidateSchema = z.strictObject({
   candidate_uuid: doc.uuid(),
   status: z.enum(CANDIDATE_STATUSES),
-  merged_into_candidate_uuid: doc
-    .uuid()
-    .nullable()
-    .meta({
-      description:
-        "Set when merged: the candidate this one was merged into (follow the chain to the survivor).",
-    }),
+  merged_into_candidate_uuid: doc.uuid().nullable().meta({
+    description:
+      "Set when merged: the candidate this one was merged into (follow the chain to the survivor).",
+  }),
   created_at: doc.instant(),
   updated_at: doc
     .instant()
@@ -81,29 +75,21 @@ const candidateSchema = z.strictObject({
 
 const applicationFields = {
   application_uuid: doc.uuid(),
-  candidate_uuid: doc
-    .uuid()
-    .meta({
-      description:
-        "The candidate the application was recorded for (not rewritten by later merges).",
-    }),
+  candidate_uuid: doc.uuid().meta({
+    description: "The candidate the application was recorded for (not rewritten by later merges).",
+  }),
   vacancy_uuid: doc.uuid(),
   practice_id: z.string(),
-  resolution: z
-    .enum(RESOLUTIONS)
-    .meta({
-      description:
-        "How the candidate identity was resolved: resolved, unresolved (no usable identifier), ambiguous (identifiers of different candidates).",
-    }),
+  resolution: z.enum(RESOLUTIONS).meta({
+    description:
+      "How the candidate identity was resolved: resolved, unresolved (no usable identifier), ambiguous (identifiers of different candidates).",
+  }),
   consent_flag: z.boolean(),
   entrypoint_raw: z.string().nullable().meta({ description: "The entrypoint as received." }),
-  entrypoint_code: z
-    .string()
-    .nullable()
-    .meta({
-      description:
-        "The known entrypoint it maps to (`website`, `vacancy_page`, `linkedin`, …); null when unknown.",
-    }),
+  entrypoint_code: z.string().nullable().meta({
+    description:
+      "The known entrypoint it maps to (`website`, `vacancy_page`, `linkedin`, …); null when unknown.",
+  }),
   created_at: doc.instant(),
 };
 const applicationSchema = z.strictObject({
@@ -118,12 +104,10 @@ const applicationCreatedSchema = z.strictObject({
   candidate_created: z
     .boolean()
     .meta({ description: "A new candidate identity was created for this application." }),
-  application_created: z
-    .boolean()
-    .meta({
-      description:
-        "True with 201; false with 200 (the same person already applied to this vacancy: the existing application, unchanged).",
-    }),
+  application_created: z.boolean().meta({
+    description:
+      "True with 201; false with 200 (the same person already applied to this vacancy: the existing application, unchanged).",
+  }),
 });
 const recruitmentCaseSchema = z.strictObject({
   recruitment_case_uuid: doc.uuid(),

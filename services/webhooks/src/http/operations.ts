@@ -54,47 +54,38 @@ export const _errorClasses: SameUnion<ErrorClass, (typeof ERROR_CLASSES)[number]
 
 const subscriptionFields = {
   webhook_uuid: doc.uuid(),
-  url: z
-    .string()
-    .meta({
-      format: "uri",
-      description:
-        "The endpoint, stored normalised (lower-case host, default port dropped, dot segments resolved).",
-    }),
+  url: z.string().meta({
+    format: "uri",
+    description:
+      "The endpoint, stored normalised (lower-case host, default port dropped, dot segments resolved).",
+  }),
   event_types: z.array(z.enum(EVENT_TYPES)),
   enabled: z.boolean(),
   secret_rotated_at: doc.instant().nullable(),
-  previous_secret_expires_at: doc
-    .instant()
-    .nullable()
-    .meta({
-      description:
-        "After a rotation: until this instant the previous secret also signs (a second signature).",
-    }),
+  previous_secret_expires_at: doc.instant().nullable().meta({
+    description:
+      "After a rotation: until this instant the previous secret also signs (a second signature).",
+  }),
   created_at: doc.instant(),
   updated_at: doc.instant(),
 };
 const subscriptionSchema = z.strictObject(subscriptionFields);
 const withSecretSchema = z.strictObject({
   ...subscriptionFields,
-  secret: z
-    .string()
-    .meta({
-      description:
-        "The signing secret (`whsec_…`), shown in this answer only; it cannot be requested again.",
-    }),
+  secret: z.string().meta({
+    description:
+      "The signing secret (`whsec_…`), shown in this answer only; it cannot be requested again.",
+  }),
 });
 const deliveryFields = {
   delivery_uuid: doc.uuid(),
   webhook_uuid: doc.uuid(),
   event_uuid: doc.uuid(),
   event_type: z.enum(EVENT_TYPES),
-  status: z
-    .enum(DELIVERY_STATUSES)
-    .meta({
-      description:
-        "pending (attempts to come), succeeded (a 2xx), failed (final, not retried), dead (six failed attempts in the round).",
-    }),
+  status: z.enum(DELIVERY_STATUSES).meta({
+    description:
+      "pending (attempts to come), succeeded (a 2xx), failed (final, not retried), dead (six failed attempts in the round).",
+  }),
   failure_reason: z.enum(FAILURE_REASONS).nullable(),
   round: z
     .number()
@@ -118,12 +109,9 @@ const attemptSchema = z.strictObject({
   status_code: z.number().int().nullable(),
   outcome: z.enum(ATTEMPT_OUTCOMES),
   error_class: z.enum(ERROR_CLASSES).nullable(),
-  error_detail: z
-    .string()
-    .nullable()
-    .meta({
-      description: "Error names and codes of a transport failure; never headers or bodies.",
-    }),
+  error_detail: z.string().nullable().meta({
+    description: "Error names and codes of a transport failure; never headers or bodies.",
+  }),
   response_sample: z
     .string()
     .nullable()
