@@ -6,17 +6,17 @@ import { createHttpApp } from "@svc/http";
 import { readOpenApiJson } from "@svc/openapi";
 import type { Logger } from "@svc/logging";
 import type pg from "pg";
-import { PgClientStore } from "./clients/pg-client-store.ts";
+import { PgClientStore } from "./store/pg-client-store.ts";
 import { SERVICE_NAME, SERVICE_VERSION, type Config } from "./config.ts";
-import type { SigningKeys } from "./keys/signing-keys.ts";
-import { jwksRoutes } from "./routes/jwks-route.ts";
-import { openApiRoutes } from "./routes/openapi-route.ts";
-import { tokenRoutes } from "./routes/token-route.ts";
-import { Argon2Gate } from "./token/argon2-gate.ts";
-import { ClientAuthenticator } from "./token/client-authenticator.ts";
-import { ProofCache } from "./token/proof-cache.ts";
-import { RateLimiter } from "./token/rate-limiter.ts";
-import { TokenService } from "./token/token-service.ts";
+import type { SigningKeys } from "./domain/keys/signing-keys.ts";
+import { jwksRoutes } from "./http/jwks-route.ts";
+import { openApiRoutes } from "./http/openapi-route.ts";
+import { tokenRoutes } from "./http/token-route.ts";
+import { Argon2Gate } from "./domain/token/argon2-gate.ts";
+import { ClientAuthenticator } from "./domain/token/client-authenticator.ts";
+import { ProofCache } from "./domain/token/proof-cache.ts";
+import { RateLimiter } from "./domain/token/rate-limiter.ts";
+import { TokenService } from "./domain/token/token-service.ts";
 
 /** Everything the OAuth 2.0 token service needs, built by main.ts (or a test) and passed in. */
 export interface AppDeps {

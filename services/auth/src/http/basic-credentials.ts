@@ -1,4 +1,4 @@
-import { oauthErrors } from "./oauth-error.ts";
+import { oauthErrors } from "../domain/token/oauth-error.ts";
 
 export interface ClientCredentials {
   clientId: string;

@@ -1,6 +1,6 @@
 import type { Request } from "express";
 import { parseBasicCredentials, type ClientCredentials } from "./basic-credentials.ts";
-import { oauthErrors } from "./oauth-error.ts";
+import { oauthErrors } from "../domain/token/oauth-error.ts";
 
 /** A syntactically valid client-credentials token request (RFC 6749 4.4.2). */
 export interface TokenRequest {

@@ -6,7 +6,7 @@ import {
   type RevocationWatch,
 } from "@svc/auth";
 import type { KV, Logger } from "@svc/messaging";
-import { revocationOf, type ClientStore } from "../clients/client.ts";
+import { revocationOf, type ClientStore } from "../domain/clients/client.ts";
 
 /** Writes one revocation to the bucket every service watches; resolves once the server stored it. */
 export function kvRevocationPublisher(
