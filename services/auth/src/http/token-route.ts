@@ -1,7 +1,8 @@
 import express, { type Router } from "express";
 import type { Counter, Meter } from "@opentelemetry/api";
 import type { Logger } from "@svc/logging";
-import { oauthErrorHandler, oauthErrors, setNoStore } from "../domain/token/oauth-error.ts";
+import { oauthErrors } from "../domain/token/oauth-error.ts";
+import { oauthErrorHandler, setNoStore } from "./oauth-error-handler.ts";
 import { parseTokenRequest } from "./token-request.ts";
 import type { TokenService } from "../domain/token/token-service.ts";
 

@@ -2,7 +2,8 @@ import { and, asc, eq, isNotNull, or, sql } from "drizzle-orm";
 import type pg from "pg";
 import { createDrizzle, guardPg } from "@svc/db";
 import { clients, type ClientRow } from "./schema.ts";
-import type { ClientRecord, ClientStore, NewClient } from "../domain/clients/client.ts";
+import type { ClientRecord, NewClient } from "../domain/clients/client.ts";
+import type { ClientStore } from "../domain/ports.ts";
 
 function toClient(row: ClientRow): ClientRecord {
   return {

@@ -5,7 +5,7 @@ import { canonicalScopes } from "../clients/client-scopes.ts";
 import type { SigningKeys } from "../keys/signing-keys.ts";
 import type { ClientAuthenticator } from "./client-authenticator.ts";
 import { oauthErrors } from "./oauth-error.ts";
-import type { TokenRequest } from "../../http/token-request.ts";
+import type { TokenRequest } from "./token-request.ts";
 
 /** Spec 5.2 and 8: access tokens live one hour. */
 export const ACCESS_TOKEN_LIFETIME_SECONDS = 3600;
