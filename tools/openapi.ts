@@ -16,7 +16,11 @@ import {
   type OpenApiDocument,
   type OperationSpec,
 } from "@svc/openapi";
-import { AUTH_OPERATIONS, AUTH_TAGS, SCOPE_DESCRIPTIONS } from "../services/auth/src/operations.ts";
+import {
+  AUTH_OPERATIONS,
+  AUTH_TAGS,
+  SCOPE_DESCRIPTIONS,
+} from "../services/auth/src/http/operations.ts";
 import { IDENTITY_OPERATIONS, IDENTITY_TAGS } from "../services/identity/src/http/operations.ts";
 import {
   CRM_MIRROR_OPERATIONS,

@@ -16,7 +16,7 @@ export async function prepareSandbox(config: LocalStackConfig): Promise<void> {
 /** Creates (once) a local demo client with every scope and returns how to use it. */
 export async function prepareDemoClient(config: LocalStackConfig): Promise<string | undefined> {
   // Imported here so the launcher loads the auth service's code only once the stack is up.
-  const { ensureDemoClient } = await import("../services/auth/src/clients/demo-client.ts");
+  const { ensureDemoClient } = await import("../services/auth/src/cli/demo-client.ts");
   const environment = config.childEnv.ENVIRONMENT === "production" ? "production" : "sandbox";
   let demo: Awaited<ReturnType<typeof ensureDemoClient>>;
   try {

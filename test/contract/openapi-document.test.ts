@@ -16,8 +16,8 @@ import { practiceRoutes } from "../../services/practices/src/routes.ts";
 import { crmMirrorRoutes } from "../../services/practices/src/crm-mirror/routes.ts";
 import { identityRoutes } from "../../services/identity/src/http/routes.ts";
 import { webhooksRouter } from "../../services/webhooks/src/http/webhooks-router.ts";
-import { tokenRoutes } from "../../services/auth/src/routes/token-route.ts";
-import { openApiRoutes } from "../../services/auth/src/routes/openapi-route.ts";
+import { tokenRoutes } from "../../services/auth/src/http/token-route.ts";
+import { openApiRoutes } from "../../services/auth/src/http/openapi-route.ts";
 import { registeredRoutes } from "./routes.ts";
 
 // Building a router only wires handlers; none of these is called.

@@ -20,7 +20,7 @@ import {
   type ServiceProcess,
   type TempDatabase,
 } from "@svc/testing";
-import { ensureLocalSigningKeys } from "../../services/auth/src/keys/local-keys.ts";
+import { ensureLocalSigningKeys } from "../../services/auth/src/domain/keys/local-keys.ts";
 import { reachableOffset, stackWithOffset, type StackProcess } from "../../tools/stack.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));

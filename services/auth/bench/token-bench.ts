@@ -31,10 +31,10 @@ import {
 import { entryArgs, NODE_FLAGS, RUNTIME_ENV } from "../../../tools/stack.ts";
 import { build } from "../../../tools/build.ts";
 import { benchMemoryLimit } from "../../../tools/chart-limits.ts";
-import { ClientManager } from "../src/clients/client-manager.ts";
-import { PgClientStore } from "../src/clients/pg-client-store.ts";
-import { MIGRATIONS_FOLDER } from "../src/db/migrations.ts";
-import { generateSigningJwk } from "../src/keys/local-keys.ts";
+import { ClientManager } from "../src/domain/clients/client-manager.ts";
+import { PgClientStore } from "../src/store/pg-client-store.ts";
+import { MIGRATIONS_FOLDER } from "../src/store/migrations.ts";
+import { generateSigningJwk } from "../src/domain/keys/local-keys.ts";
 import { batch, latencies, percentile, sampleUntil, throughput, type Shot } from "./load.ts";
 
 const ISSUER = "http://localhost:8080";

@@ -1,22 +1,19 @@
 import type { Meter } from "@opentelemetry/api";
 import type { IncomingMessage, RequestListener } from "node:http";
-import express from "express";
 import { scopesFor, type ClientRevocation } from "@svc/auth";
 import { createHttpApp } from "@svc/http";
 import { readOpenApiJson } from "@svc/openapi";
 import type { Logger } from "@svc/logging";
 import type pg from "pg";
-import { PgClientStore } from "./clients/pg-client-store.ts";
+import { PgClientStore } from "./store/pg-client-store.ts";
 import { SERVICE_NAME, SERVICE_VERSION, type Config } from "./config.ts";
-import type { SigningKeys } from "./keys/signing-keys.ts";
-import { jwksRoutes } from "./routes/jwks-route.ts";
-import { openApiRoutes } from "./routes/openapi-route.ts";
-import { tokenRoutes } from "./routes/token-route.ts";
-import { Argon2Gate } from "./token/argon2-gate.ts";
-import { ClientAuthenticator } from "./token/client-authenticator.ts";
-import { ProofCache } from "./token/proof-cache.ts";
-import { RateLimiter } from "./token/rate-limiter.ts";
-import { TokenService } from "./token/token-service.ts";
+import type { SigningKeys } from "./domain/keys/signing-keys.ts";
+import { Argon2Gate } from "./domain/token/argon2-gate.ts";
+import { ClientAuthenticator } from "./domain/token/client-authenticator.ts";
+import { ProofCache } from "./domain/token/proof-cache.ts";
+import { RateLimiter } from "./domain/token/rate-limiter.ts";
+import { TokenService } from "./domain/token/token-service.ts";
+import { createRouter } from "./http/router.ts";
 
 /** Everything the OAuth 2.0 token service needs, built by main.ts (or a test) and passed in. */
 export interface AppDeps {
@@ -81,17 +78,6 @@ function keepTokenRequestsFromJsonParser(req: IncomingMessage): void {
 /** Builds the OAuth 2.0 token service's app; never listens (main.ts and the tests do). */
 export function createApp(deps: AppDeps): RequestListener {
   const environmentScopes = new Set<string>(scopesFor(deps.config.ENVIRONMENT));
-  const routes = express.Router();
-  routes.use(
-    tokenRoutes({
-      service: createTokenService(deps, environmentScopes),
-      environmentScopes,
-      logger: deps.logger,
-      meter: deps.meter,
-    }),
-  );
-  routes.use(jwksRoutes(deps.keys));
-  routes.use(openApiRoutes(deps.openApiJson ?? readOpenApiJson()));
   const app = createHttpApp({
     platform: {
       service: SERVICE_NAME,
@@ -100,7 +86,14 @@ export function createApp(deps: AppDeps): RequestListener {
     },
     logger: deps.logger,
     ...(deps.meter ? { meter: deps.meter } : {}),
-    routes,
+    routes: createRouter({
+      service: createTokenService(deps, environmentScopes),
+      environmentScopes,
+      keys: deps.keys,
+      openApiJson: deps.openApiJson ?? readOpenApiJson(),
+      logger: deps.logger,
+      meter: deps.meter,
+    }),
   });
   // The per-IP limit needs the caller's address, which the ingress (or local gateway) forwards.
   app.set("trust proxy", deps.config.TRUST_PROXY_HOPS);

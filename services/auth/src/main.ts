@@ -17,12 +17,12 @@ import {
   type Config,
 } from "./config.ts";
 import { createApp } from "./app.ts";
-import { MIGRATIONS_FOLDER } from "./db/migrations.ts";
-import { createDummyHash } from "./clients/credentials.ts";
-import { PgClientStore } from "./clients/pg-client-store.ts";
-import { ensureLocalSigningKeys } from "./keys/local-keys.ts";
-import { loadSigningKeys, type SigningKeys } from "./keys/signing-keys.ts";
-import { scheduleReconciliation } from "./revocation/revocation-publisher.ts";
+import { MIGRATIONS_FOLDER } from "./store/migrations.ts";
+import { createDummyHash } from "./domain/clients/credentials.ts";
+import { PgClientStore } from "./store/pg-client-store.ts";
+import { ensureLocalSigningKeys } from "./domain/keys/local-keys.ts";
+import { loadSigningKeys, type SigningKeys } from "./domain/keys/signing-keys.ts";
+import { scheduleReconciliation } from "./messaging/revocation-publisher.ts";
 
 // Composition root: config → logger → dependencies → app → listen → graceful shutdown.
 let config: Config;

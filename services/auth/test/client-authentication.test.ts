@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fetchJson, type JsonResponse } from "@svc/testing";
-import { hashSecret } from "../src/clients/credentials.ts";
-import { median, startAuth, type AuthUnderTest } from "./support.ts";
+import { hashSecret } from "../src/domain/clients/credentials.ts";
+import { median, startAuth, type AuthUnderTest } from "./support/harness.ts";
 
 let auth: AuthUnderTest;
 let active: { id: string; secret: string };

@@ -8,9 +8,9 @@ import {
   ClientManager,
   ClientNotFoundError,
   ClientRuleError,
-} from "../src/clients/client-manager.ts";
-import { ensureDemoClient } from "../src/clients/demo-client.ts";
-import { startAuth, type AuthUnderTest } from "./support.ts";
+} from "../src/domain/clients/client-manager.ts";
+import { ensureDemoClient } from "../src/cli/demo-client.ts";
+import { startAuth, type AuthUnderTest } from "./support/harness.ts";
 
 let auth: AuthUnderTest;
 let production: ClientManager;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fetchJson, type JsonResponse } from "@svc/testing";
-import { median, startAuth, type AuthUnderTest } from "./support.ts";
+import { median, startAuth, type AuthUnderTest } from "./support/harness.ts";
 
 let auth: AuthUnderTest;
 let ip = 0;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createMetrics, sampleValue, type Metrics } from "@svc/telemetry";
-import { startAuth, type AuthUnderTest } from "./support.ts";
+import { startAuth, type AuthUnderTest } from "./support/harness.ts";
 
 let metrics: Metrics;
 let auth: AuthUnderTest;

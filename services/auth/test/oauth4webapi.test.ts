@@ -1,6 +1,6 @@
 import * as oauth from "oauth4webapi";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startAuth, TEST_TOKEN_ISSUER, type AuthUnderTest } from "./support.ts";
+import { startAuth, TEST_TOKEN_ISSUER, type AuthUnderTest } from "./support/harness.ts";
 
 let auth: AuthUnderTest;
 let as: oauth.AuthorizationServer;

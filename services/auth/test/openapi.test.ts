@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readOpenApiJson } from "@svc/openapi";
 import { fetchJson } from "@svc/testing";
-import { startAuth, type AuthUnderTest } from "./support.ts";
+import { startAuth, type AuthUnderTest } from "./support/harness.ts";
 
 let auth: AuthUnderTest;
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll } from "vitest";
 import { platformContract } from "@svc/testing";
-import { startAuth, type AuthUnderTest } from "./support.ts";
+import { startAuth, type AuthUnderTest } from "./support/harness.ts";
 
 let auth: AuthUnderTest;
 

@@ -17,9 +17,9 @@ import {
   unusedPort,
   type StartedApp,
 } from "@svc/testing";
-import { ClientManager } from "../src/clients/client-manager.ts";
-import { scheduleReconciliation } from "../src/revocation/revocation-publisher.ts";
-import { startAuth, TEST_TOKEN_ISSUER, waitFor, type AuthUnderTest } from "./support.ts";
+import { ClientManager } from "../src/domain/clients/client-manager.ts";
+import { scheduleReconciliation } from "../src/messaging/revocation-publisher.ts";
+import { startAuth, TEST_TOKEN_ISSUER, waitFor, type AuthUnderTest } from "./support/harness.ts";
 
 let auth: AuthUnderTest;
 let serviceFeed: RevocationFeed;

@@ -6,10 +6,10 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createTokenVerifier, remoteKeys } from "@svc/auth";
 import { fetchJson, silentLogger, startApp, type StartedApp } from "@svc/testing";
 import { createApp } from "../src/app.ts";
-import { createDummyHash } from "../src/clients/credentials.ts";
-import { ensureLocalSigningKeys, generateSigningJwk } from "../src/keys/local-keys.ts";
-import { loadSigningKeys, SigningKeyError } from "../src/keys/signing-keys.ts";
-import { startAuth, TEST_TOKEN_ISSUER, type AuthUnderTest } from "./support.ts";
+import { createDummyHash } from "../src/domain/clients/credentials.ts";
+import { ensureLocalSigningKeys, generateSigningJwk } from "../src/domain/keys/local-keys.ts";
+import { loadSigningKeys, SigningKeyError } from "../src/domain/keys/signing-keys.ts";
+import { startAuth, TEST_TOKEN_ISSUER, type AuthUnderTest } from "./support/harness.ts";
 
 const dirs: string[] = [];
 async function keyDir(files: Record<string, unknown>): Promise<string> {

@@ -2,7 +2,7 @@ import { decodeJwt, decodeProtectedHeader } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTokenVerifier, remoteKeys } from "@svc/auth";
 import { fetchJson, type JsonResponse } from "@svc/testing";
-import { basic, startAuth, TEST_TOKEN_ISSUER, type AuthUnderTest } from "./support.ts";
+import { basic, startAuth, TEST_TOKEN_ISSUER, type AuthUnderTest } from "./support/harness.ts";
 
 let auth: AuthUnderTest;
 let client: { id: string; secret: string };

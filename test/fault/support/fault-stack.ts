@@ -20,7 +20,7 @@ import {
   type PrivatePostgres,
   type ServiceProcess,
 } from "@svc/testing";
-import { ensureLocalSigningKeys } from "../../../services/auth/src/keys/local-keys.ts";
+import { ensureLocalSigningKeys } from "../../../services/auth/src/domain/keys/local-keys.ts";
 import {
   reachableOffset,
   stackProcessOf,

@@ -5,8 +5,8 @@ import {
   type ClientManager,
   type ClientSummary,
   type Propagation,
-} from "../clients/client-manager.ts";
-import type { Environment } from "../clients/client-scopes.ts";
+} from "../domain/clients/client-manager.ts";
+import type { Environment } from "../domain/clients/client-scopes.ts";
 import { scopesFor } from "@svc/auth";
 
 export const USAGE = `Usage: npm run clients -- <command> [options]

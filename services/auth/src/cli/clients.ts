@@ -15,8 +15,8 @@ import {
   type KV,
   type NatsConnection,
 } from "@svc/messaging";
-import { ClientManager } from "../clients/client-manager.ts";
-import { PgClientStore } from "../clients/pg-client-store.ts";
+import { ClientManager } from "../domain/clients/client-manager.ts";
+import { PgClientStore } from "../store/pg-client-store.ts";
 import { loadConfig, SERVICE_NAME } from "../config.ts";
 import { runClientCommand } from "./client-commands.ts";
 

@@ -2,7 +2,7 @@
 // (ES256) for the signing-key Secret. Store it as <kid>.published.jwk.json first, switch it to
 // <kid>.active.jwk.json later (README "Signing keys and rotation"). Prints to stdout only.
 import { parseArgs } from "node:util";
-import { generateSigningJwk } from "../keys/local-keys.ts";
+import { generateSigningJwk } from "../domain/keys/local-keys.ts";
 
 const { positionals, values } = parseArgs({
   allowPositionals: true,

@@ -3,11 +3,11 @@ import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { scopesFor } from "@svc/auth";
 import { createPgPool } from "@svc/db";
-import { stateOf } from "./client.ts";
-import { ClientManager } from "./client-manager.ts";
-import type { Environment } from "./client-scopes.ts";
-import { verifySecret } from "./credentials.ts";
-import { PgClientStore } from "./pg-client-store.ts";
+import { stateOf } from "../domain/clients/client.ts";
+import { ClientManager } from "../domain/clients/client-manager.ts";
+import type { Environment } from "../domain/clients/client-scopes.ts";
+import { verifySecret } from "../domain/clients/credentials.ts";
+import { PgClientStore } from "../store/pg-client-store.ts";
 
 export interface DemoClient {
   clientId: string;

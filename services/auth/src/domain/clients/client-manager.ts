@@ -1,11 +1,5 @@
-import type { ClientRevocation } from "@svc/auth";
-import {
-  revocationOf,
-  stateOf,
-  type ClientRecord,
-  type ClientState,
-  type ClientStore,
-} from "./client.ts";
+import type { ClientStore, RevocationPublisher } from "../ports.ts";
+import { revocationOf, stateOf, type ClientRecord, type ClientState } from "./client.ts";
 import { assignableScopes, ClientRuleError, type Environment } from "./client-scopes.ts";
 import { hashSecret, newClientId, newClientSecret } from "./credentials.ts";
 
@@ -28,7 +22,7 @@ export interface ClientManagerDeps {
   store: ClientStore;
   environment: Environment;
   /** Writes one revocation to the bucket every service watches. */
-  publish: (revocation: ClientRevocation) => Promise<void>;
+  publish: RevocationPublisher;
   now?: () => Date;
 }
 

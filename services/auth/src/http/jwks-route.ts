@@ -1,5 +1,5 @@
 import express, { type Router } from "express";
-import type { SigningKeys } from "../keys/signing-keys.ts";
+import type { SigningKeys } from "../domain/keys/signing-keys.ts";
 
 /**
  * GET /.well-known/jwks.json: the public halves of every published key, for the services'

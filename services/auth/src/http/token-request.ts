@@ -1,13 +1,7 @@
 import type { Request } from "express";
-import { parseBasicCredentials, type ClientCredentials } from "./basic-credentials.ts";
-import { oauthErrors } from "./oauth-error.ts";
-
-/** A syntactically valid client-credentials token request (RFC 6749 4.4.2). */
-export interface TokenRequest {
-  credentials: ClientCredentials;
-  /** undefined: the `scope` parameter was absent or empty (spec 4.2: all of the client's scopes). */
-  scopes: ReadonlyArray<string> | undefined;
-}
+import { oauthErrors } from "../domain/token/oauth-error.ts";
+import type { ClientCredentials, TokenRequest } from "../domain/token/token-request.ts";
+import { parseBasicCredentials } from "./basic-credentials.ts";
 
 /** Parameters that must appear at most once (RFC 6749 3.2); unknown ones are ignored (RFC 6749 3.1). */
 const SINGLE = ["grant_type", "scope", "client_id", "client_secret"] as const;

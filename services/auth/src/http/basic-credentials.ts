@@ -1,9 +1,5 @@
-import { oauthErrors } from "./oauth-error.ts";
-
-export interface ClientCredentials {
-  clientId: string;
-  secret: string;
-}
+import { oauthErrors } from "../domain/token/oauth-error.ts";
+import type { ClientCredentials } from "../domain/token/token-request.ts";
 
 const BASIC = /^basic +([A-Za-z0-9+/]*={0,2}) *$/i;
 const UTF8 = new TextDecoder("utf-8", { fatal: true });

@@ -6,7 +6,10 @@
 import { z } from "zod";
 import type { Scope } from "@svc/auth";
 import type { NamedSchema, OperationSpec, SameKeys, TagSpec } from "@svc/openapi";
-import { ACCESS_TOKEN_LIFETIME_SECONDS, type TokenResponse } from "./token/token-service.ts";
+import {
+  ACCESS_TOKEN_LIFETIME_SECONDS,
+  type TokenResponse,
+} from "../domain/token/token-service.ts";
 
 /** Spec 5, "Scopes (production)": what each grants. */
 export const SCOPE_DESCRIPTIONS: Record<Scope, string> = {

@@ -1,10 +1,11 @@
-import { stateOf, type ClientRecord, type ClientStore } from "../clients/client.ts";
+import { stateOf, type ClientRecord } from "../clients/client.ts";
 import { verifySecret } from "../clients/credentials.ts";
+import type { ClientStore } from "../ports.ts";
 import { GateFullError, type Argon2Gate } from "./argon2-gate.ts";
-import type { ClientCredentials } from "./basic-credentials.ts";
 import { oauthErrors } from "./oauth-error.ts";
 import type { ProofCache } from "./proof-cache.ts";
 import type { RateLimiter } from "./rate-limiter.ts";
+import type { ClientCredentials } from "./token-request.ts";
 
 export interface ClientAuthenticatorDeps {
   store: ClientStore;

@@ -1,17 +1,10 @@
-import {
-  encodeRevocation,
-  revocationKey,
-  sameRevocation,
-  type ClientRevocation,
-  type RevocationWatch,
-} from "@svc/auth";
+import { encodeRevocation, revocationKey, sameRevocation, type RevocationWatch } from "@svc/auth";
 import type { KV, Logger } from "@svc/messaging";
-import { revocationOf, type ClientStore } from "../clients/client.ts";
+import { revocationOf } from "../domain/clients/client.ts";
+import type { ClientStore, RevocationPublisher } from "../domain/ports.ts";
 
 /** Writes one revocation to the bucket every service watches; resolves once the server stored it. */
-export function kvRevocationPublisher(
-  kv: () => KV | undefined,
-): (revocation: ClientRevocation) => Promise<void> {
+export function kvRevocationPublisher(kv: () => KV | undefined): RevocationPublisher {
   return async (revocation) => {
     const bucket = kv();
     if (!bucket) throw new Error("the revocations bucket is not connected");
@@ -23,7 +16,7 @@ export interface ReconcileDeps {
   store: ClientStore;
   /** The bucket as this process sees it (auth watches it too). */
   watch: RevocationWatch;
-  publish: (revocation: ClientRevocation) => Promise<void>;
+  publish: RevocationPublisher;
   logger: Logger;
 }
 

@@ -1,8 +1,9 @@
 import { and, asc, eq, isNotNull, or, sql } from "drizzle-orm";
 import type pg from "pg";
 import { createDrizzle, guardPg } from "@svc/db";
-import { clients, type ClientRow } from "../db/schema.ts";
-import type { ClientRecord, ClientStore, NewClient } from "./client.ts";
+import { clients, type ClientRow } from "./schema.ts";
+import type { ClientRecord, NewClient } from "../domain/clients/client.ts";
+import type { ClientStore } from "../domain/ports.ts";
 
 function toClient(row: ClientRow): ClientRecord {
   return {

@@ -1,9 +1,10 @@
 import express, { type Router } from "express";
 import type { Counter, Meter } from "@opentelemetry/api";
 import type { Logger } from "@svc/logging";
-import { oauthErrorHandler, oauthErrors, setNoStore } from "../token/oauth-error.ts";
-import { parseTokenRequest } from "../token/token-request.ts";
-import type { TokenService } from "../token/token-service.ts";
+import { oauthErrors } from "../domain/token/oauth-error.ts";
+import { oauthErrorHandler, setNoStore } from "./oauth-error-handler.ts";
+import { parseTokenRequest } from "./token-request.ts";
+import type { TokenService } from "../domain/token/token-service.ts";
 
 export interface TokenRouteDeps {
   service: TokenService;

@@ -1,7 +1,7 @@
 import express, { type Router } from "express";
 import { MethodNotAllowedError } from "@svc/http";
 import { expressPath } from "@svc/openapi";
-import { openApiOperation } from "../operations.ts";
+import { openApiOperation } from "./operations.ts";
 
 /** GET /openapi.json: the checked-in document, byte for byte, public (the route table sends it here). */
 export function openApiRoutes(documentJson: string): Router {

@@ -16,15 +16,15 @@ import {
   type StartedApp,
   type TempDatabase,
 } from "@svc/testing";
-import { createApp } from "../src/app.ts";
-import { ClientManager } from "../src/clients/client-manager.ts";
-import { createDummyHash } from "../src/clients/credentials.ts";
-import { PgClientStore } from "../src/clients/pg-client-store.ts";
-import { loadConfig, type Config } from "../src/config.ts";
-import { MIGRATIONS_FOLDER } from "../src/db/migrations.ts";
-import { generateSigningJwk } from "../src/keys/local-keys.ts";
-import { loadSigningKeys, type SigningKeys } from "../src/keys/signing-keys.ts";
-import { kvRevocationPublisher } from "../src/revocation/revocation-publisher.ts";
+import { createApp } from "../../src/app.ts";
+import { ClientManager } from "../../src/domain/clients/client-manager.ts";
+import { createDummyHash } from "../../src/domain/clients/credentials.ts";
+import { PgClientStore } from "../../src/store/pg-client-store.ts";
+import { loadConfig, type Config } from "../../src/config.ts";
+import { MIGRATIONS_FOLDER } from "../../src/store/migrations.ts";
+import { generateSigningJwk } from "../../src/domain/keys/local-keys.ts";
+import { loadSigningKeys, type SigningKeys } from "../../src/domain/keys/signing-keys.ts";
+import { kvRevocationPublisher } from "../../src/messaging/revocation-publisher.ts";
 
 export const TEST_TOKEN_ISSUER = "http://localhost:8080";
 
