@@ -18,5 +18,3 @@ export {
   type ServeOptions,
   type Serving,
 } from "./serve.ts";
-export { RefreshingCache, TotalsCache, totalFromPage, pageTotal } from "./page-totals.ts";
-export { PageMarks, type PageMarkOptions } from "./page-marks.ts";
