@@ -1,4 +1,3 @@
-export * from "./errors.ts";
 export * from "./envelope.ts";
 export * from "./query.ts";
 export { createHttpApp, type HttpAppOptions, type PlatformInfo } from "./app.ts";

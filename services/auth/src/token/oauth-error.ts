@@ -1,5 +1,5 @@
 import type { ErrorRequestHandler, Response } from "express";
-import { DomainError } from "@svc/http";
+import { DomainError } from "@svc/errors";
 import type { Logger } from "@svc/logging";
 import { DEFAULT_REALM } from "@svc/auth";
 
