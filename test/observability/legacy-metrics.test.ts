@@ -1,7 +1,7 @@
 // legacy.source.unavailable: counted where every legacy read happens (@svc/db createLegacyDb).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLegacyDb } from "@svc/db";
-import { SourceUnavailableError } from "@svc/http";
+import { SourceUnavailableError } from "@svc/errors";
 import { createMetrics, sampleValue, type Metrics } from "@svc/telemetry";
 import { createTempMysqlDatabase, TcpProxy, unusedPort, type TempDatabase } from "@svc/testing";
 

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPgPool, runMigrations } from "@svc/db";
-import { DependencyUnavailableError } from "@svc/http";
+import { DependencyUnavailableError } from "@svc/errors";
 import { startPrivatePostgres, type PrivatePostgres } from "@svc/testing";
 import { MIGRATIONS_FOLDER } from "../src/db/migrations.ts";
 import { idempotencyKeys } from "../src/db/schema.ts";

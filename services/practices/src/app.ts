@@ -1,6 +1,7 @@
 import type { Meter } from "@opentelemetry/api";
 import express from "express";
-import { createHttpApp, TotalsCache } from "@svc/http";
+import { createHttpApp } from "@svc/http";
+import { TotalsCache } from "@svc/paging";
 import type { Logger } from "@svc/logging";
 import type { TokenVerifier } from "@svc/auth";
 import { dateIn } from "@svc/time";

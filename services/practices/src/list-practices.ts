@@ -1,4 +1,5 @@
-import { NotFoundError, pageTotal, totalFromPage, type TotalsCache } from "@svc/http";
+import { NotFoundError } from "@svc/errors";
+import { pageTotal, totalFromPage, type TotalsCache } from "@svc/paging";
 import { listKey, type Practice, type PracticeFilters, type PracticeSource } from "./practice.ts";
 
 export interface PracticeReader {

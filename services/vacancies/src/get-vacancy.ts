@@ -1,5 +1,5 @@
 /** GET /v1/vacancies/{uuid} (spec 4.4) and the existence check other services ask for over NATS. */
-import { NotFoundError } from "@svc/http";
+import { NotFoundError } from "@svc/errors";
 import type { Vacancy } from "./vacancy-catalogue.ts";
 import { asOf, type VacancyReader } from "./vacancy-reader.ts";
 import type { VacancySource } from "./vacancy-source.ts";

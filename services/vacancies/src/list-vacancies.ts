@@ -1,5 +1,6 @@
 /** GET /v1/vacancies (spec 4.3): filters pushed down to the source, one page plus the total. */
-import { pageTotal, totalFromPage, type DateOrInstant } from "@svc/http";
+import type { DateOrInstant } from "@svc/http";
+import { pageTotal, totalFromPage } from "@svc/paging";
 import { localOfInstant } from "@svc/time";
 import type { AllowedOf, Vacancy } from "./vacancy-catalogue.ts";
 import { asOf, type VacancyReader } from "./vacancy-reader.ts";

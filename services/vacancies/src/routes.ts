@@ -3,7 +3,8 @@
  * and wraps the result in the envelope. Errors are thrown and become responses in @svc/http.
  */
 import express, { type RequestHandler } from "express";
-import { MethodNotAllowedError, parseQuery, sendData, sendPage, ValidationError } from "@svc/http";
+import { parseQuery, sendData, sendPage } from "@svc/http";
+import { MethodNotAllowedError, ValidationError } from "@svc/errors";
 import { requireScope, type TokenVerifier } from "@svc/auth";
 import { expressPath } from "@svc/openapi";
 import { getVacancy } from "./get-vacancy.ts";

@@ -3,7 +3,7 @@
  * (Europe/Brussels) from an injected clock: neither the server's zone nor the database's decides
  * whether a vacancy is published.
  */
-import { TotalsCache } from "@svc/http";
+import { TotalsCache } from "@svc/paging";
 import { dateIn } from "@svc/time";
 import type { AsOf, VacancySource } from "./vacancy-source.ts";
 

@@ -1,5 +1,5 @@
 import type { RequestHandler } from "express";
-import { InsufficientScopeError } from "@svc/http";
+import { InsufficientScopeError } from "@svc/errors";
 import { DEFAULT_REALM, type AccessToken, type TokenVerifier } from "./verifier.ts";
 
 /**

@@ -1,5 +1,5 @@
 import { createRemoteJWKSet, errors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from "jose";
-import { DependencyUnavailableError, UnauthenticatedError } from "@svc/http";
+import { DependencyUnavailableError, UnauthenticatedError } from "@svc/errors";
 
 /** What a verified access token (RFC 9068) tells the API about its caller. */
 export interface AccessToken {

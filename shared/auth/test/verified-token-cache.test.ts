@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { DependencyUnavailableError, UnauthenticatedError } from "@svc/http";
+import { DependencyUnavailableError, UnauthenticatedError } from "@svc/errors";
 import { createTestIssuer, TEST_AUDIENCE, TEST_ISSUER, type TestIssuer } from "@svc/testing";
 import {
   createCachedTokenVerifier,

@@ -13,7 +13,7 @@ import {
   type PoolOptions,
   type RowDataPacket,
 } from "mysql2";
-import { SourceUnavailableError } from "@svc/http";
+import { SourceUnavailableError } from "@svc/errors";
 
 export interface LegacyDbOptions {
   url: string;

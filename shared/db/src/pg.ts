@@ -1,7 +1,7 @@
 import pg from "pg";
 import { drizzle, type NodePgDatabase } from "drizzle-orm/node-postgres";
 import { migrate } from "drizzle-orm/node-postgres/migrator";
-import { DependencyUnavailableError } from "@svc/http";
+import { DependencyUnavailableError } from "@svc/errors";
 
 export interface PgOptions {
   url: string;

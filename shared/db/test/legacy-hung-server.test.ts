@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startPrivateMariaDb, type PrivateMariaDb } from "@svc/testing";
-import { SourceUnavailableError } from "@svc/http";
+import { SourceUnavailableError } from "@svc/errors";
 import { createLegacyDb } from "../src/index.ts";
 
 // A legacy server that hangs (SIGSTOP: connections accepted, nothing answered) while requests

@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startPrivatePostgres, type PrivatePostgres } from "@svc/testing";
-import { DependencyUnavailableError } from "@svc/http";
+import { DependencyUnavailableError } from "@svc/errors";
 import { createDrizzle, createPgPool, guardPg } from "../src/index.ts";
 
 // A server that shuts down sends every session "terminating connection due to administrator

@@ -3,7 +3,7 @@ import { mkdtempSync, mkdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createTempPgDatabase, TcpProxy, unusedPort, type TempDatabase } from "@svc/testing";
-import { DependencyUnavailableError } from "@svc/http";
+import { DependencyUnavailableError } from "@svc/errors";
 import { createPgPool, guardPg, runMigrations } from "../src/index.ts";
 
 let database: TempDatabase;

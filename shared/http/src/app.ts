@@ -1,11 +1,11 @@
 import { randomUUID } from "node:crypto";
 import express, { type Express, type RequestHandler, type Router } from "express";
 import { context, type Meter } from "@opentelemetry/api";
+import { MethodNotAllowedError } from "@svc/errors";
 import type { Logger } from "@svc/logging";
 import { API_VERSION, sendData } from "./envelope.ts";
 import { errorHandler, notFoundHandler } from "./error-handler.ts";
 import { serverSpans } from "./tracing.ts";
-import { MethodNotAllowedError } from "./errors.ts";
 
 export interface PlatformInfo {
   /** Service name reported by /health. */

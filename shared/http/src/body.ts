@@ -1,5 +1,5 @@
 import type { RequestHandler } from "express";
-import { UnsupportedMediaTypeError } from "./errors.ts";
+import { UnsupportedMediaTypeError } from "@svc/errors";
 
 /** For endpoints that take a JSON body: anything else is 415, never a confused 500. */
 export function requireJson(): RequestHandler {

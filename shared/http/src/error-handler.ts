@@ -6,7 +6,7 @@ import {
   NotFoundError,
   PayloadTooLargeError,
   UnsupportedMediaTypeError,
-} from "./errors.ts";
+} from "@svc/errors";
 import { metaFor } from "./envelope.ts";
 
 interface HttpishError {

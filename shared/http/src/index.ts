@@ -1,4 +1,3 @@
-export * from "./errors.ts";
 export * from "./envelope.ts";
 export * from "./query.ts";
 export { createHttpApp, type HttpAppOptions, type PlatformInfo } from "./app.ts";
@@ -18,5 +17,3 @@ export {
   type ServeOptions,
   type Serving,
 } from "./serve.ts";
-export { RefreshingCache, TotalsCache, totalFromPage, pageTotal } from "./page-totals.ts";
-export { PageMarks, type PageMarkOptions } from "./page-marks.ts";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ValidationError, type FieldIssue } from "./errors.ts";
+import { ValidationError, type FieldIssue } from "@svc/errors";
 
 /**
  * Query-string validation (spec 4.x, ARCHITECTURE "Where the spec is silent"): unknown

@@ -1,16 +1,8 @@
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fetchJson, silentLogger, startApp, type StartedApp } from "@svc/testing";
-import {
-  createHttpApp,
-  NotFoundError,
-  parseQuery,
-  q,
-  requireJson,
-  sendData,
-  sendPage,
-  SourceUnavailableError,
-} from "../src/index.ts";
+import { NotFoundError, SourceUnavailableError } from "@svc/errors";
+import { createHttpApp, parseQuery, q, requireJson, sendData, sendPage } from "../src/index.ts";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 

@@ -2,13 +2,8 @@ import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createMetrics, type Metrics } from "@svc/telemetry";
 import { fetchJson, silentLogger, startApp, type StartedApp } from "@svc/testing";
-import {
-  createHttpApp,
-  listen,
-  NotFoundError,
-  sendData,
-  type RunningServer,
-} from "../src/index.ts";
+import { NotFoundError } from "@svc/errors";
+import { createHttpApp, listen, sendData, type RunningServer } from "../src/index.ts";
 
 let metrics: Metrics;
 let app: StartedApp;

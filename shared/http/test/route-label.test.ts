@@ -2,7 +2,8 @@ import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createMetrics, type Metrics } from "@svc/telemetry";
 import { fetchJson, silentLogger, startApp, type StartedApp } from "@svc/testing";
-import { createHttpApp, listen, UnauthenticatedError, type RunningServer } from "../src/index.ts";
+import { UnauthenticatedError } from "@svc/errors";
+import { createHttpApp, listen, type RunningServer } from "../src/index.ts";
 
 let metrics: Metrics;
 let app: StartedApp;

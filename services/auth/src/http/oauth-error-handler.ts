@@ -1,5 +1,5 @@
 import type { ErrorRequestHandler, Response } from "express";
-import { DomainError } from "@svc/http";
+import { DomainError } from "@svc/errors";
 import type { Logger } from "@svc/logging";
 import { OAuthError, oauthErrors } from "../domain/token/oauth-error.ts";
 

@@ -1,5 +1,5 @@
 import express, { type Router } from "express";
-import { MethodNotAllowedError } from "@svc/http";
+import { MethodNotAllowedError } from "@svc/errors";
 import { expressPath } from "@svc/openapi";
 import { openApiOperation } from "./operations.ts";
 

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { ValidationError } from "@svc/http";
+import { ValidationError } from "@svc/errors";
 import type { EventPayload } from "@svc/events";
 import { lookupKeysOf, type IdentifierHasher, type LookupKey } from "../identifiers/lookup-keys.ts";
 import { entrypointCodeOf } from "./entrypoints.ts";

@@ -1,4 +1,4 @@
-import { NotFoundError } from "@svc/http";
+import { NotFoundError } from "@svc/errors";
 import { eventsAt } from "./events.ts";
 import type { IdentityStore, Submission } from "./model.ts";
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ValidationError } from "@svc/http";
+import { ValidationError } from "@svc/errors";
 import type { ApplicationRequest } from "../domain/create-application.ts";
 import { normalisePhone } from "../identifiers/normalise-phone.ts";
 import { expected, fieldIssuesOf, UUID_SHAPE } from "./validation.ts";

@@ -1,16 +1,13 @@
 import express, { type RequestHandler } from "express";
 import { requireScope, type Scope, type TokenVerifier } from "@svc/auth";
 import { expressPath, type OperationSpec } from "@svc/openapi";
+import { parseQuery, requireJson, sendData, sendPage } from "@svc/http";
 import {
   MethodNotAllowedError,
   NotFoundError,
-  parseQuery,
-  requireJson,
-  sendData,
-  sendPage,
   UnsupportedMediaTypeError,
   ValidationError,
-} from "@svc/http";
+} from "@svc/errors";
 import type { ApplicationOutcome, ApplicationRequest } from "../domain/create-application.ts";
 import type { IdentityQueries, Page, Submission } from "../domain/model.ts";
 import { parseApplicationBody } from "./application-body.ts";

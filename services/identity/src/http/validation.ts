@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { ValidationError, type FieldIssue } from "@svc/http";
+import { ValidationError, type FieldIssue } from "@svc/errors";
 
 /** Any RFC 4122-shaped UUID (the primary system's vacancy uuids and our own v4 ids). */
 export const UUID_SHAPE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

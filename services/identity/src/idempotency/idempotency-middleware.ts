@@ -1,5 +1,5 @@
 import type { RequestHandler, Response } from "express";
-import { DomainError, ValidationError } from "@svc/http";
+import { DomainError, ValidationError } from "@svc/errors";
 import type { Logger } from "@svc/logging";
 import type { IdempotencyRecordId, IdempotencyStore, Reservation } from "./idempotency-store.ts";
 import {

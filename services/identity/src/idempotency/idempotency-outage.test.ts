@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import express from "express";
-import { createHttpApp, DependencyUnavailableError, sendData } from "@svc/http";
+import { createHttpApp, sendData } from "@svc/http";
+import { DependencyUnavailableError } from "@svc/errors";
 import { fetchJson, silentLogger, startApp, type StartedApp } from "@svc/testing";
 import { idempotency } from "./idempotency-middleware.ts";
 import type {

@@ -1,7 +1,7 @@
 import pg from "pg";
 import { DrizzleQueryError } from "drizzle-orm";
 import { isPgConnectionFailure } from "@svc/db";
-import { DependencyUnavailableError } from "@svc/http";
+import { DependencyUnavailableError } from "@svc/errors";
 
 /**
  * A database failure with nothing in it but the server's code, constraint and primary message.

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { DependencyUnavailableError } from "@svc/http";
+import { DependencyUnavailableError } from "@svc/errors";
 import {
   MessagingRemoteError,
   MessagingUnavailableError,

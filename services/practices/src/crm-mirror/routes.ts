@@ -3,7 +3,8 @@
  * idempotent and ordered by the CRM's own modified_on; see README "CRM mirror" for the payloads.
  */
 import express, { type RequestHandler } from "express";
-import { MethodNotAllowedError, parseQuery, requireJson, sendData } from "@svc/http";
+import { parseQuery, requireJson, sendData } from "@svc/http";
+import { MethodNotAllowedError } from "@svc/errors";
 import { requireScope, type TokenVerifier } from "@svc/auth";
 import { expressPath } from "@svc/openapi";
 import {

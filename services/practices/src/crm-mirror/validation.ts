@@ -4,7 +4,7 @@
  * for bulk requests (`accounts[3].address.city`).
  */
 import { z } from "zod";
-import { ValidationError, type FieldIssue } from "@svc/http";
+import { ValidationError, type FieldIssue } from "@svc/errors";
 import type { AccountWrite, CrmAccount } from "./account.ts";
 
 export const MAX_BULK_ACCOUNTS = 1_000;

@@ -6,7 +6,7 @@
  * order and totals are pushed down into SQL; with the mapper, the only place with legacy names.
  */
 import type { LegacyDb } from "@svc/db";
-import { PageMarks, type PageMarkOptions } from "@svc/http";
+import { PageMarks, type PageMarkOptions } from "@svc/paging";
 import {
   listKey,
   type ObservedValue,

@@ -22,7 +22,7 @@ import {
 import { createApp } from "../../src/app.ts";
 import { loadConfig } from "../../src/config.ts";
 import type { CrmMirrorStore } from "../../src/crm-mirror/account.ts";
-import type { PageMarkOptions } from "@svc/http";
+import type { PageMarkOptions } from "@svc/paging";
 import { MysqlPracticeSource } from "../../src/source/mysql-practice-source.ts";
 
 /** The reference date the data set is seeded with, and the injected clock's calendar date in Brussels. */

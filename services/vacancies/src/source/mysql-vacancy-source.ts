@@ -8,7 +8,7 @@
  * its ids and its total on covering secondary indexes alone, and reads only the page's rows.
  */
 import type { LegacyDb } from "@svc/db";
-import { PageMarks, type PageMarkOptions } from "@svc/http";
+import { PageMarks, type PageMarkOptions } from "@svc/paging";
 import type { Vacancy } from "../vacancy-catalogue.ts";
 import {
   listKey,

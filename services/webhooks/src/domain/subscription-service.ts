@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { DomainError, NotFoundError, ValidationError } from "@svc/http";
+import { DomainError, NotFoundError, ValidationError } from "@svc/errors";
 import { buildEvent, eventTypesFor } from "@svc/events";
 import type { Logger } from "@svc/logging";
 import { BlockedUrlError, type UrlGuard } from "../outbound/url-guard.ts";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ValidationError, type FieldIssue } from "@svc/http";
+import { ValidationError, type FieldIssue } from "@svc/errors";
 import { MAX_URL_LENGTH } from "../outbound/url-guard.ts";
 
 const url = z

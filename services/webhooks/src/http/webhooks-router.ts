@@ -1,13 +1,7 @@
 import express, { type Request, type RequestHandler, type Response } from "express";
 import { callerOf, requireScope, type TokenVerifier } from "@svc/auth";
-import {
-  MethodNotAllowedError,
-  parseQuery,
-  requireJson,
-  sendData,
-  sendPage,
-  ValidationError,
-} from "@svc/http";
+import { parseQuery, requireJson, sendData, sendPage } from "@svc/http";
+import { MethodNotAllowedError, ValidationError } from "@svc/errors";
 import { expressPath, type OperationSpec } from "@svc/openapi";
 import type { SubscriptionService } from "../domain/subscription-service.ts";
 import { createBody, parseBody, patchBody } from "./bodies.ts";

@@ -6,7 +6,7 @@ import {
   type SubscriptionPort,
   type SubscriptionRef,
 } from "@svc/k8s";
-import { NotFoundError, ValidationError } from "@svc/http";
+import { NotFoundError, ValidationError } from "@svc/errors";
 import type { Subscription } from "../domain/model.ts";
 import type { SubscriptionPatch } from "../domain/ports.ts";
 import type { SubscriptionService } from "../domain/subscription-service.ts";

@@ -1,0 +1,15 @@
+export {
+  DomainError,
+  type FieldIssue,
+  UnauthenticatedError,
+  InsufficientScopeError,
+  NotFoundError,
+  ValidationError,
+  SourceUnavailableError,
+  DependencyUnavailableError,
+  MalformedRequestError,
+  PayloadTooLargeError,
+  UnsupportedMediaTypeError,
+  MethodNotAllowedError,
+  RateLimitedError,
+} from "./errors.ts";
