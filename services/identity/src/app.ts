@@ -8,12 +8,12 @@ import { SERVICE_NAME, SERVICE_VERSION, type Config } from "./config.ts";
 import { createApplication } from "./domain/create-application.ts";
 import type { VacancyDirectory } from "./domain/model.ts";
 import { submitApplication } from "./domain/submit-application.ts";
-import { identityRoutes } from "./http/routes.ts";
-import { idempotency } from "./idempotency/idempotency-middleware.ts";
-import { PgIdempotencyStore } from "./idempotency/pg-idempotency-store.ts";
-import { createIdentifierHasher } from "./identifiers/lookup-keys.ts";
+import { identityRoutes } from "./http/router.ts";
+import { idempotency } from "./http/idempotency-middleware.ts";
+import { PgIdempotencyStore } from "./store/pg-idempotency-store.ts";
+import { createIdentifierHasher } from "./domain/identifiers/lookup-keys.ts";
 import { identityDb } from "./store/db.ts";
-import { idempotencyKeys } from "./db/schema.ts";
+import { idempotencyKeys } from "./store/schema.ts";
 import { PgIdentityQueries } from "./store/pg-identity-queries.ts";
 import { PgIdentityStore } from "./store/pg-identity-store.ts";
 

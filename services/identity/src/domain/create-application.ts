@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { ValidationError } from "@svc/http";
 import type { EventPayload } from "@svc/events";
-import { lookupKeysOf, type IdentifierHasher, type LookupKey } from "../identifiers/lookup-keys.ts";
+import { lookupKeysOf, type IdentifierHasher, type LookupKey } from "./identifiers/lookup-keys.ts";
 import { entrypointCodeOf } from "./entrypoints.ts";
 import { eventsAt } from "./events.ts";
 import type {

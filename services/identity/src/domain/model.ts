@@ -1,5 +1,5 @@
 import type { EventPayload } from "@svc/events";
-import type { LookupKey } from "../identifiers/lookup-keys.ts";
+import type { LookupKey } from "./identifiers/lookup-keys.ts";
 
 export const CANDIDATE_STATUSES = ["active", "merged", "inactive"] as const;
 export type CandidateStatus = (typeof CANDIDATE_STATUSES)[number];

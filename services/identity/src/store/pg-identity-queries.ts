@@ -1,7 +1,7 @@
 import { and, asc, count, eq, gte, inArray, type SQL } from "drizzle-orm";
 import type { PgTable } from "drizzle-orm/pg-core";
 import { guardStore } from "./guard-store.ts";
-import { applications, candidates, recruitmentCases } from "../db/schema.ts";
+import { applications, candidates, recruitmentCases } from "./schema.ts";
 import type {
   Application,
   ApplicationFilter,

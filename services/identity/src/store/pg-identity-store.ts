@@ -7,8 +7,8 @@ import {
   candidates,
   outbox,
   recruitmentCases,
-} from "../db/schema.ts";
-import type { LookupKey } from "../identifiers/lookup-keys.ts";
+} from "./schema.ts";
+import type { LookupKey } from "../domain/identifiers/lookup-keys.ts";
 import type {
   Application,
   Candidate,
