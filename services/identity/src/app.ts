@@ -6,7 +6,7 @@ import { callerOf, type TokenVerifier } from "@svc/auth";
 import type pg from "pg";
 import { SERVICE_NAME, SERVICE_VERSION, type Config } from "./config.ts";
 import { createApplication } from "./domain/create-application.ts";
-import type { VacancyDirectory } from "./domain/model.ts";
+import type { VacancyDirectory } from "./domain/ports.ts";
 import { submitApplication } from "./domain/submit-application.ts";
 import { identityRoutes } from "./http/router.ts";
 import { idempotency } from "./http/idempotency-middleware.ts";

@@ -12,7 +12,8 @@ import {
   ValidationError,
 } from "@svc/http";
 import type { ApplicationOutcome, ApplicationRequest } from "../domain/create-application.ts";
-import type { IdentityQueries, Page, Submission } from "../domain/model.ts";
+import type { Page, Submission } from "../domain/model.ts";
+import type { IdentityQueries } from "../domain/ports.ts";
 import { parseApplicationBody } from "./application-body.ts";
 import { applicationFilterOf, candidateFilterOf, recruitmentCaseFilterOf } from "./list-queries.ts";
 import {

@@ -7,13 +7,13 @@ import type {
   ApplicationFilter,
   Candidate,
   CandidateFilter,
-  IdentityQueries,
   Page,
   PageRequest,
   RecruitmentCase,
   RecruitmentCaseFilter,
   RecruitmentCaseWithApplications,
 } from "../domain/model.ts";
+import type { IdentityQueries } from "../domain/ports.ts";
 import type { IdentityDb } from "./db.ts";
 import { toApplication, toCandidate, toRecruitmentCase } from "./rows.ts";
 
