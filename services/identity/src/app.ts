@@ -8,7 +8,7 @@ import { SERVICE_NAME, SERVICE_VERSION, type Config } from "./config.ts";
 import { createApplication } from "./domain/create-application.ts";
 import type { VacancyDirectory } from "./domain/ports.ts";
 import { submitApplication } from "./domain/submit-application.ts";
-import { identityRoutes } from "./http/router.ts";
+import { createRouter } from "./http/router.ts";
 import { idempotency } from "./http/idempotency-middleware.ts";
 import { PgIdempotencyStore } from "./store/pg-idempotency-store.ts";
 import { createIdentifierHasher } from "./domain/identifiers/lookup-keys.ts";
@@ -40,7 +40,7 @@ export function createApp(deps: AppDeps): express.Express {
   const db = identityDb(deps.pool);
   const store = new PgIdentityStore(db);
   const hash = createIdentifierHasher(config.IDENTITY_PEPPER);
-  const routes = identityRoutes({
+  const routes = createRouter({
     environment: config.ENVIRONMENT,
     verify: deps.verify,
     queries: new PgIdentityQueries(db),

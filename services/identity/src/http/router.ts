@@ -35,7 +35,7 @@ import {
   submitApplicationOperation,
 } from "./operations.ts";
 
-export interface RouteDeps {
+export interface RouterDeps {
   environment: "production" | "sandbox";
   verify: TokenVerifier;
   queries: IdentityQueries;
@@ -43,7 +43,7 @@ export interface RouteDeps {
   submitApplication: (
     applicationUuid: string,
   ) => Promise<{ submission: Submission; created: boolean }>;
-  /** Idempotency-Key handling for POST /v1/applications (src/idempotency). */
+  /** Idempotency-Key handling for POST /v1/applications (./idempotency-middleware.ts). */
   idempotency: RequestHandler;
   timeZone: string;
 }
@@ -99,7 +99,7 @@ const requireNoBody: RequestHandler = (req, _res, next) => {
 };
 
 /** The handler table: each parses its input, calls one domain function and wraps the result. */
-function handlers(deps: RouteDeps) {
+function handlers(deps: RouterDeps) {
   return {
     listCandidates: async (req, res) => {
       const filter = candidateFilterOf(req.query, deps.timeZone);
@@ -153,7 +153,7 @@ function handlers(deps: RouteDeps) {
 const path = (op: OperationSpec) => expressPath(op.path);
 
 /** Every identity route with its scope (spec 4.9, 4.10, 4.12, 5). The submission route exists in production only. */
-export function identityRoutes(deps: RouteDeps): express.Router {
+export function createRouter(deps: RouterDeps): express.Router {
   const router = express.Router();
   const scope = (s: Scope) => requireScope(deps.verify, s);
   const h = handlers(deps);
