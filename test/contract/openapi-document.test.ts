@@ -14,7 +14,7 @@ import { ALL_OPERATIONS, generateOpenApiDocument } from "../../tools/openapi.ts"
 import { vacancyRoutes } from "../../services/vacancies/src/routes.ts";
 import { practiceRoutes } from "../../services/practices/src/routes.ts";
 import { crmMirrorRoutes } from "../../services/practices/src/crm-mirror/routes.ts";
-import { identityRoutes } from "../../services/identity/src/http/routes.ts";
+import { createRouter as identityRouter } from "../../services/identity/src/http/router.ts";
 import { webhooksRouter } from "../../services/webhooks/src/http/webhooks-router.ts";
 import { tokenRoutes } from "../../services/auth/src/http/token-route.ts";
 import { openApiRoutes } from "../../services/auth/src/http/openapi-route.ts";
@@ -50,7 +50,7 @@ function routedBy(): Record<string, string[]> {
     ),
     vacancies: registeredRoutes(vacancyRoutes({ verify: unused, reader: unused })),
     identity: registeredRoutes(
-      identityRoutes({
+      identityRouter({
         environment: "production",
         verify: unused,
         queries: unused,

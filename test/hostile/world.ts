@@ -22,7 +22,7 @@ import { PgCrmMirrorStore } from "../../services/practices/src/crm-mirror/pg-crm
 import { MysqlPracticeSource } from "../../services/practices/src/source/mysql-practice-source.ts";
 import { createApp as createIdentityApp } from "../../services/identity/src/app.ts";
 import { loadConfig as loadIdentityConfig } from "../../services/identity/src/config.ts";
-import { NatsVacancyDirectory } from "../../services/identity/src/vacancies/nats-vacancy-directory.ts";
+import { NatsVacancyDirectory } from "../../services/identity/src/messaging/nats-vacancy-directory.ts";
 import { startPrivateStack, type PrivateStack } from "../support/private-stack.ts";
 import {
   snapshotDifferences,

@@ -30,7 +30,7 @@ import {
 import { entryArgs, NODE_FLAGS, RUNTIME_ENV } from "../../../tools/stack.ts";
 import { build } from "../../../tools/build.ts";
 import { benchMemoryLimit } from "../../../tools/chart-limits.ts";
-import { MIGRATIONS_FOLDER } from "../src/db/migrations.ts";
+import { MIGRATIONS_FOLDER } from "../src/store/migrations.ts";
 
 const CONCURRENCY = 16;
 const REQUESTS = Number(process.argv[2] ?? 2_000);

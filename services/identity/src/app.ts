@@ -6,14 +6,14 @@ import { callerOf, type TokenVerifier } from "@svc/auth";
 import type pg from "pg";
 import { SERVICE_NAME, SERVICE_VERSION, type Config } from "./config.ts";
 import { createApplication } from "./domain/create-application.ts";
-import type { VacancyDirectory } from "./domain/model.ts";
+import type { VacancyDirectory } from "./domain/ports.ts";
 import { submitApplication } from "./domain/submit-application.ts";
-import { identityRoutes } from "./http/routes.ts";
-import { idempotency } from "./idempotency/idempotency-middleware.ts";
-import { PgIdempotencyStore } from "./idempotency/pg-idempotency-store.ts";
-import { createIdentifierHasher } from "./identifiers/lookup-keys.ts";
+import { createRouter } from "./http/router.ts";
+import { idempotency } from "./http/idempotency-middleware.ts";
+import { PgIdempotencyStore } from "./store/pg-idempotency-store.ts";
+import { createIdentifierHasher } from "./domain/identifiers/lookup-keys.ts";
 import { identityDb } from "./store/db.ts";
-import { idempotencyKeys } from "./db/schema.ts";
+import { idempotencyKeys } from "./store/schema.ts";
 import { PgIdentityQueries } from "./store/pg-identity-queries.ts";
 import { PgIdentityStore } from "./store/pg-identity-store.ts";
 
@@ -40,7 +40,7 @@ export function createApp(deps: AppDeps): express.Express {
   const db = identityDb(deps.pool);
   const store = new PgIdentityStore(db);
   const hash = createIdentifierHasher(config.IDENTITY_PEPPER);
-  const routes = identityRoutes({
+  const routes = createRouter({
     environment: config.ENVIRONMENT,
     verify: deps.verify,
     queries: new PgIdentityQueries(db),

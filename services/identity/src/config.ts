@@ -73,3 +73,8 @@ export function loadTelemetryConfig(source: Record<string, string | undefined> =
     source,
   );
 }
+
+/** What the operator commands (cli/) read: the database only (no pepper, no NATS, no tokens). */
+export function loadCliConfig(source: Record<string, string | undefined> = process.env) {
+  return parseEnv(z.object({ DATABASE_URL: pgEnvShape.DATABASE_URL }), source);
+}

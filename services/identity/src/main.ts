@@ -12,13 +12,13 @@ import { createPgPool, runMigrations } from "@svc/db";
 import { connectNats, drainNats, names } from "@svc/messaging";
 import { loadConfig, SERVICE_NAME, SERVICE_VERSION, type Config } from "./config.ts";
 import { createApp } from "./app.ts";
-import { MIGRATIONS_FOLDER } from "./db/migrations.ts";
-import { PgIdempotencyStore } from "./idempotency/pg-idempotency-store.ts";
-import { startIdempotencyPruner } from "./idempotency/pruner.ts";
+import { MIGRATIONS_FOLDER } from "./store/migrations.ts";
+import { PgIdempotencyStore } from "./store/pg-idempotency-store.ts";
+import { startIdempotencyPruner } from "./workers/idempotency-pruner.ts";
 import { identityDb } from "./store/db.ts";
-import { idempotencyKeys } from "./db/schema.ts";
-import { startOutboxRelay } from "./outbox-relay.ts";
-import { NatsVacancyDirectory } from "./vacancies/nats-vacancy-directory.ts";
+import { idempotencyKeys } from "./store/schema.ts";
+import { startOutboxRelay } from "./workers/outbox-relay.ts";
+import { NatsVacancyDirectory } from "./messaging/nats-vacancy-directory.ts";
 
 // Composition root: config → logger → dependencies → app → listen → graceful shutdown.
 let config: Config;

@@ -7,7 +7,7 @@ import {
   startHarness,
   type Body,
   type Harness,
-} from "./harness.ts";
+} from "./support/harness.ts";
 
 let h: Harness;
 let vacancy: string;

@@ -1,6 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { mergeCandidates } from "../src/domain/merge-candidates.ts";
-import { applicationBody, countRows, person, startHarness, type Harness } from "./harness.ts";
+import {
+  applicationBody,
+  countRows,
+  person,
+  startHarness,
+  type Harness,
+} from "./support/harness.ts";
 
 let h: Harness;
 beforeAll(async () => {

@@ -1,8 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { PgIdempotencyStore } from "../src/idempotency/pg-idempotency-store.ts";
+import { PgIdempotencyStore } from "../src/store/pg-idempotency-store.ts";
 import { identityDb } from "../src/store/db.ts";
-import { idempotencyKeys } from "../src/db/schema.ts";
-import { applicationBody, countRows, person, startHarness, type Harness } from "./harness.ts";
+import { idempotencyKeys } from "../src/store/schema.ts";
+import {
+  applicationBody,
+  countRows,
+  person,
+  startHarness,
+  type Harness,
+} from "./support/harness.ts";
 
 let h: Harness;
 // A movable clock: tests step past the 24-hour retention without waiting for it.

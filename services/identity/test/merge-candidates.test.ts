@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { mergeCandidates } from "../src/domain/merge-candidates.ts";
-import { applicationBody, person, startHarness, type Harness } from "./harness.ts";
+import { applicationBody, person, startHarness, type Harness } from "./support/harness.ts";
 
 let h: Harness;
 beforeAll(async () => {

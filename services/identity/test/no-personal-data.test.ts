@@ -2,9 +2,9 @@ import { createHmac } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLogger } from "@svc/logging";
 import { mergeCandidates } from "../src/domain/merge-candidates.ts";
-import { normaliseEmail } from "../src/identifiers/normalise-email.ts";
-import { normalisePhone } from "../src/identifiers/normalise-phone.ts";
-import { applicationBody, startHarness, TEST_PEPPER, type Harness } from "./harness.ts";
+import { normaliseEmail } from "../src/domain/identifiers/normalise-email.ts";
+import { normalisePhone } from "../src/domain/identifiers/normalise-phone.ts";
+import { applicationBody, startHarness, TEST_PEPPER, type Harness } from "./support/harness.ts";
 
 // What application forms send: well-formed, oddly written and unusable identifiers, and a name
 // typed into the wrong field. None of it may be stored, answered or logged.

@@ -11,7 +11,7 @@ import {
   PUBLIC_BASE_URL,
   startHarness,
   type Harness,
-} from "./harness.ts";
+} from "./support/harness.ts";
 
 let h: Harness;
 const logLines: string[] = [];

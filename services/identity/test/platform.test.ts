@@ -1,6 +1,6 @@
 import { afterAll, beforeAll } from "vitest";
 import { platformContract, type StartedApp } from "@svc/testing";
-import { startHarness, type Harness } from "./harness.ts";
+import { startHarness, type Harness } from "./support/harness.ts";
 
 let harness: Harness;
 

@@ -1,7 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fetchJson } from "@svc/testing";
 import { mergeCandidates } from "../src/domain/merge-candidates.ts";
-import { applicationBody, person, startHarness, type Body, type Harness } from "./harness.ts";
+import {
+  applicationBody,
+  person,
+  startHarness,
+  type Body,
+  type Harness,
+} from "./support/harness.ts";
 
 let h: Harness;
 let fixedNow: Date | undefined;

@@ -8,9 +8,15 @@ import {
   type NatsConnection,
 } from "@svc/messaging";
 import { silentLogger, testEnv } from "@svc/testing";
-import { startOutboxRelay } from "../src/outbox-relay.ts";
+import { startOutboxRelay } from "../src/workers/outbox-relay.ts";
 import { readEventStream, type StreamReader } from "@svc/testing";
-import { applicationBody, person, PUBLIC_BASE_URL, startHarness, type Harness } from "./harness.ts";
+import {
+  applicationBody,
+  person,
+  PUBLIC_BASE_URL,
+  startHarness,
+  type Harness,
+} from "./support/harness.ts";
 
 // The outbox relay as main.ts starts it: events written with each application reach the real
 // events stream, in the spec 6.1 shape, each exactly once.

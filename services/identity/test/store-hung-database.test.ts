@@ -3,10 +3,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPgPool, runMigrations } from "@svc/db";
 import { DependencyUnavailableError } from "@svc/errors";
 import { startPrivatePostgres, type PrivatePostgres } from "@svc/testing";
-import { MIGRATIONS_FOLDER } from "../src/db/migrations.ts";
-import { idempotencyKeys } from "../src/db/schema.ts";
-import { PgIdempotencyStore } from "../src/idempotency/pg-idempotency-store.ts";
-import type { ReserveInput } from "../src/idempotency/idempotency-store.ts";
+import { MIGRATIONS_FOLDER } from "../src/store/migrations.ts";
+import { idempotencyKeys } from "../src/store/schema.ts";
+import { PgIdempotencyStore } from "../src/store/pg-idempotency-store.ts";
+import type { ReserveInput } from "../src/domain/ports.ts";
 import { identityDb } from "../src/store/db.ts";
 import { PgIdentityStore } from "../src/store/pg-identity-store.ts";
 

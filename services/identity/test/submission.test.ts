@@ -1,6 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fetchJson } from "@svc/testing";
-import { applicationBody, person, startHarness, type Body, type Harness } from "./harness.ts";
+import {
+  applicationBody,
+  person,
+  startHarness,
+  type Body,
+  type Harness,
+} from "./support/harness.ts";
 
 let production: Harness;
 let sandbox: Harness;

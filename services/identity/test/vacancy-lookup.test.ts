@@ -1,5 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { applicationBody, countRows, person, startHarness, type Harness } from "./harness.ts";
+import {
+  applicationBody,
+  countRows,
+  person,
+  startHarness,
+  type Harness,
+} from "./support/harness.ts";
 
 const TIMEOUT_MS = 300;
 let h: Harness;

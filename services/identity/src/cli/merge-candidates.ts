@@ -3,7 +3,7 @@
 // Reads DATABASE_URL (default: the local development database). Exit codes: 0 merged,
 // 1 refused by the merge rules, 2 wrong usage or configuration.
 import { createPgPool } from "@svc/db";
-import { loadCliConfig } from "./config.ts";
+import { loadCliConfig } from "../config.ts";
 import { mergeCandidates, MergeRefusedError } from "../domain/merge-candidates.ts";
 import { UUID_SHAPE } from "../http/validation.ts";
 import { identityDb } from "../store/db.ts";

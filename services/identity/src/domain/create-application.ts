@@ -1,16 +1,11 @@
 import { randomUUID } from "node:crypto";
 import { ValidationError } from "@svc/errors";
 import type { EventPayload } from "@svc/events";
-import { lookupKeysOf, type IdentifierHasher, type LookupKey } from "../identifiers/lookup-keys.ts";
+import { lookupKeysOf, type IdentifierHasher, type LookupKey } from "./identifiers/lookup-keys.ts";
 import { entrypointCodeOf } from "./entrypoints.ts";
 import { eventsAt } from "./events.ts";
-import type {
-  Application,
-  IdentityStore,
-  IdentityTransaction,
-  Resolution,
-  VacancyDirectory,
-} from "./model.ts";
+import type { Application, Resolution } from "./model.ts";
+import type { IdentityStore, IdentityTransaction, VacancyDirectory } from "./ports.ts";
 import { decideResolution } from "./resolve-candidate.ts";
 
 /** What the application form sent, validated (http/application-body.ts) but not yet normalised. */

@@ -1,4 +1,4 @@
-import type { IdentityStore } from "./model.ts";
+import type { IdentityStore } from "./ports.ts";
 
 /** A merge the rules refuse; the CLI prints the message. */
 export class MergeRefusedError extends Error {

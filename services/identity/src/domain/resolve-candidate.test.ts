@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { LookupKey } from "../identifiers/lookup-keys.ts";
+import type { LookupKey } from "./identifiers/lookup-keys.ts";
 import { decideResolution, keyId } from "./resolve-candidate.ts";
 
 const email: LookupKey = { kind: "email", hash: Buffer.from("e1") };

@@ -1,4 +1,4 @@
-import type { LookupKey } from "../identifiers/lookup-keys.ts";
+import type { LookupKey } from "./identifiers/lookup-keys.ts";
 import type { Resolution } from "./model.ts";
 
 export interface ResolutionDecision {

@@ -1,6 +1,7 @@
 import { NotFoundError } from "@svc/errors";
 import { eventsAt } from "./events.ts";
-import type { IdentityStore, Submission } from "./model.ts";
+import type { Submission } from "./model.ts";
+import type { IdentityStore } from "./ports.ts";
 
 export interface SubmitApplicationDeps {
   store: IdentityStore;

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { ValidationError } from "@svc/errors";
 import type { ApplicationRequest } from "../domain/create-application.ts";
-import { normalisePhone } from "../identifiers/normalise-phone.ts";
+import { normalisePhone } from "../domain/identifiers/normalise-phone.ts";
 import { expected, fieldIssuesOf, UUID_SHAPE } from "./validation.ts";
 
 const notBlank = (v: string) => v.trim().length > 0;

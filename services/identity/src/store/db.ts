@@ -1,6 +1,6 @@
 import type pg from "pg";
 import { drizzle, type NodePgDatabase } from "drizzle-orm/node-postgres";
-import * as schema from "../db/schema.ts";
+import * as schema from "./schema.ts";
 
 export type IdentityDb = NodePgDatabase<typeof schema> & { $client: pg.Pool };
 /** A transaction's statements: drizzle over the one connection that holds the transaction. */

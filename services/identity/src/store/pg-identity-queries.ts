@@ -1,19 +1,19 @@
 import { and, asc, count, eq, gte, inArray, type SQL } from "drizzle-orm";
 import type { PgTable } from "drizzle-orm/pg-core";
 import { guardStore } from "./guard-store.ts";
-import { applications, candidates, recruitmentCases } from "../db/schema.ts";
+import { applications, candidates, recruitmentCases } from "./schema.ts";
 import type {
   Application,
   ApplicationFilter,
   Candidate,
   CandidateFilter,
-  IdentityQueries,
   Page,
   PageRequest,
   RecruitmentCase,
   RecruitmentCaseFilter,
   RecruitmentCaseWithApplications,
 } from "../domain/model.ts";
+import type { IdentityQueries } from "../domain/ports.ts";
 import type { IdentityDb } from "./db.ts";
 import { toApplication, toCandidate, toRecruitmentCase } from "./rows.ts";
 

@@ -7,15 +7,10 @@ import {
   candidates,
   outbox,
   recruitmentCases,
-} from "../db/schema.ts";
-import type { LookupKey } from "../identifiers/lookup-keys.ts";
-import type {
-  Application,
-  Candidate,
-  IdentityStore,
-  IdentityTransaction,
-  RecruitmentCase,
-} from "../domain/model.ts";
+} from "./schema.ts";
+import type { LookupKey } from "../domain/identifiers/lookup-keys.ts";
+import type { Application, Candidate, RecruitmentCase } from "../domain/model.ts";
+import type { IdentityStore, IdentityTransaction } from "../domain/ports.ts";
 import { identityTx, MAX_MERGE_DEPTH, type IdentityDb, type IdentityTx } from "./db.ts";
 import { toApplication, toCandidate, toRecruitmentCase } from "./rows.ts";
 import { activeTraceContext } from "./trace-context.ts";

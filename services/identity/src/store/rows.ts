@@ -1,4 +1,4 @@
-import type { applications, candidates, recruitmentCases } from "../db/schema.ts";
+import type { applications, candidates, recruitmentCases } from "./schema.ts";
 import type { Application, Candidate, RecruitmentCase } from "../domain/model.ts";
 
 // Row → domain mappers: the one place that knows column names (explicit, so a column added to a

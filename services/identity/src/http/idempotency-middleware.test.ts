@@ -10,7 +10,7 @@ import type {
   Reservation,
   ReserveInput,
   StoredResponse,
-} from "./idempotency-store.ts";
+} from "../domain/ports.ts";
 
 /** The store's contract in memory, so the middleware's waiting and lease rules run in isolation. */
 class MemoryStore implements IdempotencyStore {

@@ -25,12 +25,12 @@ import {
   type TempDatabase,
   type TestIssuer,
 } from "@svc/testing";
-import { createApp } from "../src/app.ts";
-import { loadConfig, type Config } from "../src/config.ts";
-import { MIGRATIONS_FOLDER } from "../src/db/migrations.ts";
-import { identityDb } from "../src/store/db.ts";
-import { PgIdentityStore } from "../src/store/pg-identity-store.ts";
-import { NatsVacancyDirectory } from "../src/vacancies/nats-vacancy-directory.ts";
+import { createApp } from "../../src/app.ts";
+import { loadConfig, type Config } from "../../src/config.ts";
+import { MIGRATIONS_FOLDER } from "../../src/store/migrations.ts";
+import { identityDb } from "../../src/store/db.ts";
+import { PgIdentityStore } from "../../src/store/pg-identity-store.ts";
+import { NatsVacancyDirectory } from "../../src/messaging/nats-vacancy-directory.ts";
 
 export const TEST_PEPPER = "test-pepper-that-is-at-least-32-bytes-long";
 export const PUBLIC_BASE_URL = "https://api.test.invalid";

@@ -10,7 +10,7 @@ import type {
   Reservation,
   ReserveInput,
   StoredResponse,
-} from "./idempotency-store.ts";
+} from "../domain/ports.ts";
 
 /** Keys held in memory; each outage below differs only in how releasing a key behaves. */
 abstract class HeldKeysStore implements IdempotencyStore {

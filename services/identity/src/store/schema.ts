@@ -12,7 +12,7 @@ import {
   type AnyPgColumn,
 } from "drizzle-orm/pg-core";
 import { outboxTable } from "@svc/events";
-import { idempotencyKeysTable } from "../idempotency/idempotency-table.ts";
+import { idempotencyKeysTable } from "./idempotency-table.ts";
 
 /**
  * The identity service's own store. It holds identities and links, never personal data: e-mail

@@ -6,7 +6,8 @@ import {
   request,
   type NatsConnection,
 } from "@svc/messaging";
-import type { VacancyDirectory, VacancyFacts } from "../domain/model.ts";
+import type { VacancyFacts } from "../domain/model.ts";
+import type { VacancyDirectory } from "../domain/ports.ts";
 
 /** The vacancies service's reply on `rpc.vacancyExists`; an empty practice id counts as none. */
 const reply = z.object({

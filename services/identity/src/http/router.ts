@@ -9,7 +9,8 @@ import {
   ValidationError,
 } from "@svc/errors";
 import type { ApplicationOutcome, ApplicationRequest } from "../domain/create-application.ts";
-import type { IdentityQueries, Page, Submission } from "../domain/model.ts";
+import type { Page, Submission } from "../domain/model.ts";
+import type { IdentityQueries } from "../domain/ports.ts";
 import { parseApplicationBody } from "./application-body.ts";
 import { applicationFilterOf, candidateFilterOf, recruitmentCaseFilterOf } from "./list-queries.ts";
 import {
@@ -31,7 +32,7 @@ import {
   submitApplicationOperation,
 } from "./operations.ts";
 
-export interface RouteDeps {
+export interface RouterDeps {
   environment: "production" | "sandbox";
   verify: TokenVerifier;
   queries: IdentityQueries;
@@ -39,7 +40,7 @@ export interface RouteDeps {
   submitApplication: (
     applicationUuid: string,
   ) => Promise<{ submission: Submission; created: boolean }>;
-  /** Idempotency-Key handling for POST /v1/applications (src/idempotency). */
+  /** Idempotency-Key handling for POST /v1/applications (./idempotency-middleware.ts). */
   idempotency: RequestHandler;
   timeZone: string;
 }
@@ -95,7 +96,7 @@ const requireNoBody: RequestHandler = (req, _res, next) => {
 };
 
 /** The handler table: each parses its input, calls one domain function and wraps the result. */
-function handlers(deps: RouteDeps) {
+function handlers(deps: RouterDeps) {
   return {
     listCandidates: async (req, res) => {
       const filter = candidateFilterOf(req.query, deps.timeZone);
@@ -149,7 +150,7 @@ function handlers(deps: RouteDeps) {
 const path = (op: OperationSpec) => expressPath(op.path);
 
 /** Every identity route with its scope (spec 4.9, 4.10, 4.12, 5). The submission route exists in production only. */
-export function identityRoutes(deps: RouteDeps): express.Router {
+export function createRouter(deps: RouterDeps): express.Router {
   const router = express.Router();
   const scope = (s: Scope) => requireScope(deps.verify, s);
   const h = handlers(deps);

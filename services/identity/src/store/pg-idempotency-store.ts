@@ -2,7 +2,7 @@ import type pg from "pg";
 import { and, eq, lte, or } from "drizzle-orm";
 import { drizzle, type NodePgDatabase } from "drizzle-orm/node-postgres";
 import { withTransaction } from "@svc/events";
-import { guardStore } from "../store/guard-store.ts";
+import { guardStore } from "./guard-store.ts";
 import type { IdempotencyKeysTable } from "./idempotency-table.ts";
 import type {
   IdempotencyRecordId,
@@ -10,7 +10,7 @@ import type {
   Reservation,
   ReserveInput,
   StoredResponse,
-} from "./idempotency-store.ts";
+} from "../domain/ports.ts";
 
 type KeysDb = NodePgDatabase<Record<string, unknown>>;
 

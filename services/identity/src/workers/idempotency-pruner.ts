@@ -1,5 +1,5 @@
 import type { Logger } from "@svc/logging";
-import type { IdempotencyStore } from "./idempotency-store.ts";
+import type { IdempotencyStore } from "../domain/ports.ts";
 
 export interface IdempotencyPruner {
   stop(): Promise<void>;

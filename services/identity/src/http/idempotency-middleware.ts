@@ -1,7 +1,7 @@
 import type { RequestHandler, Response } from "express";
 import { DomainError, ValidationError } from "@svc/errors";
 import type { Logger } from "@svc/logging";
-import type { IdempotencyRecordId, IdempotencyStore, Reservation } from "./idempotency-store.ts";
+import type { IdempotencyRecordId, IdempotencyStore, Reservation } from "../domain/ports.ts";
 import {
   BodyTooDeepError,
   hashKey,

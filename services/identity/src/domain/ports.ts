@@ -1,0 +1,113 @@
+import type { EventPayload } from "@svc/events";
+import type { LookupKey } from "./identifiers/lookup-keys.ts";
+import type {
+  Application,
+  ApplicationFilter,
+  Candidate,
+  CandidateFilter,
+  Page,
+  RecruitmentCase,
+  RecruitmentCaseFilter,
+  RecruitmentCaseWithApplications,
+  VacancyFacts,
+} from "./model.ts";
+
+// The interfaces the domain owns; the adapters in store/ and messaging/ implement them.
+
+/** The vacancies service, asked over NATS request/reply. */
+export interface VacancyDirectory {
+  /** Throws DependencyUnavailableError when the vacancies service cannot answer in time. */
+  find(vacancyUuid: string): Promise<VacancyFacts | null>;
+}
+
+/** The write side, one database transaction per unit of work. */
+export interface IdentityStore {
+  /** Runs `work` in one transaction: everything it writes, events included, commits or none does. */
+  transaction<T>(work: (tx: IdentityTransaction) => Promise<T>): Promise<T>;
+}
+
+export interface IdentityTransaction {
+  /** Serialises resolutions that share an identifier, until the transaction ends. */
+  lockIdentifiers(keys: LookupKey[]): Promise<void>;
+  /** Lookup key (hex) → surviving candidate, following merges, for the keys that are known. */
+  survivorsOf(keys: LookupKey[]): Promise<Map<string, string>>;
+  insertCandidate(candidate: Candidate): Promise<void>;
+  /** Links keys to a candidate; a key already linked (to anyone) is left as it is. */
+  linkIdentifiers(candidateUuid: string, keys: LookupKey[], at: Date): Promise<void>;
+  /** An application for the vacancy by the survivor or by a candidate merged into it. */
+  findApplicationOfSurvivor(
+    survivorUuid: string,
+    vacancyUuid: string,
+  ): Promise<Application | undefined>;
+  /** Creates the case for (candidate, vacancy) unless it exists; returns it either way. */
+  ensureRecruitmentCase(
+    recruitmentCase: RecruitmentCase,
+  ): Promise<{ recruitmentCase: RecruitmentCase; created: boolean }>;
+  touchRecruitmentCase(recruitmentCaseUuid: string, at: Date): Promise<void>;
+  /** Inserts unless (candidate, vacancy) already has one; undefined in that case. */
+  insertApplication(application: Application): Promise<Application | undefined>;
+  findApplication(candidateUuid: string, vacancyUuid: string): Promise<Application | undefined>;
+  /** Sets submitted_at once; undefined when the application is unknown or already submitted. */
+  markSubmitted(applicationUuid: string, at: Date): Promise<Date | undefined>;
+  submissionOf(applicationUuid: string): Promise<{ submittedAt: Date | null } | undefined>;
+  /** The candidate's row, locked for the rest of the transaction. */
+  lockCandidate(candidateUuid: string): Promise<Candidate | undefined>;
+  /** The end of the candidate's merge chain (itself when not merged). */
+  survivorOfCandidate(candidateUuid: string): Promise<string | undefined>;
+  markMerged(candidateUuid: string, intoCandidateUuid: string, at: Date): Promise<void>;
+  enqueue(events: EventPayload[]): Promise<void>;
+}
+
+/** The read side of the API. */
+export interface IdentityQueries {
+  listCandidates(filter: CandidateFilter): Promise<Page<Candidate>>;
+  getCandidate(candidateUuid: string): Promise<Candidate | undefined>;
+  listApplications(filter: ApplicationFilter): Promise<Page<Application>>;
+  getApplication(applicationUuid: string): Promise<Application | undefined>;
+  listRecruitmentCases(
+    filter: RecruitmentCaseFilter,
+  ): Promise<Page<RecruitmentCaseWithApplications>>;
+  getRecruitmentCase(
+    recruitmentCaseUuid: string,
+  ): Promise<RecruitmentCaseWithApplications | undefined>;
+}
+
+/** One client's key, as stored. */
+export interface IdempotencyRecordId {
+  clientId: string;
+  keyHash: Buffer;
+}
+
+export interface StoredResponse {
+  status: number;
+  /** The JSON body exactly as first sent. */
+  body: string;
+}
+
+/** Outcome of trying to take a key for a request. */
+export type Reservation =
+  | { kind: "reserved" }
+  | { kind: "in_progress"; requestHash: Buffer }
+  | { kind: "completed"; requestHash: Buffer; response: StoredResponse };
+
+export interface ReserveInput extends IdempotencyRecordId {
+  requestHash: Buffer;
+  now: Date;
+  expiresAt: Date;
+  /** Until when this request holds the key; after that a retry of the same request may take over. */
+  lockedUntil: Date;
+}
+
+/** Where the Idempotency-Key middleware's records live, implemented per technology. */
+export interface IdempotencyStore {
+  /**
+   * Takes the key unless another live request holds it or a response is stored for it. An expired
+   * record counts as absent; an in-progress record whose lease ran out is taken over by the same request.
+   */
+  reserve(input: ReserveInput): Promise<Reservation>;
+  complete(id: IdempotencyRecordId, response: StoredResponse): Promise<void>;
+  /** Forgets the key, so it can be used again (the request failed and nothing was stored). */
+  release(id: IdempotencyRecordId): Promise<void>;
+  /** Deletes expired records; returns how many. */
+  pruneExpired(now: Date): Promise<number>;
+}
