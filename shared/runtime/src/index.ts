@@ -19,3 +19,4 @@ export {
   type IdleHeapReleaseOptions,
   type LastResortGc,
 } from "./idle-heap-release.ts";
+export { NODE_FLAGS, RUNTIME_ENV } from "./process-settings.ts";
