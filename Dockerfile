@@ -43,7 +43,7 @@ RUN node tools/build.ts
 
 FROM ${NODE_IMAGE} AS runtime
 ENV NODE_ENV=production
-# glibc allocator settings of every process (tools/stack.ts RUNTIME_ENV says why; a test compares).
+# glibc allocator settings of every process (@svc/runtime RUNTIME_ENV says why; a test compares).
 ENV MALLOC_ARENA_MAX=2 MALLOC_MMAP_THRESHOLD_=131072 MALLOC_TRIM_THRESHOLD_=131072
 WORKDIR /app
 # npm and corepack are not needed at run time; fewer binaries, fewer CVEs to patch.

@@ -16,47 +16,6 @@ export interface StackProcess {
 }
 
 /**
- * Node flags of every service process, before its entry point: the launcher here, the benchmarks
- * (which measure what runs), and the chart's `image.nodeArgs` should carry the same list.
- *
- * --max-semi-space-size=16: V8 sizes the young generation from the machine's memory, up to 64 MB
- * per semi-space (128 MB of new space) on a large host, and keeps what it grew to. 16 MB (V8's
- * long-standing 64-bit default) took 100-130 MB off each service's resident memory at no
- * measurable CPU cost per request (bench/results, `npm run bench`).
- *
- * --no-allocation-site-pretenuring: V8 watches which allocation sites' objects survive young
- * collections and, past a threshold, allocates that site's objects in the old generation from
- * then on. Under list load it tenures the sites of the rows and mapped records (a page's rows
- * outlive a few young collections now and then), and those dead old-space objects then keep their
- * young strings alive through the old-to-new remembered set until the next full collection: 2.5 MB
- * survived each scavenge, a Mark-Compact ran ~17 times a second. Without it (vacancies list page
- * 1, 32 connections, measured with --trace-gc-nvp, two runs each way): 0.7-0.9 MB survive a
- * scavenge, Mark-Compacts drop to a third, scavenge pauses from 3.4 to 1.9 ms, and throughput
- * rises 27-45 % (514 → 654-747 pages/s) with p99 from ~110 to ~95 ms. Not allowed in NODE_OPTIONS,
- * hence a flag on the command line.
- */
-export const NODE_FLAGS: ReadonlyArray<string> = [
-  "--max-semi-space-size=16",
-  "--no-allocation-site-pretenuring",
-];
-
-/**
- * glibc allocator settings of every service process; the image sets the same (Dockerfile ENV, and
- * a test compares the two). Measured with tools/idle-memory-bench.ts: 10-30 MB less resident per
- * process idle, and argon2's 19 MiB blocks no longer stay after a token burst.
- * - MALLOC_ARENA_MAX=2: glibc opens up to 8 arenas per core for threads (libuv's pool, V8's
- *   workers), each keeping its own free memory; two are plenty for one event loop.
- * - MALLOC_MMAP_THRESHOLD_=131072: fixed, so glibc stops raising it after a large block is freed;
- *   blocks of 128 KiB and more are then always mapped, and unmapped when freed.
- * - MALLOC_TRIM_THRESHOLD_=131072: the top of the heap goes back once 128 KiB is free there.
- */
-export const RUNTIME_ENV: Readonly<Record<string, string>> = Object.freeze({
-  MALLOC_ARENA_MAX: "2",
-  MALLOC_MMAP_THRESHOLD_: "131072",
-  MALLOC_TRIM_THRESHOLD_: "131072",
-});
-
-/**
  * What a process runs: `bundle`, the compiled JavaScript of `npm run build` (tools/build.ts), as
  * production, `npm start` and the benchmarks do; or `source`, the TypeScript itself through Node's
  * type stripping, as `npm run dev` (with --watch) and the tests do.

@@ -2,7 +2,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { RUNTIME_ENV } from "../../tools/stack.ts";
+import { RUNTIME_ENV } from "@svc/runtime";
 import { DIST_DIR, RUNTIME_FILES } from "../../tools/bundles.ts";
 import { repoRoot } from "./support/helm.ts";
 

@@ -17,9 +17,9 @@ import {
   startServiceUnderBench,
   type TempDatabase,
 } from "@svc/testing";
+import { NODE_FLAGS, RUNTIME_ENV } from "@svc/runtime";
 import { build } from "../../tools/build.ts";
 import { bundleArgs, REPO_ROOT, RUNTIME_FILES } from "../../tools/bundles.ts";
-import { NODE_FLAGS, RUNTIME_ENV } from "../../tools/stack.ts";
 
 const run = promisify(execFile);
 const version = (

@@ -28,7 +28,8 @@ import {
   type BenchProcess,
   type BenchRow,
 } from "@svc/testing";
-import { entryArgs, NODE_FLAGS, RUNTIME_ENV } from "../../../tools/stack.ts";
+import { NODE_FLAGS, RUNTIME_ENV } from "@svc/runtime";
+import { entryArgs } from "../../../tools/stack.ts";
 import { build } from "../../../tools/build.ts";
 import { benchMemoryLimit } from "../../../tools/chart-limits.ts";
 import { ClientManager } from "../src/domain/clients/client-manager.ts";

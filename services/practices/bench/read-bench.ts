@@ -32,7 +32,8 @@ import {
   type BenchRow,
   type ServiceUnderBench,
 } from "@svc/testing";
-import { entryArgs, NODE_FLAGS, RUNTIME_ENV } from "../../../tools/stack.ts";
+import { NODE_FLAGS, RUNTIME_ENV } from "@svc/runtime";
+import { entryArgs } from "../../../tools/stack.ts";
 import { build } from "../../../tools/build.ts";
 import { benchMemoryLimit } from "../../../tools/chart-limits.ts";
 

@@ -17,9 +17,10 @@
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { closedLoopLoad, processCpuMs, processMemory, startServiceUnderBench } from "@svc/testing";
+import { NODE_FLAGS, RUNTIME_ENV } from "@svc/runtime";
 import { build } from "../../../tools/build.ts";
 import { benchMemoryLimit } from "../../../tools/chart-limits.ts";
-import { entryArgs, NODE_FLAGS, RUNTIME_ENV } from "../../../tools/stack.ts";
+import { entryArgs } from "../../../tools/stack.ts";
 
 const { values: args } = parseArgs({
   options: {

@@ -34,7 +34,8 @@ import {
   type BenchRow,
 } from "@svc/testing";
 import { dateIn } from "@svc/time";
-import { entryArgs, NODE_FLAGS, RUNTIME_ENV } from "../../../tools/stack.ts";
+import { NODE_FLAGS, RUNTIME_ENV } from "@svc/runtime";
+import { entryArgs } from "../../../tools/stack.ts";
 import { build } from "../../../tools/build.ts";
 import { benchMemoryLimit } from "../../../tools/chart-limits.ts";
 import { countStatement, pageStatement } from "../src/source/mysql-vacancy-source.ts";

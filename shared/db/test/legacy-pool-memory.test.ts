@@ -1,6 +1,6 @@
 import { getHeapStatistics } from "node:v8";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { lastResortGc } from "@svc/telemetry";
+import { lastResortGc } from "@svc/runtime";
 import { createTempMysqlDatabase, type TempDatabase } from "@svc/testing";
 import { createLegacyDb } from "../src/index.ts";
 

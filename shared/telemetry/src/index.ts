@@ -1,8 +1,6 @@
 import { register } from "node:module";
 import type { NodeSDK } from "@opentelemetry/sdk-node";
 import type { SpanProcessor } from "@opentelemetry/sdk-trace";
-import { registerEsmFormatCache } from "./esm-format-cache.ts";
-import { startIdleHeapRelease } from "./idle-heap-release.ts";
 import { env, z } from "@svc/config";
 import {
   NoOrphanClientSpans,
@@ -126,25 +124,6 @@ export async function startTelemetry(options: TelemetryOptions): Promise<NodeSDK
   return sdk;
 }
 
-/**
- * Everything a service process does before its main.ts loads (each `src/instrument.ts`, preloaded
- * with `node --import`): the ESM format cache and the idle heap release (two Node 24 costs, see
- * their modules), then tracing, so instrumented modules are patched as main imports them.
- */
-export async function preloadProcess(options: TelemetryOptions): Promise<NodeSDK | undefined> {
-  registerEsmFormatCache();
-  startIdleHeapRelease();
-  return startTelemetry(options);
-}
-
-export { registerEsmFormatCache } from "./esm-format-cache.ts";
-export {
-  lastResortGc,
-  startIdleHeapRelease,
-  type IdleHeapRelease,
-  type IdleHeapReleaseOptions,
-  type LastResortGc,
-} from "./idle-heap-release.ts";
 export { createMetrics, type Metrics, type MetricsOptions } from "./metrics.ts";
 export {
   NoOrphanClientSpans,
