@@ -12,8 +12,8 @@ import { readOpenApiJson, serializeDocument, type OperationSpec } from "@svc/ope
 import { silentLogger } from "@svc/testing";
 import { ALL_OPERATIONS, generateOpenApiDocument } from "../../tools/openapi.ts";
 import { vacancyRoutes } from "../../services/vacancies/src/routes.ts";
-import { practiceRoutes } from "../../services/practices/src/routes.ts";
-import { crmMirrorRoutes } from "../../services/practices/src/crm-mirror/routes.ts";
+import { practiceRoutes } from "../../services/practices/src/http/router.ts";
+import { crmMirrorRoutes } from "../../services/practices/src/http/crm-mirror-routes.ts";
 import { identityRoutes } from "../../services/identity/src/http/routes.ts";
 import { webhooksRouter } from "../../services/webhooks/src/http/webhooks-router.ts";
 import { tokenRoutes } from "../../services/auth/src/routes/token-route.ts";

@@ -5,10 +5,10 @@ import type { Logger } from "@svc/logging";
 import type { TokenVerifier } from "@svc/auth";
 import { dateIn } from "@svc/time";
 import { SERVICE_NAME, SERVICE_VERSION, type Config } from "./config.ts";
-import type { PracticeSource } from "./practice.ts";
-import { practiceRoutes } from "./routes.ts";
-import type { CrmMirrorStore } from "./crm-mirror/account.ts";
-import { crmMirrorRoutes } from "./crm-mirror/routes.ts";
+import type { PracticeSource } from "./domain/practice.ts";
+import { practiceRoutes } from "./http/router.ts";
+import type { CrmMirrorStore } from "./domain/crm-mirror/account.ts";
+import { crmMirrorRoutes } from "./http/crm-mirror-routes.ts";
 
 /** Everything the practices service needs, built by main.ts (or a test) and passed in. */
 export interface AppDeps {

@@ -13,7 +13,7 @@ import {
   type Practice,
   type PracticeFilters,
   type PracticeSource,
-} from "../practice.ts";
+} from "../domain/practice.ts";
 import { toPractice, type PracticeRow } from "./to-practice.ts";
 
 interface Fragment {

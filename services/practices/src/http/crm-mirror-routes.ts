@@ -11,9 +11,14 @@ import {
   CRM_MIRROR_SCOPE,
   deleteCrmAccountOperation,
   putCrmAccountOperation,
-} from "../operations.ts";
-import type { CrmMirrorStore } from "./account.ts";
-import { DELETE_VERSION_HEADER, parseBulk, parseDelete, parsePut } from "./validation.ts";
+} from "./operations.ts";
+import type { CrmMirrorStore } from "../domain/crm-mirror/account.ts";
+import {
+  DELETE_VERSION_HEADER,
+  parseBulk,
+  parseDelete,
+  parsePut,
+} from "./crm-mirror-validation.ts";
 
 // A custom method (`:bulk`) rather than `/accounts/bulk`, which would read as the account "bulk".
 const ACCOUNT = expressPath(putCrmAccountOperation.path);

@@ -6,7 +6,7 @@ import type {
   PracticeChangeFeed,
   PracticeFeedEntry,
   PracticeModification,
-} from "../practice.ts";
+} from "../domain/practice.ts";
 import { periodRecheckOn, PracticeChangeSource } from "./practice-change-source.ts";
 
 const TODAY = "2025-06-15";

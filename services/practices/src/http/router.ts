@@ -6,8 +6,8 @@ import express, { type RequestHandler } from "express";
 import { MethodNotAllowedError, parseQuery, sendData, sendPage, ValidationError } from "@svc/http";
 import { requireScope, type TokenVerifier } from "@svc/auth";
 import { expressPath } from "@svc/openapi";
-import { getPractice, listPractices, type PracticeReader } from "./list-practices.ts";
-import { practiceMetadata } from "./practice-catalogue.ts";
+import { getPractice, listPractices, type PracticeReader } from "../domain/list-practices.ts";
+import { practiceMetadata } from "../domain/practice-catalogue.ts";
 import {
   getPracticeOperation,
   listPracticesOperation,

@@ -96,7 +96,7 @@ export interface PracticeModification {
 }
 
 /**
- * What change detection reads (changes/practice-change-source.ts), over both sources. `today`
+ * What change detection reads (workers/practice-change-source.ts), over both sources. `today`
  * decides a secondary practice's `active`, exactly as for the API.
  */
 export interface PracticeChangeFeed {

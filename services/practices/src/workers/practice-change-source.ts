@@ -10,7 +10,7 @@ import type {
   PracticeChangeFeed,
   PracticeFeedEntry,
   PracticeModification,
-} from "../practice.ts";
+} from "../domain/practice.ts";
 
 /** Keys the cursor row in change_cursor; changing it would start over with a new baseline. */
 export const PRACTICE_SOURCE_NAME = "practices";
