@@ -5,9 +5,8 @@ import type { Logger } from "@svc/logging";
 import type { TokenVerifier } from "@svc/auth";
 import { dateIn } from "@svc/time";
 import { SERVICE_NAME, SERVICE_VERSION, type Config } from "./config.ts";
-import type { PracticeSource } from "./domain/practice.ts";
+import type { CrmMirrorStore, PracticeSource } from "./domain/ports.ts";
 import { practiceRoutes } from "./http/router.ts";
-import type { CrmMirrorStore } from "./domain/crm-mirror/account.ts";
 import { crmMirrorRoutes } from "./http/crm-mirror-routes.ts";
 
 /** Everything the practices service needs, built by main.ts (or a test) and passed in. */

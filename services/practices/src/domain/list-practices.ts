@@ -1,5 +1,6 @@
 import { NotFoundError, pageTotal, totalFromPage, type TotalsCache } from "@svc/http";
-import { listKey, type Practice, type PracticeFilters, type PracticeSource } from "./practice.ts";
+import { listKey, type Practice, type PracticeFilters } from "./practice.ts";
+import type { PracticeSource } from "./ports.ts";
 
 export interface PracticeReader {
   source: PracticeSource;

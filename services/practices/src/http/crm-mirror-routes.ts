@@ -12,7 +12,7 @@ import {
   deleteCrmAccountOperation,
   putCrmAccountOperation,
 } from "./operations.ts";
-import type { CrmMirrorStore } from "../domain/crm-mirror/account.ts";
+import type { CrmMirrorStore } from "../domain/ports.ts";
 import {
   DELETE_VERSION_HEADER,
   parseBulk,

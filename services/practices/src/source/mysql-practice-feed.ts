@@ -9,7 +9,7 @@ import type {
   PracticeChangeFeed,
   PracticeFeedEntry,
   PracticeModification,
-} from "../domain/practice.ts";
+} from "../domain/ports.ts";
 import { pageSql, type Scope } from "./mysql-practice-source.ts";
 import { toPractice, type PracticeRow } from "./to-practice.ts";
 

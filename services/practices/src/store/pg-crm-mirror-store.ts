@@ -7,11 +7,11 @@ import {
   isoFromMicros,
   type AccountWrite,
   type CrmAccount,
-  type CrmMirrorStore,
   type StoredVersion,
   type WriteResult,
 } from "../domain/crm-mirror/account.ts";
 import { decideBatch } from "../domain/crm-mirror/decide.ts";
+import type { CrmMirrorStore } from "../domain/ports.ts";
 
 type Row = typeof crmAccounts.$inferSelect;
 type StoredRow = Omit<Row, "modifiedOn" | "receivedAt"> & { modifiedOnUs: string };
