@@ -26,7 +26,7 @@ import {
   CRM_MIRROR_OPERATIONS,
   PRACTICE_OPERATIONS,
   PRACTICE_TAGS,
-} from "../services/practices/src/operations.ts";
+} from "../services/practices/src/http/operations.ts";
 import { VACANCY_OPERATIONS, VACANCY_TAGS } from "../services/vacancies/src/operations.ts";
 import { WEBHOOK_OPERATIONS, WEBHOOK_TAGS } from "../services/webhooks/src/http/operations.ts";
 

@@ -12,8 +12,7 @@ import { readOpenApiJson, serializeDocument, type OperationSpec } from "@svc/ope
 import { silentLogger } from "@svc/testing";
 import { ALL_OPERATIONS, generateOpenApiDocument } from "../../tools/openapi.ts";
 import { vacancyRoutes } from "../../services/vacancies/src/routes.ts";
-import { practiceRoutes } from "../../services/practices/src/routes.ts";
-import { crmMirrorRoutes } from "../../services/practices/src/crm-mirror/routes.ts";
+import { createRouter as practicesRouter } from "../../services/practices/src/http/router.ts";
 import { createRouter as identityRouter } from "../../services/identity/src/http/router.ts";
 import { webhooksRouter } from "../../services/webhooks/src/http/webhooks-router.ts";
 import { tokenRoutes } from "../../services/auth/src/http/token-route.ts";
@@ -41,12 +40,11 @@ function routedBy(): Record<string, string[]> {
         ),
     ),
     practices: registeredRoutes(
-      express
-        .Router()
-        .use(
-          practiceRoutes({ verify: unused, reader: unused }),
-          crmMirrorRoutes({ verify: unused, store: unused, now: Date.now }),
-        ),
+      practicesRouter({
+        verify: unused,
+        reader: unused,
+        crmMirror: { store: unused, now: Date.now },
+      }),
     ),
     vacancies: registeredRoutes(vacancyRoutes({ verify: unused, reader: unused })),
     identity: registeredRoutes(

@@ -18,7 +18,7 @@ import {
 } from "@svc/testing";
 import { createApp as createPracticesApp } from "../../services/practices/src/app.ts";
 import { loadConfig as loadPracticesConfig } from "../../services/practices/src/config.ts";
-import { PgCrmMirrorStore } from "../../services/practices/src/crm-mirror/pg-crm-mirror-store.ts";
+import { PgCrmMirrorStore } from "../../services/practices/src/store/pg-crm-mirror-store.ts";
 import { MysqlPracticeSource } from "../../services/practices/src/source/mysql-practice-source.ts";
 import { createApp as createIdentityApp } from "../../services/identity/src/app.ts";
 import { loadConfig as loadIdentityConfig } from "../../services/identity/src/config.ts";

@@ -1,15 +1,13 @@
 import type { Meter } from "@opentelemetry/api";
-import express from "express";
+import type express from "express";
 import { createHttpApp } from "@svc/http";
 import { TotalsCache } from "@svc/paging";
 import type { Logger } from "@svc/logging";
 import type { TokenVerifier } from "@svc/auth";
 import { dateIn } from "@svc/time";
 import { SERVICE_NAME, SERVICE_VERSION, type Config } from "./config.ts";
-import type { PracticeSource } from "./practice.ts";
-import { practiceRoutes } from "./routes.ts";
-import type { CrmMirrorStore } from "./crm-mirror/account.ts";
-import { crmMirrorRoutes } from "./crm-mirror/routes.ts";
+import type { CrmMirrorStore, PracticeSource } from "./domain/ports.ts";
+import { createRouter } from "./http/router.ts";
 
 /** Everything the practices service needs, built by main.ts (or a test) and passed in. */
 export interface AppDeps {
@@ -50,14 +48,15 @@ export function createApp(deps: AppDeps): express.Express {
     totals: new TotalsCache({ ttlMs: config.PRACTICE_TOTALS_CACHE_MS, now }),
     today: calendarToday(config.TIME_ZONE, now),
   };
-  const routes = express.Router();
-  routes.use(practiceRoutes({ verify, reader }));
-  if (crmMirror) routes.use(crmMirrorRoutes({ verify, store: deps.crmMirror, now }));
   return createHttpApp({
     platform: { service: SERVICE_NAME, version: SERVICE_VERSION, environment: config.ENVIRONMENT },
     logger: deps.logger,
     ...(deps.meter ? { meter: deps.meter } : {}),
-    routes,
+    routes: createRouter({
+      verify,
+      reader,
+      crmMirror: crmMirror ? { store: deps.crmMirror, now } : null,
+    }),
     // Body parsing is app-wide in @svc/http; only the mirror's bulk endpoint needs more than the default.
     bodyLimitBytes: crmMirror ? config.CRM_MIRROR_BODY_LIMIT_BYTES : undefined,
   });

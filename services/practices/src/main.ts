@@ -18,12 +18,12 @@ import { connectNats, drainNats } from "@svc/messaging";
 import { loadConfig, SERVICE_NAME, SERVICE_VERSION, type Config } from "./config.ts";
 import { createApp } from "./app.ts";
 import { createLeaderElector } from "@svc/k8s/elector";
-import { PracticeChangeSource } from "./changes/practice-change-source.ts";
+import { PracticeChangeSource } from "./workers/practice-change-source.ts";
 import { startEventPipeline } from "@svc/events";
-import { MIGRATIONS_FOLDER } from "./db/migrations.ts";
+import { MIGRATIONS_FOLDER } from "./store/migrations.ts";
 import { MysqlPracticeFeed } from "./source/mysql-practice-feed.ts";
 import { practiceSourceFor } from "./source/mysql-practice-source.ts";
-import { PgCrmMirrorStore } from "./crm-mirror/pg-crm-mirror-store.ts";
+import { PgCrmMirrorStore } from "./store/pg-crm-mirror-store.ts";
 
 // Composition root: config → logger → dependencies → app → listen → graceful shutdown.
 let config: Config;

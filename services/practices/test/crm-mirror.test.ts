@@ -13,8 +13,8 @@ import {
   type TempDatabase,
 } from "@svc/testing";
 import { loadConfig } from "../src/config.ts";
-import { PgCrmMirrorStore } from "../src/crm-mirror/pg-crm-mirror-store.ts";
-import { MIGRATIONS_FOLDER } from "../src/db/migrations.ts";
+import { PgCrmMirrorStore } from "../src/store/pg-crm-mirror-store.ts";
+import { MIGRATIONS_FOLDER } from "../src/store/migrations.ts";
 import { NOW, startPractices, type Envelope, type PracticesApp } from "./support/harness.ts";
 
 interface Result {

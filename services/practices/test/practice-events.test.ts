@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { EventPayload } from "@svc/events";
 import { addDays, fixtures } from "@svc/legacy";
-import type { Practice } from "../src/practice.ts";
+import type { Practice } from "../src/domain/practice.ts";
 import { waitFor } from "@svc/testing";
 import { startEventsWorld, summary, type EventsWorld } from "./support/events-world.ts";
 import { TODAY } from "./support/harness.ts";

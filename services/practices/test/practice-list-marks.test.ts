@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createConnection, type Connection, type RowDataPacket } from "mysql2/promise";
 import type { TempDatabase } from "@svc/testing";
-import type { Practice } from "../src/practice.ts";
+import type { Practice } from "../src/domain/practice.ts";
 import { NOW, seedLegacy, startPractices, type PracticesApp } from "./support/harness.ts";
 
 const TTL_MS = 60_000;

@@ -6,8 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { KINDS, SOURCES, type FieldMetadata } from "@svc/catalogue";
 import { TABLES } from "@svc/legacy";
 import type { TempDatabase } from "@svc/testing";
-import type { Practice } from "../src/practice.ts";
-import { PRACTICE_FIELDS } from "../src/practice-catalogue.ts";
+import type { Practice } from "../src/domain/practice.ts";
+import { PRACTICE_FIELDS } from "../src/domain/practice-catalogue.ts";
 import { legacyKeysIn } from "./support/conformance.ts";
 import { seedLegacy, startPractices, type PracticesApp } from "./support/harness.ts";
 

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { addDays, fixtures } from "@svc/legacy";
 import type { TempDatabase } from "@svc/testing";
-import type { Practice } from "../src/practice.ts";
+import type { Practice } from "../src/domain/practice.ts";
 import { legacyKeysIn, practiceProblems } from "./support/conformance.ts";
 import { seedLegacy, startPractices, TODAY, type PracticesApp } from "./support/harness.ts";
 

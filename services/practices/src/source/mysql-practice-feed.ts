@@ -5,7 +5,11 @@
  * that know legacy names.
  */
 import type { LegacyDb } from "@svc/db";
-import type { PracticeChangeFeed, PracticeFeedEntry, PracticeModification } from "../practice.ts";
+import type {
+  PracticeChangeFeed,
+  PracticeFeedEntry,
+  PracticeModification,
+} from "../domain/ports.ts";
 import { pageSql, type Scope } from "./mysql-practice-source.ts";
 import { toPractice, type PracticeRow } from "./to-practice.ts";
 

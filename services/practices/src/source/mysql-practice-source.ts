@@ -7,13 +7,8 @@
  */
 import type { LegacyDb } from "@svc/db";
 import { PageMarks, type PageMarkOptions } from "@svc/paging";
-import {
-  listKey,
-  type ObservedValue,
-  type Practice,
-  type PracticeFilters,
-  type PracticeSource,
-} from "../practice.ts";
+import { listKey, type Practice, type PracticeFilters } from "../domain/practice.ts";
+import type { ObservedValue, PracticeSource } from "../domain/ports.ts";
 import { toPractice, type PracticeRow } from "./to-practice.ts";
 
 interface Fragment {

@@ -3,7 +3,7 @@
  * knows legacy names: the row carries them (see @svc/legacy README for the column map), the
  * Practice does not.
  */
-import type { Practice, PracticeWarning } from "../practice.ts";
+import type { Practice, PracticeWarning } from "../domain/practice.ts";
 
 /** One row of the union query: the practice's representative primary row, its CRM row, its area. */
 export interface PracticeRow {

@@ -1,6 +1,6 @@
 import { conformanceProblems, type FieldSpec } from "@svc/catalogue";
 import { COLUMNS, TABLES } from "@svc/legacy";
-import { PRACTICE_FIELDS } from "../../src/practice-catalogue.ts";
+import { PRACTICE_FIELDS } from "../../src/domain/practice-catalogue.ts";
 
 function valueAt(resource: unknown, path: string): unknown {
   return path

@@ -20,11 +20,11 @@ import {
 } from "@svc/testing";
 import { localOfInstant } from "@svc/time";
 import { createLeaderElector } from "@svc/k8s/elector";
-import { PracticeChangeSource } from "../../src/changes/practice-change-source.ts";
+import { PracticeChangeSource } from "../../src/workers/practice-change-source.ts";
 import { startEventPipeline, type EventPipeline } from "@svc/events";
 import { loadConfig, type Config } from "../../src/config.ts";
-import { MIGRATIONS_FOLDER } from "../../src/db/migrations.ts";
-import type { Practice } from "../../src/practice.ts";
+import { MIGRATIONS_FOLDER } from "../../src/store/migrations.ts";
+import type { Practice } from "../../src/domain/practice.ts";
 import { MysqlPracticeFeed } from "../../src/source/mysql-practice-feed.ts";
 import { readEventStream, waitFor, type StreamReader } from "@svc/testing";
 import { NOW, seedLegacy, startPractices, type Envelope, type PracticesApp } from "./harness.ts";

@@ -21,7 +21,7 @@ import {
 } from "@svc/testing";
 import { createApp } from "../../src/app.ts";
 import { loadConfig } from "../../src/config.ts";
-import type { CrmMirrorStore } from "../../src/crm-mirror/account.ts";
+import type { CrmMirrorStore } from "../../src/domain/ports.ts";
 import type { PageMarkOptions } from "@svc/paging";
 import { MysqlPracticeSource } from "../../src/source/mysql-practice-source.ts";
 

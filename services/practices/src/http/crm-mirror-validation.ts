@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 import { ValidationError, type FieldIssue } from "@svc/errors";
-import type { AccountWrite, CrmAccount } from "./account.ts";
+import type { AccountWrite, CrmAccount } from "../domain/crm-mirror/account.ts";
 
 export const MAX_BULK_ACCOUNTS = 1_000;
 /** How far a CRM clock may run ahead of ours; a later modified_on would win against every future write. */

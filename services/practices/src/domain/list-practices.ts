@@ -1,6 +1,7 @@
 import { NotFoundError } from "@svc/errors";
 import { pageTotal, totalFromPage, type TotalsCache } from "@svc/paging";
-import { listKey, type Practice, type PracticeFilters, type PracticeSource } from "./practice.ts";
+import { listKey, type Practice, type PracticeFilters } from "./practice.ts";
+import type { PracticeSource } from "./ports.ts";
 
 export interface PracticeReader {
   source: PracticeSource;

@@ -3,7 +3,7 @@
  * endpoint (spec 2.7, 4.7) and the conformance tests follow. Order = response order.
  */
 import { metadataResource, type FieldSpec } from "@svc/catalogue";
-import type { PracticeSource } from "./practice.ts";
+import type { PracticeSource } from "./ports.ts";
 import { PRACTICE_WARNINGS } from "./practice.ts";
 
 const SECONDARY_NULL = "Always null for a secondary-source practice.";

@@ -1,6 +1,6 @@
 /**
  * The practice operations (spec 4.5, 4.6, 4.7) and the CRM mirror's (spec 4.12, production only),
- * declared once: the routers mount these paths and parse these query shapes and bodies, and the
+ * declared once: the router mounts these paths and parses these query shapes and bodies, and the
  * OpenAPI document (tools/openapi.ts) is generated from them and the field catalogue.
  */
 import { z } from "zod";
@@ -13,15 +13,15 @@ import {
   type TagSpec,
 } from "@svc/openapi";
 import { q } from "@svc/http";
-import { PRACTICE_FIELDS } from "./practice-catalogue.ts";
-import type { WriteResult } from "./crm-mirror/account.ts";
+import { PRACTICE_FIELDS } from "../domain/practice-catalogue.ts";
+import type { WriteResult } from "../domain/crm-mirror/account.ts";
 import {
   bulkBody,
   crmIdSchema,
   DELETE_VERSION_HEADER,
   MAX_BULK_ACCOUNTS,
   putBody,
-} from "./crm-mirror/validation.ts";
+} from "./crm-mirror-validation.ts";
 
 export const PRACTICES_SCOPE = "practices:read";
 export const CRM_MIRROR_SCOPE = "crm-mirror:write";
@@ -149,7 +149,7 @@ const writeResultShape = {
   deleted: z.boolean().meta({ description: "Whether the stored version is a delete (tombstone)." }),
 };
 
-/** What became of one write (crm-mirror/account.ts `WriteResult`). */
+/** What became of one write (domain/crm-mirror/account.ts `WriteResult`). */
 export const writeResultSchema = z.strictObject(writeResultShape);
 /** The bulk answer: one result per account, in request order. */
 export const bulkResultSchema = z.strictObject({

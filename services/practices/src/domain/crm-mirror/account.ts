@@ -57,12 +57,6 @@ export interface StoredVersion {
   account: CrmAccount | null;
 }
 
-/** The port the CRM mirror routes write through. */
-export interface CrmMirrorStore {
-  /** Applies the writes in order, atomically (all or nothing), and reports each write's outcome. */
-  apply(writes: ReadonlyArray<AccountWrite>): Promise<WriteResult[]>;
-}
-
 /** Microseconds since the epoch → `YYYY-MM-DDTHH:MM:SS.ffffffZ`. */
 export function isoFromMicros(us: number): string {
   const ms = Math.floor(us / 1000);

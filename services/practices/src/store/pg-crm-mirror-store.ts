@@ -1,17 +1,17 @@
 import type pg from "pg";
 import { getTableColumns, inArray, sql, type SQL } from "drizzle-orm";
 import { createDrizzle, guardPg } from "@svc/db";
-import * as schema from "../db/schema.ts";
-import { crmAccounts } from "../db/schema.ts";
+import * as schema from "./schema.ts";
+import { crmAccounts } from "./schema.ts";
 import {
   isoFromMicros,
   type AccountWrite,
   type CrmAccount,
-  type CrmMirrorStore,
   type StoredVersion,
   type WriteResult,
-} from "./account.ts";
-import { decideBatch } from "./decide.ts";
+} from "../domain/crm-mirror/account.ts";
+import { decideBatch } from "../domain/crm-mirror/decide.ts";
+import type { CrmMirrorStore } from "../domain/ports.ts";
 
 type Row = typeof crmAccounts.$inferSelect;
 type StoredRow = Omit<Row, "modifiedOn" | "receivedAt"> & { modifiedOnUs: string };

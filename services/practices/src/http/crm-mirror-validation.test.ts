@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseModifiedOn } from "./validation.ts";
+import { parseModifiedOn } from "./crm-mirror-validation.ts";
 
 const NOW = Date.parse("2025-06-15T10:00:00Z");
 

@@ -5,12 +5,12 @@
  * modification time, so a write that only restamps a row changes nothing and emits nothing.
  */
 import type { ChangeRecord, ChangeSource, PassContext } from "@svc/events";
+import type { Practice } from "../domain/practice.ts";
 import type {
-  Practice,
   PracticeChangeFeed,
   PracticeFeedEntry,
   PracticeModification,
-} from "../practice.ts";
+} from "../domain/ports.ts";
 
 /** Keys the cursor row in change_cursor; changing it would start over with a new baseline. */
 export const PRACTICE_SOURCE_NAME = "practices";

@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
 import type { ChangeRecord, PassContext } from "@svc/events";
 import { withinPeriod } from "../source/to-practice.ts";
+import type { Practice } from "../domain/practice.ts";
 import type {
-  Practice,
   PracticeChangeFeed,
   PracticeFeedEntry,
   PracticeModification,
-} from "../practice.ts";
+} from "../domain/ports.ts";
 import { periodRecheckOn, PracticeChangeSource } from "./practice-change-source.ts";
 
 const TODAY = "2025-06-15";

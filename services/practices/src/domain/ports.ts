@@ -1,60 +1,10 @@
 /**
- * The canonical practice (spec 2.3) and the port the domain reads it through. Field meanings live
- * in practice-catalogue.ts; this is the shape the mapper produces and the API returns.
+ * The ports the practices domain owns: the practice sources it reads, the change feed change
+ * detection reads, and the CRM mirror store it writes through. Adapters in source/ and store/
+ * implement them.
  */
-
-export const PRACTICE_WARNINGS = ["multiple_active_rows", "source_record_missing"] as const;
-export type PracticeWarning = (typeof PRACTICE_WARNINGS)[number];
-
-export interface Practice {
-  practice_id: string;
-  name: string | null;
-  alias: string | null;
-  active: boolean;
-  visible: boolean;
-  language: "nl" | "fr" | null;
-  organisation_type: string | null;
-  period: { start_date: string | null; stop_date: string | null };
-  identifiers: { vat: string | null };
-  address: {
-    street: string | null;
-    postal_code: string | null;
-    city: string | null;
-    country: string | null;
-    province: string | null;
-    latitude: number | null;
-    longitude: number | null;
-    geo_precision: "postal_code" | null;
-  };
-  contact: { email: string | null; phone: string | null };
-  presentation: { logo: string | null; region_text: string | null; contact_text: string | null };
-  coach: { reference: string | null };
-  external_refs: { crm_id: string; tdm_ids: string[] };
-  warnings: PracticeWarning[];
-}
-
-/** List filters of spec 4.5; each is pushed down into the one union query. */
-export interface PracticeFilters {
-  active?: boolean;
-  visible?: boolean;
-  language?: "nl" | "fr";
-  /** Exact province text (case-, accent- and space-sensitive). */
-  province?: string;
-  /** Exact name (case-, accent- and space-sensitive); no fuzzy matching. */
-  search?: string;
-}
-
-/** One key per filter set and day: what a list's cached total and page marks are kept under. */
-export function listKey(filters: PracticeFilters, today: string): string {
-  return JSON.stringify([
-    today,
-    filters.active,
-    filters.visible,
-    filters.language,
-    filters.province,
-    filters.search,
-  ]);
-}
+import type { Practice, PracticeFilters } from "./practice.ts";
+import type { AccountWrite, WriteResult } from "./crm-mirror/account.ts";
 
 export interface ObservedValue {
   value: string;
@@ -96,7 +46,7 @@ export interface PracticeModification {
 }
 
 /**
- * What change detection reads (changes/practice-change-source.ts), over both sources. `today`
+ * What change detection reads (workers/practice-change-source.ts), over both sources. `today`
  * decides a secondary practice's `active`, exactly as for the API.
  */
 export interface PracticeChangeFeed {
@@ -113,4 +63,10 @@ export interface PracticeChangeFeed {
   live(afterId: string | null, limit: number, today: string): Promise<PracticeFeedEntry[]>;
   /** The practices among `ids` (exact ids), in no particular order. */
   byIds(ids: readonly string[], today: string): Promise<PracticeFeedEntry[]>;
+}
+
+/** The port the CRM mirror routes write through. */
+export interface CrmMirrorStore {
+  /** Applies the writes in order, atomically (all or nothing), and reports each write's outcome. */
+  apply(writes: ReadonlyArray<AccountWrite>): Promise<WriteResult[]>;
 }
