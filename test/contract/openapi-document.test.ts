@@ -11,7 +11,7 @@ import { installationVersion } from "@svc/config";
 import { readOpenApiJson, serializeDocument, type OperationSpec } from "@svc/openapi";
 import { silentLogger } from "@svc/testing";
 import { ALL_OPERATIONS, generateOpenApiDocument } from "../../tools/openapi.ts";
-import { vacancyRoutes } from "../../services/vacancies/src/routes.ts";
+import { createRouter as vacancyRoutes } from "../../services/vacancies/src/http/router.ts";
 import { practiceRoutes } from "../../services/practices/src/routes.ts";
 import { crmMirrorRoutes } from "../../services/practices/src/crm-mirror/routes.ts";
 import { identityRoutes } from "../../services/identity/src/http/routes.ts";
