@@ -88,41 +88,26 @@ export const listVacanciesOperation = {
       .optional()
       .meta({ description: "Only vacancies in this language." }),
     // Codes outside the reference lists are valid filters: vacancies do carry unknown codes.
-    province: q
-      .text()
-      .optional()
-      .meta({
-        description: "Province code (reference list `provinces`); unknown codes are valid filters.",
-      }),
-    position: q
-      .text()
-      .optional()
-      .meta({
-        description: "Position code (reference list `positions`); unknown codes are valid filters.",
-      }),
-    status: q
-      .oneOf(["created", "open", "filled"])
-      .optional()
-      .meta({
-        description: "Legacy workflow status (`status.value`); does not decide publication.",
-      }),
-    published: q
-      .bool()
-      .optional()
-      .meta({
-        description: "Only (un)published vacancies, by the public-site rule of `published`.",
-      }),
+    province: q.text().optional().meta({
+      description: "Province code (reference list `provinces`); unknown codes are valid filters.",
+    }),
+    position: q.text().optional().meta({
+      description: "Position code (reference list `positions`); unknown codes are valid filters.",
+    }),
+    status: q.oneOf(["created", "open", "filled"]).optional().meta({
+      description: "Legacy workflow status (`status.value`); does not decide publication.",
+    }),
+    published: q.bool().optional().meta({
+      description: "Only (un)published vacancies, by the public-site rule of `published`.",
+    }),
     practice: q
       .text()
       .optional()
       .meta({ description: "Only vacancies of this practice_id (`practice.legacy_reference`)." }),
-    updated_since: q
-      .dateOrDateTime()
-      .optional()
-      .meta({
-        description:
-          "Updated at or after: a date (midnight Europe/Brussels) or a date-time with offset.",
-      }),
+    updated_since: q.dateOrDateTime().optional().meta({
+      description:
+        "Updated at or after: a date (midnight Europe/Brussels) or a date-time with offset.",
+    }),
   },
   responses: {
     200: { description: "A page of vacancies.", body: { envelope: "page", items: vacancy } },
