@@ -27,7 +27,7 @@ import {
   PRACTICE_OPERATIONS,
   PRACTICE_TAGS,
 } from "../services/practices/src/http/operations.ts";
-import { VACANCY_OPERATIONS, VACANCY_TAGS } from "../services/vacancies/src/operations.ts";
+import { VACANCY_OPERATIONS, VACANCY_TAGS } from "../services/vacancies/src/http/operations.ts";
 import { WEBHOOK_OPERATIONS, WEBHOOK_TAGS } from "../services/webhooks/src/http/operations.ts";
 
 /** Every public operation, by the service that serves it (the route table's order). */

@@ -11,7 +11,7 @@ import { installationVersion } from "@svc/config";
 import { readOpenApiJson, serializeDocument, type OperationSpec } from "@svc/openapi";
 import { silentLogger } from "@svc/testing";
 import { ALL_OPERATIONS, generateOpenApiDocument } from "../../tools/openapi.ts";
-import { vacancyRoutes } from "../../services/vacancies/src/routes.ts";
+import { createRouter as vacancyRoutes } from "../../services/vacancies/src/http/router.ts";
 import { createRouter as practicesRouter } from "../../services/practices/src/http/router.ts";
 import { createRouter as identityRouter } from "../../services/identity/src/http/router.ts";
 import { webhooksRouter } from "../../services/webhooks/src/http/webhooks-router.ts";

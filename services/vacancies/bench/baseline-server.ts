@@ -12,7 +12,7 @@ import {
   pageStatement,
   singleStatement,
 } from "../src/source/mysql-vacancy-source.ts";
-import type { VacancyFilter } from "../src/vacancy-source.ts";
+import type { VacancyFilter } from "../src/domain/ports.ts";
 
 export function filterOf(params: URLSearchParams): VacancyFilter {
   const published = params.get("published");

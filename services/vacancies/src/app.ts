@@ -4,9 +4,9 @@ import { createHttpApp } from "@svc/http";
 import type { Logger } from "@svc/logging";
 import type { TokenVerifier } from "@svc/auth";
 import { SERVICE_NAME, SERVICE_VERSION, type Config } from "./config.ts";
-import { vacancyRoutes } from "./routes.ts";
-import { createVacancyReader } from "./vacancy-reader.ts";
-import type { VacancySource } from "./vacancy-source.ts";
+import { createRouter } from "./http/router.ts";
+import { createVacancyReader } from "./domain/vacancy-reader.ts";
+import type { VacancySource } from "./domain/ports.ts";
 
 /** Everything the vacancies read API needs, built by main.ts (or a test) and passed in. */
 export interface AppDeps {
@@ -36,6 +36,6 @@ export function createApp(deps: AppDeps): express.Express {
     },
     logger: deps.logger,
     ...(deps.meter ? { meter: deps.meter } : {}),
-    routes: vacancyRoutes({ verify: deps.verify, reader }),
+    routes: createRouter({ verify: deps.verify, reader }),
   });
 }

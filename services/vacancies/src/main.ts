@@ -14,9 +14,9 @@ import { loadConfig, SERVICE_NAME, SERVICE_VERSION, type Config } from "./config
 import { createApp } from "./app.ts";
 import { createLeaderElector } from "@svc/k8s/elector";
 import { startEventPipeline } from "@svc/events";
-import { VacancyChangeSource } from "./changes/vacancy-change-source.ts";
-import { MIGRATIONS_FOLDER } from "./db/migrations.ts";
-import { serveVacancyExists } from "./rpc.ts";
+import { VacancyChangeSource } from "./workers/vacancy-change-source.ts";
+import { MIGRATIONS_FOLDER } from "./store/migrations.ts";
+import { serveVacancyExists } from "./messaging/vacancy-exists.ts";
 import { MysqlVacancyFeed } from "./source/mysql-vacancy-feed.ts";
 import { vacancySourceFor } from "./source/mysql-vacancy-source.ts";
 

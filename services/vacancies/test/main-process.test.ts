@@ -19,7 +19,7 @@ import {
   type ServiceProcess,
   type StreamReader,
 } from "@svc/testing";
-import { seededLegacyDatabase } from "./support.ts";
+import { seededLegacyDatabase } from "./support/harness.ts";
 
 // The real entry point (main.ts) as a child process: the composition root starts the detector
 // and the relay, and stops both before the pools close on SIGTERM.

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { platformContract, type TempDatabase } from "@svc/testing";
 import { loadConfig } from "../src/config.ts";
-import { seededLegacyDatabase, startVacancies, type RunningVacancies } from "./support.ts";
+import { seededLegacyDatabase, startVacancies, type RunningVacancies } from "./support/harness.ts";
 
 let run: RunningVacancies;
 let database: TempDatabase;

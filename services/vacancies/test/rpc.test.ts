@@ -12,10 +12,10 @@ import {
   type Responder,
 } from "@svc/messaging";
 import { silentLogger, testEnv, unusedPort, type TempDatabase } from "@svc/testing";
-import type { VacancyExistsReply } from "../src/get-vacancy.ts";
-import { serveVacancyExists } from "../src/rpc.ts";
+import type { VacancyExistsReply } from "../src/domain/get-vacancy.ts";
+import { serveVacancyExists } from "../src/messaging/vacancy-exists.ts";
 import { MysqlVacancySource } from "../src/source/mysql-vacancy-source.ts";
-import { config, seededLegacyDatabase } from "./support.ts";
+import { config, seededLegacyDatabase } from "./support/harness.ts";
 
 // The request/reply the identity service uses, over a real NATS server in a namespace of its own.
 const namespace = `t${randomBytes(5).toString("hex")}`;

@@ -6,7 +6,7 @@ import {
   startVacancies,
   type Envelope,
   type RunningVacancies,
-} from "./support.ts";
+} from "./support/harness.ts";
 
 // Spec 7.1 for the vacancy endpoints: 401, 403, 404, 422 and 503 in the error envelope.
 const ENDPOINTS = [

@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { EventPayload } from "@svc/events";
 import { addDays, fixtures } from "@svc/legacy";
 import { waitFor } from "@svc/testing";
-import { startEventsWorld, summary, type EventsWorld } from "./events-world.ts";
-import { TODAY, walkAll } from "./support.ts";
+import { startEventsWorld, summary, type EventsWorld } from "./support/events-world.ts";
+import { TODAY, walkAll } from "./support/harness.ts";
 
 // Every kind of legacy change, made in a real MariaDB, asserted as the exact set of events that
 // reach the real events stream through the detector, the outbox and the relay (spec 6.1/6.2).

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fixtures, generateDataset, type VacatureRow } from "@svc/legacy";
 import type { TempDatabase } from "@svc/testing";
-import type { Vacancy } from "../src/vacancy-catalogue.ts";
+import type { Vacancy } from "../src/domain/vacancy-catalogue.ts";
 import {
   seededLegacyDatabase,
   SEED,
@@ -10,7 +10,7 @@ import {
   walkAll,
   type Envelope,
   type RunningVacancies,
-} from "./support.ts";
+} from "./support/harness.ts";
 
 // Spec 2.4 field by field, against the sandbox fixtures (scale 0: fixtures only) in real MariaDB.
 const V = fixtures.vacancies;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Vacancy } from "../src/vacancy-catalogue.ts";
+import type { Vacancy } from "../src/domain/vacancy-catalogue.ts";
 import {
   comparedPlans,
   inOrder,
@@ -7,7 +7,7 @@ import {
   walkAll,
   type Envelope,
   type RunningVacancies,
-} from "./support.ts";
+} from "./support/harness.ts";
 
 // Deep pages walk from page marks kept for their lifetime (source/mysql-vacancy-source.ts,
 // VACANCY_PAGE_MARKS_CACHE_MS): rows are always read fresh, only where a page starts may lag a

@@ -2,14 +2,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createConnection, type Connection } from "mysql2/promise";
 import type { TempDatabase } from "@svc/testing";
 import { loadConfig } from "../src/config.ts";
-import type { Vacancy } from "../src/vacancy-catalogue.ts";
+import type { Vacancy } from "../src/domain/vacancy-catalogue.ts";
 import {
   NOON_ON_TODAY,
   seededLegacyDatabase,
   startVacancies,
   type Envelope,
   type RunningVacancies,
-} from "./support.ts";
+} from "./support/harness.ts";
 
 // The list total is reused for VACANCY_TOTALS_CACHE_MS on full pages (README "List totals"), is
 // exact on a page that is not full, and is recounted in the background once the lifetime is over.

@@ -1,7 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { pageStatement } from "../src/source/mysql-vacancy-source.ts";
-import type { Vacancy } from "../src/vacancy-catalogue.ts";
-import { comparedPlans, inOrder, TODAY, walkAll, type RunningVacancies } from "./support.ts";
+import type { Vacancy } from "../src/domain/vacancy-catalogue.ts";
+import {
+  comparedPlans,
+  inOrder,
+  TODAY,
+  walkAll,
+  type RunningVacancies,
+} from "./support/harness.ts";
 
 // An updated_since list without other filters reads early pages from a prefix of the modification
 // window and checks liveness on those rows only (source/mysql-vacancy-source.ts, WINDOW_PREFIX_ROWS);

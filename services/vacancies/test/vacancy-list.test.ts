@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fixtures, generateDataset, type VacatureRow } from "@svc/legacy";
 import type { TempDatabase } from "@svc/testing";
-import type { Vacancy } from "../src/vacancy-catalogue.ts";
+import type { Vacancy } from "../src/domain/vacancy-catalogue.ts";
 import { pageStatement } from "../src/source/mysql-vacancy-source.ts";
-import type { VacancyFilter } from "../src/vacancy-source.ts";
+import type { VacancyFilter } from "../src/domain/ports.ts";
 import {
   seededLegacyDatabase,
   SEED,
@@ -13,7 +13,7 @@ import {
   walkAll,
   type Envelope,
   type RunningVacancies,
-} from "./support.ts";
+} from "./support/harness.ts";
 
 // Spec 4.3 against fixtures plus a small bulk (scale 0.25: 549 rows, every oddity in realistic
 // proportions). The generator's own rows are the oracle for which vacancies exist.

@@ -8,15 +8,15 @@ import {
 } from "@svc/catalogue";
 import { COLUMNS, fixtures, MARKER_TABLE, POSITIONS, PROVINCES, TABLES } from "@svc/legacy";
 import type { TempDatabase } from "@svc/testing";
-import { VACANCY_FIELDS } from "../src/vacancy-catalogue.ts";
-import type { Vacancy } from "../src/vacancy-catalogue.ts";
+import { VACANCY_FIELDS } from "../src/domain/vacancy-catalogue.ts";
+import type { Vacancy } from "../src/domain/vacancy-catalogue.ts";
 import {
   seededLegacyDatabase,
   startVacancies,
   walkAll,
   type Envelope,
   type RunningVacancies,
-} from "./support.ts";
+} from "./support/harness.ts";
 
 // Spec 2.7 / 4.8, and spec 1.2: legacy table and column names never appear in a response.
 let database: TempDatabase;

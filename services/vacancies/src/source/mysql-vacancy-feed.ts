@@ -5,7 +5,7 @@
  * legacy names.
  */
 import type { LegacyDb } from "@svc/db";
-import type { AsOf, FeedPosition, VacancyChangeFeed, VacancyFeedEntry } from "../vacancy-source.ts";
+import type { AsOf, FeedPosition, VacancyChangeFeed, VacancyFeedEntry } from "../domain/ports.ts";
 import { zonedIso, type LocalToIso } from "./local-time.ts";
 import { COLUMNS, LABEL_JOINS, type Statement } from "./mysql-vacancy-source.ts";
 import { toVacancy, type VacancyRow } from "./to-vacancy.ts";

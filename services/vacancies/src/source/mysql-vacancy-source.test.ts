@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { legacySchemaSql } from "@svc/legacy";
-import type { VacancyFilter } from "../vacancy-source.ts";
+import type { VacancyFilter } from "../domain/ports.ts";
 import {
   countStatement,
   INDEXES_USED,

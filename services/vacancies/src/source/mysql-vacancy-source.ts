@@ -9,7 +9,7 @@
  */
 import type { LegacyDb } from "@svc/db";
 import { PageMarks, type PageMarkOptions } from "@svc/paging";
-import type { Vacancy } from "../vacancy-catalogue.ts";
+import type { Vacancy } from "../domain/vacancy-catalogue.ts";
 import {
   listKey,
   type AsOf,
@@ -18,7 +18,7 @@ import {
   type VacancyFilter,
   type VacancyLink,
   type VacancySource,
-} from "../vacancy-source.ts";
+} from "../domain/ports.ts";
 import { zonedIso, type LocalToIso } from "./local-time.ts";
 import {
   statusCodeOf,

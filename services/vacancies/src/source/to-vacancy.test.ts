@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { conformanceProblems } from "@svc/catalogue";
-import { VACANCY_FIELDS, VACANCY_OBSERVED_VALUES } from "../vacancy-catalogue.ts";
+import { VACANCY_FIELDS, VACANCY_OBSERVED_VALUES } from "../domain/vacancy-catalogue.ts";
 import { zonedIso } from "./local-time.ts";
 import { statusCodeOf, toReferenceEntry, toVacancy, type VacancyRow } from "./to-vacancy.ts";
 

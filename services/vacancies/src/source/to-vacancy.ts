@@ -2,8 +2,8 @@
  * Legacy vacancy row → canonical vacancy (spec 2.4). With mysql-vacancy-source.ts the only module
  * that knows the legacy column names (shared/legacy/README.md maps each one).
  */
-import type { AllowedOf, Vacancy } from "../vacancy-catalogue.ts";
-import type { ReferenceEntry } from "../vacancy-source.ts";
+import type { AllowedOf, Vacancy } from "../domain/vacancy-catalogue.ts";
+import type { ReferenceEntry } from "../domain/ports.ts";
 import type { LocalToIso } from "./local-time.ts";
 
 /** One `tbl_vacature` row as the source selects it, with the two reference labels joined in. */

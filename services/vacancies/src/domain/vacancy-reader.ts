@@ -5,7 +5,7 @@
  */
 import { TotalsCache } from "@svc/paging";
 import { dateIn } from "@svc/time";
-import type { AsOf, VacancySource } from "./vacancy-source.ts";
+import type { AsOf, VacancySource } from "./ports.ts";
 
 export interface VacancyReader {
   source: VacancySource;

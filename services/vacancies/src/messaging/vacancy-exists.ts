@@ -5,8 +5,8 @@
  */
 import { z } from "@svc/config";
 import { names, serve, type Logger, type NatsConnection, type Responder } from "@svc/messaging";
-import { vacancyExists, type VacancyExistsReply } from "./get-vacancy.ts";
-import type { VacancySource } from "./vacancy-source.ts";
+import { vacancyExists, type VacancyExistsReply } from "../domain/get-vacancy.ts";
+import type { VacancySource } from "../domain/ports.ts";
 
 export const VACANCY_EXISTS_QUEUE = "vacancies";
 

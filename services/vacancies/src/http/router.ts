@@ -7,16 +7,16 @@ import { parseQuery, sendData, sendPage } from "@svc/http";
 import { MethodNotAllowedError, ValidationError } from "@svc/errors";
 import { requireScope, type TokenVerifier } from "@svc/auth";
 import { expressPath } from "@svc/openapi";
-import { getVacancy } from "./get-vacancy.ts";
-import { listVacancies } from "./list-vacancies.ts";
-import { vacancyMetadata } from "./vacancy-metadata.ts";
+import { getVacancy } from "../domain/get-vacancy.ts";
+import { listVacancies } from "../domain/list-vacancies.ts";
+import { vacancyMetadata } from "../domain/vacancy-metadata.ts";
 import {
   getVacancyOperation,
   listVacanciesOperation,
   VACANCIES_SCOPE,
   vacancyMetadataOperation,
 } from "./operations.ts";
-import type { VacancyReader } from "./vacancy-reader.ts";
+import type { VacancyReader } from "../domain/vacancy-reader.ts";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -57,10 +57,13 @@ const onlyGet: RequestHandler = () => {
   throw new MethodNotAllowedError(["GET", "HEAD"]);
 };
 
-export function vacancyRoutes(deps: {
+export interface RouterDeps {
   verify: TokenVerifier;
   reader: VacancyReader;
-}): express.Router {
+}
+
+/** The one router of the service: every vacancy route behind its scope guard. */
+export function createRouter(deps: RouterDeps): express.Router {
   const router = express.Router();
   const guard = requireScope(deps.verify, VACANCIES_SCOPE);
   const handlers = vacancyHandlers(deps.reader);

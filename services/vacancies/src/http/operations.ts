@@ -11,7 +11,7 @@ import {
   type TagSpec,
 } from "@svc/openapi";
 import { q } from "@svc/http";
-import { VACANCY_FIELDS } from "./vacancy-catalogue.ts";
+import { VACANCY_FIELDS } from "../domain/vacancy-catalogue.ts";
 
 export const VACANCIES_SCOPE = "vacancies:read";
 

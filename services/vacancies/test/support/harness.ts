@@ -19,10 +19,10 @@ import {
   type TempDatabase,
   type TestIssuer,
 } from "@svc/testing";
-import { createApp } from "../src/app.ts";
-import { loadConfig } from "../src/config.ts";
-import { MysqlVacancySource } from "../src/source/mysql-vacancy-source.ts";
-import type { Vacancy } from "../src/vacancy-catalogue.ts";
+import { createApp } from "../../src/app.ts";
+import { loadConfig } from "../../src/config.ts";
+import { MysqlVacancySource } from "../../src/source/mysql-vacancy-source.ts";
+import type { Vacancy } from "../../src/domain/vacancy-catalogue.ts";
 
 /** The date the sandbox is seeded with: "today"-relative fixtures (display dates) sit around it. */
 export const TODAY = "2025-06-15";

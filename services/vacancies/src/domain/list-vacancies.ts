@@ -4,7 +4,7 @@ import { pageTotal, totalFromPage } from "@svc/paging";
 import { localOfInstant } from "@svc/time";
 import type { AllowedOf, Vacancy } from "./vacancy-catalogue.ts";
 import { asOf, type VacancyReader } from "./vacancy-reader.ts";
-import { listKey, type VacancyFilter } from "./vacancy-source.ts";
+import { listKey, type VacancyFilter } from "./ports.ts";
 
 /** The validated query of GET /v1/vacancies. */
 export interface ListQuery {

@@ -5,8 +5,8 @@
  * is what `vacancy.updated` promises. `published` is judged on the pass's `today`, never the clock.
  */
 import type { ChangeRecord, ChangeSource, PassContext } from "@svc/events";
-import type { Vacancy } from "../vacancy-catalogue.ts";
-import type { VacancyChangeFeed, VacancyFeedEntry } from "../vacancy-source.ts";
+import type { Vacancy } from "../domain/vacancy-catalogue.ts";
+import type { VacancyChangeFeed, VacancyFeedEntry } from "../domain/ports.ts";
 
 /** Keys the cursor row in change_cursor; changing it would start over with a new baseline. */
 export const VACANCY_SOURCE_NAME = "vacancies";

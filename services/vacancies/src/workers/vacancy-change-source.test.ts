@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { ChangeRecord, PassContext } from "@svc/events";
-import type { Vacancy } from "../vacancy-catalogue.ts";
-import type { AsOf, FeedPosition, VacancyChangeFeed, VacancyFeedEntry } from "../vacancy-source.ts";
+import type { Vacancy } from "../domain/vacancy-catalogue.ts";
+import type { AsOf, FeedPosition, VacancyChangeFeed, VacancyFeedEntry } from "../domain/ports.ts";
 import { publicationRecheckOn, VacancyChangeSource } from "./vacancy-change-source.ts";
 
 const TODAY = "2025-06-15";

@@ -21,10 +21,10 @@ import {
 import { localOfInstant } from "@svc/time";
 import { createLeaderElector } from "@svc/k8s/elector";
 import { startEventPipeline, type EventPipeline } from "@svc/events";
-import { VacancyChangeSource } from "../src/changes/vacancy-change-source.ts";
-import { loadConfig, type Config } from "../src/config.ts";
-import { MIGRATIONS_FOLDER } from "../src/db/migrations.ts";
-import { MysqlVacancyFeed } from "../src/source/mysql-vacancy-feed.ts";
+import { VacancyChangeSource } from "../../src/workers/vacancy-change-source.ts";
+import { loadConfig, type Config } from "../../src/config.ts";
+import { MIGRATIONS_FOLDER } from "../../src/store/migrations.ts";
+import { MysqlVacancyFeed } from "../../src/source/mysql-vacancy-feed.ts";
 import { readEventStream, waitFor, type StreamReader } from "@svc/testing";
 import {
   NOON_ON_TODAY,
@@ -32,7 +32,7 @@ import {
   startVacancies,
   type Envelope,
   type RunningVacancies,
-} from "./support.ts";
+} from "./harness.ts";
 
 const SCHEMA = "vacancies";
 const DAY_MS = 86_400_000;

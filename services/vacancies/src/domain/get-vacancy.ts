@@ -2,7 +2,7 @@
 import { NotFoundError } from "@svc/errors";
 import type { Vacancy } from "./vacancy-catalogue.ts";
 import { asOf, type VacancyReader } from "./vacancy-reader.ts";
-import type { VacancySource } from "./vacancy-source.ts";
+import type { VacancySource } from "./ports.ts";
 
 /** Soft-deleted vacancies do not exist: 404 like an unknown uuid. */
 export async function getVacancy(reader: VacancyReader, uuid: string): Promise<Vacancy> {

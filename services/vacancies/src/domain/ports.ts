@@ -90,7 +90,7 @@ export interface FeedPosition {
 }
 
 /**
- * What change detection reads (changes/vacancy-change-source.ts). Canonical vacancies exactly as
+ * What change detection reads (workers/vacancy-change-source.ts). Canonical vacancies exactly as
  * the API maps them, `published` judged on `asOf.today`.
  */
 export interface VacancyChangeFeed {
