@@ -1,5 +1,5 @@
 // `npm run build`: compiles every process the image runs into plain JavaScript bundles under dist/
-// (tools/bundles.ts says where each one goes). Production, `npm start` and the benchmarks run
+// (@svc/manifest says where each one goes). Production, `npm start` and the benchmarks run
 // these; `npm run dev` and the tests run the TypeScript sources.
 //
 // Why bundles rather than Node's type stripping at run time: stripping loads a WebAssembly
@@ -20,7 +20,7 @@ import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync
 import { dirname, join, posix, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build as esbuild, stop as stopEsbuild, type Plugin } from "esbuild";
-import { bundlePath, DIST_DIR, ENTRY_POINTS, REPO_ROOT } from "./bundles.ts";
+import { bundlePath, DIST_DIR, ENTRY_POINTS, REPO_ROOT } from "@svc/manifest";
 
 export interface BuildResult {
   /** Output files, relative to the repository root. */
@@ -105,7 +105,7 @@ export async function build(
   }));
   const outs = new Set(entryPoints.map((e) => e.out));
   if (outs.size !== entryPoints.length)
-    throw new Error("two entry points map to the same bundle (tools/bundles.ts)");
+    throw new Error("two entry points map to the same bundle (@svc/manifest bundles.ts)");
   const result = await esbuild({
     absWorkingDir: root,
     entryPoints,

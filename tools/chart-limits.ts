@@ -3,7 +3,7 @@
 import { readFileSync } from "node:fs";
 import { parse } from "yaml";
 import { benchEnv } from "@svc/testing";
-import { REPO_ROOT } from "./bundles.ts";
+import { REPO_ROOT } from "@svc/manifest";
 
 const UNITS: Record<string, number> = {
   "": 1,

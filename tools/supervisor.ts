@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { join } from "node:path";
-import { entryArgs, NODE_FLAGS, RUNTIME_ENV, type StackProcess } from "./stack.ts";
+import { entryArgs } from "@svc/manifest";
+import { NODE_FLAGS, RUNTIME_ENV, type StackProcess } from "./stack.ts";
 
 export interface SupervisorOptions {
   root: string;

@@ -3,7 +3,7 @@ import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { NODE_FLAGS } from "../../tools/stack.ts";
-import { bundlePath, ENTRY_POINTS } from "../../tools/bundles.ts";
+import { bundlePath, ENTRY_POINTS } from "@svc/manifest";
 import { render, repoRoot, valueSets } from "./support/helm.ts";
 import { deployments, envOf } from "./support/workloads.ts";
 

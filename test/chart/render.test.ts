@@ -1,6 +1,6 @@
 // helm lint --strict and helm template for every value set CI keeps, and what each set changes
 // against the default output.
-import { bundlePath, ENTRY_POINTS } from "../../tools/bundles.ts";
+import { bundlePath, ENTRY_POINTS } from "@svc/manifest";
 import { describe, expect, it } from "vitest";
 import {
   byKind,

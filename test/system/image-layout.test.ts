@@ -1,5 +1,5 @@
 // The production image runs the bundles with only the files the Dockerfile's runtime stage copies
-// (tools/bundles.ts RUNTIME_FILES). Here that file set is laid out in an empty folder beside the
+// (@svc/manifest RUNTIME_FILES). Here that file set is laid out in an empty folder beside the
 // installed node_modules, and every process the chart runs is started from it with the chart's
 // own command line: a file the code reads that the image lacks, or a source import left in a
 // bundle, fails here rather than in a cluster. (No Docker engine here, so the folder stands in
@@ -18,7 +18,7 @@ import {
   type TempDatabase,
 } from "@svc/testing";
 import { build } from "../../tools/build.ts";
-import { bundleArgs, REPO_ROOT, RUNTIME_FILES } from "../../tools/bundles.ts";
+import { bundleArgs, REPO_ROOT, RUNTIME_FILES } from "@svc/manifest";
 import { NODE_FLAGS, RUNTIME_ENV } from "../../tools/stack.ts";
 
 const run = promisify(execFile);

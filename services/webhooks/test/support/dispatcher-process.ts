@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { entryArgs, NODE_FLAGS, RUNTIME_ENV, type RunFrom } from "../../../../tools/stack.ts";
+import { entryArgs, type RunFrom } from "@svc/manifest";
+import { NODE_FLAGS, RUNTIME_ENV } from "../../../../tools/stack.ts";
 
 const ENTRY = fileURLToPath(new URL("../../src/dispatcher-main.ts", import.meta.url));
 
