@@ -17,7 +17,7 @@ import {
   startServiceUnderBench,
   type TempDatabase,
 } from "@svc/testing";
-import { build } from "../../tools/build.ts";
+import { build } from "@svc/build";
 import { bundleArgs, REPO_ROOT, RUNTIME_FILES } from "@svc/manifest";
 import { NODE_FLAGS, RUNTIME_ENV } from "../../tools/stack.ts";
 

@@ -29,7 +29,7 @@ import {
   type BenchRow,
 } from "@svc/testing";
 import { entryArgs, NODE_FLAGS, RUNTIME_ENV } from "../../../tools/stack.ts";
-import { build } from "../../../tools/build.ts";
+import { build } from "@svc/build";
 import { benchMemoryLimit } from "../../../tools/chart-limits.ts";
 import { ClientManager } from "../src/clients/client-manager.ts";
 import { PgClientStore } from "../src/clients/pg-client-store.ts";

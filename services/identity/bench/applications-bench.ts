@@ -28,7 +28,7 @@ import {
   type BenchRow,
 } from "@svc/testing";
 import { entryArgs, NODE_FLAGS, RUNTIME_ENV } from "../../../tools/stack.ts";
-import { build } from "../../../tools/build.ts";
+import { build } from "@svc/build";
 import { benchMemoryLimit } from "../../../tools/chart-limits.ts";
 import { MIGRATIONS_FOLDER } from "../src/db/migrations.ts";
 

@@ -33,7 +33,7 @@ import {
   type ServiceUnderBench,
 } from "@svc/testing";
 import { entryArgs, NODE_FLAGS, RUNTIME_ENV } from "../../../tools/stack.ts";
-import { build } from "../../../tools/build.ts";
+import { build } from "@svc/build";
 import { benchMemoryLimit } from "../../../tools/chart-limits.ts";
 
 const { values: args } = parseArgs({

@@ -17,7 +17,7 @@
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { closedLoopLoad, processCpuMs, processMemory, startServiceUnderBench } from "@svc/testing";
-import { build } from "../../../tools/build.ts";
+import { build } from "@svc/build";
 import { benchMemoryLimit } from "../../../tools/chart-limits.ts";
 import { entryArgs, NODE_FLAGS, RUNTIME_ENV } from "../../../tools/stack.ts";
 

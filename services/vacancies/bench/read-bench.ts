@@ -35,7 +35,7 @@ import {
 } from "@svc/testing";
 import { dateIn } from "@svc/time";
 import { entryArgs, NODE_FLAGS, RUNTIME_ENV } from "../../../tools/stack.ts";
-import { build } from "../../../tools/build.ts";
+import { build } from "@svc/build";
 import { benchMemoryLimit } from "../../../tools/chart-limits.ts";
 import { countStatement, pageStatement } from "../src/source/mysql-vacancy-source.ts";
 import { filterOf } from "./baseline-server.ts";

@@ -40,7 +40,7 @@ import { createNatsDeliveryQueue } from "../src/queue/nats-delivery-queue.ts";
 import { PgDispatchStore } from "../src/stores/pg-dispatch-store.ts";
 import { baseEnv, testNamespace } from "../test/support/harness.ts";
 import { spawnDispatcher } from "../test/support/dispatcher-process.ts";
-import { build } from "../../../tools/build.ts";
+import { build } from "@svc/build";
 import { killHard } from "../test/support/private-nats.ts";
 import { createTestCa } from "../test/support/test-ca.ts";
 import { startFastReceiver, type FastReceiver } from "./fast-receiver.ts";

@@ -23,7 +23,7 @@ import { systemClock } from "../src/domain/model.ts";
 import { systemResolver } from "../src/outbound/resolver.ts";
 import { baseEnv, testNamespace } from "../test/support/harness.ts";
 import { spawnDispatcher } from "../test/support/dispatcher-process.ts";
-import { build } from "../../../tools/build.ts";
+import { build } from "@svc/build";
 import { killHard } from "../test/support/private-nats.ts";
 import { startReceiver } from "../test/support/receiver.ts";
 import { createTestCa } from "../test/support/test-ca.ts";
