@@ -13,6 +13,7 @@ export { platformContract } from "./platform-contract.ts";
 export { readEventStream, waitFor, sleep, type StreamReader } from "./event-stream.ts";
 export { type PrivateNatsServer, startPrivateNatsServer } from "./nats-server.ts";
 export { spawnServiceProcess, type ServiceProcess } from "./service-process.ts";
+export { k8sTools, type K8sTools } from "./k8s-tools.ts";
 export {
   recordBenchRows,
   readBenchRows,
