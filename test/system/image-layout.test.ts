@@ -10,14 +10,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startServiceUnderBench } from "@svc/bench";
+import { build } from "@svc/build";
 import {
   createTempMysqlDatabase,
   createTempPgDatabase,
   fetchJson,
-  startServiceUnderBench,
   type TempDatabase,
 } from "@svc/testing";
-import { build } from "@svc/build";
 import { bundleArgs, REPO_ROOT, RUNTIME_FILES } from "@svc/manifest";
 import { NODE_FLAGS, RUNTIME_ENV } from "../../tools/stack.ts";
 

@@ -16,21 +16,19 @@ import { createCachedTokenVerifier, createTokenVerifier, startRevocationFeed } f
 import { createPgPool, runMigrations } from "@svc/db";
 import { connectNats, drainNats, jetstreamManager } from "@svc/messaging";
 import {
-  createTempPgDatabase,
   IDLE_SETTLE_MS,
   memoryRows,
   recordBenchRows,
   settledRss,
-  silentLogger,
   startBenchProcess,
-  testEnv,
-  unusedPort,
   type BenchProcess,
   type BenchRow,
-} from "@svc/testing";
-import { entryArgs, NODE_FLAGS, RUNTIME_ENV } from "../../../tools/stack.ts";
+  benchMemoryLimit,
+} from "@svc/bench";
 import { build } from "@svc/build";
-import { benchMemoryLimit } from "../../../tools/chart-limits.ts";
+import { entryArgs } from "@svc/manifest";
+import { createTempPgDatabase, silentLogger, testEnv, unusedPort } from "@svc/testing";
+import { NODE_FLAGS, RUNTIME_ENV } from "../../../tools/stack.ts";
 import { ClientManager } from "../src/clients/client-manager.ts";
 import { PgClientStore } from "../src/clients/pg-client-store.ts";
 import { MIGRATIONS_FOLDER } from "../src/db/migrations.ts";

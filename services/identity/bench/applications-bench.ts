@@ -14,22 +14,21 @@ import { Pool } from "undici";
 import { createPgPool, runMigrations } from "@svc/db";
 import { connectNats, drainNats, names, serve } from "@svc/messaging";
 import {
-  createTempPgDatabase,
   IDLE_SETTLE_MS,
   memoryRows,
   processCpuMs,
   recordBenchRows,
   settledRss,
-  silentLogger,
   startBenchProcess,
   startServiceUnderBench,
-  testEnv,
   type BenchProcess,
   type BenchRow,
-} from "@svc/testing";
-import { entryArgs, NODE_FLAGS, RUNTIME_ENV } from "../../../tools/stack.ts";
+  benchMemoryLimit,
+} from "@svc/bench";
 import { build } from "@svc/build";
-import { benchMemoryLimit } from "../../../tools/chart-limits.ts";
+import { entryArgs } from "@svc/manifest";
+import { createTempPgDatabase, silentLogger, testEnv } from "@svc/testing";
+import { NODE_FLAGS, RUNTIME_ENV } from "../../../tools/stack.ts";
 import { MIGRATIONS_FOLDER } from "../src/db/migrations.ts";
 
 const CONCURRENCY = 16;

@@ -31,10 +31,11 @@ import {
   type BenchProcess,
   type BenchRow,
   type ServiceUnderBench,
-} from "@svc/testing";
-import { entryArgs, NODE_FLAGS, RUNTIME_ENV } from "../../../tools/stack.ts";
+  benchMemoryLimit,
+} from "@svc/bench";
 import { build } from "@svc/build";
-import { benchMemoryLimit } from "../../../tools/chart-limits.ts";
+import { entryArgs } from "@svc/manifest";
+import { NODE_FLAGS, RUNTIME_ENV } from "../../../tools/stack.ts";
 
 const { values: args } = parseArgs({
   options: {

@@ -16,10 +16,16 @@
  */
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { closedLoopLoad, processCpuMs, processMemory, startServiceUnderBench } from "@svc/testing";
+import {
+  closedLoopLoad,
+  processCpuMs,
+  processMemory,
+  startServiceUnderBench,
+  benchMemoryLimit,
+} from "@svc/bench";
 import { build } from "@svc/build";
-import { benchMemoryLimit } from "../../../tools/chart-limits.ts";
-import { entryArgs, NODE_FLAGS, RUNTIME_ENV } from "../../../tools/stack.ts";
+import { entryArgs } from "@svc/manifest";
+import { NODE_FLAGS, RUNTIME_ENV } from "../../../tools/stack.ts";
 
 const { values: args } = parseArgs({
   options: {

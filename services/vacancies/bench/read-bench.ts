@@ -32,11 +32,12 @@ import {
   startServiceUnderBench,
   type BenchProcess,
   type BenchRow,
-} from "@svc/testing";
-import { dateIn } from "@svc/time";
-import { entryArgs, NODE_FLAGS, RUNTIME_ENV } from "../../../tools/stack.ts";
+  benchMemoryLimit,
+} from "@svc/bench";
 import { build } from "@svc/build";
-import { benchMemoryLimit } from "../../../tools/chart-limits.ts";
+import { entryArgs } from "@svc/manifest";
+import { dateIn } from "@svc/time";
+import { NODE_FLAGS, RUNTIME_ENV } from "../../../tools/stack.ts";
 import { countStatement, pageStatement } from "../src/source/mysql-vacancy-source.ts";
 import { filterOf } from "./baseline-server.ts";
 
