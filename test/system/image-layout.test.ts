@@ -18,7 +18,13 @@ import {
   fetchJson,
   type TempDatabase,
 } from "@svc/testing";
-import { bundleArgs, REPO_ROOT, RUNTIME_FILES } from "@svc/manifest";
+import {
+  bundleArgs,
+  DEPLOYED_PROCESSES,
+  REPO_ROOT,
+  RUNTIME_FILES,
+  SCHEMA_MIGRATIONS,
+} from "@svc/manifest";
 import { NODE_FLAGS, RUNTIME_ENV } from "../../tools/stack.ts";
 
 const run = promisify(execFile);
@@ -56,9 +62,7 @@ describe("the image's file set (bundles and RUNTIME_FILES only)", () => {
     try {
       const { stdout } = await node(bundleArgs("tools/migrate.ts"), { DATABASE_URL: database.url });
       expect(stdout.match(/^migrated schema \w+$/gm)).toEqual(
-        ["auth", "practices", "vacancies", "identity", "webhooks"].map(
-          (s) => `migrated schema ${s}`,
-        ),
+        SCHEMA_MIGRATIONS.map((s) => `migrated schema ${s.schema}`),
       );
     } finally {
       await database.drop();
@@ -90,17 +94,15 @@ describe("the image's file set (bundles and RUNTIME_FILES only)", () => {
     expect(again.stdout).toContain(`sandbox database "${database}" already loaded`);
   });
 
-  const services: Array<{ entry: string; env?: Record<string, string>; publicPath?: string }> = [
-    { entry: "services/auth/src/main.ts", publicPath: "/openapi.json" },
-    { entry: "services/practices/src/main.ts", env: { LEGACY_DATABASE_URL: "" } },
-    { entry: "services/vacancies/src/main.ts", env: { LEGACY_DATABASE_URL: "" } },
-    {
-      entry: "services/identity/src/main.ts",
-      env: { IDENTITY_PEPPER: "image-layout-test-pepper-of-at-least-32-bytes" },
-    },
-    { entry: "services/webhooks/src/main.ts" },
-    { entry: "services/webhooks/src/dispatcher-main.ts" },
-  ];
+  // Every process the chart deploys, with what it needs besides the image, by process name.
+  const needs: Record<string, { env?: Record<string, string>; publicPath?: string }> = {
+    auth: { publicPath: "/openapi.json" },
+    practices: { env: { LEGACY_DATABASE_URL: "" } },
+    vacancies: { env: { LEGACY_DATABASE_URL: "" } },
+    identity: { env: { IDENTITY_PEPPER: "image-layout-test-pepper-of-at-least-32-bytes" } },
+  };
+  const services: Array<{ entry: string; env?: Record<string, string>; publicPath?: string }> =
+    DEPLOYED_PROCESSES.map((p) => ({ entry: `${p.workspace}/${p.entry}`, ...needs[p.name] }));
   for (const service of services) {
     it(
       `${service.entry}: starts, migrates its schema, becomes ready and reports the installation's version`,
