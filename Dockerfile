@@ -1,5 +1,5 @@
 # syntax=docker/dockerfile:1
-# One image for every component; the Kubernetes command picks the process (tools/bundles.ts):
+# One image for every component; the Kubernetes command picks the process (@svc/manifest bundles.ts):
 #   node --import ./dist/<name>/instrument.js dist/<name>/main.js   auth, practices, vacancies, identity, webhooks
 #   node --import ./dist/webhooks/instrument.js dist/webhooks/dispatcher-main.js   the webhook dispatcher
 #   node dist/tools/migrate.js                  the migrations Job
@@ -51,7 +51,7 @@ RUN rm -rf /usr/local/lib/node_modules/npm /usr/local/lib/node_modules/corepack 
       /usr/local/bin/npm /usr/local/bin/npx /usr/local/bin/corepack
 COPY --from=prod-deps /app/ ./
 # Owned by root and not writable by the process user: the bundles, and the files they read where
-# the sources sit (tools/bundles.ts RUNTIME_FILES; a test compares): the version, each service's
+# the sources sit (@svc/manifest RUNTIME_FILES; a test compares): the version, each service's
 # migrations, the OpenAPI document, the route table the local gateway reads.
 COPY package.json ./package.json
 COPY --from=build /src/dist/ ./dist/

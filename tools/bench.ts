@@ -1,6 +1,6 @@
 // `npm run bench`: runs every benchmark (services/*/bench/*-bench.ts, shared/*/bench/*-bench.ts,
 // tools/*-bench.ts) one after the other on Node 24 and shows their output. Each bench hands its
-// figures to recordBenchRows (@svc/testing), which appends them to the file this runner names in
+// figures to recordBenchRows (@svc/bench), which appends them to the file this runner names in
 // BENCH_RESULTS_FILE; the runner then writes ONE table (every row beside its baseline measured in
 // the same run, the ratio, the target, met or not) to bench/results/latest.md, followed by each
 // bench's raw output, keeps the rows in bench/results/latest.jsonl, and prints the table.
@@ -10,24 +10,27 @@
 //   npm run bench -- --readme              also rewrite the README's table (between the markers)
 //   npm run bench -- --readme-only         only rewrite the README's table from latest.jsonl
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, loadavg } from "node:os";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import {
+  benchFiles,
+  benchTable,
   cpuProbeMicros,
   readBenchRows,
   readCpuTicks,
   stealPercent,
+  withReadmeTable,
+  README_MARKERS as MARKERS,
   type RecordedBenchRow,
-} from "@svc/testing";
+} from "@svc/bench";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const RESULTS = join(root, "bench/results");
 // BENCH_README: another file to rewrite instead (to try the markers out without touching the README).
 const README = process.env.BENCH_README ?? join(root, "README.md");
-const MARKERS = { start: "<!-- bench:start -->", end: "<!-- bench:end -->" };
 const { values } = parseArgs({
   options: {
     only: { type: "string" },
@@ -36,77 +39,20 @@ const { values } = parseArgs({
   },
 });
 
-function benchFiles(): string[] {
-  const inBenchFolders = ["services", "shared"].flatMap((top) =>
-    readdirSync(join(root, top), { withFileTypes: true })
-      .filter((d) => d.isDirectory() && existsSync(join(root, top, d.name, "bench")))
-      .flatMap((d) =>
-        readdirSync(join(root, top, d.name, "bench"))
-          .filter((f) => f.endsWith("-bench.ts"))
-          .map((f) => join(root, top, d.name, "bench", f)),
-      ),
-  );
-  const tools = readdirSync(join(root, "tools"))
-    .filter((f) => f.endsWith("-bench.ts"))
-    .map((f) => join(root, "tools", f));
-  return [...inBenchFolders, ...tools];
-}
-
 const load = () =>
   loadavg()
     .map((l) => l.toFixed(1))
     .join(" ");
-const cell = (text: string) => text.replace(/\|/g, "\\|");
-
-function formatNumber(value: number): string {
-  if (!Number.isFinite(value)) return String(value);
-  const abs = Math.abs(value);
-  const digits = abs >= 100 ? 0 : abs >= 10 ? 1 : 2;
-  return value.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: 0 });
-}
-
-/** value / baseline; "–" without a baseline. */
-function ratioOf(row: RecordedBenchRow): string {
-  if (row.baseline === undefined || row.baseline === 0 || !Number.isFinite(row.baseline))
-    return "–";
-  return `${(row.value / row.baseline).toFixed(2)}×`;
-}
-
-/** One markdown table: benchmark, scenario, metric, value, baseline, ratio, target, met. */
-function benchTable(rows: RecordedBenchRow[]): string {
-  const lines = [
-    "| benchmark | scenario | metric | value | baseline | ratio | target | met |",
-    "|---|---|---|---:|---:|---:|---|---|",
-  ];
-  for (const row of rows) {
-    const unit = row.unit ? ` ${row.unit}` : "";
-    lines.push(
-      `| ${cell(row.bench)} | ${cell(row.scenario)} | ${cell(row.metric)} | ${formatNumber(row.value)}${unit} | ${row.baseline === undefined ? "–" : `${formatNumber(row.baseline)}${unit}`} | ${ratioOf(row)} | ${cell(row.target ?? "–")} | ${row.met === undefined ? "–" : row.met ? "yes" : "**no**"} |`,
-    );
-  }
-  return lines.join("\n");
-}
-
-/** The README's text between the markers: when and where measured, then the table. */
-function readmeSection(rows: RecordedBenchRow[], header: string): string {
-  return `${MARKERS.start}\n${header}\n\n${benchTable(rows)}\n${MARKERS.end}`;
-}
-
 function rewriteReadme(rows: RecordedBenchRow[], header: string): void {
-  const text = readFileSync(README, "utf8");
-  const start = text.indexOf(MARKERS.start);
-  const end = text.indexOf(MARKERS.end);
-  if (start < 0 || end < start) {
+  const rewritten = withReadmeTable(readFileSync(README, "utf8"), rows, header);
+  if (rewritten === null) {
     console.error(
       `${relative(root, README)} has no ${MARKERS.start} … ${MARKERS.end} markers: the table was not written there.`,
     );
     process.exitCode = 1;
     return;
   }
-  writeFileSync(
-    README,
-    `${text.slice(0, start)}${readmeSection(rows, header)}${text.slice(end + MARKERS.end.length)}`,
-  );
+  writeFileSync(README, rewritten);
   console.log(`rewrote the benchmark table in ${relative(root, README)} (${rows.length} rows)`);
 }
 
@@ -120,7 +66,9 @@ if (values["readme-only"]) {
   process.exit(process.exitCode ?? 0);
 }
 
-const files = benchFiles().filter((f) => !values.only || relative(root, f).includes(values.only));
+const files = benchFiles(root).filter(
+  (f) => !values.only || relative(root, f).includes(values.only),
+);
 mkdirSync(RESULTS, { recursive: true });
 const startedAt = new Date();
 const loadAtStart = load();
@@ -164,7 +112,7 @@ for (const file of files) {
 const steal = stealPercent(ticksAtStart, readCpuTicks());
 const header = [
   `Measured ${startedAt.toISOString().slice(0, 10)} with Node ${process.version} on this ${availableParallelism()}-core machine, load average ${loadAtStart} at the start and ${load()} at the end (other work ran on it: compare ratios, not absolute figures).`,
-  `Machine speed (@svc/testing machine-probe.ts): a fixed JSON workload took ${probeAtStart} µs at the start and ${cpuProbeMicros()} µs at the end (lower is faster; everything measured in between, baselines included, moves with it), CPU steal over the run ${steal === null ? "unknown" : `${steal.toFixed(1)} %`}.`,
+  `Machine speed (@svc/bench machine-probe.ts): a fixed JSON workload took ${probeAtStart} µs at the start and ${cpuProbeMicros()} µs at the end (lower is faster; everything measured in between, baselines included, moves with it), CPU steal over the run ${steal === null ? "unknown" : `${steal.toFixed(1)} %`}.`,
 ].join(" ");
 const report = [
   `# Benchmark run ${startedAt.toISOString()}`,

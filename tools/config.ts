@@ -1,5 +1,10 @@
 import { fileURLToPath } from "node:url";
+import { processNamed } from "@svc/manifest";
 import { reachableOffset } from "./stack.ts";
+
+// The local ports of the gateway (the base URL) and of auth (its JWKS), from the manifest.
+const GATEWAY_PORT = processNamed("gateway").port!;
+const AUTH_PORT = processNamed("auth").port!;
 
 /**
  * The local stack's settings. Defaults are this machine's services at their standard addresses;
@@ -31,7 +36,7 @@ export function localStackConfig(env: NodeJS.ProcessEnv = process.env): LocalSta
     throw new Error(
       `STACK_PORT_OFFSET=${portOffset} puts a process on a port fetch and browsers refuse (a Fetch "bad port", such as 10080); choose another`,
     );
-  const baseUrl = env.PUBLIC_BASE_URL ?? `http://localhost:${8080 + portOffset}`;
+  const baseUrl = env.PUBLIC_BASE_URL ?? `http://localhost:${GATEWAY_PORT + portOffset}`;
   const legacyUrl = new URL(mysqlUrl);
   legacyUrl.pathname = `/${legacyDatabase}`;
   return {
@@ -53,7 +58,7 @@ export function localStackConfig(env: NodeJS.ProcessEnv = process.env): LocalSta
       ENVIRONMENT: env.ENVIRONMENT ?? "sandbox",
       PUBLIC_BASE_URL: baseUrl,
       TOKEN_ISSUER: baseUrl,
-      AUTH_JWKS_URL: `http://127.0.0.1:${8081 + portOffset}/.well-known/jwks.json`,
+      AUTH_JWKS_URL: `http://127.0.0.1:${AUTH_PORT + portOffset}/.well-known/jwks.json`,
       DATABASE_URL: pgUrl,
       MIGRATE_ON_START: "true",
       LEGACY_DATABASE_URL: legacyUrl.toString(),

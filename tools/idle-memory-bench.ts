@@ -14,16 +14,8 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { createConnection } from "mysql2/promise";
 import { connectNats, drainNats, jetstreamManager } from "@svc/messaging";
-import {
-  createTempPgDatabase,
-  memoryRows,
-  processMemory,
-  recordBenchRows,
-  settledRss,
-  silentLogger,
-  spawnServiceProcess,
-  testEnv,
-} from "@svc/testing";
+import { memoryRows, processMemory, recordBenchRows, settledRss } from "@svc/bench";
+import { createTempPgDatabase, silentLogger, spawnServiceProcess, testEnv } from "@svc/testing";
 import { STACK, stackProcessOf } from "./stack.ts";
 
 const root = fileURLToPath(new URL("..", import.meta.url));

@@ -3,13 +3,13 @@
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { createPgPool, runMigrations } from "@svc/db";
+import { SCHEMA_MIGRATIONS } from "@svc/manifest";
 import { migrateConfig } from "./config.ts";
 
-const SCHEMAS = ["auth", "practices", "vacancies", "identity", "webhooks"] as const;
-
 const url = migrateConfig().databaseUrl;
-for (const schema of SCHEMAS) {
-  const folder = fileURLToPath(new URL(`../services/${schema}/drizzle`, import.meta.url));
+// Every service's schema, in the manifest's order.
+for (const { schema, folder: fromRoot } of SCHEMA_MIGRATIONS) {
+  const folder = fileURLToPath(new URL(`../${fromRoot}`, import.meta.url));
   // Every service has migrations: a missing folder is a broken image, not a schema to skip.
   if (!existsSync(folder)) throw new Error(`no migrations for schema ${schema} at ${folder}`);
   const pool = createPgPool({

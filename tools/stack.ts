@@ -1,10 +1,9 @@
-import { existsSync } from "node:fs";
-import { dirname, isAbsolute, join, relative, resolve } from "node:path";
-import { bundleArgs, REPO_ROOT } from "./bundles.ts";
+import { join } from "node:path";
+import { entryArgs, PROCESSES, REPO_ROOT, serviceOf } from "@svc/manifest";
 
 /**
- * The local stack's shape: every process `npm start` runs, with its port. One place, so the
- * launcher, the system tests and the README agree.
+ * The local stack's shape: every process `npm start` runs, with its port (the processes of
+ * @svc/manifest, in its order), so the launcher, the system tests and the benchmarks agree.
  */
 export interface StackProcess {
   name: string;
@@ -13,34 +12,6 @@ export interface StackProcess {
   entry: string;
   port: number | null;
   internalPort: number | null;
-}
-
-/**
- * What a process runs: `bundle`, the compiled JavaScript of `npm run build` (tools/build.ts), as
- * production, `npm start` and the benchmarks do; or `source`, the TypeScript itself through Node's
- * type stripping, as `npm run dev` (with --watch) and the tests do.
- */
-export type RunFrom = "bundle" | "source";
-
-/**
- * The node arguments after the flags that start a process: `--import` of the process preload
- * beside its entry point (its `instrument.ts`: the ESM format cache, idle heap release, then
- * tracing), then the entry point, from the sources or from the bundles as `from` says; no preload
- * for an entry without one. `entry` is absolute or relative to `cwd`; the bundles must be built.
- */
-export function entryArgs(entry: string, options: { cwd?: string; from: RunFrom }): string[] {
-  const cwd = options.cwd ?? REPO_ROOT;
-  if (options.from === "bundle") {
-    return bundleArgs(relative(REPO_ROOT, resolve(cwd, entry))).map((arg) =>
-      arg.startsWith("-") ? arg : join(REPO_ROOT, arg),
-    );
-  }
-  const preload = join(dirname(entry), "instrument.ts");
-  const hasPreload = existsSync(isAbsolute(preload) ? preload : join(cwd, preload));
-  return [
-    ...(hasPreload ? ["--import", isAbsolute(preload) ? preload : `./${preload}`] : []),
-    entry,
-  ];
 }
 
 /**
@@ -62,51 +33,13 @@ export function stackProcessOf(
   });
 }
 
-const BASE: ReadonlyArray<StackProcess> = [
-  { name: "auth", cwd: "services/auth", entry: "src/main.ts", port: 8081, internalPort: 9481 },
-  {
-    name: "practices",
-    cwd: "services/practices",
-    entry: "src/main.ts",
-    port: 8082,
-    internalPort: 9482,
-  },
-  {
-    name: "vacancies",
-    cwd: "services/vacancies",
-    entry: "src/main.ts",
-    port: 8083,
-    internalPort: 9483,
-  },
-  {
-    name: "identity",
-    cwd: "services/identity",
-    entry: "src/main.ts",
-    port: 8084,
-    internalPort: 9484,
-  },
-  {
-    name: "webhooks",
-    cwd: "services/webhooks",
-    entry: "src/main.ts",
-    port: 8085,
-    internalPort: 9485,
-  },
-  {
-    name: "webhooks-dispatcher",
-    cwd: "services/webhooks",
-    entry: "src/dispatcher-main.ts",
-    port: null,
-    internalPort: 9486,
-  },
-  {
-    name: "gateway",
-    cwd: "services/gateway",
-    entry: "src/main.ts",
-    port: 8080,
-    internalPort: null,
-  },
-];
+const BASE: ReadonlyArray<StackProcess> = PROCESSES.map((p) => ({
+  name: p.name,
+  cwd: p.workspace,
+  entry: p.entry,
+  port: p.port,
+  internalPort: p.internalPort,
+}));
 
 /**
  * Ports the Fetch standard blocks ("bad ports", https://fetch.spec.whatwg.org/#port-blocking):
@@ -141,10 +74,13 @@ export function stackWithOffset(offset: number): StackProcess[] {
 
 export const STACK: ReadonlyArray<StackProcess> = stackWithOffset(0);
 
-/** The gateway's upstream map for a stack. */
+/**
+ * The gateway's upstream map for a stack: each process serving a port in the workspace of a
+ * service with routes, under the service's name (routes.json names the upstream by it).
+ */
 export function upstreamsOf(stack: ReadonlyArray<StackProcess>): string {
   return stack
-    .filter((p) => p.port !== null && p.name !== "gateway" && !p.name.endsWith("-dispatcher"))
-    .map((p) => `${p.name}=http://127.0.0.1:${p.port}`)
+    .filter((p) => p.port !== null && serviceOf({ workspace: p.cwd }).routes.length > 0)
+    .map((p) => `${serviceOf({ workspace: p.cwd }).name}=http://127.0.0.1:${p.port}`)
     .join(",");
 }

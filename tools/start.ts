@@ -1,13 +1,13 @@
 // `npm start` (and `npm run dev` with --watch): runs the whole system on this machine, each
 // service as its own process behind a local gateway that routes like the Ingress. `npm start`
-// builds and runs the bundles production runs (tools/build.ts); `npm run dev` runs the TypeScript
+// builds and runs the bundles production runs (@svc/build); `npm run dev` runs the TypeScript
 // sources under `node --watch`, so an edit restarts the process that changed.
 import { parseArgs } from "node:util";
 import { fileURLToPath } from "node:url";
 import { stackWithOffset, upstreamsOf } from "./stack.ts";
 import { dependencies, ensurePgDatabase, preflight } from "./preflight.ts";
 import { Supervisor } from "./supervisor.ts";
-import { build } from "./build.ts";
+import { build } from "@svc/build";
 import { localStackConfig } from "./config.ts";
 import { prepareSandbox, prepareDemoClient } from "./sandbox.ts";
 

@@ -1,7 +1,8 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { join } from "node:path";
 import { NODE_FLAGS, RUNTIME_ENV } from "@svc/runtime";
-import { entryArgs, type StackProcess } from "./stack.ts";
+import { entryArgs } from "@svc/manifest";
+import type { StackProcess } from "./stack.ts";
 
 export interface SupervisorOptions {
   root: string;

@@ -3,7 +3,7 @@ import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { NODE_FLAGS } from "@svc/runtime";
-import { bundlePath, ENTRY_POINTS } from "../../tools/bundles.ts";
+import { bundlePath, CHART_COMPONENTS, ENTRY_POINTS } from "@svc/manifest";
 import { render, repoRoot, valueSets } from "./support/helm.ts";
 import { deployments, envOf } from "./support/workloads.ts";
 
@@ -51,6 +51,7 @@ const extra: Record<string, string[]> = {
 describe("environment contract", () => {
   it("sets exactly the contract's variables per process", async () => {
     const pods = deployments(await render());
+    expect(Object.keys(extra).sort()).toEqual([...CHART_COMPONENTS].sort());
     for (const [name, own] of Object.entries(extra)) {
       const container = pods.get(`isvc-${name}`)?.containers[0];
       expect([...envOf(container!).keys()].sort(), name).toEqual(

@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { RUNTIME_ENV } from "@svc/runtime";
-import { DIST_DIR, RUNTIME_FILES } from "../../tools/bundles.ts";
+import { DIST_DIR, RUNTIME_FILES } from "@svc/manifest";
 import { repoRoot } from "./support/helm.ts";
 
 /** The lines of one Dockerfile stage. */

@@ -5,8 +5,8 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
+import { k8sTools } from "@svc/testing";
 import { parseObjects, render, repoRoot, valueSets, type K8sObject } from "./support/helm.ts";
-import { k8sTools } from "../../tools/k8s-tools.ts";
 import { unknownFields, unknownFieldsStrict, validateModel } from "./support/k8s-schema.ts";
 
 /**

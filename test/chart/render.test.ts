@@ -1,6 +1,6 @@
 // helm lint --strict and helm template for every value set CI keeps, and what each set changes
 // against the default output.
-import { bundlePath, ENTRY_POINTS } from "../../tools/bundles.ts";
+import { bundlePath, CHART_COMPONENTS, ENTRY_POINTS } from "@svc/manifest";
 import { describe, expect, it } from "vitest";
 import {
   byKind,
@@ -13,7 +13,7 @@ import {
 } from "./support/helm.ts";
 import { component, deployments } from "./support/workloads.ts";
 
-const componentNames = ["auth", "dispatcher", "identity", "practices", "vacancies", "webhooks"];
+const componentNames = [...CHART_COMPONENTS].sort();
 
 describe("helm lint --strict", () => {
   for (const [name, files] of Object.entries(valueSets)) {

@@ -1,5 +1,5 @@
 // The production image runs the bundles with only the files the Dockerfile's runtime stage copies
-// (tools/bundles.ts RUNTIME_FILES). Here that file set is laid out in an empty folder beside the
+// (@svc/manifest RUNTIME_FILES). Here that file set is laid out in an empty folder beside the
 // installed node_modules, and every process the chart runs is started from it with the chart's
 // own command line: a file the code reads that the image lacks, or a source import left in a
 // bundle, fails here rather than in a cluster. (No Docker engine here, so the folder stands in
@@ -10,16 +10,22 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startServiceUnderBench } from "@svc/bench";
+import { build } from "@svc/build";
 import {
   createTempMysqlDatabase,
   createTempPgDatabase,
   fetchJson,
-  startServiceUnderBench,
   type TempDatabase,
 } from "@svc/testing";
+import {
+  bundleArgs,
+  DEPLOYED_PROCESSES,
+  REPO_ROOT,
+  RUNTIME_FILES,
+  SCHEMA_MIGRATIONS,
+} from "@svc/manifest";
 import { NODE_FLAGS, RUNTIME_ENV } from "@svc/runtime";
-import { build } from "../../tools/build.ts";
-import { bundleArgs, REPO_ROOT, RUNTIME_FILES } from "../../tools/bundles.ts";
 
 const run = promisify(execFile);
 const version = (
@@ -56,9 +62,7 @@ describe("the image's file set (bundles and RUNTIME_FILES only)", () => {
     try {
       const { stdout } = await node(bundleArgs("tools/migrate.ts"), { DATABASE_URL: database.url });
       expect(stdout.match(/^migrated schema \w+$/gm)).toEqual(
-        ["auth", "practices", "vacancies", "identity", "webhooks"].map(
-          (s) => `migrated schema ${s}`,
-        ),
+        SCHEMA_MIGRATIONS.map((s) => `migrated schema ${s.schema}`),
       );
     } finally {
       await database.drop();
@@ -90,17 +94,15 @@ describe("the image's file set (bundles and RUNTIME_FILES only)", () => {
     expect(again.stdout).toContain(`sandbox database "${database}" already loaded`);
   });
 
-  const services: Array<{ entry: string; env?: Record<string, string>; publicPath?: string }> = [
-    { entry: "services/auth/src/main.ts", publicPath: "/openapi.json" },
-    { entry: "services/practices/src/main.ts", env: { LEGACY_DATABASE_URL: "" } },
-    { entry: "services/vacancies/src/main.ts", env: { LEGACY_DATABASE_URL: "" } },
-    {
-      entry: "services/identity/src/main.ts",
-      env: { IDENTITY_PEPPER: "image-layout-test-pepper-of-at-least-32-bytes" },
-    },
-    { entry: "services/webhooks/src/main.ts" },
-    { entry: "services/webhooks/src/dispatcher-main.ts" },
-  ];
+  // Every process the chart deploys, with what it needs besides the image, by process name.
+  const needs: Record<string, { env?: Record<string, string>; publicPath?: string }> = {
+    auth: { publicPath: "/openapi.json" },
+    practices: { env: { LEGACY_DATABASE_URL: "" } },
+    vacancies: { env: { LEGACY_DATABASE_URL: "" } },
+    identity: { env: { IDENTITY_PEPPER: "image-layout-test-pepper-of-at-least-32-bytes" } },
+  };
+  const services: Array<{ entry: string; env?: Record<string, string>; publicPath?: string }> =
+    DEPLOYED_PROCESSES.map((p) => ({ entry: `${p.workspace}/${p.entry}`, ...needs[p.name] }));
   for (const service of services) {
     it(
       `${service.entry}: starts, migrates its schema, becomes ready and reports the installation's version`,

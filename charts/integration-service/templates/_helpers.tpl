@@ -25,7 +25,7 @@ Prefix of every object name: the release name alone, so Service DNS names are sh
 {{/*
 The file node runs for a source file of the image, (dict "root" $ "file" "services/x/src/main.ts"):
 the file itself with image.runSources, else its compiled bundle, dist/<workspace>/<file>.js, the
-rule of tools/bundles.ts bundlePath (a chart test compares the two).
+rule of @svc/manifest bundlePath (a chart test compares the two).
 */}}
 {{- define "integration-service.runFile" -}}
 {{- if .root.Values.image.runSources -}}

@@ -16,22 +16,19 @@ import { createCachedTokenVerifier, createTokenVerifier, startRevocationFeed } f
 import { createPgPool, runMigrations } from "@svc/db";
 import { connectNats, drainNats, jetstreamManager } from "@svc/messaging";
 import {
-  createTempPgDatabase,
   IDLE_SETTLE_MS,
   memoryRows,
   recordBenchRows,
   settledRss,
-  silentLogger,
   startBenchProcess,
-  testEnv,
-  unusedPort,
   type BenchProcess,
   type BenchRow,
-} from "@svc/testing";
+  benchMemoryLimit,
+} from "@svc/bench";
+import { build } from "@svc/build";
+import { entryArgs } from "@svc/manifest";
+import { createTempPgDatabase, silentLogger, testEnv, unusedPort } from "@svc/testing";
 import { NODE_FLAGS, RUNTIME_ENV } from "@svc/runtime";
-import { entryArgs } from "../../../tools/stack.ts";
-import { build } from "../../../tools/build.ts";
-import { benchMemoryLimit } from "../../../tools/chart-limits.ts";
 import { ClientManager } from "../src/domain/clients/client-manager.ts";
 import { PgClientStore } from "../src/store/pg-client-store.ts";
 import { MIGRATIONS_FOLDER } from "../src/store/migrations.ts";

@@ -14,23 +14,21 @@ import { Pool } from "undici";
 import { createPgPool, runMigrations } from "@svc/db";
 import { connectNats, drainNats, names, serve } from "@svc/messaging";
 import {
-  createTempPgDatabase,
   IDLE_SETTLE_MS,
   memoryRows,
   processCpuMs,
   recordBenchRows,
   settledRss,
-  silentLogger,
   startBenchProcess,
   startServiceUnderBench,
-  testEnv,
   type BenchProcess,
   type BenchRow,
-} from "@svc/testing";
+  benchMemoryLimit,
+} from "@svc/bench";
+import { build } from "@svc/build";
+import { entryArgs } from "@svc/manifest";
+import { createTempPgDatabase, silentLogger, testEnv } from "@svc/testing";
 import { NODE_FLAGS, RUNTIME_ENV } from "@svc/runtime";
-import { entryArgs } from "../../../tools/stack.ts";
-import { build } from "../../../tools/build.ts";
-import { benchMemoryLimit } from "../../../tools/chart-limits.ts";
 import { MIGRATIONS_FOLDER } from "../src/store/migrations.ts";
 
 const CONCURRENCY = 16;

@@ -31,11 +31,11 @@ import {
   type BenchProcess,
   type BenchRow,
   type ServiceUnderBench,
-} from "@svc/testing";
+  benchMemoryLimit,
+} from "@svc/bench";
+import { build } from "@svc/build";
+import { entryArgs } from "@svc/manifest";
 import { NODE_FLAGS, RUNTIME_ENV } from "@svc/runtime";
-import { entryArgs } from "../../../tools/stack.ts";
-import { build } from "../../../tools/build.ts";
-import { benchMemoryLimit } from "../../../tools/chart-limits.ts";
 
 const { values: args } = parseArgs({
   options: {

@@ -16,11 +16,16 @@
  */
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { closedLoopLoad, processCpuMs, processMemory, startServiceUnderBench } from "@svc/testing";
+import {
+  closedLoopLoad,
+  processCpuMs,
+  processMemory,
+  startServiceUnderBench,
+  benchMemoryLimit,
+} from "@svc/bench";
+import { build } from "@svc/build";
+import { entryArgs } from "@svc/manifest";
 import { NODE_FLAGS, RUNTIME_ENV } from "@svc/runtime";
-import { build } from "../../../tools/build.ts";
-import { benchMemoryLimit } from "../../../tools/chart-limits.ts";
-import { entryArgs } from "../../../tools/stack.ts";
 
 const { values: args } = parseArgs({
   options: {

@@ -32,12 +32,12 @@ import {
   startServiceUnderBench,
   type BenchProcess,
   type BenchRow,
-} from "@svc/testing";
+  benchMemoryLimit,
+} from "@svc/bench";
+import { build } from "@svc/build";
+import { entryArgs } from "@svc/manifest";
 import { dateIn } from "@svc/time";
 import { NODE_FLAGS, RUNTIME_ENV } from "@svc/runtime";
-import { entryArgs } from "../../../tools/stack.ts";
-import { build } from "../../../tools/build.ts";
-import { benchMemoryLimit } from "../../../tools/chart-limits.ts";
 import { countStatement, pageStatement } from "../src/source/mysql-vacancy-source.ts";
 import { filterOf } from "./baseline-server.ts";
 

@@ -22,7 +22,7 @@ import { fork, type ChildProcess } from "node:child_process";
 import { Worker } from "node:worker_threads";
 import { Pool } from "undici";
 import { openServerConnection, seedDatabase } from "@svc/legacy";
-import { recordBenchRows } from "@svc/testing";
+import { recordBenchRows } from "@svc/bench";
 import { dateIn } from "@svc/time";
 
 const { values: args } = parseArgs({

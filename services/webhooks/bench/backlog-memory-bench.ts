@@ -23,14 +23,9 @@ import {
   names,
   publish,
 } from "@svc/messaging";
-import {
-  createTempPgDatabase,
-  processMemory,
-  recordBenchRows,
-  silentLogger,
-  testEnv,
-  type BenchRow,
-} from "@svc/testing";
+import { processMemory, recordBenchRows, type BenchRow } from "@svc/bench";
+import { build } from "@svc/build";
+import { createTempPgDatabase, silentLogger, testEnv } from "@svc/testing";
 import { createSubscriptionService } from "../src/app.ts";
 import { loadConfig } from "../src/config.ts";
 import { MIGRATIONS_FOLDER } from "../src/db/migrations.ts";
@@ -40,7 +35,6 @@ import { createNatsDeliveryQueue } from "../src/queue/nats-delivery-queue.ts";
 import { PgDispatchStore } from "../src/stores/pg-dispatch-store.ts";
 import { baseEnv, testNamespace } from "../test/support/harness.ts";
 import { spawnDispatcher } from "../test/support/dispatcher-process.ts";
-import { build } from "../../../tools/build.ts";
 import { killHard } from "../test/support/private-nats.ts";
 import { createTestCa } from "../test/support/test-ca.ts";
 import { startFastReceiver, type FastReceiver } from "./fast-receiver.ts";

@@ -15,7 +15,9 @@ import {
   names,
   publish,
 } from "@svc/messaging";
-import { createTempPgDatabase, recordBenchRows, silentLogger, testEnv } from "@svc/testing";
+import { recordBenchRows } from "@svc/bench";
+import { build } from "@svc/build";
+import { createTempPgDatabase, silentLogger, testEnv } from "@svc/testing";
 import { createSubscriptionService } from "../src/app.ts";
 import { loadConfig } from "../src/config.ts";
 import { MIGRATIONS_FOLDER } from "../src/db/migrations.ts";
@@ -23,7 +25,6 @@ import { systemClock } from "../src/domain/model.ts";
 import { systemResolver } from "../src/outbound/resolver.ts";
 import { baseEnv, testNamespace } from "../test/support/harness.ts";
 import { spawnDispatcher } from "../test/support/dispatcher-process.ts";
-import { build } from "../../../tools/build.ts";
 import { killHard } from "../test/support/private-nats.ts";
 import { startReceiver } from "../test/support/receiver.ts";
 import { createTestCa } from "../test/support/test-ca.ts";

@@ -3,12 +3,8 @@
 // Run: npm exec -c 'node shared/events/bench/relay-bench.ts' (from the repository root).
 import { createLegacyDb } from "@svc/db";
 import { drainNats } from "@svc/messaging";
-import {
-  createTempMysqlDatabase,
-  createTempPgDatabase,
-  recordBenchRows,
-  testEnv,
-} from "@svc/testing";
+import { recordBenchRows } from "@svc/bench";
+import { createTempMysqlDatabase, createTempPgDatabase, testEnv } from "@svc/testing";
 import { connectForTest, deleteNamespaceStreams } from "../test/support/nats.ts";
 import { measureDetection } from "./change-detection-cost.ts";
 import { measureRelay } from "./relay-throughput.ts";

@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse, parseAllDocuments } from "yaml";
-import { k8sTools } from "../../../tools/k8s-tools.ts";
+import { k8sTools } from "@svc/testing";
 import { LeaseElector } from "../src/lease-elector.ts";
 import { DISPATCHER_PERMISSIONS, missingPermissions, unusedGrants } from "../src/rbac.ts";
 import type { Permission, PolicyRule } from "../src/rbac.ts";

@@ -1,4 +1,4 @@
-export { benchEnv, testEnv } from "./config.ts";
+export { testEnv } from "./config.ts";
 export { silentLogger, startApp, fetchJson, type StartedApp, type JsonResponse } from "./http.ts";
 export {
   createTestIssuer,
@@ -13,22 +13,7 @@ export { platformContract } from "./platform-contract.ts";
 export { readEventStream, waitFor, sleep, type StreamReader } from "./event-stream.ts";
 export { type PrivateNatsServer, startPrivateNatsServer } from "./nats-server.ts";
 export { spawnServiceProcess, type ServiceProcess } from "./service-process.ts";
-export {
-  recordBenchRows,
-  readBenchRows,
-  processMemory,
-  processCpuMs,
-  MemorySampler,
-  settledRss,
-  memoryRows,
-  startBenchProcess,
-  MEMORY_TARGETS,
-  IDLE_SETTLE_MS,
-  type BenchRow,
-  type RecordedBenchRow,
-  type ProcessMemory,
-  type BenchProcess,
-} from "./bench-report.ts";
+export { k8sTools, type K8sTools } from "./k8s-tools.ts";
 export {
   createTestCa,
   startHttpsReceiver,
@@ -46,16 +31,3 @@ export {
   type ContractValidation,
   type ObservedResponse,
 } from "./contract.ts";
-export {
-  startServiceUnderBench,
-  type ServiceUnderBench,
-  type ServiceUnderBenchOptions,
-} from "./bench-service.ts";
-export { closedLoopLoad, type LoadRequest, type LoadResult } from "./http-load.ts";
-export {
-  cpuProbeMicros,
-  readCpuTicks,
-  stealPercent,
-  parseCpuTicks,
-  type CpuTicks,
-} from "./machine-probe.ts";

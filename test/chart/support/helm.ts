@@ -3,7 +3,7 @@ import { execFile } from "node:child_process";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { parseAllDocuments } from "yaml";
-import { k8sTools } from "../../../tools/k8s-tools.ts";
+import { k8sTools } from "@svc/testing";
 
 const run = promisify(execFile);
 

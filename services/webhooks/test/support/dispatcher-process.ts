@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { entryArgs, type RunFrom } from "@svc/manifest";
 import { NODE_FLAGS, RUNTIME_ENV } from "@svc/runtime";
-import { entryArgs, type RunFrom } from "../../../../tools/stack.ts";
 
 const ENTRY = fileURLToPath(new URL("../../src/dispatcher-main.ts", import.meta.url));
 

@@ -8,12 +8,18 @@ import { createServer, type Server } from "node:http";
 import { once } from "node:events";
 import type { AddressInfo } from "node:net";
 import { connectNats, drainNats, jetstreamManager } from "@svc/messaging";
+import {
+  createTempPgDatabase,
+  createTestIssuer,
+  silentLogger,
+  TEST_AUDIENCE,
+  TEST_ISSUER,
+  testEnv,
+  unusedPort,
+  type MintOptions,
+  type TempDatabase,
+} from "@svc/testing";
 import { startBenchProcess, type BenchProcess } from "./bench-report.ts";
-import { testEnv } from "./config.ts";
-import { createTempPgDatabase, type TempDatabase } from "./databases.ts";
-import { silentLogger } from "./http.ts";
-import { unusedPort } from "./tcp-proxy.ts";
-import { createTestIssuer, TEST_AUDIENCE, TEST_ISSUER, type MintOptions } from "./tokens.ts";
 
 export interface ServiceUnderBench {
   process: BenchProcess;
@@ -34,7 +40,7 @@ export interface ServiceUnderBenchOptions {
   root: string;
   /** Relative to root, e.g. services/vacancies/src/main.ts (names the process in errors). */
   entry: string;
-  /** The whole command line after `node`: flags, preload and entry point (tools/stack.ts entryArgs). */
+  /** The whole command line after `node`: flags, preload and entry point (@svc/manifest entryArgs). */
   args: ReadonlyArray<string>;
   /** The service's own settings (LEGACY_DATABASE_URL, …); they win over the wiring below. */
   env: Record<string, string>;

@@ -2,8 +2,8 @@
 // benchmarks: a service is measured under the memory limit its pod runs with.
 import { readFileSync } from "node:fs";
 import { parse } from "yaml";
-import { benchEnv } from "@svc/testing";
-import { REPO_ROOT } from "./bundles.ts";
+import { REPO_ROOT } from "@svc/manifest";
+import { benchEnv } from "./config.ts";
 
 const UNITS: Record<string, number> = {
   "": 1,

@@ -1,10 +1,10 @@
-// The benchmarks run each service under its chart memory limit (tools/chart-limits.ts).
+// The benchmarks run each service under its chart memory limit (src/chart-limits.ts).
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { chartMemoryLimitBytes, memoryQuantityBytes } from "../../tools/chart-limits.ts";
-import { repoRoot } from "./support/helm.ts";
+import { CHART_COMPONENTS, REPO_ROOT } from "@svc/manifest";
+import { chartMemoryLimitBytes, memoryQuantityBytes } from "../src/chart-limits.ts";
 
 describe("chart memory limits for the benchmarks", () => {
   it("reads Kubernetes memory quantities", () => {
@@ -18,9 +18,9 @@ describe("chart memory limits for the benchmarks", () => {
 
   it("gives every component the limit values.yaml sets for it", () => {
     const values = parse(
-      readFileSync(join(repoRoot, "charts/integration-service/values.yaml"), "utf8"),
+      readFileSync(join(REPO_ROOT, "charts/integration-service/values.yaml"), "utf8"),
     ) as { components: Record<string, { resources: { limits: { memory: string } } }> };
-    for (const name of ["auth", "practices", "vacancies", "identity", "webhooks", "dispatcher"]) {
+    for (const name of CHART_COMPONENTS) {
       expect(chartMemoryLimitBytes(name), name).toBe(
         memoryQuantityBytes(values.components[name]!.resources.limits.memory),
       );

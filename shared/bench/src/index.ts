@@ -1,0 +1,40 @@
+export { benchEnv } from "./config.ts";
+export {
+  recordBenchRows,
+  readBenchRows,
+  processMemory,
+  processCpuMs,
+  MemorySampler,
+  settledRss,
+  memoryRows,
+  startBenchProcess,
+  MEMORY_TARGETS,
+  IDLE_SETTLE_MS,
+  type BenchRow,
+  type RecordedBenchRow,
+  type ProcessMemory,
+  type BenchProcess,
+} from "./bench-report.ts";
+export {
+  startServiceUnderBench,
+  type ServiceUnderBench,
+  type ServiceUnderBenchOptions,
+} from "./bench-service.ts";
+export { closedLoopLoad, type LoadRequest, type LoadResult } from "./http-load.ts";
+export {
+  cpuProbeMicros,
+  readCpuTicks,
+  stealPercent,
+  parseCpuTicks,
+  type CpuTicks,
+} from "./machine-probe.ts";
+export { benchMemoryLimit, chartMemoryLimitBytes, memoryQuantityBytes } from "./chart-limits.ts";
+export {
+  benchFiles,
+  benchTable,
+  formatNumber,
+  ratioOf,
+  readmeSection,
+  withReadmeTable,
+  README_MARKERS,
+} from "./report-table.ts";

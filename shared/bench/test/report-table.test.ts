@@ -1,0 +1,83 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import {
+  benchFiles,
+  benchTable,
+  formatNumber,
+  ratioOf,
+  withReadmeTable,
+  type RecordedBenchRow,
+} from "../src/index.ts";
+
+const row = (over: Partial<RecordedBenchRow> = {}): RecordedBenchRow => ({
+  bench: "read",
+  scenario: "list page 1",
+  metric: "throughput",
+  value: 654.4,
+  unit: "req/s",
+  ...over,
+});
+
+describe("the benchmark table", () => {
+  it("rounds to 0, 1 or 2 decimals by size", () => {
+    expect(formatNumber(1234.56)).toBe("1,235");
+    expect(formatNumber(12.345)).toBe("12.3");
+    expect(formatNumber(1.2345)).toBe("1.23");
+    expect(formatNumber(Number.NaN)).toBe("NaN");
+  });
+
+  it("gives the ratio to the baseline, or a dash without one", () => {
+    expect(ratioOf(row({ value: 150, baseline: 200 }))).toBe("0.75×");
+    expect(ratioOf(row())).toBe("–");
+    expect(ratioOf(row({ baseline: 0 }))).toBe("–");
+  });
+
+  it("writes one line per row, escaping pipes, with the target met or not", () => {
+    const table = benchTable([
+      row({ baseline: 500, target: "≥ 60% of baseline", met: true }),
+      row({ scenario: "a | b", metric: "p99", value: 95, unit: "ms", met: false }),
+    ]).split("\n");
+    expect(table).toHaveLength(4);
+    expect(table[2]).toBe(
+      "| read | list page 1 | throughput | 654 req/s | 500 req/s | 1.31× | ≥ 60% of baseline | yes |",
+    );
+    expect(table[3]).toBe("| read | a \\| b | p99 | 95 ms | – | – | – | **no** |");
+  });
+
+  it("replaces only the text between the README's markers, and nothing without them", () => {
+    const text = "intro\n<!-- bench:start -->\nold\n<!-- bench:end -->\noutro\n";
+    const rewritten = withReadmeTable(text, [row()], "Measured today.");
+    expect(
+      rewritten?.startsWith("intro\n<!-- bench:start -->\nMeasured today.\n\n| benchmark"),
+    ).toBe(true);
+    expect(rewritten?.endsWith("|\n<!-- bench:end -->\noutro\n")).toBe(true);
+    expect(withReadmeTable("no markers", [row()], "h")).toBeNull();
+  });
+});
+
+describe("benchFiles", () => {
+  const root = mkdtempSync(join(tmpdir(), "bench-files-"));
+  afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+  it("finds the *-bench.ts files of every bench/ folder, then the tools' ones", () => {
+    for (const dir of ["services/a/bench", "services/b", "shared/c/bench", "tools"])
+      mkdirSync(join(root, dir), { recursive: true });
+    for (const file of [
+      "services/a/bench/read-bench.ts",
+      "services/a/bench/helper.ts",
+      "shared/c/bench/relay-bench.ts",
+      "tools/idle-bench.ts",
+      "tools/start.ts",
+    ])
+      writeFileSync(join(root, file), "");
+    expect(benchFiles(root)).toEqual(
+      [
+        "services/a/bench/read-bench.ts",
+        "shared/c/bench/relay-bench.ts",
+        "tools/idle-bench.ts",
+      ].map((f) => join(root, f)),
+    );
+  });
+});

@@ -1,0 +1,1 @@
+export { build, type BuildResult } from "./build.ts";
