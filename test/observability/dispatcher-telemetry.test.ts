@@ -10,7 +10,7 @@ import {
   createDeliveryClient,
   startDispatcher,
   type RunningDispatcher,
-} from "../../services/webhooks/src/dispatcher/start-dispatcher.ts";
+} from "../../services/webhooks/src/workers/dispatcher/start-dispatcher.ts";
 import type { WebhookHttpClient } from "../../services/webhooks/src/outbound/guarded-client.ts";
 import {
   fakeResolver,

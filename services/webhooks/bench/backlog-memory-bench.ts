@@ -33,11 +33,11 @@ import {
 } from "@svc/testing";
 import { createSubscriptionService } from "../src/app.ts";
 import { loadConfig } from "../src/config.ts";
-import { MIGRATIONS_FOLDER } from "../src/db/migrations.ts";
+import { MIGRATIONS_FOLDER } from "../src/store/migrations.ts";
 import { systemClock } from "../src/domain/model.ts";
 import { systemResolver } from "../src/outbound/resolver.ts";
-import { createNatsDeliveryQueue } from "../src/queue/nats-delivery-queue.ts";
-import { PgDispatchStore } from "../src/stores/pg-dispatch-store.ts";
+import { createNatsDeliveryQueue } from "../src/messaging/nats-delivery-queue.ts";
+import { PgDispatchStore } from "../src/store/pg-dispatch-store.ts";
 import { baseEnv, testNamespace } from "../test/support/harness.ts";
 import { spawnDispatcher } from "../test/support/dispatcher-process.ts";
 import { build } from "../../../tools/build.ts";

@@ -1,4 +1,4 @@
-import type { DeliveryStatus } from "../db/schema.ts";
+import type { DeliveryStatus } from "../store/schema.ts";
 
 export type { DeliveryStatus };
 

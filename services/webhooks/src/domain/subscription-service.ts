@@ -3,8 +3,8 @@ import { DomainError, NotFoundError, ValidationError } from "@svc/errors";
 import { buildEvent, eventTypesFor } from "@svc/events";
 import type { Logger } from "@svc/logging";
 import { BlockedUrlError, type UrlGuard } from "../outbound/url-guard.ts";
-import { generateSecret, type SecretBox } from "../signing/secret-box.ts";
-import { traceContextOf } from "../trace-context.ts";
+import { generateSecret, type SecretBox } from "../store/secret-box.ts";
+import { traceContextOf } from "./trace-context.ts";
 import type {
   Clock,
   Delivery,

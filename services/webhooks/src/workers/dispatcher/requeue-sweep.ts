@@ -1,7 +1,7 @@
 import type { Logger } from "@svc/logging";
-import type { Clock } from "../domain/model.ts";
-import type { DeliveryQueue } from "../domain/ports.ts";
-import type { DispatchStore } from "./dispatch-store.ts";
+import type { Clock } from "../../domain/model.ts";
+import type { DeliveryQueue } from "../../domain/ports.ts";
+import type { DispatchStore } from "../../domain/dispatch-store.ts";
 
 const BATCH = 500;
 

@@ -5,8 +5,8 @@ import type {
   DeliveryStatus,
   ErrorClass,
   FailureReason,
-} from "../domain/model.ts";
-import type { NewEvent } from "../domain/ports.ts";
+} from "./model.ts";
+import type { NewEvent } from "./ports.ts";
 
 /** Everything one attempt needs, read in one query. */
 export type AttemptContext = {
