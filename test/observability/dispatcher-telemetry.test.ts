@@ -11,7 +11,7 @@ import {
   startDispatcher,
   type RunningDispatcher,
 } from "../../services/webhooks/src/workers/dispatcher/start-dispatcher.ts";
-import type { WebhookHttpClient } from "../../services/webhooks/src/outbound/guarded-client.ts";
+import type { WebhookHttpClient } from "../../services/webhooks/src/domain/ports.ts";
 import {
   fakeResolver,
   startHarness,

@@ -3,12 +3,12 @@ import { describe, expect, it } from "vitest";
 import { ConfigError } from "@svc/config";
 import { loadConfig, loadDispatcherConfig, SPEC_RETRY_SCHEDULE_MS } from "../src/config.ts";
 import { classify } from "../src/domain/classify.ts";
-import { inFlightCaps } from "../src/workers/dispatcher/in-flight-caps.ts";
 import { nextStep, retryPolicy } from "../src/domain/retry-policy.ts";
+import { deliveryHeaders, generateSecret, signatureHeader } from "../src/domain/signing.ts";
 import { deliveryMessageId } from "../src/messaging/nats-delivery-queue.ts";
-import { createSecretBox, generateSecret } from "../src/store/secret-box.ts";
-import { deliveryHeaders, signatureHeader } from "../src/domain/signing.ts";
 import { microBatcher } from "../src/store/micro-batcher.ts";
+import { createSecretBox } from "../src/store/secret-box.ts";
+import { inFlightCaps } from "../src/workers/dispatcher/in-flight-caps.ts";
 import { verifySignatures } from "./support/receiver.ts";
 
 const KEY = Buffer.alloc(32, 7).toString("base64");

@@ -41,7 +41,7 @@ import {
   startDispatcher,
   type RunningDispatcher,
 } from "../../src/workers/dispatcher/start-dispatcher.ts";
-import type { WebhookHttpClient } from "../../src/outbound/guarded-client.ts";
+import type { WebhookHttpClient } from "../../src/domain/ports.ts";
 import type { HostResolver, ResolvedAddress } from "../../src/outbound/resolver.ts";
 import { createNatsDeliveryQueue } from "../../src/messaging/nats-delivery-queue.ts";
 

@@ -3,13 +3,16 @@ import { SpanStatusCode, type Span } from "@opentelemetry/api";
 import type { Decision, Delivery } from "@svc/messaging";
 import type { Logger } from "@svc/logging";
 import type { Clock, DeliveryMessage } from "../../domain/model.ts";
-import type { WebhookHttpClient } from "../../outbound/guarded-client.ts";
 import { deliveryHeaders } from "../../domain/signing.ts";
-import type { SecretBox } from "../../store/secret-box.ts";
-import type { AttemptContext, DispatchStore } from "../../domain/dispatch-store.ts";
+import type {
+  AttemptContext,
+  DispatchStore,
+  SecretBox,
+  WebhookHttpClient,
+} from "../../domain/ports.ts";
 import { classify } from "../../domain/classify.ts";
-import type { InFlightCaps } from "./in-flight-caps.ts";
 import { nextStep, type RetryPolicy } from "../../domain/retry-policy.ts";
+import type { InFlightCaps } from "./in-flight-caps.ts";
 import { inDeliverySpan } from "./tracing.ts";
 import { recordAttempt, type DeliveryMetrics } from "./metrics.ts";
 

@@ -19,7 +19,9 @@ import {
 } from "@svc/messaging";
 import { readExtraCa, SERVICE_VERSION, type DispatcherConfig } from "../../config.ts";
 import type { Clock, DeliveryMessage } from "../../domain/model.ts";
-import { createGuardedClient, type WebhookHttpClient } from "../../outbound/guarded-client.ts";
+import type { WebhookHttpClient } from "../../domain/ports.ts";
+import { retryPolicy } from "../../domain/retry-policy.ts";
+import { createGuardedClient } from "../../outbound/guarded-client.ts";
 import type { HostResolver } from "../../outbound/resolver.ts";
 import { createUrlGuard } from "../../outbound/url-guard.ts";
 import { createNatsDeliveryQueue } from "../../messaging/nats-delivery-queue.ts";
@@ -31,7 +33,6 @@ import { createFanOutHandler, eventPayloadSchema } from "./fan-out.ts";
 import { inFlightCaps } from "./in-flight-caps.ts";
 import { deliveryMetrics, observeConsumers } from "./metrics.ts";
 import { startRequeueSweep } from "./requeue-sweep.ts";
-import { retryPolicy } from "../../domain/retry-policy.ts";
 
 export type DispatcherDeps = {
   config: DispatcherConfig;
