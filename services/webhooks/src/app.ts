@@ -10,7 +10,7 @@ import * as schema from "./store/schema.ts";
 import type { Clock } from "./domain/model.ts";
 import type { DeliveryQueue } from "./domain/ports.ts";
 import { SubscriptionService } from "./domain/subscription-service.ts";
-import { webhooksRouter } from "./http/router.ts";
+import { createRouter } from "./http/router.ts";
 import { createUrlGuard } from "./outbound/url-guard.ts";
 import type { HostResolver } from "./outbound/resolver.ts";
 import { createSecretBox } from "./store/secret-box.ts";
@@ -77,6 +77,6 @@ export function createApp(deps: AppDeps): express.Express {
     },
     logger: deps.logger,
     ...(deps.meter ? { meter: deps.meter } : {}),
-    routes: webhooksRouter({ service: createSubscriptionService(deps), verify: deps.verify }),
+    routes: createRouter({ service: createSubscriptionService(deps), verify: deps.verify }),
   });
 }
