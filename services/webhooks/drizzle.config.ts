@@ -3,7 +3,7 @@ import { defineConfig } from "drizzle-kit";
 // drizzle-kit reads only this service's schema; its SQL lands in drizzle/ (`npm run db:generate`).
 export default defineConfig({
   dialect: "postgresql",
-  schema: "./src/db/schema.ts",
+  schema: "./src/store/schema.ts",
   out: "./drizzle",
   schemaFilter: ["webhooks"],
 });

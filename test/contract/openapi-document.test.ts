@@ -14,7 +14,7 @@ import { ALL_OPERATIONS, generateOpenApiDocument } from "../../tools/openapi.ts"
 import { createRouter as vacancyRoutes } from "../../services/vacancies/src/http/router.ts";
 import { createRouter as practicesRouter } from "../../services/practices/src/http/router.ts";
 import { createRouter as identityRouter } from "../../services/identity/src/http/router.ts";
-import { webhooksRouter } from "../../services/webhooks/src/http/webhooks-router.ts";
+import { createRouter as webhooksRouter } from "../../services/webhooks/src/http/router.ts";
 import { tokenRoutes } from "../../services/auth/src/http/token-route.ts";
 import { openApiRoutes } from "../../services/auth/src/http/openapi-route.ts";
 import { registeredRoutes } from "./routes.ts";

@@ -10,8 +10,8 @@ import {
   createDeliveryClient,
   startDispatcher,
   type RunningDispatcher,
-} from "../../services/webhooks/src/dispatcher/start-dispatcher.ts";
-import type { WebhookHttpClient } from "../../services/webhooks/src/outbound/guarded-client.ts";
+} from "../../services/webhooks/src/workers/dispatcher/start-dispatcher.ts";
+import type { WebhookHttpClient } from "../../services/webhooks/src/domain/ports.ts";
 import {
   fakeResolver,
   startHarness,

@@ -1,8 +1,7 @@
 import { createLogger } from "@svc/logging";
 import { exitOnStartupError, listen, Shutdown } from "@svc/http";
 import { loadConfig, SERVICE_NAME, type Config } from "./config.ts";
-import { createGateway } from "./proxy.ts";
-import { loadRoutes } from "./route-table.ts";
+import { createApp } from "./app.ts";
 
 // Local development only: in Kubernetes the Ingress, rendered from the same route table, does this.
 let config: Config;
@@ -13,11 +12,7 @@ try {
 }
 const logger = createLogger({ service: SERVICE_NAME, level: config.LOG_LEVEL });
 const shutdown = new Shutdown(logger);
-const server = await listen(
-  createGateway({ routes: loadRoutes(), upstreams: config.GATEWAY_UPSTREAMS, logger }),
-  config.PORT,
-  "127.0.0.1",
-);
+const server = await listen(createApp({ config, logger }), config.PORT, "127.0.0.1");
 logger.info({ port: server.port }, "gateway listening");
 shutdown.add("gateway", () => server.close(5_000));
 shutdown.installSignalHandlers();

@@ -1,8 +1,8 @@
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fetchJson, silentLogger, startApp, unusedPort, type StartedApp } from "@svc/testing";
-import { createGateway } from "../src/proxy.ts";
-import { loadRoutes, matchRoute } from "../src/route-table.ts";
+import { createApp } from "../src/app.ts";
+import { loadRoutes, matchRoute } from "../src/http/route-table.ts";
 
 describe("route table", () => {
   const routes = loadRoutes();
@@ -42,12 +42,13 @@ describe("gateway", () => {
     upstream = await startApp(app);
     const deadPort = await unusedPort();
     gateway = await startApp(
-      createGateway({
-        routes: loadRoutes(),
-        upstreams: {
-          vacancies: upstream.baseUrl,
-          practices: `http://127.0.0.1:${deadPort}`,
-          auth: `http://127.0.0.1:${deadPort}`,
+      createApp({
+        config: {
+          GATEWAY_UPSTREAMS: {
+            vacancies: upstream.baseUrl,
+            practices: `http://127.0.0.1:${deadPort}`,
+            auth: `http://127.0.0.1:${deadPort}`,
+          },
         },
         logger: silentLogger(),
       }),

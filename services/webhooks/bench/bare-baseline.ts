@@ -1,7 +1,7 @@
 import { createSecureContext, rootCertificates } from "node:tls";
 import { Agent, request } from "undici";
 import { buildEvent } from "@svc/events";
-import { deliveryHeaders } from "../src/signing/sign-delivery.ts";
+import { deliveryHeaders } from "../src/domain/signing.ts";
 
 /**
  * The floor the dispatcher is compared with: the same signed POSTs to the same receiver from a

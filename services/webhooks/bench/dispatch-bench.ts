@@ -20,7 +20,7 @@ import { build } from "@svc/build";
 import { createTempPgDatabase, silentLogger, testEnv } from "@svc/testing";
 import { createSubscriptionService } from "../src/app.ts";
 import { loadConfig } from "../src/config.ts";
-import { MIGRATIONS_FOLDER } from "../src/db/migrations.ts";
+import { MIGRATIONS_FOLDER } from "../src/store/migrations.ts";
 import { systemClock } from "../src/domain/model.ts";
 import { systemResolver } from "../src/outbound/resolver.ts";
 import { baseEnv, testNamespace } from "../test/support/harness.ts";

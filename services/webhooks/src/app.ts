@@ -6,16 +6,16 @@ import type { TokenVerifier } from "@svc/auth";
 import { createDrizzle } from "@svc/db";
 import type pg from "pg";
 import { SERVICE_NAME, SERVICE_VERSION, type Config } from "./config.ts";
-import * as schema from "./db/schema.ts";
+import * as schema from "./store/schema.ts";
 import type { Clock } from "./domain/model.ts";
 import type { DeliveryQueue } from "./domain/ports.ts";
 import { SubscriptionService } from "./domain/subscription-service.ts";
-import { webhooksRouter } from "./http/webhooks-router.ts";
+import { createRouter } from "./http/router.ts";
 import { createUrlGuard } from "./outbound/url-guard.ts";
 import type { HostResolver } from "./outbound/resolver.ts";
-import { createSecretBox } from "./signing/secret-box.ts";
-import { PgDeliveryStore } from "./stores/pg-delivery-store.ts";
-import { PgSubscriptionStore } from "./stores/pg-subscription-store.ts";
+import { createSecretBox } from "./store/secret-box.ts";
+import { PgDeliveryStore } from "./store/pg-delivery-store.ts";
+import { PgSubscriptionStore } from "./store/pg-subscription-store.ts";
 
 /** Everything the webhook subscriptions API needs, built by main.ts (or a test) and passed in. */
 export interface AppDeps {
@@ -77,6 +77,6 @@ export function createApp(deps: AppDeps): express.Express {
     },
     logger: deps.logger,
     ...(deps.meter ? { meter: deps.meter } : {}),
-    routes: webhooksRouter({ service: createSubscriptionService(deps), verify: deps.verify }),
+    routes: createRouter({ service: createSubscriptionService(deps), verify: deps.verify }),
   });
 }

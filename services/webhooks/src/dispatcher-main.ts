@@ -15,11 +15,11 @@ import {
   SERVICE_VERSION,
   type DispatcherConfig,
 } from "./config.ts";
-import { MIGRATIONS_FOLDER } from "./db/migrations.ts";
+import { MIGRATIONS_FOLDER } from "./store/migrations.ts";
 import { systemClock } from "./domain/model.ts";
 import { systemResolver } from "./outbound/resolver.ts";
-import { createDeliveryClient, startDispatcher } from "./dispatcher/start-dispatcher.ts";
-import { createNatsDeliveryQueue } from "./queue/nats-delivery-queue.ts";
+import { createDeliveryClient, startDispatcher } from "./workers/dispatcher/start-dispatcher.ts";
+import { createNatsDeliveryQueue } from "./messaging/nats-delivery-queue.ts";
 
 // Composition root of the webhook dispatcher (same codebase and image as the webhooks API).
 const PROCESS_NAME = `${SERVICE_NAME}-dispatcher`;

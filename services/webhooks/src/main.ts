@@ -12,10 +12,10 @@ import { createPgPool, runMigrations } from "@svc/db";
 import { connectNats, drainNats, jetstream, names } from "@svc/messaging";
 import { loadConfig, SERVICE_NAME, SERVICE_VERSION, type Config } from "./config.ts";
 import { createApp } from "./app.ts";
-import { MIGRATIONS_FOLDER } from "./db/migrations.ts";
+import { MIGRATIONS_FOLDER } from "./store/migrations.ts";
 import { systemClock } from "./domain/model.ts";
 import { systemResolver } from "./outbound/resolver.ts";
-import { createNatsDeliveryQueue } from "./queue/nats-delivery-queue.ts";
+import { createNatsDeliveryQueue } from "./messaging/nats-delivery-queue.ts";
 
 // Composition root: config → logger → dependencies → app → listen → graceful shutdown.
 let config: Config;

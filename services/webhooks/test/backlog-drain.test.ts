@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildEvent } from "@svc/events";
 import { deliveriesStreamConfig, ensureStream, jetstream, jetstreamManager } from "@svc/messaging";
-import { createNatsDeliveryQueue } from "../src/queue/nats-delivery-queue.ts";
-import { PgDispatchStore } from "../src/stores/pg-dispatch-store.ts";
+import { createNatsDeliveryQueue } from "../src/messaging/nats-delivery-queue.ts";
+import { PgDispatchStore } from "../src/store/pg-dispatch-store.ts";
 import { startReceiver, type Receiver } from "./support/receiver.ts";
 import { createTestCa, type TestCa } from "./support/test-ca.ts";
 import {

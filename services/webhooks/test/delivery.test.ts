@@ -14,8 +14,8 @@ import {
   waitFor,
   type Harness,
 } from "./support/harness.ts";
-import * as schema from "../src/db/schema.ts";
-import { PgDeliveryStore } from "../src/stores/pg-delivery-store.ts";
+import * as schema from "../src/store/schema.ts";
+import { PgDeliveryStore } from "../src/store/pg-delivery-store.ts";
 
 const SCHEDULE = [100, 200, 300, 400, 500];
 const ATTEMPT_TIMEOUT_MS = 1_000;

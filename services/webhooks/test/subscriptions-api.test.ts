@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createSecretBox } from "../src/signing/secret-box.ts";
+import { createSecretBox } from "../src/store/secret-box.ts";
 import { fakeResolver, SECRET_KEY, startHarness, type Harness } from "./support/harness.ts";
 
 let h: Harness;

@@ -1,6 +1,5 @@
-import type { DeliveryStatus } from "../db/schema.ts";
-
-export type { DeliveryStatus };
+export const DELIVERY_STATUSES = ["pending", "succeeded", "failed", "dead"] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
 /** A webhook subscription as the domain sees it; its secrets never leave the store sealed or not. */
 export type Subscription = {

@@ -1,9 +1,12 @@
 import type { TraceContext } from "@svc/messaging";
 import type {
+  AttemptOutcome,
   Delivery,
   DeliveryDetail,
   DeliveryMessage,
   DeliveryStatus,
+  ErrorClass,
+  FailureReason,
   Page,
   PageRequest,
   Subscription,
@@ -78,4 +81,85 @@ export interface DeliveryStore {
 /** The deliveries work stream. Resolves once the stream has stored every message. */
 export interface DeliveryQueue {
   enqueue(messages: ReadonlyArray<DeliveryMessage>, trace?: TraceContext): Promise<void>;
+}
+
+/** Everything one attempt needs, read in one query. */
+export type AttemptContext = {
+  deliveryId: string;
+  subscriptionId: string;
+  eventUuid: string;
+  eventType: string;
+  status: DeliveryStatus;
+  round: number;
+  roundAttempts: number;
+  nextAttemptAt: Date | null;
+  /** When the delivery record was made (its fan-out, ping or redelivery). */
+  createdAt: Date;
+  body: string;
+  /** The fan-out's W3C trace context, stored with the event: attempts are its children or link to it. */
+  trace: TraceContext | undefined;
+  url: string;
+  enabled: boolean;
+  secretSealed: string;
+  previousSecretSealed: string | null;
+  previousSecretExpiresAt: Date | null;
+};
+
+export type AttemptRecord = {
+  deliveryId: string;
+  round: number;
+  /** The round's attempt count the worker saw; a concurrent duplicate that got there first wins. */
+  expectedRoundAttempts: number;
+  attemptedAt: Date;
+  durationMs: number;
+  statusCode: number | null;
+  outcome: AttemptOutcome;
+  errorClass: ErrorClass | null;
+  errorDetail: string | null;
+  responseSample: string | null;
+  status: DeliveryStatus;
+  failureReason: FailureReason | null;
+  nextAttemptAt: Date | null;
+};
+
+/** The dispatcher's view of the store: fan-out, attempt bookkeeping, the requeue sweep. */
+export interface DispatchStore {
+  /**
+   * Records the event and one delivery per matching enabled subscription (idempotent), and
+   * returns every first-round delivery of the event still pending: the caller publishes them
+   * all before acking the event, so a crash before that republishes them (the stream de-duplicates).
+   */
+  fanOut(event: NewEvent, now: Date): Promise<DeliveryMessage[]>;
+  markQueued(messages: ReadonlyArray<DeliveryMessage>, now: Date): Promise<void>;
+  loadForAttempt(deliveryId: string): Promise<AttemptContext | undefined>;
+  /** False when the delivery moved on meanwhile (another copy of the message recorded first). */
+  recordAttempt(record: AttemptRecord): Promise<boolean>;
+  /** Ends a pending delivery whose subscription was disabled, without an attempt. */
+  closeAsDisabled(deliveryId: string, round: number, now: Date): Promise<void>;
+  findUnqueued(
+    olderThan: Date,
+    limit: number,
+  ): Promise<Array<{ message: DeliveryMessage; trace: TraceContext | undefined }>>;
+}
+
+/**
+ * Seals webhook signing secrets at rest and opens them to sign (store/secret-box.ts: AES-256-GCM
+ * under WEBHOOK_SECRET_KEY, the subscription id as additional authenticated data).
+ */
+export type SecretBox = {
+  seal(secret: string, subscriptionId: string): string;
+  open(sealed: string, subscriptionId: string): string;
+};
+
+/** Why an attempt got no usable HTTP response; `blocked_url` means nothing was contacted. */
+export type TransportErrorClass = "timeout" | "connection" | "tls" | "dns" | "blocked_url";
+
+export type PostResult =
+  | { kind: "response"; statusCode: number; durationMs: number; sample: string }
+  | { kind: "error"; errorClass: TransportErrorClass; message: string; durationMs: number };
+
+/** The one outbound HTTP client of the webhook dispatcher (ARCHITECTURE: "one guarded HTTP client"). */
+export interface WebhookHttpClient {
+  post(url: string, body: string, headers: Record<string, string>): Promise<PostResult>;
+  close(): Promise<void>;
 }

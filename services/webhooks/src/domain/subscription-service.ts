@@ -3,8 +3,7 @@ import { DomainError, NotFoundError, ValidationError } from "@svc/errors";
 import { buildEvent, eventTypesFor } from "@svc/events";
 import type { Logger } from "@svc/logging";
 import { BlockedUrlError, type UrlGuard } from "../outbound/url-guard.ts";
-import { generateSecret, type SecretBox } from "../signing/secret-box.ts";
-import { traceContextOf } from "../trace-context.ts";
+import { traceContextOf } from "./trace-context.ts";
 import type {
   Clock,
   Delivery,
@@ -18,9 +17,11 @@ import type {
 import type {
   DeliveryQueue,
   DeliveryStore,
+  SecretBox,
   SubscriptionPatch,
   SubscriptionStore,
 } from "./ports.ts";
+import { generateSecret } from "./signing.ts";
 
 export type SubscriptionServiceDeps = {
   subscriptions: SubscriptionStore;

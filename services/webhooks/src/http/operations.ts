@@ -16,8 +16,12 @@ import {
   type SameUnion,
   type TagSpec,
 } from "@svc/openapi";
-import { DELIVERY_STATUSES } from "../db/schema.ts";
-import type { AttemptOutcome, ErrorClass, FailureReason } from "../domain/model.ts";
+import {
+  DELIVERY_STATUSES,
+  type AttemptOutcome,
+  type ErrorClass,
+  type FailureReason,
+} from "../domain/model.ts";
 import { createBody, patchBody } from "./bodies.ts";
 import type { presentAttempt, presentDelivery, presentSubscription } from "./present.ts";
 

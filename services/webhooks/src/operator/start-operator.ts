@@ -6,7 +6,7 @@ import { createDrizzle } from "@svc/db";
 import type { Logger } from "@svc/logging";
 import { createSubscriptionService } from "../app.ts";
 import type { DispatcherConfig } from "../config.ts";
-import * as schema from "../db/schema.ts";
+import * as schema from "../store/schema.ts";
 import type { Clock } from "../domain/model.ts";
 import type { DeliveryQueue } from "../domain/ports.ts";
 import type { HostResolver } from "../outbound/resolver.ts";

@@ -1,21 +1,9 @@
 import { createSecureContext, rootCertificates } from "node:tls";
 import type { LookupFunction } from "node:net";
 import { Agent, request } from "undici";
+import type { TransportErrorClass, WebhookHttpClient } from "../domain/ports.ts";
 import { BlockedUrlError, type UrlGuard } from "./url-guard.ts";
 import type { ResolvedAddress } from "./resolver.ts";
-
-/** Why an attempt got no usable HTTP response; `blocked_url` means nothing was contacted. */
-export type TransportErrorClass = "timeout" | "connection" | "tls" | "dns" | "blocked_url";
-
-export type PostResult =
-  | { kind: "response"; statusCode: number; durationMs: number; sample: string }
-  | { kind: "error"; errorClass: TransportErrorClass; message: string; durationMs: number };
-
-/** The one outbound HTTP client of the webhook dispatcher (ARCHITECTURE: "one guarded HTTP client"). */
-export interface WebhookHttpClient {
-  post(url: string, body: string, headers: Record<string, string>): Promise<PostResult>;
-  close(): Promise<void>;
-}
 
 export type GuardedClientOptions = {
   guard: UrlGuard;

@@ -3,7 +3,7 @@ import { createLeaderElector } from "@svc/k8s/elector";
 import type { Logger } from "@svc/logging";
 import type { DispatcherConfig } from "../config.ts";
 import type { Clock } from "../domain/model.ts";
-import { PgRetentionStore } from "../stores/pg-retention-store.ts";
+import { PgRetentionStore } from "../store/pg-retention-store.ts";
 import { startRetention } from "./retention-job.ts";
 
 /** What leads the retention job: the Lease's name, and the advisory lock's name outside a cluster. */

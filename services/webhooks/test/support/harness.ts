@@ -34,16 +34,16 @@ import {
   type Config,
   type DispatcherConfig,
 } from "../../src/config.ts";
-import { MIGRATIONS_FOLDER } from "../../src/db/migrations.ts";
+import { MIGRATIONS_FOLDER } from "../../src/store/migrations.ts";
 import { systemClock } from "../../src/domain/model.ts";
 import {
   createDeliveryClient,
   startDispatcher,
   type RunningDispatcher,
-} from "../../src/dispatcher/start-dispatcher.ts";
-import type { WebhookHttpClient } from "../../src/outbound/guarded-client.ts";
+} from "../../src/workers/dispatcher/start-dispatcher.ts";
+import type { WebhookHttpClient } from "../../src/domain/ports.ts";
 import type { HostResolver, ResolvedAddress } from "../../src/outbound/resolver.ts";
-import { createNatsDeliveryQueue } from "../../src/queue/nats-delivery-queue.ts";
+import { createNatsDeliveryQueue } from "../../src/messaging/nats-delivery-queue.ts";
 
 export const SECRET_KEY = randomBytes(32).toString("base64");
 export const PUBLIC_BASE_URL = "https://api.example.test";

@@ -1,4 +1,4 @@
-import type { AttemptRow, DeliveryRow, SubscriptionRow } from "../db/schema.ts";
+import type { AttemptRow, DeliveryRow, SubscriptionRow } from "./schema.ts";
 import type {
   Attempt,
   AttemptOutcome,

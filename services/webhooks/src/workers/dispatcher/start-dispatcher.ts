@@ -17,21 +17,22 @@ import {
   type Names,
   type NatsConnection,
 } from "@svc/messaging";
-import { readExtraCa, SERVICE_VERSION, type DispatcherConfig } from "../config.ts";
-import type { Clock, DeliveryMessage } from "../domain/model.ts";
-import { createGuardedClient, type WebhookHttpClient } from "../outbound/guarded-client.ts";
-import type { HostResolver } from "../outbound/resolver.ts";
-import { createUrlGuard } from "../outbound/url-guard.ts";
-import { createNatsDeliveryQueue } from "../queue/nats-delivery-queue.ts";
-import { startConfiguredRetention } from "../retention/start-retention.ts";
-import { createSecretBox } from "../signing/secret-box.ts";
-import { PgDispatchStore } from "../stores/pg-dispatch-store.ts";
+import { readExtraCa, SERVICE_VERSION, type DispatcherConfig } from "../../config.ts";
+import type { Clock, DeliveryMessage } from "../../domain/model.ts";
+import type { WebhookHttpClient } from "../../domain/ports.ts";
+import { retryPolicy } from "../../domain/retry-policy.ts";
+import { createGuardedClient } from "../../outbound/guarded-client.ts";
+import type { HostResolver } from "../../outbound/resolver.ts";
+import { createUrlGuard } from "../../outbound/url-guard.ts";
+import { createNatsDeliveryQueue } from "../../messaging/nats-delivery-queue.ts";
+import { startConfiguredRetention } from "../../retention/start-retention.ts";
+import { createSecretBox } from "../../store/secret-box.ts";
+import { PgDispatchStore } from "../../store/pg-dispatch-store.ts";
 import { createDeliveryHandler, deliveryMessageSchema } from "./delivery-worker.ts";
 import { createFanOutHandler, eventPayloadSchema } from "./fan-out.ts";
 import { inFlightCaps } from "./in-flight-caps.ts";
 import { deliveryMetrics, observeConsumers } from "./metrics.ts";
 import { startRequeueSweep } from "./requeue-sweep.ts";
-import { retryPolicy } from "./retry-policy.ts";
 
 export type DispatcherDeps = {
   config: DispatcherConfig;

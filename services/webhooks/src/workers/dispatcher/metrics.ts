@@ -1,6 +1,6 @@
 import type { BatchObservableResult, Counter, Histogram, Meter } from "@opentelemetry/api";
 import type { JetStreamManager } from "@svc/messaging";
-import type { AttemptOutcome } from "../domain/model.ts";
+import type { AttemptOutcome } from "../../domain/model.ts";
 
 /** What the delivery worker records; built once per dispatcher from the process's Meter. */
 export type DeliveryMetrics = {

@@ -8,7 +8,8 @@ import {
 import type { Logger } from "@svc/logging";
 import { matchRoute, type Route } from "./route-table.ts";
 
-export interface GatewayOptions {
+/** What the router needs: the route table, where each service is, and the logger. */
+export interface RouterDeps {
   routes: ReadonlyArray<Route>;
   /** service name → base URL of that service. */
   upstreams: Readonly<Record<string, string>>;
@@ -96,7 +97,7 @@ function forwardHeaders(
  * responses through unchanged. A service that is down is 503 in the error envelope (the token
  * endpoint's RFC 6749 error), as the Ingress answers when a Service has no ready endpoints.
  */
-export function createGateway(options: GatewayOptions): RequestListener {
+export function createRouter(options: RouterDeps): RequestListener {
   return (req, res) => {
     const requestId = randomUUID();
     const path = (req.url ?? "/").split("?")[0] ?? "/";

@@ -1,7 +1,6 @@
 import type { Logger } from "@svc/logging";
-import type { Clock } from "../domain/model.ts";
-import type { DeliveryQueue } from "../domain/ports.ts";
-import type { DispatchStore } from "./dispatch-store.ts";
+import type { Clock } from "../../domain/model.ts";
+import type { DeliveryQueue, DispatchStore } from "../../domain/ports.ts";
 
 const BATCH = 500;
 

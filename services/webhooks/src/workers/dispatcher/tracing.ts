@@ -9,7 +9,7 @@ import {
   type Span,
 } from "@opentelemetry/api";
 import type { TraceContext } from "@svc/messaging";
-import { traceContextOf } from "../trace-context.ts";
+import { traceContextOf } from "../../domain/trace-context.ts";
 
 const tracer = trace.getTracer("webhooks-dispatcher");
 

@@ -2,8 +2,7 @@ import type pg from "pg";
 import { guardPg } from "@svc/db";
 import type { TraceContext } from "@svc/messaging";
 import type { DeliveryMessage, DeliveryStatus } from "../domain/model.ts";
-import type { NewEvent } from "../domain/ports.ts";
-import type { AttemptContext, AttemptRecord, DispatchStore } from "../dispatcher/dispatch-store.ts";
+import type { AttemptContext, AttemptRecord, DispatchStore, NewEvent } from "../domain/ports.ts";
 import { microBatcher, type MicroBatcher } from "./micro-batcher.ts";
 import { DISPATCH_SQL } from "./dispatch-sql.ts";
 

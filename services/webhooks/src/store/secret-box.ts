@@ -1,4 +1,5 @@
 import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
+import type { SecretBox } from "../domain/ports.ts";
 
 /**
  * Webhook signing secrets at rest. They must be usable to sign, so they cannot be hashed like
@@ -6,11 +7,6 @@ import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
  * subscription id as additional authenticated data, so a sealed secret copied onto another row
  * does not open. Format: `v1.<base64url iv>.<base64url tag>.<base64url ciphertext>`.
  */
-export type SecretBox = {
-  seal(secret: string, subscriptionId: string): string;
-  open(sealed: string, subscriptionId: string): string;
-};
-
 const FORMAT = "v1";
 
 export function createSecretBox(keyBase64: string): SecretBox {
@@ -39,9 +35,4 @@ export function createSecretBox(keyBase64: string): SecretBox {
       ]).toString("utf8");
     },
   };
-}
-
-/** A new signing secret: 32 random bytes, prefixed so it is recognisable in a secret scanner. */
-export function generateSecret(): string {
-  return `whsec_${randomBytes(32).toString("base64url")}`;
 }

@@ -1,4 +1,4 @@
-import type { AttemptOutcome, FailureReason } from "../domain/model.ts";
+import type { AttemptOutcome, FailureReason } from "./model.ts";
 import type { Verdict } from "./classify.ts";
 
 /**

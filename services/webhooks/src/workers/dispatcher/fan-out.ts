@@ -1,9 +1,8 @@
 import { z } from "zod";
 import { EVENT_TYPES, type EventPayload } from "@svc/events";
 import { getTraceContext, type Decision, type Delivery } from "@svc/messaging";
-import type { Clock } from "../domain/model.ts";
-import type { DeliveryQueue } from "../domain/ports.ts";
-import type { DispatchStore } from "./dispatch-store.ts";
+import type { Clock } from "../../domain/model.ts";
+import type { DeliveryQueue, DispatchStore } from "../../domain/ports.ts";
 import { inFanOutSpan } from "./tracing.ts";
 
 /** Spec 6.1; anything else on the events stream is terminated as poison by the consumer. */

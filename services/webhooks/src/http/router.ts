@@ -178,11 +178,14 @@ function routeTable(service: SubscriptionService): Route[] {
   ];
 }
 
-/** Mounts the table: scope guard, JSON check where a body is expected, then the handler. A known path with another method is 405. */
-export function webhooksRouter(deps: {
+/** What the router needs: the domain module and the token verifier. */
+export interface RouterDeps {
   service: SubscriptionService;
   verify: TokenVerifier;
-}): express.Router {
+}
+
+/** Mounts the table: scope guard, JSON check where a body is expected, then the handler. A known path with another method is 405. */
+export function createRouter(deps: RouterDeps): express.Router {
   const router = express.Router();
   const routes = routeTable(deps.service);
   for (const route of routes) {

@@ -1,5 +1,5 @@
-import type { PostResult } from "../outbound/guarded-client.ts";
-import type { ErrorClass } from "../domain/model.ts";
+import type { ErrorClass } from "./model.ts";
+import type { PostResult } from "./ports.ts";
 
 /** How one attempt's result counts (spec 3 "Webhook delivery moves", 7.3). */
 export type Verdict = { kind: "success" | "retryable" | "final"; errorClass: ErrorClass | null };

@@ -1,7 +1,7 @@
 import { and, asc, count, eq, sql } from "drizzle-orm";
 import type { NodePgDatabase } from "drizzle-orm/node-postgres";
 import { guardPg } from "@svc/db";
-import { subscriptions } from "../db/schema.ts";
+import { subscriptions } from "./schema.ts";
 import type { NewSubscription, SubscriptionPatch, SubscriptionStore } from "../domain/ports.ts";
 import type { Page, PageRequest, Subscription } from "../domain/model.ts";
 import { toSubscription } from "./row-mappers.ts";

@@ -1,4 +1,4 @@
-import { createHmac } from "node:crypto";
+import { createHmac, randomBytes } from "node:crypto";
 
 /** The signature scheme's version tag (spec 6.3, 9.3). */
 export const SIGNATURE_VERSION = "v1";
@@ -40,4 +40,9 @@ export function deliveryHeaders(input: {
     // Not in the spec's table: lets a receiver tell one subscription's delivery from another's.
     "x-svc-delivery-id": input.deliveryUuid,
   };
+}
+
+/** A new signing secret: 32 random bytes, prefixed so it is recognisable in a secret scanner. */
+export function generateSecret(): string {
+  return `whsec_${randomBytes(32).toString("base64url")}`;
 }

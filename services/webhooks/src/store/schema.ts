@@ -11,6 +11,7 @@ import {
   unique,
   uuid,
 } from "drizzle-orm/pg-core";
+import type { DeliveryStatus } from "../domain/model.ts";
 
 /** This service's own PostgreSQL schema; no other service reads it. */
 export const webhooksSchema = pgSchema("webhooks");
@@ -62,9 +63,6 @@ export const events = webhooksSchema.table(
   // Retention walks old events in (received_at, event_uuid) order, a batch at a time.
   (t) => [index("events_received_at_idx").on(t.receivedAt, t.eventUuid)],
 );
-
-export const DELIVERY_STATUSES = ["pending", "succeeded", "failed", "dead"] as const;
-export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
 export const deliveries = webhooksSchema.table(
   "deliveries",

@@ -1,6 +1,6 @@
 import { and, asc, count, desc, eq, inArray, sql } from "drizzle-orm";
 import { guardPg } from "@svc/db";
-import { deliveries, deliveryAttempts, events } from "../db/schema.ts";
+import { deliveries, deliveryAttempts, events } from "./schema.ts";
 import type { DeliveryStore, NewEvent } from "../domain/ports.ts";
 import type {
   Delivery,

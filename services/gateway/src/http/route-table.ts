@@ -7,7 +7,7 @@ export interface Route {
 
 /** The one route table (charts/integration-service/routes.json): the Ingress is rendered from it too. */
 export const ROUTES_FILE = new URL(
-  "../../../charts/integration-service/routes.json",
+  "../../../../charts/integration-service/routes.json",
   import.meta.url,
 );
 

@@ -2,14 +2,17 @@ import { z } from "zod";
 import { SpanStatusCode, type Span } from "@opentelemetry/api";
 import type { Decision, Delivery } from "@svc/messaging";
 import type { Logger } from "@svc/logging";
-import type { Clock, DeliveryMessage } from "../domain/model.ts";
-import type { WebhookHttpClient } from "../outbound/guarded-client.ts";
-import { deliveryHeaders } from "../signing/sign-delivery.ts";
-import type { SecretBox } from "../signing/secret-box.ts";
-import type { AttemptContext, DispatchStore } from "./dispatch-store.ts";
-import { classify } from "./classify.ts";
+import type { Clock, DeliveryMessage } from "../../domain/model.ts";
+import { deliveryHeaders } from "../../domain/signing.ts";
+import type {
+  AttemptContext,
+  DispatchStore,
+  SecretBox,
+  WebhookHttpClient,
+} from "../../domain/ports.ts";
+import { classify } from "../../domain/classify.ts";
+import { nextStep, type RetryPolicy } from "../../domain/retry-policy.ts";
 import type { InFlightCaps } from "./in-flight-caps.ts";
-import { nextStep, type RetryPolicy } from "./retry-policy.ts";
 import { inDeliverySpan } from "./tracing.ts";
 import { recordAttempt, type DeliveryMetrics } from "./metrics.ts";
 
