@@ -4,10 +4,11 @@
  * `--check` writes nothing and exits 1 when the checked-in file differs from the code.
  */
 import { readFileSync, writeFileSync } from "node:fs";
-import { resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join, resolve } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { SCOPES } from "@svc/auth";
 import { installationVersion } from "@svc/config";
+import { REPO_ROOT, SERVICES } from "@svc/manifest";
 import {
   buildOpenApiDocument,
   OPENAPI_JSON_PATH,
@@ -15,30 +16,30 @@ import {
   serializeDocument,
   type OpenApiDocument,
   type OperationSpec,
+  type ServiceOpenApi,
 } from "@svc/openapi";
-import {
-  AUTH_OPERATIONS,
-  AUTH_TAGS,
-  SCOPE_DESCRIPTIONS,
-} from "../services/auth/src/http/operations.ts";
-import { IDENTITY_OPERATIONS, IDENTITY_TAGS } from "../services/identity/src/http/operations.ts";
-import {
-  CRM_MIRROR_OPERATIONS,
-  PRACTICE_OPERATIONS,
-  PRACTICE_TAGS,
-} from "../services/practices/src/http/operations.ts";
-import { VACANCY_OPERATIONS, VACANCY_TAGS } from "../services/vacancies/src/http/operations.ts";
-import { WEBHOOK_OPERATIONS, WEBHOOK_TAGS } from "../services/webhooks/src/http/operations.ts";
 
-/** Every public operation, by the service that serves it (the route table's order). */
-export const ALL_OPERATIONS: Readonly<Record<string, ReadonlyArray<OperationSpec>>> = {
-  platform: PLATFORM_OPERATIONS,
-  auth: AUTH_OPERATIONS,
-  practices: [...PRACTICE_OPERATIONS, ...CRM_MIRROR_OPERATIONS],
-  vacancies: VACANCY_OPERATIONS,
-  identity: IDENTITY_OPERATIONS,
-  webhooks: WEBHOOK_OPERATIONS,
-};
+/** Every service's part of the document, in the manifest's order (the services that have one). */
+export async function serviceParts(): Promise<ReadonlyArray<{ service: string } & ServiceOpenApi>> {
+  const parts = [];
+  for (const service of SERVICES) {
+    if (service.operations === null) continue;
+    const file = join(REPO_ROOT, service.workspace, service.operations);
+    const { OPENAPI } = (await import(pathToFileURL(file).href)) as { OPENAPI?: ServiceOpenApi };
+    if (!OPENAPI) throw new Error(`${file} does not export OPENAPI`);
+    parts.push({ service: service.name, ...OPENAPI });
+  }
+  return parts;
+}
+
+/** Every public operation, by the service that serves it; the platform routes first. */
+export async function allOperations(): Promise<Record<string, ReadonlyArray<OperationSpec>>> {
+  const parts = await serviceParts();
+  return {
+    platform: PLATFORM_OPERATIONS,
+    ...Object.fromEntries(parts.map((part) => [part.service, part.operations])),
+  };
+}
 
 const DESCRIPTION = [
   "The integration boundary in front of a recruitment and practice-management system (the *primary* system): a canonical read API over its data, application intake, a CRM mirror and signed webhooks.",
@@ -48,20 +49,25 @@ const DESCRIPTION = [
   "Production and the sandbox have the same contract, except what is marked `x-environments: [production]`: the CRM mirror, the submission endpoint, the `crm-mirror:write` scope and the `application.submitted` event exist in production only.",
 ].join("\n");
 
-export function generateOpenApiDocument(): OpenApiDocument {
-  const scopes = Object.fromEntries(SCOPES.map((scope) => [scope, SCOPE_DESCRIPTIONS[scope]]));
+export async function generateOpenApiDocument(): Promise<OpenApiDocument> {
+  const parts = await serviceParts();
+  const descriptions = Object.assign({}, ...parts.map((part) => part.scopes ?? {})) as Record<
+    string,
+    string
+  >;
+  const scopes = Object.fromEntries(SCOPES.map((scope) => [scope, descriptions[scope] ?? ""]));
   return buildOpenApiDocument({
     version: installationVersion,
     title: "Integration service API",
     description: DESCRIPTION,
-    tags: [...AUTH_TAGS, ...PRACTICE_TAGS, ...VACANCY_TAGS, ...IDENTITY_TAGS, ...WEBHOOK_TAGS],
+    tags: parts.flatMap((part) => part.tags),
     scopes,
-    operations: Object.values(ALL_OPERATIONS).flat(),
+    operations: [...PLATFORM_OPERATIONS, ...parts.flatMap((part) => part.operations)],
   });
 }
 
-function main(args: string[]): void {
-  const generated = serializeDocument(generateOpenApiDocument());
+async function main(args: string[]): Promise<void> {
+  const generated = serializeDocument(await generateOpenApiDocument());
   if (args.includes("--check")) {
     if (readFileSync(OPENAPI_JSON_PATH, "utf8") !== generated) {
       console.error(`${OPENAPI_JSON_PATH} differs from the code; run npm run openapi`);
@@ -75,4 +81,4 @@ function main(args: string[]): void {
 }
 
 if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url))
-  main(process.argv.slice(2));
+  await main(process.argv.slice(2));

@@ -24,6 +24,11 @@ export interface ServiceManifest {
   readonly migrations: string | null;
   /** Path prefixes of the public API it serves (charts/integration-service/routes.json). */
   readonly routes: ReadonlyArray<string>;
+  /**
+   * The module, in the workspace, that exports its part of the OpenAPI document as `OPENAPI`
+   * (`npm run openapi` reads it); null when it serves no documented operation.
+   */
+  readonly operations: string | null;
 }
 
 export interface ProcessManifest {
@@ -59,6 +64,7 @@ export const SERVICES: ReadonlyArray<ServiceManifest> = [
     workspace: "services/auth",
     schema: "auth",
     migrations: "drizzle",
+    operations: "src/http/operations.ts",
     routes: ["/oauth/token", "/v1/health", "/v1/version", "/health", "/version", "/openapi.json"],
   },
   {
@@ -66,6 +72,7 @@ export const SERVICES: ReadonlyArray<ServiceManifest> = [
     workspace: "services/practices",
     schema: "practices",
     migrations: "drizzle",
+    operations: "src/http/operations.ts",
     routes: ["/v1/practices", "/v1/meta/practices", "/v1/crm-mirror"],
   },
   {
@@ -73,6 +80,7 @@ export const SERVICES: ReadonlyArray<ServiceManifest> = [
     workspace: "services/vacancies",
     schema: "vacancies",
     migrations: "drizzle",
+    operations: "src/http/operations.ts",
     routes: ["/v1/vacancies", "/v1/meta/vacancies"],
   },
   {
@@ -80,6 +88,7 @@ export const SERVICES: ReadonlyArray<ServiceManifest> = [
     workspace: "services/identity",
     schema: "identity",
     migrations: "drizzle",
+    operations: "src/http/operations.ts",
     routes: ["/v1/candidates", "/v1/applications", "/v1/recruitment-cases"],
   },
   {
@@ -87,10 +96,18 @@ export const SERVICES: ReadonlyArray<ServiceManifest> = [
     workspace: "services/webhooks",
     schema: "webhooks",
     migrations: "drizzle",
+    operations: "src/http/operations.ts",
     routes: ["/v1/webhooks"],
   },
   // The local gateway: routes like the Ingress, from routes.json; never deployed.
-  { name: "gateway", workspace: "services/gateway", schema: null, migrations: null, routes: [] },
+  {
+    name: "gateway",
+    workspace: "services/gateway",
+    schema: null,
+    migrations: null,
+    routes: [],
+    operations: null,
+  },
 ];
 
 export const PROCESSES: ReadonlyArray<ProcessManifest> = [

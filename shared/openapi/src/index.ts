@@ -13,6 +13,7 @@ export {
   type ResponseSpec,
   type SchemaRef,
   type SchemaSource,
+  type ServiceOpenApi,
   type TagSpec,
 } from "./operation.ts";
 export {

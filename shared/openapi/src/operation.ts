@@ -99,6 +99,17 @@ export interface TagSpec {
   description: string;
 }
 
+/**
+ * What one service contributes to the OpenAPI document: its tags and operations, and (the token
+ * issuer only) the description of every scope. Each service's `src/http/operations.ts` exports
+ * it as `OPENAPI`; the generator reads every service the manifest names.
+ */
+export interface ServiceOpenApi {
+  tags: ReadonlyArray<TagSpec>;
+  operations: ReadonlyArray<OperationSpec>;
+  scopes?: Readonly<Record<string, string>>;
+}
+
 /** `/v1/vacancies/{uuid}` → `/v1/vacancies/:uuid`; a literal colon (`accounts:bulk`) is escaped for path-to-regexp. */
 export function expressPath(path: string): string {
   return path.replace(/:/g, "\\:").replace(/\{([A-Za-z0-9_]+)\}/g, ":$1");

@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 import type { Scope } from "@svc/auth";
-import type { NamedSchema, OperationSpec, SameKeys, TagSpec } from "@svc/openapi";
+import type { NamedSchema, OperationSpec, SameKeys, TagSpec, ServiceOpenApi } from "@svc/openapi";
 import {
   ACCESS_TOKEN_LIFETIME_SECONDS,
   type TokenResponse,
@@ -166,3 +166,10 @@ export const openApiOperation = {
 } as const satisfies OperationSpec;
 
 export const AUTH_OPERATIONS: ReadonlyArray<OperationSpec> = [tokenOperation, openApiOperation];
+
+/** This service's part of the OpenAPI document (tools/openapi.ts). */
+export const OPENAPI: ServiceOpenApi = {
+  tags: AUTH_TAGS,
+  operations: AUTH_OPERATIONS,
+  scopes: SCOPE_DESCRIPTIONS,
+};

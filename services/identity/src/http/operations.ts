@@ -12,6 +12,7 @@ import {
   type OperationSpec,
   type SameKeys,
   type TagSpec,
+  type ServiceOpenApi,
 } from "@svc/openapi";
 import { CANDIDATE_STATUSES, RESOLUTIONS } from "../domain/model.ts";
 import { applicationBody } from "./application-body.ts";
@@ -377,3 +378,6 @@ export const IDENTITY_OPERATIONS: ReadonlyArray<OperationSpec> = [
   listRecruitmentCasesOperation,
   getRecruitmentCaseOperation,
 ];
+
+/** This service's part of the OpenAPI document (tools/openapi.ts). */
+export const OPENAPI: ServiceOpenApi = { tags: IDENTITY_TAGS, operations: IDENTITY_OPERATIONS };

@@ -11,6 +11,7 @@ import {
   type SameKeys,
   type OperationSpec,
   type TagSpec,
+  type ServiceOpenApi,
 } from "@svc/openapi";
 import { q } from "@svc/http";
 import { PRACTICE_FIELDS } from "../domain/practice-catalogue.ts";
@@ -267,3 +268,9 @@ export const CRM_MIRROR_OPERATIONS: ReadonlyArray<OperationSpec> = [
   deleteCrmAccountOperation,
   bulkCrmAccountsOperation,
 ];
+
+/** This service's part of the OpenAPI document (tools/openapi.ts). */
+export const OPENAPI: ServiceOpenApi = {
+  tags: PRACTICE_TAGS,
+  operations: [...PRACTICE_OPERATIONS, ...CRM_MIRROR_OPERATIONS],
+};

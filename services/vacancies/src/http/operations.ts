@@ -9,6 +9,7 @@ import {
   type NamedSchema,
   type OperationSpec,
   type TagSpec,
+  type ServiceOpenApi,
 } from "@svc/openapi";
 import { q } from "@svc/http";
 import { VACANCY_FIELDS } from "../domain/vacancy-catalogue.ts";
@@ -158,3 +159,6 @@ export const VACANCY_OPERATIONS: ReadonlyArray<OperationSpec> = [
   getVacancyOperation,
   vacancyMetadataOperation,
 ];
+
+/** This service's part of the OpenAPI document (tools/openapi.ts). */
+export const OPENAPI: ServiceOpenApi = { tags: VACANCY_TAGS, operations: VACANCY_OPERATIONS };

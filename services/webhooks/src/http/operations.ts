@@ -15,6 +15,7 @@ import {
   type SameKeys,
   type SameUnion,
   type TagSpec,
+  type ServiceOpenApi,
 } from "@svc/openapi";
 import {
   DELIVERY_STATUSES,
@@ -403,3 +404,6 @@ export const WEBHOOK_OPERATIONS: ReadonlyArray<OperationSpec> = [
   getDeliveryOperation,
   redeliverOperation,
 ];
+
+/** This service's part of the OpenAPI document (tools/openapi.ts). */
+export const OPENAPI: ServiceOpenApi = { tags: WEBHOOK_TAGS, operations: WEBHOOK_OPERATIONS };
