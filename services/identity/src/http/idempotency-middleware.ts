@@ -34,10 +34,7 @@ export interface IdempotencyOptions {
   logger: Logger;
   /** How long a request waits for a concurrent one with the same key before answering 409. */
   waitMs?: number;
-  /**
-   * How long a running request holds its key before a retry of the same request may take over (a
-   * crashed process).
-   */
+  /** How long a running request holds its key before a retry may take over (a crashed process). */
   leaseMs?: number;
 }
 
@@ -90,9 +87,7 @@ export function idempotency(options: IdempotencyOptions): RequestHandler {
   };
 }
 
-/**
- * A body too deep to fingerprint is no request body of this service: 422, never a stack overflow.
- */
+/** A body too deep to fingerprint is no request body of this service: 422, not a stack overflow. */
 function fingerprintOf(method: string, path: string, body: unknown): Buffer {
   try {
     return requestFingerprint(method, path, body);
@@ -123,8 +118,7 @@ async function waitForTurn(
       lockedUntil,
     });
     if (turn.kind === "reserved") return { kind: "reserved", lockedUntil };
-    // A running request with another body may still fail and free the key: only a stored one is
-    // final.
+    // A running request with another body may still fail and free the key: a stored one is final.
     if (turn.kind === "completed") {
       if (!turn.requestHash.equals(requestHash)) throw keyReused();
       return turn;
@@ -164,10 +158,7 @@ function settleWithResponse(
   }) as Response["json"];
 }
 
-/**
- * A 2xx kept with the key. Not stored, the key stays held until its lease ends; the response itself
- * is still right.
- */
+/** A 2xx kept with the key. If storing fails, the key stays held until its lease ends. */
 function storeResponse(
   options: IdempotencyOptions,
   id: IdempotencyRecordId,
@@ -184,11 +175,10 @@ function storeResponse(
 }
 
 /**
- * Frees the key of a request that failed; resolves after the first attempt. The client was told
- * it may retry with the same key, so a release that fails (the database is down, often why the
- * request failed) is tried again in the background until it lands or the lease has ended anyway:
- * otherwise every retry would wait for a 409 for the rest of the lease, long after the database
- * came back.
+ * Frees the key of a request that failed; resolves after the first attempt. The client was told it
+ * may retry with the same key, so a failed release (the database is down, often why the request
+ * failed) is retried in the background until it lands or the lease ends: otherwise every retry
+ * would wait for a 409 for the rest of the lease.
  */
 function releaseKey(
   options: IdempotencyOptions,

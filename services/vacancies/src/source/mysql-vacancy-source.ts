@@ -41,10 +41,8 @@ const PUBLISHED = "(v.zichtbaar = 1 AND (v.publicatiedatum IS NULL OR v.publicat
 const UNPUBLISHED = "(v.zichtbaar <> 1 OR v.publicatiedatum > ?)";
 
 /**
- * Every column the mapper reads (one `?`: today, for `gepubliceerd`); the change feed reads the
- * same. DATE and DATETIME columns come as text (`CAST … AS CHAR`: the wall-clock string the driver
- * would build), cheaper for mysql2 than the binary protocol's parts.
- * Why: docs/decisions/legacy-prepared-statements.md.
+ * Every column the mapper (and the change feed) reads; one `?`: today. Dates come as text
+ * (docs/decisions/legacy-prepared-statements.md).
  */
 export const COLUMNS = `v.uuid, v.kop_publiek, v.naam_frontend, v.naam_intern, v.slug, v.teaser, v.taal,
   v.praktijk_ref, v.praktijk_naam, v.praktijk_keuzelijst, v.provincie_code, prov.omschrijving AS provincie_omschrijving,
@@ -103,11 +101,7 @@ interface RangeFilter {
   value: unknown;
   /** How this index tells live rows from soft-deleted ones. */
   live: string;
-  /**
-   * Driving with it means sorting many ids (`published` either way: true matches most rows, false
-   * scans every live entry of idx_vac_gepubliceerd). An early page is quicker walked in key order
-   * with the term checked on each row (see selectionOf).
-   */
+  /** Too wide to drive an early page: walking in key order and checking it per row is cheaper. */
   wide: boolean;
 }
 
@@ -149,16 +143,10 @@ export const INDEXES_USED = [
   "PRIMARY",
 ];
 
-/**
- * Pages that end within this many rows walk an index in key order (see selectionOf): up to here
- * the walk costs less than sorting every matching id. Why: docs/decisions/list-pages.md.
- */
+/** Pages that end within this many rows walk an index in key order instead of sorting. */
 const EARLY_ROWS = 5_000;
 
-/**
- * `early`: walk an index in key order and stop, else sort every matching id. `fromKey`: the walk
- * starts at this row key (a page mark), always on the early plan.
- */
+/** `early`: walk an index in key order and stop, else sort; `fromKey`: walk from a page mark. */
 interface Plan {
   early: boolean;
   fromKey?: number;
@@ -167,11 +155,10 @@ interface Plan {
 }
 
 /**
- * An updated_since list without other filters proves liveness with NOT_DELETED, which materialises
- * every deleted id. A page ending within this many rows takes a prefix of the window's ids in key
- * order instead (the rows it needs, plus a quarter and 16 for deleted ones) and checks liveness on
- * those rows only: exact when the page comes back full; a short page is read again with
- * NOT_DELETED (MysqlVacancySource.page). Why: docs/decisions/list-pages.md.
+ * An updated_since list without other filters would prove liveness with NOT_DELETED (every deleted
+ * id materialised). A page ending within this many rows takes a prefix of the window's ids instead
+ * (the rows it needs plus a margin for deleted ones) and checks liveness on those rows: exact when
+ * the page comes back full; a short page is read again with NOT_DELETED.
  */
 const WINDOW_PREFIX_ROWS = 1_000;
 const windowPrefixOf = (page: PageRequest) => Math.ceil((page.offset + page.limit) * 1.25) + 16;
@@ -189,11 +176,8 @@ interface Selection {
  * FROM and WHERE of the vacancies matching `filter`, soft-deleted ones excluded. One index drives:
  * a practice (few vacancies each), else updated_since or published (a covering range), else the
  * first equality filter (in primary-key order, no sort). Every other equality filter is an
- * index-only join on the primary key; a second range filter is checked on the row.
- *
- * On the early plan `published` never drives: with no other filter the walk is the primary key,
- * with an equality filter its index, `published` checked on each row, stopping after offset +
- * limit matches. The optimizer would sort every matching id, as costly for page 1 as for the last.
+ * index-only join on the primary key; a second range filter is checked on the row. On the early
+ * plan `published` never drives: the walk is the primary key or the equality index.
  */
 function selectionOf(filter: VacancyFilter, asOf: AsOf, plan: Plan): Selection {
   const equalities: ReadonlyArray<(typeof EQUALITY_FILTERS)[number]> = EQUALITY_FILTERS.filter(
@@ -264,14 +248,10 @@ export function countStatement(filter: VacancyFilter, asOf: AsOf): Statement {
 }
 
 /**
- * One page ordered by the integer primary key, which never changes, so walking every page yields
- * each vacancy once. The page's ids come first, from indexes only, then only those rows are read:
- * a deep OFFSET skips index entries, not MEDIUMTEXT rows. `fromKey`: `page.offset` counts from
- * this row key (a page mark) instead of the start.
- *
- * Exception: a page with nothing to skip whose early walk is in key order reads each row as it
- * matches and stops after `limit` (no derived table). With an OFFSET that walk would read every
- * skipped row whole, and in modification-time order (updated_since) it would sort whole rows.
+ * One page ordered by the immutable integer primary key, so walking every page yields each vacancy
+ * once. The page's ids come first, from indexes only, then only those rows are read (a deep OFFSET
+ * skips index entries, not rows); a page with nothing to skip whose walk is in key order reads each
+ * row as it matches instead. `fromKey`: `page.offset` counts from this row key (a page mark).
  */
 export function pageStatement(
   filter: VacancyFilter,
@@ -312,11 +292,7 @@ ORDER BY v.vacature_id`,
   };
 }
 
-/**
- * The page marks of a list: the row key at every `spacing`-th position (0, spacing, 2 x spacing,
- * ...) of the vacancies matching `filter`, in list order. One sort of every matching id, as one
- * deep page costs; see MysqlVacancySource.
- */
+/** The row key at every `spacing`-th position of the list, in list order (one sort of its ids). */
 export function marksStatement(filter: VacancyFilter, asOf: AsOf, spacing: number): Statement {
   const s = selectionOf(filter, asOf, { early: false });
   return {
@@ -337,11 +313,9 @@ export function singleStatement(uuid: string, asOf: AsOf): Statement {
 const MARK_SPACING = 250;
 
 /**
- * A page past EARLY_ROWS cannot stop early: OFFSET n needs the n matching ids before it, so
- * MariaDB sorts every matching id. With `marks` (PageMarks), a deep page walks in key order from
- * the mark at or before its offset instead: at most `spacing` rows more than it returns. Rows are
- * read fresh; only a page's start may lag by the marks' age. updated_since lists (not in key
- * order) always sort.
+ * A page past EARLY_ROWS needs every matching id before it sorted. With `marks` (PageMarks) it
+ * walks in key order from the mark at or before its offset instead: rows are read fresh, only its
+ * start may lag by the marks' age. updated_since lists (not in key order) always sort.
  */
 export class MysqlVacancySource implements VacancySource {
   readonly #db: LegacyDb;
@@ -350,8 +324,8 @@ export class MysqlVacancySource implements VacancySource {
   readonly #marks: PageMarks<number> | undefined;
 
   /**
-   * `zone`: the zone of the legacy DATETIME wall-clock times. `earlyRows` (tests): EARLY_ROWS; 0
-   * puts every page on the deep-page plans. `marks`: none, or a `ttlMs` of 0, and deep pages sort.
+   * `zone`: the legacy DATETIMEs' wall-clock zone. `earlyRows` (tests): EARLY_ROWS; 0 puts every
+   * page on the deep-page plans.
    */
   constructor(
     db: LegacyDb,
