@@ -276,12 +276,10 @@ const MARK_SPACING = 25;
 const MARKED_LISTS = 64;
 
 /**
- * Both sources as one list, with page marks. Cut from the start, each branch has to produce
- * offset + limit practices in order before the union is cut (pageSql), so MariaDB's cost grows
- * with the page number. With `marks` (PageMarks), a page from the first mark on is cut from the
- * mark at or before its offset (`practice_id >= mark` in both branches): fewer than `spacing`
- * practices more than a page from each source, read fresh; only where the page starts may lag by
- * the marks' age. An exact-name search (a handful of practices) never uses marks.
+ * Both sources as one list. Cut from the start, each branch produces offset + limit practices
+ * before the union is cut, so the cost grows with the page number. With `marks` (PageMarks) a page
+ * is cut from the mark at or before its offset (`practice_id >= mark` in both branches), read
+ * fresh; only its start may lag by the marks' age. An exact-name search never uses marks.
  * Why: docs/decisions/list-pages.md.
  */
 export class MysqlPracticeSource implements PracticeSource {
