@@ -27,7 +27,9 @@ export interface AppDeps {
   dummyHash: string;
   /** Revocations seen on the bucket: a revoked client's remembered proofs are dropped at once. */
   revocations?: { onRevocation(listener: (revocation: ClientRevocation) => void): void };
-  /** The OpenAPI document served at GET /openapi.json; default: the checked-in one (@svc/openapi). */
+  /**
+   * The OpenAPI document served at GET /openapi.json; default: the checked-in one (@svc/openapi).
+   */
   openApiJson?: string;
 }
 

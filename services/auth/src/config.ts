@@ -11,11 +11,13 @@ import {
 import { revocationFeedEnvShape } from "@svc/auth";
 import { telemetryEnvShape } from "@svc/telemetry";
 
-/** The only module of this service that reads the environment (STYLE.md practice 3). */
+/** The only module of this service that reads the environment (a lint rule enforces it). */
 export const SERVICE_NAME = "auth";
 export const SERVICE_VERSION = installationVersion;
 
-/** Where keys are generated and kept on one machine when SIGNING_KEYS_DIR is not set (gitignored). */
+/**
+ * Where keys are generated and kept on one machine when SIGNING_KEYS_DIR is not set (gitignored).
+ */
 export const LOCAL_SIGNING_KEYS_DIR = fileURLToPath(
   new URL("../../../.local/keys", import.meta.url),
 );
@@ -51,7 +53,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
   return parseEnv(shape, source);
 }
 
-/** Only what the telemetry preload needs, so a bad unrelated key is reported by main.ts, not here. */
+/** Only what the telemetry preload needs: a bad unrelated key is reported by main.ts, not here. */
 export function loadTelemetryConfig(source: Record<string, string | undefined> = process.env) {
   return parseEnv(
     z.object({

@@ -12,7 +12,8 @@ const ODD_ID = "fixture_odd-client";
 const ODD_SECRET = "pa ss:wo+rd-é%";
 
 beforeAll(async () => {
-  // Limits out of the way: this file is about answers, not throttling. No proofs: every request pays argon2.
+  // Limits out of the way: this file is about answers, not throttling. No proofs: every request
+  // pays argon2.
   auth = await startAuth({
     TOKEN_RATE_IP_BURST: "10000",
     TOKEN_RATE_CLIENT_BURST: "10000",
@@ -176,7 +177,7 @@ describe("spec 5.6: unknown, wrong secret, revoked and expired clients look the 
       Object.entries(runs).map(([name, values]) => [name, median(values)]),
     );
     const values = Object.values(timings);
-    // argon2id at 19 MiB, t=2 takes well over 5 ms here; a skipped verification would take about 1 ms.
+    // argon2id at 19 MiB, t=2 takes well over 5 ms here; a skipped verification about 1 ms.
     for (const value of values) expect(value, JSON.stringify(timings)).toBeGreaterThan(5);
     expect(Math.max(...values) / Math.min(...values), JSON.stringify(timings)).toBeLessThan(2.5);
   });

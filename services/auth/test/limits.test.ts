@@ -37,7 +37,8 @@ describe("argon2 work is rate-limited per client id and per caller IP", () => {
       answers.push((await auth.token(target.id, "wrong", undefined, fromIp(++ip))).status);
     expect(answers).toEqual([401, 401, 401]);
     expectSlowDown(await auth.token(target.id, "wrong", undefined, fromIp(++ip)));
-    // The limit is on the presented id, so an unknown id is limited the same way: no existence oracle.
+    // The limit is on the presented id, so an unknown id is limited the same way: no existence
+    // oracle.
     for (let i = 0; i < 3; i++) await auth.token("cl_unknown", "wrong", undefined, fromIp(++ip));
     expectSlowDown(await auth.token("cl_unknown", "wrong", undefined, fromIp(++ip)));
   });

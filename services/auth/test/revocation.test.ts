@@ -25,7 +25,10 @@ let auth: AuthUnderTest;
 let serviceFeed: RevocationFeed;
 let service: StartedApp;
 
-/** Another service (say vacancies): the shared verifier against auth's JWKS, plus its own revocation view. */
+/**
+ * Another service (say vacancies): the shared verifier against auth's JWKS, plus its own revocation
+ * view.
+ */
 function resourceApp(revocation: RevocationView) {
   const verify = createTokenVerifier({
     keys: remoteKeys(`${auth.app.baseUrl}/.well-known/jwks.json`),

@@ -247,7 +247,6 @@ describe("POST /oauth/token: request errors (RFC 6749 5.2)", () => {
       400,
       "invalid_request",
     ],
-    // Found by the hostile-input suite: this was a 500 server_error.
     [
       "a gzip Content-Encoding whose data does not inflate",
       () =>

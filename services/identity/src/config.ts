@@ -12,7 +12,7 @@ import {
 import { telemetryEnvShape } from "@svc/telemetry";
 import { assertTimeZone } from "@svc/time";
 
-/** The only module of this service that reads the environment (STYLE.md practice 3). */
+/** The only module of this service that reads the environment (a lint rule enforces it). */
 export const SERVICE_NAME = "identity";
 export const SERVICE_VERSION = installationVersion;
 
@@ -43,7 +43,7 @@ const identityShape = {
     .refine(isTimeZone, { message: "must be an IANA time zone such as Europe/Brussels" }),
   /** How long POST /v1/applications waits for the vacancies service before answering 503. */
   VACANCY_LOOKUP_TIMEOUT_MS: env.int(2_000, 50, 30_000),
-  /** How long an Idempotency-Key and its stored response are kept (ARCHITECTURE: at least 24 h). */
+  /** How long an Idempotency-Key and its stored response are kept (at least 24 h). */
   IDEMPOTENCY_KEY_TTL_HOURS: env.int(24, 24, 24 * 30),
 };
 
@@ -63,7 +63,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
   return parseEnv(shape, source);
 }
 
-/** Only what the telemetry preload needs, so a bad unrelated key is reported by main.ts, not here. */
+/** Only what the telemetry preload needs: a bad unrelated key is reported by main.ts, not here. */
 export function loadTelemetryConfig(source: Record<string, string | undefined> = process.env) {
   return parseEnv(
     z.object({

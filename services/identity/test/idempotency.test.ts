@@ -87,7 +87,8 @@ describe("Idempotency-Key on POST /v1/applications", () => {
 
   it("runs 20 concurrent requests with one key exactly once: one application, identical answers, 19 replays", async () => {
     const key = uniqueKey();
-    // Unusable identifiers: without the key, every one of these requests would create its own application.
+    // Unusable identifiers: without the key, every one of these requests would create its own
+    // application.
     const body = applicationBody(h.newVacancy(), { email: "nobody", phone: "none" });
     const before = await countRows(h.pool, "applications");
     // A slow vacancies service keeps the first request running while the other 19 arrive.

@@ -19,7 +19,7 @@ import {
 } from "./support/harness.ts";
 
 // The outbox relay as main.ts starts it: events written with each application reach the real
-// events stream, in the spec 6.1 shape, each exactly once.
+// events stream, in the contract's event payload, each exactly once.
 let h: Harness;
 let nc: NatsConnection;
 let relay: Relay;
@@ -72,9 +72,10 @@ describe("identity events in the stream", () => {
       (await h.get(`/v1/recruitment-cases?candidate_uuid=${String(data.candidate_uuid)}`)).body
         .data[0]?.recruitment_case_uuid,
     );
-    // As a set: the relay publishes a batch pipelined, and a publish JetStream retries (no responders
-    // while a new stream's leader is elected) lands after the others. Stream order across entities
-    // is not a promise (the dispatcher delivers concurrently anyway); each event says when it happened.
+    // As a set: the relay publishes a batch pipelined, and a publish JetStream retries (no
+    // responders while a new stream's leader is elected) lands after the others. Stream order
+    // across entities is not a promise (the dispatcher delivers concurrently anyway); each event
+    // says when it happened.
     const byType = (a: unknown[], b: unknown[]) => String(a[0]).localeCompare(String(b[0]));
     expect(
       events.map((e) => [e.event_type, e.entity.type, e.entity.id, e.links.self]).sort(byType),

@@ -12,8 +12,7 @@ import { PgIdentityStore } from "../src/store/pg-identity-store.ts";
 
 // PostgreSQL that hangs (SIGSTOP: connections open, nothing answered) in the middle of an
 // application's transaction. The statement that hangs fails after the pool's query timeout; the
-// transaction must then fail at once, not send a ROLLBACK that waits out a second timeout (the
-// fault suite saw POST /v1/applications answer after 15 s with a 6 s query timeout).
+// transaction must then fail at once, not send a ROLLBACK that waits out a second timeout.
 let server: PrivatePostgres;
 beforeAll(async () => void (server = await startPrivatePostgres()), 60_000);
 afterAll(async () => server?.cleanup());
@@ -68,9 +67,8 @@ function reservation(keyHash: Buffer, requestHash: Buffer, now = new Date()): Re
 }
 
 // A statement sent to a server that hangs fails after the query timeout, yet the server runs it
-// once it answers again. The fault suite saw that happen to a key's reservation: the client got its
-// 503, the late INSERT then held the key for a whole lease, and every retry waited 10 s for a 409
-// (or, once the lease ended, ran on top of that wait) for a minute after PostgreSQL came back.
+// once it answers again. For a key's reservation that must not hold the key: the client got its
+// 503, and a late INSERT would keep every retry waiting for a 409 for a whole lease.
 describe("Idempotency-Key reservations when PostgreSQL hangs", () => {
   it("a reservation that failed on a hung server does not hold the key once the server answers again", async () => {
     const applicationName = "identity-key-hang-test";
@@ -91,7 +89,8 @@ describe("Idempotency-Key reservations when PostgreSQL hangs", () => {
     const requestHash = randomBytes(32);
     try {
       await runMigrations(pool, { schema: "identity", migrationsFolder: MIGRATIONS_FOLDER });
-      // An open idle connection, so the reservation reaches the server (a new one would fail to connect).
+      // An open idle connection, so the reservation reaches the server (a new one would fail to
+      // connect).
       await pool.query("SELECT 1");
       server.freeze();
       const failed = await store

@@ -24,7 +24,7 @@ export interface AppDeps {
   now: () => number;
 }
 
-/** The zone's calendar date, recomputed at most once per clock second (Intl formatting is not free). */
+/** The zone's calendar date, recomputed at most once per clock second (Intl formatting costs). */
 function calendarToday(zone: string, now: () => number): () => string {
   let second = Number.NaN;
   let date = "";
@@ -41,7 +41,7 @@ function calendarToday(zone: string, now: () => number): () => string {
 /** Builds the practices service's express app; never listens (main.ts and the tests do). */
 export function createApp(deps: AppDeps): express.Express {
   const { config, verify, now } = deps;
-  // Spec 5: the sandbox has no crm-mirror:write scope, so the mirror's routes do not exist there.
+  // The sandbox has no crm-mirror:write scope, so the mirror's routes do not exist there.
   const crmMirror = config.ENVIRONMENT === "production";
   const reader = {
     source: deps.practices,
@@ -57,7 +57,8 @@ export function createApp(deps: AppDeps): express.Express {
       reader,
       crmMirror: crmMirror ? { store: deps.crmMirror, now } : null,
     }),
-    // Body parsing is app-wide in @svc/http; only the mirror's bulk endpoint needs more than the default.
+    // Body parsing is app-wide in @svc/http; only the mirror's bulk endpoint needs more than the
+    // default.
     bodyLimitBytes: crmMirror ? config.CRM_MIRROR_BODY_LIMIT_BYTES : undefined,
   });
 }

@@ -15,7 +15,7 @@ import {
 import { telemetryEnvShape } from "@svc/telemetry";
 import { assertTimeZone } from "@svc/time";
 
-/** The only module of this service that reads the environment (STYLE.md practice 3). */
+/** The only module of this service that reads the environment (a lint rule enforces it). */
 export const SERVICE_NAME = "practices";
 export const SERVICE_VERSION = installationVersion;
 
@@ -39,13 +39,13 @@ const shape = z
     ...relayEnvShape,
     ...detectorEnvShape,
     // The primary system's zone: its calendar date is the "today" of a secondary practice's
-    // `active` (spec 2.3), whatever zone the server or the database runs in.
+    // `active`, whatever zone the server or the database runs in.
     TIME_ZONE: z
       .string()
       .default("Europe/Brussels")
       .refine(isTimeZone, { message: "must be an IANA time zone such as Europe/Brussels" }),
-    // How long a list total (COUNT over the whole union, a full scan) is reused for the same filters
-    // and day; 0 counts on every request. Page contents are always read fresh.
+    // How long a list total (COUNT over the whole union, a full scan) is reused for the same
+    // filters and day; 0 counts on every request. Page contents are always read fresh.
     PRACTICE_TOTALS_CACHE_MS: env.int(5_000, 0, 300_000),
     // How long a list's page marks (where every 25th position of the union starts) are reused for
     // the same filters and day, so that a later page reads about what page 1 reads; 0: no marks,
@@ -62,7 +62,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
   return parseEnv(shape, source);
 }
 
-/** Only what the telemetry preload needs, so a bad unrelated key is reported by main.ts, not here. */
+/** Only what the telemetry preload needs: a bad unrelated key is reported by main.ts, not here. */
 export function loadTelemetryConfig(source: Record<string, string | undefined> = process.env) {
   return parseEnv(
     z.object({

@@ -40,7 +40,7 @@ const metrics = createMetrics({
   environment: config.ENVIRONMENT,
   otlp: metricsPushEnabled(config),
 });
-// Revocations (auth's KV bucket): a revoked client's tokens are refused within seconds (shared/auth).
+// Revocations (auth's KV bucket): a revoked client's tokens are refused within seconds.
 const revocations = startRevocationFeed({
   config: loadRevocationFeedConfig(),
   name: SERVICE_NAME,
@@ -81,9 +81,10 @@ const readiness: ReadinessCheck[] = [
   { name: "legacy-database", check: () => legacy.ping() },
   { name: "database", check: async () => void (await pool.query("SELECT 1")) },
 ];
-readiness.push(revocations.readiness); // only until the revocation list first loads; later NATS outages do not fail it
+// Only until the revocation list first loads; later NATS outages do not fail it.
+readiness.push(revocations.readiness);
 
-// Practice events (spec 6.2): change detection over both legacy sources, one leader at a time, and
+// Practice events: change detection over both legacy sources, one leader at a time, and
 // the outbox relay to the events stream in every replica. NATS is not a readiness check: the read
 // API does not need it, and events wait in the outbox while it is away.
 const nc = await connectNats({ servers: [...config.NATS_SERVERS], name: SERVICE_NAME, logger });

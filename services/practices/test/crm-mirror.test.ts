@@ -1,5 +1,5 @@
 /**
- * The CRM mirror (spec 1.3, 4.12; production only): idempotent writes ordered by the CRM's own
+ * The CRM mirror (production only): idempotent writes ordered by the CRM's own
  * modified_on, tombstones, all-or-nothing bulk, strict validation, scope and failures; against a
  * real PostgreSQL with this service's migrations.
  */

@@ -1,6 +1,7 @@
 /**
- * The practice endpoints' errors (spec 4.5-4.7, 7.1): 401, 403, 404, 405, 422 naming the parameter,
- * and 503 LEGACY_SOURCE_UNAVAILABLE, fast, when the legacy database is unreachable or stalls.
+ * The practice endpoints' errors in the contract's envelope: 401, 403, 404, 405, 422 naming the
+ * parameter, and 503 LEGACY_SOURCE_UNAVAILABLE, fast, when the legacy database is unreachable or
+ * stalls.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fixtures } from "@svc/legacy";
@@ -142,7 +143,7 @@ describe("503 LEGACY_SOURCE_UNAVAILABLE", () => {
     });
     try {
       await expectUnavailable(down);
-      // Validation still comes first: a bad request is the client's problem whatever the source does.
+      // Validation comes first: a bad request is the client's problem whatever the source does.
       expect((await down.get("/v1/practices?per_page=500")).status).toBe(422);
     } finally {
       await down.close();

@@ -8,7 +8,7 @@ import { startEventsWorld, summary, type EventsWorld } from "./support/events-wo
 import { TODAY } from "./support/harness.ts";
 
 // Every kind of legacy change to either practice source, made in a real MariaDB, asserted as the
-// exact set of events that reach the real events stream (spec 6.1/6.2).
+// exact set of events that reach the real events stream (the contract's event payload).
 const P = fixtures.practices;
 const INCREMENTAL_MS = 200;
 const HOUR_MS = 3_600_000;

@@ -1,8 +1,9 @@
 /**
- * GET /v1/practices with page marks (source/mysql-practice-source.ts, PRACTICE_PAGE_MARKS_CACHE_MS):
- * a page from the first mark on is cut from the mark at or before its offset. The practices are
- * read fresh; only where a page starts may lag a change before it by the marks' lifetime. Checked
- * against the same data set without marks (every page cut from the start of the union: exact).
+ * GET /v1/practices with page marks (source/mysql-practice-source.ts,
+ * PRACTICE_PAGE_MARKS_CACHE_MS): a page from the first mark on is cut from the mark at or before
+ * its offset. The practices are read fresh; only where a page starts may lag a change before it by
+ * the marks' lifetime. Checked against the same data set without marks (every page cut from the
+ * start of the union: exact).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createConnection, type Connection, type RowDataPacket } from "mysql2/promise";
@@ -87,7 +88,7 @@ describe("GET /v1/practices with page marks", () => {
     const before = (await page(marked, SPACING, 3)).items;
     expect(ids(before)).toEqual(ids((await page(exact, SPACING, 3)).items));
     const last = ids((await page(exact, SPACING, 2)).items).at(-1);
-    // A CRM-only practice whose id sorts before every other one, and a CRM name changed on the page.
+    // A CRM-only practice whose id sorts before every other one; a CRM name changed on the page.
     const renamed = before.find((p) => !p.warnings.includes("source_record_missing"));
     expect(renamed).toBeDefined();
     const [rows] = await writer.query<RowDataPacket[]>(
@@ -113,7 +114,8 @@ describe("GET /v1/practices with page marks", () => {
       expect(now.find((p) => p.practice_id === renamed!.practice_id)?.name).toBe(
         "Renamed while marked",
       );
-      // Past the lifetime the marks are read again in the background; then pages match the exact plan.
+      // Past the lifetime the marks are read again in the background; then pages match the exact
+      // plan.
       clock += TTL_MS;
       await page(marked, SPACING, 3);
       const fresh = ids((await page(exact, SPACING, 3)).items);

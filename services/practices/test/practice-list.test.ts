@@ -1,7 +1,7 @@
 /**
- * GET /v1/practices (spec 4.5) over a small bulk data set (scale 1: ~450 practices from both
- * sources): completeness, order and totals across the union, and every filter pushed into SQL,
- * checked against the unfiltered list (the mapper's rules) and against the database itself.
+ * GET /v1/practices over a small bulk data set (scale 1: ~450 practices from both sources):
+ * completeness, order and totals across the union, and every filter pushed into SQL, checked
+ * against the unfiltered list (the mapper's rules) and against the database itself.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createConnection, type Connection, type RowDataPacket } from "mysql2/promise";

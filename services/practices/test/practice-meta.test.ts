@@ -1,6 +1,6 @@
 /**
- * GET /v1/meta/practices (spec 2.7, 4.7): the same catalogue the responses follow, with what the
- * sources hold as observed values, and no business data.
+ * GET /v1/meta/practices: the same catalogue the responses follow, with what the sources hold as
+ * observed values, and no business data.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { KINDS, SOURCES, type FieldMetadata } from "@svc/catalogue";

@@ -1,6 +1,6 @@
 /**
- * Spec 2.3 field rules, proved with the fixture practices of the sandbox data set (scale 0: the
- * fixtures alone) in a real MariaDB, through HTTP.
+ * The contract's practice field rules, proved with the fixture practices of the sandbox data set
+ * (scale 0: the fixtures alone) in a real MariaDB, through HTTP.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { addDays, fixtures } from "@svc/legacy";

@@ -15,7 +15,7 @@ import {
 import { telemetryEnvShape } from "@svc/telemetry";
 import { assertTimeZone } from "@svc/time";
 
-/** The only module of this service that reads the environment (STYLE.md practice 3). */
+/** The only module of this service that reads the environment (a lint rule enforces it). */
 export const SERVICE_NAME = "vacancies";
 export const SERVICE_VERSION = installationVersion;
 
@@ -39,14 +39,14 @@ const shape = z
     ...relayEnvShape,
     ...detectorEnvShape,
     // The primary system's zone: its DATETIME columns hold wall-clock time there, and its calendar
-    // date is the "today" of `published` (spec 2.4), whatever zone the server or database runs in.
+    // date is the "today" of `published`, whatever zone the server or database runs in.
     TIME_ZONE: z
       .string()
       .default("Europe/Brussels")
       .refine(isTimeZone, { message: "must be an IANA time zone such as Europe/Brussels" }),
-    // How long a list total (a COUNT over every matching vacancy) is reused for the same filters and
-    // day; 0 counts on every request. Pages are always read fresh; a page that is not full has an
-    // exact total regardless.
+    // How long a list total (a COUNT over every matching vacancy) is reused for the same filters
+    // and day; 0 counts on every request. Pages are always read fresh; a page that is not full has
+    // an exact total regardless.
     VACANCY_TOTALS_CACHE_MS: env.int(5_000, 0, 300_000),
     // How long a list's page marks (where every 250th row of the list starts, see
     // source/mysql-vacancy-source.ts) are reused for pages past the first 5,000 rows; 0 sorts every
@@ -61,7 +61,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
   return parseEnv(shape, source);
 }
 
-/** Only what the telemetry preload needs, so a bad unrelated key is reported by main.ts, not here. */
+/** Only what the telemetry preload needs: a bad unrelated key is reported by main.ts, not here. */
 export function loadTelemetryConfig(source: Record<string, string | undefined> = process.env) {
   return parseEnv(
     z.object({

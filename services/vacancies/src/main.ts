@@ -35,7 +35,7 @@ const metrics = createMetrics({
   environment: config.ENVIRONMENT,
   otlp: metricsPushEnabled(config),
 });
-// Revocations (auth's KV bucket): a revoked client's tokens are refused within seconds (shared/auth).
+// Revocations (auth's KV bucket): a revoked client's tokens are refused within seconds.
 const revocations = startRevocationFeed({ config, name: SERVICE_NAME, logger });
 const verify = createCachedTokenVerifier({
   keys: remoteKeys(config.AUTH_JWKS_URL),
@@ -67,9 +67,10 @@ const readiness: ReadinessCheck[] = [
   { name: "legacy-database", check: () => legacy.ping() },
   { name: "database", check: async () => void (await pool.query("SELECT 1")) },
 ];
-readiness.push(revocations.readiness); // only until the revocation list first loads; later NATS outages do not fail it
+// Only until the revocation list first loads; later NATS outages do not fail it.
+readiness.push(revocations.readiness);
 
-// Vacancy events (spec 6.2): change detection over the legacy source, one leader at a time,
+// Vacancy events: change detection over the legacy source, one leader at a time,
 // and the outbox relay to the events stream in every replica.
 const events = await startEventPipeline({
   settings: config,

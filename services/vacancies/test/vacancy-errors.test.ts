@@ -8,7 +8,7 @@ import {
   type RunningVacancies,
 } from "./support/harness.ts";
 
-// Spec 7.1 for the vacancy endpoints: 401, 403, 404, 422 and 503 in the error envelope.
+// The error envelope of the vacancy endpoints: 401, 403, 404, 422 and 503 in the error envelope.
 const ENDPOINTS = [
   "/v1/vacancies",
   `/v1/vacancies/${fixtures.vacancies.ordinary}`,

@@ -6,7 +6,8 @@ import { startEventsWorld, summary, type EventsWorld } from "./support/events-wo
 import { TODAY, walkAll } from "./support/harness.ts";
 
 // Every kind of legacy change, made in a real MariaDB, asserted as the exact set of events that
-// reach the real events stream through the detector, the outbox and the relay (spec 6.1/6.2).
+// reach the real events stream through the detector, the outbox and the relay (the contract's event
+// payload).
 const V = fixtures.vacancies;
 const INCREMENTAL_MS = 200;
 const HOUR_MS = 3_600_000;
@@ -195,7 +196,8 @@ describe("vacancy events in the stream", () => {
       await reportedLongAgo({ functie_code: "EVT" }),
     ];
     const hidden = await w.step(async () => {
-      await w.insert({ functie_code: "EVT", verwijderd: 1 }); // soft-deleted from the start: never reported
+      // Soft-deleted from the start: never reported.
+      await w.insert({ functie_code: "EVT", verwijderd: 1 });
       await w.incremental();
       await w.sweep();
     });

@@ -12,7 +12,8 @@ import {
   type RunningVacancies,
 } from "./support/harness.ts";
 
-// Spec 2.4 field by field, against the sandbox fixtures (scale 0: fixtures only) in real MariaDB.
+// The vacancy fields one by one, against the sandbox fixtures (scale 0: fixtures only) in real
+// MariaDB.
 const V = fixtures.vacancies;
 const P = fixtures.practices;
 const X = fixtures.values;
@@ -127,7 +128,7 @@ describe("GET /v1/vacancies/{uuid}", () => {
       type: "Secondary",
     });
     expect((await one(V.practiceLegacyId)).practice.legacy_reference).toBe(P.legacyIdWithSlash);
-    // A snapshot: picked from the secondary list, it stays Secondary after the id got a primary row.
+    // A snapshot: picked from the secondary list, it stays Secondary once the id has a primary row.
     expect((await one(V.practiceTypeSnapshotStale)).practice).toMatchObject({
       legacy_reference: P.collisionPrimaryWins,
       type: "Secondary",

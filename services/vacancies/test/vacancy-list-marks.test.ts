@@ -56,7 +56,8 @@ describe("GET /v1/vacancies deep pages with page marks", () => {
       await setDeleted([before[4] as string], 1);
       expect(await page(run, 10, 3)).not.toContain(before[4]);
       await setDeleted([before[4] as string], 0);
-      // Past the lifetime the marks are read again in the background; then pages match the sorted plan.
+      // Past the lifetime the marks are read again in the background; then pages match the sorted
+      // plan.
       clock += TTL_MS;
       await page(run, 10, 3);
       await expect.poll(async () => page(run, 10, 3)).toEqual(await page(exact, 10, 3));

@@ -10,8 +10,9 @@ import {
 } from "./support/harness.ts";
 
 // An updated_since list without other filters reads early pages from a prefix of the modification
-// window and checks liveness on those rows only (source/mysql-vacancy-source.ts, WINDOW_PREFIX_ROWS);
-// a short page is read again exactly. Compared with the same service on the exact plans.
+// window and checks liveness on those rows only (source/mysql-vacancy-source.ts,
+// WINDOW_PREFIX_ROWS); a short page is read again exactly. Compared with the same service on the
+// exact plans.
 const SINCE = "updated_since=2000-01-01";
 let world: Awaited<ReturnType<typeof comparedPlans>>;
 let run: RunningVacancies;

@@ -15,8 +15,8 @@ import {
   type RunningVacancies,
 } from "./support/harness.ts";
 
-// Spec 4.3 against fixtures plus a small bulk (scale 0.25: 549 rows, every oddity in realistic
-// proportions). The generator's own rows are the oracle for which vacancies exist.
+// GET /v1/vacancies against fixtures plus a small bulk (scale 0.25: 549 rows, every oddity in
+// realistic proportions). The generator's own rows are the oracle for which vacancies exist.
 const SCALE = 0.25;
 const V = fixtures.vacancies;
 const P = fixtures.practices;
@@ -284,8 +284,8 @@ describe("GET /v1/vacancies query plans", () => {
     ["province=OVL&position=TA", { province: "OVL", position: "TA" }],
   ];
 
-  // Sorting every matching id costs as much for page 1 as for the last page (15-20 ms at 100,000
-  // vacancies for published); an early page walks an index in key order and stops.
+  // Sorting every matching id costs as much for page 1 as for the last page; an early page walks an
+  // index in key order and stops (docs/decisions/list-pages.md).
   it.each(FIRST_PAGE_FILTERS)(
     "page 1 with %s is one walk in key order: no derived table of ids, no sort, no temporary table",
     async (_query, filter) => {

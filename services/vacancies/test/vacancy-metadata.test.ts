@@ -18,7 +18,7 @@ import {
   type RunningVacancies,
 } from "./support/harness.ts";
 
-// Spec 2.7 / 4.8, and spec 1.2: legacy table and column names never appear in a response.
+// The metadata resource; legacy table and column names never appear in a response.
 let database: TempDatabase;
 let run: RunningVacancies;
 let meta: {
@@ -171,7 +171,7 @@ describe("legacy names", () => {
   const legacyColumns: string[] = Object.values(COLUMNS).flatMap(
     (columns) => [...columns] as string[],
   );
-  // uuid, slug, teaser and status are spec field names that happen to match a column: not legacy names.
+  // uuid, slug, teaser and status are contract field names that happen to match a column.
   const canonical = new Set(VACANCY_FIELDS.flatMap((f) => f.path.split(".")));
   const forbidden = [...new Set([...legacyTables, ...legacyColumns])].filter(
     (name) => !canonical.has(name),

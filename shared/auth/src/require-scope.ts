@@ -4,7 +4,7 @@ import { DEFAULT_REALM, type AccessToken, type TokenVerifier } from "./verifier.
 
 /**
  * Route guard: 401 UNAUTHENTICATED without a valid token, 403 INSUFFICIENT_SCOPE (naming the scope)
- * with a valid token that lacks it (spec 5.7). The verified token lands on res.locals.auth.
+ * with a valid token that lacks it. The verified token lands on res.locals.auth.
  */
 export function requireScope(
   verify: TokenVerifier,

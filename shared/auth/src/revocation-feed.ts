@@ -13,7 +13,9 @@ import { watchRevocations, type RevocationWatch } from "./revocation-watch.ts";
 import type { RevocationView } from "./verifier.ts";
 
 export interface RevocationFeedOptions {
-  /** A service config carrying natsEnvShape (or revocationFeedEnvShape); staleness defaults to 60 s. */
+  /**
+   * A service config carrying natsEnvShape (or revocationFeedEnvShape); staleness defaults to 60 s.
+   */
   config: {
     NATS_SERVERS: ReadonlyArray<string>;
     NATS_NAMESPACE: string;
@@ -33,7 +35,10 @@ export interface RevocationFeedOptions {
 export interface RevocationFeed {
   /** Pass to createTokenVerifier({ revocation }). "unknown" (503) until the first load. */
   view: RevocationView;
-  /** Ready once the revocation list has been loaded (a pod that cannot check revocations takes no traffic). */
+  /**
+   * Ready once the revocation list has been loaded (a pod that cannot check revocations takes no
+   * traffic).
+   */
   readiness: ReadinessCheck;
   loaded: Promise<void>;
   /** The bucket once connected, for its one writer (the auth service). */

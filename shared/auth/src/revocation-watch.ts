@@ -13,7 +13,9 @@ export interface RevocationWatchOptions {
   maxStalenessMs?: number;
   /** How often the bucket's head is compared with what the watch has delivered. */
   probeIntervalMs?: number;
-  /** A watch that stays behind the bucket's head (or never finishes loading) this long is restarted. */
+  /**
+   * A watch that stays behind the bucket's head (or never finishes loading) this long is restarted.
+   */
   restartAfterMs?: number;
   now?: () => number;
 }
@@ -46,11 +48,11 @@ interface Generation {
 }
 
 /**
- * Semantics (README "Revocation"): before the first complete load every token is "unknown"
- * (503): a fresh process cannot tell a revoked token from a good one. After it, the last known
- * list is kept while NATS reconnects, for at most `maxStalenessMs` since the list was last
- * confirmed to hold everything in the bucket; after that "unknown" again (fail closed), except
- * for clients already known to be revoked, which stay "revoked".
+ * Semantics (the auth README, "Revocation everywhere within seconds"): before the first complete
+ * load every token is "unknown" (503): a fresh process cannot tell a revoked token from a good one.
+ * After it, the last known list is kept while NATS reconnects, for at most `maxStalenessMs` since
+ * the list was last confirmed to hold everything in the bucket; after that "unknown" again (fail
+ * closed), except for clients already known to be revoked, which stay "revoked".
  */
 export function watchRevocations(options: RevocationWatchOptions): RevocationWatch {
   return new KvRevocationWatch(options);
@@ -129,7 +131,8 @@ class KvRevocationWatch implements RevocationWatch {
     this.#target = undefined;
     await previous?.watcher?.stop().catch(() => {});
     try {
-      // Values are parsed here, not by watchKv, so a value this version rejects still counts as seen.
+      // Values are parsed here, not by watchKv, so a value this version rejects still counts as
+      // seen.
       generation.watcher = await watchKv<unknown>(this.#kv, {
         logger: this.#logger,
         onChange: (change) => this.#apply(generation, change),

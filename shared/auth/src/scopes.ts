@@ -1,4 +1,4 @@
-/** The spec's scopes (part 5). The sandbox has every one except crm-mirror:write. */
+/** The contract's scopes. The sandbox has every one except crm-mirror:write. */
 export const SCOPES = [
   "practices:read",
   "vacancies:read",

@@ -42,7 +42,9 @@ export function bearerChallenge(
     : `Bearer realm="${realm}"`;
 }
 
-/** auth's published keys, fetched and cached by jose (refetched on an unknown kid, rate-limited). */
+/**
+ * auth's published keys, fetched and cached by jose (refetched on an unknown kid, rate-limited).
+ */
 export function remoteKeys(jwksUrl: string, timeoutMs = 2_000): JWTVerifyGetKey {
   return createRemoteJWKSet(new URL(jwksUrl), {
     timeoutDuration: timeoutMs,
@@ -93,7 +95,10 @@ function toAccessToken(payload: JWTPayload): AccessToken | undefined {
 
 export type TokenVerifier = (authorization: string | undefined) => Promise<AccessToken>;
 
-/** Verifies `Authorization: Bearer <jwt>`; throws UnauthenticatedError (401) with an RFC 6750 challenge. */
+/**
+ * Verifies `Authorization: Bearer <jwt>`; throws UnauthenticatedError (401) with an RFC 6750
+ * challenge.
+ */
 export function createTokenVerifier(options: VerifierOptions): TokenVerifier {
   const realm = options.realm ?? DEFAULT_REALM;
   const invalid = (description: string) =>

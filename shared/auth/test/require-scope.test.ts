@@ -34,7 +34,8 @@ const revocation: RevocationView = {
 
 function appWith(verify: TokenVerifier) {
   const router = express.Router();
-  // Not a documented path: this stand-in answers its own shape, which the contract checks would refuse at /v1/vacancies.
+  // Not a documented path: this stand-in answers its own shape, which the contract checks would
+  // refuse at /v1/vacancies.
   router.get("/v1/guarded", requireScope(verify, "vacancies:read"), (_req, res) =>
     sendData(res, { client: res.locals.auth.clientId }),
   );

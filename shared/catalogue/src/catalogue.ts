@@ -30,7 +30,7 @@ export interface FieldSpec {
   example: unknown;
 }
 
-/** A metadata `fields` entry, exactly the shape of spec 2.7. */
+/** A metadata `fields` entry, exactly the contract's shape. */
 export interface FieldMetadata {
   path: string;
   json_type: string | string[];
@@ -75,7 +75,7 @@ export function fieldMetadata(field: FieldSpec, observed?: ObservedValue[]): Fie
   };
 }
 
-/** The metadata resource of spec 2.7 for one catalogue. */
+/** The contract's metadata resource for one catalogue. */
 export function metadataResource(
   info: ResourceInfo,
   fields: ReadonlyArray<FieldSpec>,

@@ -1,4 +1,4 @@
-/** Field kinds used in the metadata endpoints (spec 2.2). */
+/** Field kinds used in the metadata endpoints (the contract's list). */
 export const KINDS = {
   identifier: "identity or opaque reference; do not interpret or parse",
   reference: "points to the identity of another resource (`references` names it)",
@@ -18,7 +18,7 @@ export const KINDS = {
 
 export type FieldKind = keyof typeof KINDS;
 
-/** Sources named in field metadata (spec 2.2). */
+/** Sources named in field metadata (the contract's list). */
 export const SOURCES = {
   primary: "the master backend (the primary system's database)",
   crm_via_primary: "company data from a CRM, synchronised through the primary database",

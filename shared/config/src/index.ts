@@ -82,10 +82,15 @@ const rootPackage = JSON.parse(
   readFileSync(new URL("../../../package.json", import.meta.url), "utf8"),
 ) as { version: string };
 
-/** The installation's semantic version (spec 9.2): health `version`, version `build`, OpenAPI `info.version`. */
+/**
+ * The installation's semantic version: health `version`, version `build`, OpenAPI `info.version`.
+ */
 export const installationVersion: string = rootPackage.version;
 
-/** Keys every service process reads. Defaults suit one machine (`npm start`); the chart sets them all. */
+/**
+ * Keys every service process reads. Defaults suit one machine (`npm start`); the chart sets them
+ * all.
+ */
 export function serviceEnvShape(defaults: { port: number; internalPort: number }) {
   return {
     PORT: env.port(defaults.port),

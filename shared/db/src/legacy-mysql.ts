@@ -22,11 +22,11 @@ export interface LegacyDbOptions {
   /** Bound on each query on an established connection. */
   queryTimeoutMs?: number;
   connectionLimit?: number;
-  /** The process's Meter: `legacy.source.unavailable` counts the queries that failed as unreachable. */
+  /** The process's Meter: `legacy.source.unavailable` counts queries that found it unreachable. */
   meter?: Meter;
 }
 
-/** Read-only access to the legacy primary database (MySQL/MariaDB), which the service never writes. */
+/** Read-only access to the legacy primary database (MySQL/MariaDB); the services never write it. */
 export interface LegacyDb {
   query<T>(sql: string, params?: ReadonlyArray<unknown>): Promise<T[]>;
   ping(): Promise<void>;
@@ -65,9 +65,9 @@ function errorType(err: unknown): string {
   return typeof code === "string" && CONNECTION_FAILURES.has(code) ? code : "other";
 }
 
-// Our own span rather than the mysql2 instrumentation's: every legacy read passes here, and the
-// generic one costs several times more per query (shimmer-wrapped callbacks, values formatted
-// into the statement). Semantic conventions for database client spans.
+// Our own span rather than the mysql2 instrumentation's, which costs several times more per query
+// (shimmer-wrapped callbacks, values formatted into the statement); semantic conventions for
+// database client spans. Why: docs/decisions/tracing-cost.md.
 const tracer = trace.getTracer("@svc/db");
 
 function connectionAttributes(url: string): Attributes {
@@ -106,19 +106,14 @@ export function createLegacyDb(options: LegacyDbOptions): LegacyDb {
     multipleStatements: false,
     charset: "utf8mb4",
     // Reads are server-side prepared statements (execute(), binary protocol), each prepared once
-    // per connection and kept: MariaDB then skips parsing the statement on every call, and rows
-    // come back in binary form. Measured on a single vacancy read at 32 concurrent queries:
-    // MariaDB's CPU per query 89 → 54 µs, the client's 60 → 49 µs (the statements are built with
-    // placeholders only, so a service uses a few dozen distinct texts). The cache is an LRU whose
-    // arrays are allocated at full size up front: mysql2's default of 16,000 entries is 512 KB of
-    // heap per connection (found in a heap snapshot), 64 is 2 KB. An evicted statement is closed
-    // on the server, whose max_prepared_stmt_count (16,382 by default) is one budget for all its
-    // clients: 64 a connection keeps a deployment at its HPA maximum (2 services x 6 replicas x 10
-    // connections) under 7,700, and a read that finds the budget spent goes as text (runQuery).
+    // per connection and kept in a small LRU (mysql2 allocates it at full size up front). An
+    // evicted statement is closed on the server, whose max_prepared_stmt_count is one budget for
+    // all its clients; a read that finds it spent goes as text (runQuery).
+    // Why: docs/decisions/legacy-prepared-statements.md.
     maxPreparedStatements: PREPARED_STATEMENTS_PER_CONNECTION,
   };
   // mysql2's callback API, wrapped here once: its promise API captures a stack trace for every
-  // call (getConnection and query), ~5 % of a single vacancy read's CPU, measured.
+  // call (getConnection and query).
   const pool: Pool = createPool(poolOptions);
   const unavailable = options.meter?.createCounter("legacy.source.unavailable", {
     unit: "{error}",
@@ -133,10 +128,10 @@ export function createLegacyDb(options: LegacyDbOptions): LegacyDb {
   const spanAttributes = connectionAttributes(options.url);
 
   // Not pool.query(): it puts a connection whose query timed out back into the pool, and the next
-  // queries queue behind the hung one on that connection, their own timeout not yet running (it
-  // starts when a query starts): while the server hangs, reads waited for it, not for their bound.
-  // So a connection whose query failed at the connection level is destroyed, and taking one from
-  // the pool is bounded too (connect timeout + query timeout: a connection may be busy that long).
+  // queries queue behind the hung one, their own timeout not yet running (it starts when a query
+  // starts). So a connection whose query failed at the connection level is destroyed, and taking
+  // one from the pool is bounded too (connect timeout + query timeout: a connection may be busy
+  // that long).
   const acquireTimeout = (options.connectTimeoutMs ?? 2_000) + queryTimeout;
   async function acquire(): Promise<PoolConnection> {
     const pending = new Promise<PoolConnection>((resolve, reject) =>

@@ -97,7 +97,7 @@ const PG_CONNECTION_FAILURES = new Set([
   "08004",
 ]);
 
-/** True for a failure to reach PostgreSQL, also when wrapped (drizzle puts the driver's error in `cause`). */
+/** True for a failure to reach PostgreSQL, also when wrapped (drizzle's `cause`). */
 export function isPgConnectionFailure(err: unknown): boolean {
   for (
     let e = err as { code?: string; message?: string; cause?: unknown } | undefined, depth = 0;

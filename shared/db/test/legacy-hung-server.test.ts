@@ -5,7 +5,7 @@ import { createLegacyDb } from "../src/index.ts";
 
 // A legacy server that hangs (SIGSTOP: connections accepted, nothing answered) while requests
 // keep coming: every query must still fail within its bounds, also one that waited for a pooled
-// connection behind others (the fault suite saw list reads answer after 17 s of a 20 s hang).
+// connection behind others.
 let server: PrivateMariaDb;
 beforeAll(async () => void (server = await startPrivateMariaDb()), 60_000);
 afterAll(async () => server?.cleanup());

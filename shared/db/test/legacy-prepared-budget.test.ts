@@ -39,7 +39,8 @@ describe("legacy reads when the server's prepared-statement budget is spent", ()
         expect(
           await legacy.query<{ code: string }>("SELECT code FROM item WHERE id = ?", [id]),
         ).toEqual([{ code: id === 1 ? "a" : "b" }]);
-      // The server refused every PREPARE (a refusal is not counted): answered through the text protocol.
+      // The server refused every PREPARE (a refusal is not counted): answered through the text
+      // protocol.
       expect(await prepared()).toBe(before);
       await admin.query("SET GLOBAL max_prepared_stmt_count = DEFAULT");
       expect(
@@ -48,7 +49,8 @@ describe("legacy reads when the server's prepared-statement budget is spent", ()
       expect(
         await legacy.query<{ code: string }>("SELECT code FROM item WHERE id = ?", [1]),
       ).toEqual([{ code: "a" }]);
-      // Prepared once on the connection that first ran it after the reset (at most once per pooled connection).
+      // Prepared once on the connection that first ran it after the reset (at most once per pooled
+      // connection).
       expect(await prepared()).toBeGreaterThanOrEqual(before + 1);
       expect(await prepared()).toBeLessThanOrEqual(before + 2);
     } finally {

@@ -6,8 +6,8 @@ import { createDrizzle, createPgPool, guardPg } from "../src/index.ts";
 
 // A server that shuts down sends every session "terminating connection due to administrator
 // command" (57P01). A session checked out of the pool but between two queries (inside a
-// transaction) receives it as an 'error' event: unhandled, that event ended the process (the
-// fault suite saw identity exit during a PostgreSQL restart). A private server, so it can be stopped.
+// transaction) receives it as an 'error' event, which unhandled ends the process. A private
+// server, so it can be stopped.
 let server: PrivatePostgres;
 beforeAll(async () => void (server = await startPrivatePostgres()), 60_000);
 afterAll(async () => server?.cleanup());

@@ -1,7 +1,7 @@
 /**
  * The small set of domain errors. Handlers throw these; exactly one middleware (@svc/http's
- * errorHandler) turns them into the contract's error envelope (spec 7.1). Codes beyond the spec's
- * five are our reading where the spec is silent (README: "Errors").
+ * errorHandler) turns them into the contract's error envelope. Codes beyond the contract's five
+ * are our reading where it is silent (README.md, "Errors").
  */
 export interface FieldIssue {
   /** The parameter, header or body field (dotted path) that is wrong. */

@@ -10,7 +10,7 @@ import { serverSpans } from "./tracing.ts";
 export interface PlatformInfo {
   /** Service name reported by /health. */
   service: string;
-  /** The installation's semantic version (spec 9.2). */
+  /** The installation's semantic version (`installationVersion` of @svc/config). */
   version: string;
   environment: "production" | "sandbox";
 }
@@ -28,7 +28,7 @@ export interface HttpAppOptions {
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
 
-/** Per-request UUID (spec 2.1 meta.request_id); a UUID-shaped X-Request-Id from the gateway is kept. */
+/** Per-request UUID (the envelope's meta.request_id); a UUID-shaped X-Request-Id is kept. */
 function requestId(): RequestHandler {
   return (req, res, next) => {
     const incoming = req.get("x-request-id");
@@ -83,14 +83,14 @@ function requestLog(logger: Logger, meter: Meter | undefined): RequestHandler {
   };
 }
 
-/** Public platform endpoints (spec 4.1), also under their unversioned aliases (spec 9.5). */
+/** Public platform endpoints (health, version), also under their unversioned aliases. */
 function platformRoutes(platform: PlatformInfo): Router {
   const router = express.Router();
   const health: RequestHandler = (_req, res) => {
     res.json({ service: platform.service, status: "ok", version: platform.version });
   };
   const version: RequestHandler = (_req, res) => {
-    // `php` keeps its name for compatibility and carries the runtime's version (ARCHITECTURE).
+    // `php` keeps its name for compatibility with the contract and carries the runtime's version.
     sendData(res, {
       api_version: API_VERSION,
       build: platform.version,
@@ -100,14 +100,14 @@ function platformRoutes(platform: PlatformInfo): Router {
   };
   router.get(["/health", "/v1/health"], health);
   router.get(["/version", "/v1/version"], version);
-  // Any other method (OPTIONS included, which express would otherwise answer itself in text/plain) is 405.
+  // Any other method is 405 (OPTIONS too, which express would answer itself in text/plain).
   router.all(["/health", "/v1/health", "/version", "/v1/version"], (_req, _res, next) =>
     next(new MethodNotAllowedError(["GET", "HEAD"])),
   );
   return router;
 }
 
-/** Builds (never listens) the express app every service shares: ids, logging, platform routes, errors. */
+/** Builds (never listens) the express app all services share: ids, logging, platform, errors. */
 export function createHttpApp(options: HttpAppOptions): Express {
   const app = express();
   app.disable("x-powered-by");

@@ -1,10 +1,9 @@
 /**
- * Reusable response-body buffers. A list page is ~180 KB; a fresh buffer per response is memory
- * outside V8's heap that V8 still counts towards starting its next full collection, so at ~500
- * pages a second (~90 MB/s of buffers) the bodies alone set off a Mark-Compact every few hundred
- * milliseconds (measured: services/vacancies/bench/gc-trace.ts, README "Benchmarks"). Bodies taken
- * from here go back once the socket has written them, and the few kept free are released after a
- * quiet spell, so an idle process holds none.
+ * Reusable response-body buffers. A fresh buffer per response is memory outside V8's heap that V8
+ * still counts towards starting its next full collection, so under list load the bodies alone set
+ * off frequent Mark-Compacts. Bodies taken from here go back once the socket has written them, and
+ * the few kept free are released after a quiet spell, so an idle process holds none.
+ * Why: docs/decisions/list-pages.md.
  */
 export interface BodyPoolOptions {
   /** Bytes of each buffer; a body larger than this gets a buffer of its own. */

@@ -27,7 +27,7 @@ export function metaFor(res: Response, pagination?: Pagination): Meta {
     : { request_id: requestIdOf(res), api_version: API_VERSION };
 }
 
-/** Sends the success envelope of spec 2.1. */
+/** Sends the contract's success envelope. */
 export function sendData(
   res: Response,
   data: unknown,
@@ -44,11 +44,10 @@ export function pagination(page: number, perPage: number, total: number): Pagina
 
 /**
  * The success envelope of a list, byte for byte what `JSON.stringify` of the whole envelope gives,
- * built item by item. One `JSON.stringify` over a page of large items is the costliest step of a
- * list request: one character outside Latin-1 anywhere (a pasted en dash) makes V8 build the whole
- * page as a two-byte string, which is then slow to encode as UTF-8. Item by item, only the items
- * holding such a character pay that, and each string is encoded straight into one buffer: 0.3 ms
- * instead of 1.0 ms for 100 vacancies (165 KB), measured.
+ * built item by item: one character outside Latin-1 anywhere (a pasted en dash) would make V8 build
+ * the whole page as a two-byte string, slow to encode as UTF-8; item by item, only the items
+ * holding one pay that. Each string is encoded straight into one buffer.
+ * Why: docs/decisions/list-pages.md.
  */
 export function listEnvelopeBytes(items: readonly unknown[], meta: Meta): Buffer {
   const envelope = listEnvelopeParts(items, meta);
@@ -76,9 +75,8 @@ function listEnvelopeParts(items: readonly unknown[], meta: Meta): ListEnvelopeP
 /**
  * The most bytes the envelope can take as UTF-8: three per UTF-16 code unit (a character of the
  * Basic Multilingual Plane takes at most three bytes, a surrogate pair four for its two units, and
- * JSON.stringify escapes lone surrogates). A buffer this large holds the body without measuring it
- * first, which for a page of 100 vacancies saves a UTF-8 length pass over every item (~0.1 ms,
- * most of it in the items V8 holds as two-byte strings).
+ * JSON.stringify escapes lone surrogates). A buffer this large holds the body without a UTF-8
+ * length pass over every item first.
  */
 function utf8Bound(envelope: ListEnvelopeParts): number {
   return 3 * envelope.units;
@@ -92,7 +90,7 @@ function utf8Length(envelope: ListEnvelopeParts): number {
   return length;
 }
 
-/** Writes the envelope at the start of `body` (at least its UTF-8 length) and returns those bytes. */
+/** Writes the envelope at the start of `body` (at least its UTF-8 length); returns those bytes. */
 function writeListEnvelope(envelope: ListEnvelopeParts, body: Buffer): Buffer {
   let offset = body.write(LIST_HEAD, 0, "latin1");
   envelope.json.forEach((item, i) => {
@@ -104,13 +102,12 @@ function writeListEnvelope(envelope: ListEnvelopeParts, body: Buffer): Buffer {
 }
 
 /**
- * List bodies: see BodyPool. A page of 100 vacancies is ~180 KB, ~180,000 UTF-16 units, so its
- * bound (utf8Bound) fits a buffer of 640 KB; a buffer's pages become resident only as far as
- * bodies have filled it (~180 KB for such pages).
+ * List bodies (BodyPool). A buffer holds the bound (utf8Bound) of a page of 100 vacancies; its
+ * pages become resident only as far as bodies have filled it.
  */
 export const listBodyPool = new BodyPool({ bufferBytes: 640 * 1024, maxFree: 8, idleMs: 10_000 });
 
-/** Sends a list page in the envelope with its pagination meta; its body buffer is reused once written. */
+/** Sends a list page in the envelope with its pagination meta; its buffer is reused once sent. */
 export function sendPage(
   res: Response,
   items: readonly unknown[],

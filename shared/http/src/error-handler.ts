@@ -42,8 +42,9 @@ export function notFoundHandler(): RequestHandler {
 }
 
 /**
- * The one place errors become responses (spec 7.1). Unknown errors are logged with their cause
- * and answered as an opaque 500 INTERNAL_ERROR; client errors are not logged as errors.
+ * The one place errors become responses (the contract's error envelope). Unknown errors are logged
+ * with their cause and answered as an opaque 500 INTERNAL_ERROR; client errors are not logged as
+ * errors.
  */
 export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (err, req, res, _next) => {

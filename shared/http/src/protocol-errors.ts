@@ -12,7 +12,7 @@ import { API_VERSION } from "./envelope.ts";
 /**
  * Requests Node's HTTP layer answers by itself never reach the app, so without these hooks they get
  * bare 400/417/431 responses, or (CONNECT) a closed connection. Each answer here is the contract's
- * error envelope (spec 7.1) with a request id, like every other error.
+ * error envelope with a request id, like every other error.
  */
 function errorBody(code: string, message: string, requestId: string): string {
   return JSON.stringify({
@@ -22,7 +22,10 @@ function errorBody(code: string, message: string, requestId: string): string {
   });
 }
 
-/** For a connection that has no request object (parse errors, CONNECT): the response written to the socket itself. */
+/**
+ * For a connection that has no request object (parse errors, CONNECT): the response written to
+ * the socket itself.
+ */
 function writeToSocket(socket: Duplex, status: number, code: string, message: string): void {
   const requestId = randomUUID();
   const body = errorBody(code, message, requestId);
@@ -71,7 +74,10 @@ function requireHost(handler: RequestListener): RequestListener {
 /** Server options that hand the missing-Host case to `withProtocolErrors`' request listener. */
 export const PROTOCOL_SERVER_OPTIONS = { requireHostHeader: false } as const;
 
-/** Installs the hooks on a server created with PROTOCOL_SERVER_OPTIONS; returns the request listener to serve. */
+/**
+ * Installs the hooks on a server created with PROTOCOL_SERVER_OPTIONS; returns the request
+ * listener to serve.
+ */
 export function withProtocolErrors(server: Server, handler: RequestListener): RequestListener {
   server.on("clientError", (err: NodeJS.ErrnoException, socket: Duplex) => {
     const attached = (socket as { _httpMessage?: ServerResponse })._httpMessage;
@@ -91,7 +97,8 @@ export function withProtocolErrors(server: Server, handler: RequestListener): Re
     ),
   );
   const listener = requireHost(handler);
-  // RFC 9110 10.1.1: an expectation other than 100-continue may be ignored; the request is served as usual.
+  // RFC 9110 10.1.1: an expectation other than 100-continue may be ignored; the request is served
+  // as usual.
   server.on("checkExpectation", listener);
   return listener;
 }

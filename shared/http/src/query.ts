@@ -2,9 +2,9 @@ import { z } from "zod";
 import { ValidationError, type FieldIssue } from "@svc/errors";
 
 /**
- * Query-string validation (spec 4.x, ARCHITECTURE "Where the spec is silent"): unknown
- * parameters, repeated parameters, booleans other than true/false, non-integers, page < 1,
- * per_page outside 1..100 and impossible dates are all 422 VALIDATION_ERROR naming the parameter.
+ * Query-string validation (our reading where the contract is silent): unknown parameters, repeated
+ * parameters, booleans other than true/false, non-integers, page < 1, per_page outside 1..100 and
+ * impossible dates are all 422 VALIDATION_ERROR naming the parameter.
  */
 export const DEFAULT_PER_PAGE = 25;
 export const MAX_PER_PAGE = 100;
@@ -23,7 +23,8 @@ function intParam(min: number, max: number) {
           .min(min, { message: `must be at least ${min}` })
           .max(max, { message: `must be at most ${max}` }),
       )
-      // What the OpenAPI document says (z.toJSONSchema cannot see through the transform); @svc/openapi.
+      // What the OpenAPI document says (@svc/openapi; z.toJSONSchema cannot see through the
+      // transform).
       .meta({ type: "integer" })
   );
 }
@@ -37,7 +38,10 @@ const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const DATE_TIME =
   /^(\d{4})-(\d{2})-(\d{2})T([01]\d|2[0-3]):([0-5]\d)(?::([0-5]\d)(?:\.\d{1,9})?)?(Z|[+-](?:[01]\d|2[0-3]):[0-5]\d)$/;
 
-/** A calendar date (YYYY-MM-DD) or an instant; what a date means (which zone's midnight) is the caller's rule. */
+/**
+ * A calendar date (YYYY-MM-DD) or an instant; what a date means (which zone's midnight) is the
+ * caller's rule.
+ */
 export type DateOrInstant = { kind: "date"; date: string } | { kind: "instant"; instant: Date };
 
 export function parseDateOrDateTime(value: string): DateOrInstant | string {
@@ -100,7 +104,7 @@ type QueryShape = Record<string, z.ZodType<unknown, string | undefined>>;
 // Building a zod object costs far more than using it; shapes are usually module constants.
 const compiled = new WeakMap<QueryShape, z.ZodObject>();
 
-/** Validates req.query against a shape of named parameters; throws ValidationError naming each bad one. */
+/** Validates req.query against a shape of named parameters; ValidationError names each bad one. */
 export function parseQuery<S extends QueryShape>(
   shape: S,
   query: unknown,

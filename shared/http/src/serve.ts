@@ -52,7 +52,7 @@ export function closeInternalLast(shutdown: Shutdown, serving: Serving): void {
   shutdown.add("internal endpoints", () => serving.internal.close(1_000));
 }
 
-/** Prints a configuration failure for a person and exits; used by every main.ts before a logger exists. */
+/** Prints a configuration failure for a person and exits: every main.ts, before a logger exists. */
 export function exitOnStartupError(service: string, err: unknown): never {
   const message = err instanceof Error ? err.message : String(err);
   process.stderr.write(`${service}: failed to start: ${message}\n`);

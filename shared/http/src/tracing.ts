@@ -14,9 +14,8 @@ const tracer = trace.getTracer("@svc/http");
  * One SERVER span per request (OpenTelemetry HTTP semantic conventions), continuing the caller's
  * W3C trace context, and the rest of the request handled inside it: database, NATS and outgoing
  * spans become its children, log lines carry its ids. Named by the route express matched
- * (`GET /v1/vacancies/:uuid`), set when the response is done. One span and no per-layer
- * wrapping: the generic http and express instrumentations cost several times more per request
- * (services/vacancies/bench/tracing-bench.ts). Without an OpenTelemetry SDK it records nothing.
+ * (`GET /v1/vacancies/:uuid`), set when the response is done. One span and no per-layer wrapping
+ * (why: docs/decisions/tracing-cost.md). Without an OpenTelemetry SDK it records nothing.
  */
 export function serverSpans(): RequestHandler {
   return (req, res, next) => {

@@ -45,8 +45,9 @@ describe("listEnvelopeBytes", () => {
   );
 });
 
-// Pages of 100 items near and past what a pooled buffer holds, by how many UTF-8 bytes a UTF-16 unit
-// takes. An en dash is one unit and three bytes, so a page of them is exactly as large as its bound.
+// Pages of 100 items near and past what a pooled buffer holds, by how many UTF-8 bytes a UTF-16
+// unit takes. An en dash is one unit and three bytes, so a page of them is exactly as large as its
+// bound.
 const perItem = (unitsPerPage: number) => Math.floor(unitsPerPage / 100);
 const pageOf = (text: string) => Array.from({ length: 100 }, (_, i) => ({ i, s: text }));
 const SIZED_PAGES: Record<string, unknown[]> = {

@@ -6,7 +6,7 @@ import { createHttpApp, sendData } from "../src/index.ts";
 
 /**
  * What Node's HTTP layer answers by itself (parse errors, oversized headers, CONNECT, a missing
- * Host, unknown expectations) is in the error envelope too; found by the hostile-input suite.
+ * Host, unknown expectations) is in the error envelope too.
  */
 let app: StartedApp;
 beforeAll(async () => {
@@ -28,7 +28,7 @@ interface RawAnswer {
   body: string;
 }
 
-/** Writes bytes as they are (fetch refuses most of these requests) and reads until the server closes. */
+/** Writes bytes as they are (fetch refuses most of these); reads until the server closes. */
 function raw(request: string): Promise<RawAnswer> {
   return new Promise((resolve, reject) => {
     const socket = connect(app.port, "127.0.0.1");

@@ -9,7 +9,9 @@
 const DAY_MS = 86_400_000;
 const DATE_PATTERN = /^(\d{4})-(\d{2})-(\d{2})$/;
 
-/** Parses a `YYYY-MM-DD` calendar date to UTC midnight of that date; throws on non-existent dates. */
+/**
+ * Parses a `YYYY-MM-DD` calendar date to UTC midnight of that date; throws on non-existent dates.
+ */
 export function parseIsoDate(date: string): number {
   const match = DATE_PATTERN.exec(date);
   if (!match) throw new RangeError(`not a YYYY-MM-DD date: ${JSON.stringify(date)}`);
@@ -39,13 +41,17 @@ function lastSundayUtc(year: number, monthIndex: number): number {
 /** Offset of Europe/Brussels from UTC in minutes at an instant: +120 in summer time, else +60. */
 export function brusselsOffsetMinutes(utcMs: number): number {
   const year = new Date(utcMs).getUTCFullYear();
-  // Summer time runs from 01:00 UTC on the last Sunday of March to 01:00 UTC on the last Sunday of October.
+  // Summer time runs from 01:00 UTC on the last Sunday of March to 01:00 UTC on the last Sunday of
+  // October.
   const start = lastSundayUtc(year, 2) + 3_600_000;
   const end = lastSundayUtc(year, 9) + 3_600_000;
   return utcMs >= start && utcMs < end ? 120 : 60;
 }
 
-/** The Brussels wall-clock DATETIME (`YYYY-MM-DD HH:MM:SS`) of an instant, as the legacy system stores it. */
+/**
+ * The Brussels wall-clock DATETIME (`YYYY-MM-DD HH:MM:SS`) of an instant, as the legacy system
+ * stores it.
+ */
 export function toBrusselsDateTime(utcMs: number): string {
   const local = new Date(utcMs + brusselsOffsetMinutes(utcMs) * 60_000).toISOString();
   return `${local.slice(0, 10)} ${local.slice(11, 19)}`;

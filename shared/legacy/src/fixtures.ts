@@ -1,5 +1,5 @@
 /**
- * Fixture catalogue: the hand-made records that exercise each rule of spec sections 2.3 and 2.4,
+ * Fixture catalogue: the hand-made records that exercise each practice and vacancy field rule,
  * keyed by meaning. They are present at every seed and scale (bulk records come in addition), so
  * tests say `fixtures.vacancies.displayDateFuture` instead of a magic id.
  *
@@ -14,11 +14,20 @@ const vacancyUuid = (n: number): string => `f1c7b000-0000-4000-8000-${String(n).
 
 export const fixtures = {
   practices: {
-    /** In both sources. Primary row: active, visible, `nl`. CRM row: stop date yesterday, language `fr`, another name. The primary row wins (active, nl); name comes from the CRM row. */
+    /**
+     * In both sources. Primary row: active, visible, `nl`. CRM row: stop date yesterday, language
+     * `fr`, another name. The primary row wins (active, nl); name comes from the CRM row.
+     */
     collisionPrimaryWins: practiceUuid(1),
-    /** Ordinary primary practice with everything filled: CRM row, coordinates, logo, region/contact HTML, coach, one TDM link. */
+    /**
+     * Ordinary primary practice with everything filled: CRM row, coordinates, logo, region/contact
+     * HTML, coach, one TDM link.
+     */
     primaryComplete: practiceUuid(2),
-    /** Primary row without CRM row: warning `source_record_missing`; name from the primary copy; no address/VAT/contact/geo. */
+    /**
+     * Primary row without CRM row: warning `source_record_missing`; name from the primary copy; no
+     * address/VAT/contact/geo.
+     */
     primaryWithoutCrmRow: practiceUuid(3),
     /** Two active and visible primary rows: warning `multiple_active_rows`. */
     multipleActiveRows: practiceUuid(4),
@@ -40,7 +49,10 @@ export const fixtures = {
     languageMissing: practiceUuid(12),
     /** CRM row without postal code: no coordinates, `geo_precision` null. */
     missingPostalCode: practiceUuid(13),
-    /** Dutch postal code `4811 AB` (Breda, country `Nederland`): not in the postal-code table, so no coordinates. */
+    /**
+     * Dutch postal code `4811 AB` (Breda, country `Nederland`): not in the postal-code table, so no
+     * coordinates.
+     */
     postalCodeNotInAreaTable: practiceUuid(14),
     /** Country `België`: passed through, not ISO. */
     countryNotIso: practiceUuid(15),
@@ -75,7 +87,7 @@ export const fixtures = {
     secondaryStartsToday: practiceUuid(54),
     /** Secondary practice stopping today: active (bounds inclusive). */
     secondaryStopsToday: practiceUuid(55),
-    /** Secondary practice with neither start nor stop date: the spec does not say; see README. */
+    /** Secondary practice with neither start nor stop date: active (a missing bound is open). */
     secondaryPeriodMissing: practiceUuid(56),
     /** Secondary practice in French. */
     secondaryLanguageFr: practiceUuid(57),
@@ -137,13 +149,19 @@ export const fixtures = {
     practiceDangling: vacancyUuid(37),
     /** Reference to the legacy id `ACC/2009/117`. */
     practiceLegacyId: vacancyUuid(38),
-    /** Picked from the secondary list at creation; that id now also has a primary row (snapshot stays `crm`). */
+    /**
+     * Picked from the secondary list at creation; that id now also has a primary row (snapshot
+     * stays `crm`).
+     */
     practiceTypeSnapshotStale: vacancyUuid(39),
     /** Practice name snapshot differs from the practice's current name. */
     practiceNameSnapshotDiffers: vacancyUuid(40),
     /** Intro pasted from a word processor (`<p class="MsoNormal"><span style=...>`). */
     pastedFormatting: vacancyUuid(41),
-    /** Created 2024-03-31 01:45 (CET, +01:00), updated 03:15 the same night (CEST, +02:00): 30 minutes apart. */
+    /**
+     * Created 2024-03-31 01:45 (CET, +01:00), updated 03:15 the same night (CEST, +02:00): 30
+     * minutes apart.
+     */
     dstSpringForward: vacancyUuid(42),
     /** Created 2024-10-27 01:45 (CEST, +02:00), updated 03:15 (CET, +01:00): 2.5 hours apart. */
     dstFallBack: vacancyUuid(43),

@@ -1,7 +1,7 @@
 /**
  * @svc/legacy: the legacy primary database model (MySQL/MariaDB DDL), the deterministic synthetic
- * sandbox data set, its fixture catalogue, and the launcher's ensureSandbox. Legacy table and column
- * names are allowed here; see README.md for the column → spec field map.
+ * sandbox data set, its fixture catalogue, and the launcher's ensureSandbox. Legacy table and
+ * column names are allowed here; see README.md for the column → API field map.
  */
 export {
   applyLegacySchema,

@@ -32,7 +32,10 @@ afterAll(async () => {
   await connection.end();
 });
 
-/** Each oddity as a WHERE condition on `tbl_vacature v`; each must hold for at least one fixture and for some bulk rows. */
+/**
+ * Each oddity as a WHERE condition on `tbl_vacature v`; each must hold for at least one fixture and
+ * for some bulk rows.
+ */
 const ODDITIES: Array<[string, string]> = [
   ["title from the public heading", FILLED("kop_publiek")],
   ["title from the frontend name", `${EMPTY("kop_publiek")} AND ${FILLED("naam_frontend")}`],
@@ -109,7 +112,8 @@ describe("vacancy oddities in the default data set", () => {
     ).toBeGreaterThanOrEqual(2000);
   });
 
-  // `taal` uses the case-insensitive table collation, so `taal = 'nl'` alone would also match the odd value `NL`.
+  // `taal` uses the case-insensitive table collation, so `taal = 'nl'` alone would also match the
+  // odd value `NL`.
   it("stores slugs with the public site's language prefix", async () => {
     expect(
       await count(

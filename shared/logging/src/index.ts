@@ -6,7 +6,7 @@ export type { Logger };
 
 /**
  * Paths whose values never reach a log line: credentials, tokens, secrets and the personal data
- * an application form carries. pino matches these on every object logged.
+ * an application form carries, checked on every object logged (see `redacted`).
  */
 export const REDACTED_PATHS: ReadonlyArray<string> = [
   "authorization",
@@ -87,16 +87,15 @@ function holdsRedactedPath(object: Record<string, unknown>): boolean {
 }
 
 /**
- * pino's own `redact` option runs @pinojs/redact on every line, which parses every path string
- * and clones the object each time: 20 µs a line against 3 µs without it (measured), ~5 % of a
- * vacancy read, and 36 KB of garbage per request log line. Most lines (every request line) hold
- * none of the paths, which a few property checks prove; a line that does is redacted by the same
- * library with the same paths, as before.
+ * Lines holding none of the paths (every request line), which a few property checks prove, are
+ * not passed to @pinojs/redact, which parses every path and clones the object on each call; a line
+ * that holds one is redacted by it with the same paths. Why: docs/decisions/logging-cost.md.
  */
 function redacted(object: Record<string, unknown>): Record<string, unknown> {
   if (!holdsRedactedPath(object)) return object;
   // Errors serialised first (as pino would after this hook): a cloned Error loses its message and
-  // stack. The serialised copy keeps the error's prototype, so pino's own pass still names its type.
+  // stack. The serialised copy keeps the error's prototype, so pino's own pass still names its
+  // type.
   const errors = Object.keys(object).filter((key) => object[key] instanceof Error);
   const plain = { ...object };
   for (const key of errors) plain[key] = pino.stdSerializers.err(object[key] as Error);
@@ -109,8 +108,8 @@ function redacted(object: Record<string, unknown>): Record<string, unknown> {
 
 /**
  * pino's `isoTime` (`,"time":"2026-11-26T09:04:07.123Z"`) without a Date and an ISO formatting per
- * line (2.8 % of a vacancy read's CPU, profiled): the text up to the second is built once a
- * second, the milliseconds are appended. `now` is injectable for tests.
+ * line: the text up to the second is built once a second, the milliseconds are appended. `now` is
+ * injectable for tests. Why: docs/decisions/logging-cost.md.
  */
 export function isoTimestamp(now: () => number = Date.now): () => string {
   let second = Number.NaN;

@@ -32,7 +32,9 @@ export type StartConsumerOptions<T> = {
   concurrency: number;
   handler: (delivery: Delivery<T>) => Promise<Decision> | Decision;
   logger: Logger;
-  /** Validates the decoded JSON, e.g. a zod schema's `parse`; a message failing it is terminated. */
+  /**
+   * Validates the decoded JSON, e.g. a zod schema's `parse`; a message failing it is terminated.
+   */
   parse?: (data: unknown) => T;
   /** Retry delay after a handler throws; default 1 s. */
   errorDelayMs?: number;
@@ -43,9 +45,8 @@ export type StartConsumerOptions<T> = {
 export type RunningConsumer = {
   /**
    * Stops pulling, lets already received messages and running handlers finish, then resolves.
-   * A message the server sent just as the client unsubscribed is dropped by the client (seen in
-   * 1 of 15 busy stops, 2 messages): the server redelivers it after ack_wait, with its delivery
-   * count raised, as it would after a crashed worker.
+   * A message the server sent just as the client unsubscribed is dropped by the client: the server
+   * redelivers it after ack_wait, with its delivery count raised, as after a crashed worker.
    */
   stop(): Promise<void>;
   inFlight(): number;
@@ -74,7 +75,8 @@ export async function startConsumer<T>(options: StartConsumerOptions<T>): Promis
   void logNotifications(messages, logger, { stream, consumer: name });
   const handle = (msg: JsMsg) => handleOne(msg, { ...options, workingIntervalMs });
   const done = pullLoop(messages, slots, handle, logger, { stream, consumer: name });
-  done.catch(() => {}); // rejections are logged by the loop; callers awaiting `done` still see them
+  // Rejections are logged by the loop; callers awaiting `done` still see them.
+  done.catch(() => {});
   let stopping: Promise<void> | undefined;
   return {
     stop() {

@@ -31,7 +31,7 @@ export function eventsStreamConfig(n: Names): StreamSpec {
 
 /**
  * The delivery work queue: one message per (event, subscription), consumed by the dispatcher.
- * Set up per notes/jetstream-on-nats-2.9.md "Recommended setup".
+ * Why this setup on NATS 2.9: docs/decisions/jetstream-delivery-queue.md.
  */
 export function deliveriesStreamConfig(n: Names, options: { maxAgeMs?: number } = {}): StreamSpec {
   return {
@@ -43,8 +43,8 @@ export function deliveriesStreamConfig(n: Names, options: { maxAgeMs?: number } 
     // Longer than the whole retry schedule (about 7.5 h in production); it is also what finally
     // removes messages left behind after max_deliver, which a work queue never deletes itself.
     max_age: nanos(options.maxAgeMs ?? 8 * DAY_MS),
-    // The fan-out may re-publish a delivery after a crash; msg id is `${eventId}:${subscriptionId}`.
-    // Must be <= max_age or the server rejects the stream.
+    // The fan-out may re-publish a delivery after a crash; its msg id is
+    // `${eventId}:${subscriptionId}`. Must be <= max_age or the server rejects the stream.
     duplicate_window: nanos(Math.min(2 * HOUR_MS, options.maxAgeMs ?? Infinity)),
   };
 }

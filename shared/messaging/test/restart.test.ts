@@ -84,7 +84,7 @@ describe("a consumer across a nats-server crash", () => {
     await waitFor("every message handled", () => handled.size === 300, 15_000);
     const resumedAfterMs = Date.now() - restartedAt;
     // The consumer's counters, not the stream's message count: work-queue deletions from just
-    // before a SIGKILL may not be on disk, so acked messages can linger in the stream (measured).
+    // before a SIGKILL may not be on disk, so acked messages can linger in the stream.
     await waitFor(
       "nothing pending or unacked",
       async () => {
@@ -96,9 +96,9 @@ describe("a consumer across a nats-server crash", () => {
     expect([...handled.keys()].sort((a, b) => a - b)).toEqual(
       Array.from({ length: 300 }, (_, i) => i),
     );
-    // Measured on 2.9.10: about as many as were acked before the kill. Acks (and work-queue
-    // deletions) from the last second or so before a SIGKILL are not yet on disk, so those
-    // messages come back; handlers must tolerate repeats (the webhook-id lets receivers dedupe).
+    // Acks (and work-queue deletions) from the last second or so before a SIGKILL are not yet on
+    // disk, so those messages come back; handlers must tolerate repeats (the webhook-id lets
+    // receivers dedupe). docs/decisions/jetstream-delivery-queue.md.
     const handledTwice = [...handled.values()].filter((c) => c > 1).length;
     console.info(
       `restart: ${handledAtCrash} handled before kill -9, all 300 done ${resumedAfterMs} ms after restart, ${handledTwice} handled twice`,

@@ -7,7 +7,8 @@ function isZod(source: SchemaSource): source is z.ZodType {
 
 /**
  * A regular expression's source made case-insensitive without flags (JSON Schema patterns have
- * none): `[0-9a-f]` → `[0-9a-fA-F]`, a letter outside a class → `[xX]`. Escapes are kept as they are.
+ * none): `[0-9a-f]` → `[0-9a-fA-F]`, a letter outside a class → `[xX]`. Escapes are kept as they
+ * are.
  */
 export function caseInsensitivePattern(source: string): string {
   let out = "";
@@ -34,7 +35,10 @@ export function caseInsensitivePattern(source: string): string {
 
 type Bag = { _zod?: { bag?: { patterns?: Set<RegExp> } } };
 
-/** zod drops a regex's `i` flag when it writes `pattern`; put the case-insensitivity into the pattern itself. */
+/**
+ * zod drops a regex's `i` flag when it writes `pattern`; put the case-insensitivity into the
+ * pattern itself.
+ */
 function keepCaseInsensitivity(ctx: { zodSchema: unknown; jsonSchema: JsonSchema }): void {
   const patterns = [...((ctx.zodSchema as Bag)._zod?.bag?.patterns ?? [])];
   const caseless = patterns.find((p) => p.flags.includes("i"));

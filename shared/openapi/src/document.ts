@@ -32,12 +32,12 @@ import {
 } from "./schemas.ts";
 
 export interface DocumentInput {
-  /** The installation's semantic version (spec 9.2), `installationVersion` of @svc/config. */
+  /** The installation's semantic version, `installationVersion` of @svc/config. */
   version: string;
   title: string;
   description: string;
   tags: ReadonlyArray<TagSpec>;
-  /** Every scope (spec 5) with what it grants. */
+  /** Every scope with what it grants. */
   scopes: Readonly<Record<string, string>>;
   operations: ReadonlyArray<OperationSpec>;
 }
@@ -59,7 +59,7 @@ const GUARDED_ERRORS: ErrorCodes = {
   401: ["UNAUTHENTICATED"],
   403: ["INSUFFICIENT_SCOPE"],
   500: ["INTERNAL_ERROR"],
-  // The token verifier needs auth's keys and the revocation list (README "Auth").
+  // The token verifier needs auth's keys and the revocation list (fails closed without them).
   503: ["SERVICE_UNAVAILABLE"],
 };
 /** And every public one (a JSON body that does not parse is refused before any route). */
@@ -103,7 +103,10 @@ class Builder {
   readonly schemas = new Map<string, JsonSchema>();
   readonly responses = new Map<string, Record<string, unknown>>();
 
-  /** A named schema goes to components once (the same name must mean the same schema); others are inlined. */
+  /**
+   * A named schema goes to components once (the same name must mean the same schema); others are
+   * inlined.
+   */
   schema(ref: SchemaRef, io: "input" | "output"): JsonSchema {
     if (isNamed(ref)) {
       const schema = toSchema(ref.schema, io);
@@ -284,7 +287,8 @@ function webhookObject(type: EventType): Record<string, unknown> {
       summary: `${type} event`,
       description: `${what} Webhooks are notifications, not data (spec 1.5, 6).${production ? " Production only: the sandbox catalogue omits it." : ""}`,
       tags: ["Webhook events"],
-      // Deliveries carry no token: the receiver verifies X-SVC-Signature with the subscription secret.
+      // Deliveries carry no token: the receiver verifies X-SVC-Signature with the subscription
+      // secret.
       security: [],
       ...(production ? { "x-environments": ["production"] } : {}),
       parameters: EVENT_HEADERS.map(([name, description, schema]) => ({

@@ -33,12 +33,14 @@ export interface ParameterSpec {
 export interface HeaderSpec {
   description: string;
   schema: JsonSchema;
-  /** A required response header is checked by the contract tests on every response of its status. */
+  /**
+   * A required response header is checked by the contract tests on every response of its status.
+   */
   required?: boolean;
 }
 
 export type ResponseBody =
-  /** The success envelope of spec 2.1 around one resource. */
+  /** The contract's success envelope around one resource. */
   | { envelope: "data"; schema: SchemaRef }
   /** The success envelope around a list page, with meta.pagination. */
   | { envelope: "page"; items: SchemaRef }
@@ -55,11 +57,11 @@ export interface ResponseSpec {
 export type ErrorCodes = Partial<Record<number, ReadonlyArray<string>>>;
 
 export type Auth =
-  /** A bearer token with this scope (spec 5). */
+  /** A bearer token with this scope. */
   | { scope: string }
-  /** Public, no token (spec 1.7: health and version, and the document). */
+  /** Public, no token (health and version, and the document). */
   | { public: true }
-  /** HTTP Basic client credentials (the token endpoint, spec 4.2). */
+  /** HTTP Basic client credentials (the token endpoint). */
   | { clientCredentials: true };
 
 export interface OperationSpec {
@@ -110,7 +112,10 @@ export interface ServiceOpenApi {
   scopes?: Readonly<Record<string, string>>;
 }
 
-/** `/v1/vacancies/{uuid}` → `/v1/vacancies/:uuid`; a literal colon (`accounts:bulk`) is escaped for path-to-regexp. */
+/**
+ * `/v1/vacancies/{uuid}` → `/v1/vacancies/:uuid`; a literal colon (`accounts:bulk`) is escaped for
+ * path-to-regexp.
+ */
 export function expressPath(path: string): string {
   return path.replace(/:/g, "\\:").replace(/\{([A-Za-z0-9_]+)\}/g, ":$1");
 }

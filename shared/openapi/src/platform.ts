@@ -1,6 +1,6 @@
 /**
- * The platform endpoints every service serves (spec 4.1, 9.5; shared/http `createHttpApp`): health
- * and version, public, under /v1 and as unversioned aliases.
+ * The platform endpoints every service serves (shared/http `createHttpApp`): health and version,
+ * public, under /v1 and as unversioned aliases.
  */
 import { API_VERSION } from "@svc/http";
 import type { NamedSchema, OperationSpec } from "./operation.ts";

@@ -18,5 +18,8 @@ export type SameKeys<A, B> = [Keys<A>] extends [Keys<B>]
     : false
   : false;
 
-/** Compile-time check that a documented enum has exactly a union type's members (`const _c: SameUnion<A, B> = true`). */
+/**
+ * Compile-time check that a documented enum has exactly a union type's members
+ * (`const _c: SameUnion<A, B> = true`).
+ */
 export type SameUnion<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;

@@ -1,5 +1,5 @@
 /**
- * The shapes every operation shares (spec 2.1 envelope, 7.1 errors, 2.7 metadata, 6.1 payload)
+ * The shapes every operation shares (the contract's envelope, errors, metadata and event payload)
  * and the conversions from the catalogues. Each is derived from the constants the code uses
  * (API_VERSION, MAX_PER_PAGE, KINDS, SOURCES, the event catalogue), not restated.
  */
@@ -9,7 +9,7 @@ import { EVENT_CATALOGUE, EVENT_VERSION, type EventType } from "@svc/events";
 import { API_VERSION, MAX_PER_PAGE } from "@svc/http";
 import type { HeaderSpec, JsonSchema } from "./operation.ts";
 
-/** Every `error.code` the API answers (spec 7.1 and README "Errors"), with its status and meaning. */
+/** Every `error.code` the API answers (the contract's and our own), with its status and meaning. */
 export const ERROR_CODES = {
   MALFORMED_REQUEST: {
     status: 400,
@@ -119,7 +119,10 @@ export const ERROR_HEADERS: Partial<Record<number, Record<string, HeaderSpec>>> 
   },
 };
 
-/** Every response of the API carries the request id (spec 2.1 meta.request_id, also for non-envelope answers). */
+/**
+ * Every response of the API carries the request id (the envelope's meta.request_id, also for
+ * non-envelope answers).
+ */
 export const REQUEST_ID_HEADER: Record<string, HeaderSpec> = {
   "X-Request-Id": {
     description:
@@ -166,7 +169,10 @@ export function metaSchema(withPagination: boolean): JsonSchema {
   };
 }
 
-/** Spec 7.1: `success` false, `error.code`, `error.message`, `meta`; validation errors add `details`. */
+/**
+ * The contract's error envelope: `success` false, `error.code`, `error.message`, `meta`; validation
+ * errors add `details`.
+ */
 export const errorEnvelopeSchema: JsonSchema = {
   type: "object",
   additionalProperties: false,
@@ -207,7 +213,7 @@ export const errorEnvelopeSchema: JsonSchema = {
   },
 };
 
-/** Success envelope around `data` (spec 2.1). */
+/** Success envelope around `data`. */
 export function envelopeSchema(data: JsonSchema, page: boolean): JsonSchema {
   return {
     type: "object",
@@ -226,7 +232,10 @@ const FORMAT_OF_KIND: Partial<Record<FieldSpec["kind"], string>> = {
   date_time: "date-time",
 };
 
-/** The catalogue's JSON Schema (@svc/catalogue) with the formats its kinds promise (date, date_time) and each field's example. */
+/**
+ * The catalogue's JSON Schema (@svc/catalogue) with the formats its kinds promise (date, date_time)
+ * and each field's example.
+ */
 export function catalogueSchema(fields: ReadonlyArray<FieldSpec>): JsonSchema {
   const schema = toJsonSchema(fields);
   for (const field of fields) {
@@ -315,7 +324,7 @@ const describedKeys = (table: Record<string, string>): JsonSchema => ({
   properties: Object.fromEntries(Object.keys(table).map((key) => [key, { type: "string" }])),
 });
 
-/** The metadata resource of spec 2.7; `referenceLists` is the schema of its `reference_lists` object. */
+/** The metadata resource; `referenceLists` is the schema of its `reference_lists` object. */
 export function metadataResourceSchema(referenceLists: JsonSchema): JsonSchema {
   return {
     type: "object",
@@ -349,7 +358,7 @@ export function metadataResourceSchema(referenceLists: JsonSchema): JsonSchema {
 
 export const FIELD_METADATA_SCHEMA = fieldMetadataSchema;
 
-/** The webhook payload of spec 6.1 for one event type (shared/events `buildEvent`). */
+/** The webhook payload for one event type (shared/events `buildEvent`). */
 export function eventPayloadSchema(type: EventType): JsonSchema {
   return {
     type: "object",

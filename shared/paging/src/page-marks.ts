@@ -2,9 +2,9 @@ import { RefreshingCache } from "./page-totals.ts";
 
 /** How a list source keeps its page marks. */
 export interface PageMarkOptions {
-  /** Rows between two marks: a page from a mark reads fewer than this many rows more than it returns. */
+  /** Rows between two marks: a page from a mark reads fewer than this many more than it returns. */
   spacing?: number;
-  /** How long (ms) a list's marks are reused before they are read again in the background; 0: no marks. */
+  /** How long (ms) a list's marks are reused before a background re-read; 0: no marks. */
   ttlMs: number;
   now: () => number;
 }
@@ -19,7 +19,10 @@ export interface PageMarkOptions {
  * concurrent writes. Used by the vacancies and practices sources.
  */
 export class PageMarks<K> {
-  /** The marks `options` ask for (`spacing` defaulting to `defaults.spacing`), or none without options or with a `ttlMs` of 0. */
+  /**
+   * The marks `options` ask for (`spacing` defaulting to `defaults.spacing`), or none without
+   * options or with a `ttlMs` of 0.
+   */
   static of<K>(
     options: PageMarkOptions | undefined,
     defaults: { spacing: number; maxEntries?: number },
@@ -50,8 +53,8 @@ export class PageMarks<K> {
   /**
    * Where the page at `offset` of the list `list` starts: the `index`-th mark (its `key`) and the
    * rows to skip after it (`offset`). Past the last mark (the list grew since the marks were read,
-   * or the page is past its end) it starts from the last one. Undefined when the list has no rows at all. `read` reads the
-   * list's marks (in list order) when they are not kept.
+   * or the page is past its end) it starts from the last one. Undefined when the list has no rows
+   * at all. `read` reads the list's marks (in list order) when they are not kept.
    */
   async start(
     list: string,

@@ -1,6 +1,6 @@
 /**
- * The `total` of a paginated list (spec 2.1 meta.pagination) without counting on every request.
- * A total is a COUNT over every matching row, usually far more work than reading one page, so:
+ * The `total` of a paginated list (the envelope's meta.pagination) without counting on every
+ * request. A total is a COUNT over every matching row, usually far more work than a page, so:
  *
  *   - a page that is not full ends the list: its total is exact without counting (offset + rows);
  *   - otherwise the count for the same query is reused for up to `ttlMs` (TotalsCache), and never
@@ -74,7 +74,10 @@ export class RefreshingCache<T> {
     return entry;
   }
 
-  /** Replaces `stale` once the new value arrives; a failed one drops it, so the next request computes it itself. */
+  /**
+   * Replaces `stale` once the new value arrives; a failed one drops it, so the next request
+   * computes it itself.
+   */
   #recount(key: string, stale: Entry<T>, compute: () => Promise<T>, at: number): Promise<T> {
     const recount = compute();
     recount.then(

@@ -25,7 +25,7 @@ describe("TotalsCache", () => {
       t.count(0)();
       return new Promise<number>((resolve) => (finish = resolve));
     };
-    // Past its lifetime: the stale total answers at once, and concurrent calls start one recount only.
+    // Past its lifetime: the stale total answers at once; concurrent calls start one recount.
     expect(await Promise.all([t.cache.get("k", slow), t.cache.get("k", slow)])).toEqual([7, 7]);
     expect(t.calls()).toBe(2);
     finish(9);

@@ -7,13 +7,8 @@ type ModuleFormat = "module" | "commonjs";
 
 /**
  * Resolves relative `import`s between the files of installed packages, finding each file's format
- * from the nearest package.json once per folder.
- *
- * Why: Node 24's ESM loader looks up the package scope of every module it loads and deserialises
- * that package.json each time. drizzle-orm's is 179 KB and it loads ~450 files, so importing it
- * allocated ~150 MB of short-lived garbage and took ~750 ms; V8 then kept the grown heap, and every
- * service sat at 200+ MB RSS idle. Node 20 and `require` do not have the cost (measured in
- * `npm run bench`, tools/idle-memory-bench.ts).
+ * from the nearest package.json once per folder: Node 24's ESM loader deserialises that
+ * package.json again for every module it loads. Why: docs/decisions/process-runtime-settings.md.
  *
  * Only what Node itself would do: a relative specifier with an explicit .js/.mjs/.cjs extension,
  * from a file under node_modules, that names an existing file. Anything else (bare specifiers, our
@@ -34,7 +29,7 @@ export function registerEsmFormatCache(): void {
 const RELATIVE = /^\.\.?\//;
 const EXTENSION = /\.(?:m|c)?js$/;
 
-/** The real path a relative ESM import inside an installed package names, or undefined to let Node decide. */
+/** The real path a relative ESM import inside an installed package names; else undefined. */
 function resolveInsidePackage(specifier: string, context: ResolveHookContext): string | undefined {
   const parent = context.parentURL;
   if (

@@ -20,14 +20,10 @@ export type IdleHeapReleaseOptions = {
 export type IdleHeapRelease = { stop(): void; releases(): number };
 
 /**
- * Gives the heap pages V8 freed back to the operating system once the process has gone idle.
- *
- * Why: Node 24's V8 keeps the pages a garbage collection frees in a pool for reuse, and the memory
- * reducer that would release them stays in its "high allocation" state in a process that went
- * quiet (`--trace-memory-reducer`), so every burst (a full change-detection sweep, a load spike,
- * the garbage of start-up) stays resident for good. Measured: 250 MB of freed objects stayed in
- * RSS with a 9 MB heap; Node 20 gave it back. A last-resort collection releases the pool
- * (250 MB → 78 MB in the same test).
+ * Gives the heap pages V8 freed back to the operating system once the process has gone idle: Node
+ * 24's V8 keeps them in a pool, and its memory reducer stays in its "high allocation" state in a
+ * process that went quiet, so every burst would stay resident. A last-resort collection releases
+ * the pool. Why: docs/decisions/process-runtime-settings.md.
  *
  * It runs when the event loop was at most `idleUtilization` busy over the last period and the
  * resident set grew by `minGrowthBytes` since the last release (or there was none yet): at most
@@ -56,7 +52,7 @@ export function startIdleHeapRelease(options: IdleHeapReleaseOptions = {}): Idle
   return { stop: () => clearInterval(timer), releases: () => released };
 }
 
-/** V8's gc() without exposing it on this realm's global object (no `--expose-gc` for every module). */
+/** V8's gc() without exposing it on this realm's global object (no `--expose-gc` for all code). */
 export function lastResortGc(): LastResortGc {
   setFlagsFromString("--expose-gc");
   try {

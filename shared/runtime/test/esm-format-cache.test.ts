@@ -74,7 +74,8 @@ beforeAll(() => {
      globalThis.gc(); const u = process.memoryUsage();
      console.log(JSON.stringify({ exports: [...Object.keys(pg), ...Object.keys(my)].sort(), heapTotalMb: u.heapTotal / 1048576 }));`,
   );
-  // The repository's drizzle-orm through a symlink, as npm links workspaces: Node resolves the real files.
+  // The repository's drizzle-orm through a symlink, as npm links workspaces: Node resolves the
+  // real files.
   symlinkSync(
     fileURLToPath(new URL("../../../node_modules/drizzle-orm", import.meta.url)),
     join(dir, "node_modules/drizzle-orm"),
@@ -105,7 +106,7 @@ describe("registerEsmFormatCache", () => {
     ];
     expect(h.exports).toEqual(p.exports);
     expect(h.exports).toContain("drizzle");
-    // Measured: ~150 MB of heap kept without the hook on Node 24.21, ~10 MB with it.
+    // Without the hook the heap keeps far more (docs/decisions/process-runtime-settings.md).
     expect(h.heapTotalMb).toBeLessThan(40);
   });
 });

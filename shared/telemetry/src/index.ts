@@ -38,7 +38,9 @@ export interface TelemetrySettings {
   OTEL_TRACES_SAMPLER_ARG?: number | undefined;
 }
 
-/** Off unless an exporter is configured: nothing is exported (or even started) when they are unset. */
+/**
+ * Off unless an exporter is configured: nothing is exported (or even started) when they are unset.
+ */
 export function telemetryEnabled(settings: TelemetrySettings): boolean {
   if (settings.OTEL_SDK_DISABLED) return false;
   if (settings.OTEL_TRACES_EXPORTER !== undefined) return settings.OTEL_TRACES_EXPORTER !== "none";
@@ -47,7 +49,9 @@ export function telemetryEnabled(settings: TelemetrySettings): boolean {
   );
 }
 
-/** Metrics are pushed by OTLP too when an endpoint is configured, unless OTEL_METRICS_EXPORTER=none. */
+/**
+ * Metrics are pushed by OTLP too when an endpoint is configured, unless OTEL_METRICS_EXPORTER=none.
+ */
 export function metricsPushEnabled(settings: TelemetrySettings): boolean {
   if (settings.OTEL_SDK_DISABLED || settings.OTEL_METRICS_EXPORTER === "none") return false;
   return Boolean(settings.OTEL_EXPORTER_OTLP_ENDPOINT);
@@ -70,13 +74,13 @@ const INSTRUMENTED_MODULES = ["http", "https", "pg", "pg-pool", "undici"];
  * service's instrument.ts is loaded with `node --import`). Returns undefined when off.
  * Only traces: metrics come from createMetrics (one MeterProvider per process, scraped and pushed).
  * The SDK and its instrumentations are imported only when tracing is on: a process that exports
- * nothing does not carry them (about 30 MB of resident memory each).
+ * nothing does not carry them (docs/decisions/tracing-cost.md).
  */
 export async function startTelemetry(options: TelemetryOptions): Promise<NodeSDK | undefined> {
   const { settings } = options;
   if (!telemetryEnabled(settings) && !options.spanProcessors) return undefined;
   // ESM imports of the instrumented modules are patched through import-in-the-middle's loader
-  // hook. Only those: wrapping every module the process loads doubled its start-up time.
+  // hook. Only those: wrapping every module the process loads slows its start-up badly.
   register("@opentelemetry/instrumentation/hook.mjs", import.meta.url, {
     data: { include: [...INSTRUMENTED_MODULES] },
   });
@@ -105,7 +109,8 @@ export async function startTelemetry(options: TelemetryOptions): Promise<NodeSDK
       samplerFromSettings(settings.OTEL_TRACES_SAMPLER, settings.OTEL_TRACES_SAMPLER_ARG),
     ),
     ...(options.spanProcessors ? { spanProcessors: options.spanProcessors } : {}),
-    // Our metrics have their own provider (createMetrics); the SDK starts no metric or log pipeline.
+    // Our metrics have their own provider (createMetrics); the SDK starts no metric or log
+    // pipeline.
     metricReaders: [],
     logRecordProcessors: [],
     instrumentations: [
@@ -116,7 +121,8 @@ export async function startTelemetry(options: TelemetryOptions): Promise<NodeSDK
         requireParentforOutgoingSpans: true,
       }),
       new PgInstrumentation({ requireParentSpan: true }),
-      // MySQL (the legacy source) spans come from @svc/db's createLegacyDb, where every legacy read passes.
+      // MySQL (the legacy source) spans come from @svc/db's createLegacyDb, where every legacy read
+      // passes.
       new UndiciInstrumentation({ requireParentforSpans: true }),
     ],
   });

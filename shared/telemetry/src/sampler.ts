@@ -9,7 +9,9 @@ import {
   type SamplingResult,
 } from "@opentelemetry/sdk-trace";
 
-/** The samplers OTEL_TRACES_SAMPLER may name (the SDK's own list, without the Jaeger remote one). */
+/**
+ * The samplers OTEL_TRACES_SAMPLER may name (the SDK's own list, without the Jaeger remote one).
+ */
 export const SAMPLER_NAMES = [
   "always_on",
   "always_off",

@@ -77,7 +77,8 @@ export function instantOfLocal(local: string, zone: string): number {
     number,
   ];
   const asUtc = Date.UTC(y, mo - 1, d, h, mi, s);
-  // Offsets a few hours either side cover every zone transition; try the earlier (larger) offset first.
+  // Offsets a few hours either side cover every zone transition; try the earlier (larger) offset
+  // first.
   const candidates = [
     ...new Set([
       offsetMinutes(asUtc - 3 * 3_600_000, zone),
@@ -118,7 +119,9 @@ export function localToIso(local: string | null, zone: string): string | null {
   return isoInZone(instantOfLocal(local, zone), zone);
 }
 
-/** An instant → the zone's wall-clock DATETIME string (for SQL comparisons against local columns). */
+/**
+ * An instant → the zone's wall-clock DATETIME string (for SQL comparisons against local columns).
+ */
 export function localOfInstant(instantMs: number, zone: string): string {
   return isoInZone(instantMs, zone).slice(0, 19).replace("T", " ");
 }

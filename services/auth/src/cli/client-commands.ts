@@ -23,7 +23,10 @@ export const USAGE = `Usage: npm run clients -- <command> [options]
 
 Add --json to any command for machine-readable output.`;
 
-/** Exit codes: 0 done, 1 bad usage or a client rule, 2 no such client, 3 done in the database but not yet propagated. */
+/**
+ * Exit codes: 0 done, 1 bad usage or a client rule, 2 no such client, 3 done in the database but
+ * not yet propagated.
+ */
 export type ExitCode = 0 | 1 | 2 | 3;
 
 /** A mistake in how the command was called: answered with the usage text. */

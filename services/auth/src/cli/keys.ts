@@ -1,6 +1,6 @@
 // `npm run keys -w @services/auth -- generate [--kid <kid>]`: prints a new private signing JWK
 // (ES256) for the signing-key Secret. Store it as <kid>.published.jwk.json first, switch it to
-// <kid>.active.jwk.json later (README "Signing keys and rotation"). Prints to stdout only.
+// <kid>.active.jwk.json later (service README, "Signing keys and rotation"). Prints to stdout only.
 import { parseArgs } from "node:util";
 import { generateSigningJwk } from "../domain/keys/local-keys.ts";
 

@@ -9,7 +9,8 @@ export function jwksRoutes(keys: SigningKeys): Router {
   const router = express.Router();
   const body = JSON.stringify(keys.jwks);
   router.get("/.well-known/jwks.json", (_req, res) => {
-    // Verifiers cache it themselves and refetch on an unknown kid; a short shared cache is harmless.
+    // Verifiers cache it themselves and refetch on an unknown kid; a short shared cache is
+    // harmless.
     res.set("Cache-Control", "public, max-age=300");
     res.type("application/jwk-set+json").send(body);
   });

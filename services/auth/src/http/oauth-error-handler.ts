@@ -33,7 +33,8 @@ function toOAuthError(err: unknown): OAuthError | undefined {
     return oauthErrors.temporarilyUnavailable(5);
   if (err instanceof DomainError && err.status < 500)
     return oauthErrors.invalidRequest(err.message);
-  // Other client errors of the body reader (e.g. a Content-Encoding whose data does not inflate: a zlib error with status 400).
+  // Other client errors of the body reader (e.g. a Content-Encoding whose data does not inflate: a
+  // zlib error with status 400).
   const status = (err as { status?: unknown } | undefined)?.status;
   if (
     !(err instanceof DomainError) &&

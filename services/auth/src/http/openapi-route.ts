@@ -3,7 +3,10 @@ import { MethodNotAllowedError } from "@svc/errors";
 import { expressPath } from "@svc/openapi";
 import { openApiOperation } from "./operations.ts";
 
-/** GET /openapi.json: the checked-in document, byte for byte, public (the route table sends it here). */
+/**
+ * GET /openapi.json: the checked-in document, byte for byte, public (the route table sends it
+ * here).
+ */
 export function openApiRoutes(documentJson: string): Router {
   const router = express.Router();
   router

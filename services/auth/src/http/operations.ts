@@ -1,7 +1,7 @@
 /**
- * The auth service's public operations, declared once: the token endpoint (spec 4.2) and the
- * OpenAPI document itself. The router mounts these paths; tools/openapi.ts builds the document
- * from them. The scopes' descriptions (spec 5) live here, beside the service that grants them.
+ * The auth service's public operations, declared once: the token endpoint and the OpenAPI document
+ * itself. The router mounts these paths; tools/openapi.ts builds the document from them. The
+ * scopes' descriptions live here, beside the service that grants them.
  */
 import { z } from "zod";
 import type { Scope } from "@svc/auth";
@@ -11,7 +11,7 @@ import {
   type TokenResponse,
 } from "../domain/token/token-service.ts";
 
-/** Spec 5, "Scopes (production)": what each grants. */
+/** The contract's production scopes: what each grants. */
 export const SCOPE_DESCRIPTIONS: Record<Scope, string> = {
   "practices:read": "Read practices.",
   "vacancies:read": "Read vacancies.",

@@ -9,7 +9,7 @@ import { tokenRoutes } from "./token-route.ts";
 
 export interface RouterDeps {
   service: TokenService;
-  /** Scopes that exist in this environment (spec 5). */
+  /** Scopes that exist in this environment. */
   environmentScopes: ReadonlySet<string>;
   keys: SigningKeys;
   /** The OpenAPI document served at GET /openapi.json. */

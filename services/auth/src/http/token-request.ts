@@ -3,7 +3,9 @@ import { oauthErrors } from "../domain/token/oauth-error.ts";
 import type { ClientCredentials, TokenRequest } from "../domain/token/token-request.ts";
 import { parseBasicCredentials } from "./basic-credentials.ts";
 
-/** Parameters that must appear at most once (RFC 6749 3.2); unknown ones are ignored (RFC 6749 3.1). */
+/**
+ * Parameters that must appear at most once (RFC 6749 3.2); unknown ones are ignored (RFC 6749 3.1).
+ */
 const SINGLE = ["grant_type", "scope", "client_id", "client_secret"] as const;
 const UTF8 = new TextDecoder("utf-8", { fatal: true });
 // RFC 6749 3.3: scope-token = 1*( %x21 / %x23-5B / %x5D-7E )
@@ -56,7 +58,7 @@ function credentialsOf(req: Request, inBody: boolean): ClientCredentials {
     throw oauthErrors.invalidRequest(
       "client credentials must be sent once: in the Authorization header only",
     );
-  // Spec 5.2: HTTP Basic is the one client authentication method; none, or another, is invalid_client.
+  // HTTP Basic is the one client authentication method; none, or another, is invalid_client.
   const credentials =
     authorization === undefined ? undefined : parseBasicCredentials(authorization);
   if (!credentials) throw oauthErrors.invalidClient();

@@ -14,7 +14,10 @@ export interface TokenRouteDeps {
   meter?: Meter | undefined;
 }
 
-/** Token requests by outcome: `issued`, or the RFC 6749 error code answered (invalid_client, slow_down, …). */
+/**
+ * Token requests by outcome: `issued`, or the RFC 6749 error code answered (invalid_client,
+ * slow_down, …).
+ */
 export type IssuanceCounter = Pick<Counter, "add">;
 
 function issuanceCounter(meter: Meter | undefined): IssuanceCounter | undefined {
@@ -27,7 +30,7 @@ function issuanceCounter(meter: Meter | undefined): IssuanceCounter | undefined 
 // A client-credentials request is a few hundred bytes; anything near this is not one.
 const BODY_LIMIT = "4kb";
 
-/** POST /oauth/token (spec 4.2, RFC 6749 4.4); every answer carries no-store, errors in RFC 6749 form. */
+/** POST /oauth/token (RFC 6749 4.4); every answer carries no-store, errors in RFC 6749 form. */
 export function tokenRoutes(deps: TokenRouteDeps): Router {
   const router = express.Router();
   const issuance = issuanceCounter(deps.meter);

@@ -3,7 +3,9 @@ import type { KV, Logger } from "@svc/messaging";
 import { revocationOf } from "../domain/clients/client.ts";
 import type { ClientStore, RevocationPublisher } from "../domain/ports.ts";
 
-/** Writes one revocation to the bucket every service watches; resolves once the server stored it. */
+/**
+ * Writes one revocation to the bucket every service watches; resolves once the server stored it.
+ */
 export function kvRevocationPublisher(kv: () => KV | undefined): RevocationPublisher {
   return async (revocation) => {
     const bucket = kv();

@@ -7,8 +7,8 @@ export const auth = pgSchema("auth");
 export const clientStatus = auth.enum("client_status", ["active", "revoked"]);
 
 /**
- * OAuth clients (spec 5). The secret exists only as its argon2id hash (PHC string, parameters
- * included). Expiry is not a status: a client is expired once `expires_at` has passed.
+ * OAuth clients. The secret exists only as its argon2id hash (PHC string, parameters included).
+ * Expiry is not a status: a client is expired once `expires_at` has passed.
  */
 export const clients = auth.table(
   "clients",
@@ -25,7 +25,7 @@ export const clients = auth.table(
     revokedAt: timestamp("revoked_at", { withTimezone: true }),
   },
   (t) => [
-    // Spec 5: crm-mirror:write belongs to the dedicated CRM mirror client only.
+    // crm-mirror:write belongs to the dedicated CRM mirror client only.
     check(
       "clients_crm_mirror_scope",
       sql`${t.isCrmMirror} OR NOT ('crm-mirror:write' = ANY(${t.scopes}))`,

@@ -58,7 +58,9 @@ export function basic(clientId: string, secret: string): string {
   return `Basic ${Buffer.from(`${clientId}:${secret}`, "utf8").toString("base64")}`;
 }
 
-/** Starts the real auth app on port 0 against a fresh database, NATS namespace and key directory. */
+/**
+ * Starts the real auth app on port 0 against a fresh database, NATS namespace and key directory.
+ */
 export async function startAuth(
   env: Record<string, string> = {},
   options: { meter?: Meter } = {},
@@ -149,7 +151,10 @@ export async function deleteNamespaceStreams(nc: NatsConnection, namespace: stri
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-/** Polls until `check` holds; fails naming `what` after `timeoutMs`. Returns the elapsed milliseconds. */
+/**
+ * Polls until `check` holds; fails naming `what` after `timeoutMs`. Returns the elapsed
+ * milliseconds.
+ */
 export async function waitFor(
   what: string,
   check: () => boolean | Promise<boolean>,

@@ -93,7 +93,7 @@ async function recordApplication(
   }
   await tx.linkIdentifiers(candidateUuid, decision.linkKeys, draft.now);
   if (!candidateCreated) {
-    // Spec 4.10: the same person applying to the same vacancy again gets the existing application (200).
+    // The same person applying to the same vacancy again gets the existing application (200).
     const existing = await tx.findApplicationOfSurvivor(candidateUuid, draft.vacancyUuid);
     if (existing)
       return { application: existing, candidateCreated: false, applicationCreated: false };
@@ -134,7 +134,8 @@ async function insertApplication(
     submittedAt: null,
   });
   if (!inserted) {
-    // A concurrent request for the same candidate and vacancy committed first: answer with its application.
+    // A concurrent request for the same candidate and vacancy committed first: answer with its
+    // application.
     const existing = await tx.findApplication(candidateUuid, draft.vacancyUuid);
     if (!existing) throw new Error("application vanished after a unique-constraint conflict");
     return { application: existing, candidateCreated: false, applicationCreated: false };

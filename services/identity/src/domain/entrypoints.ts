@@ -5,21 +5,22 @@
  * ("Vacature-pagina", "vacature pagina" and "VACATUREPAGINA" are one value); a URL is matched by
  * its host name ("https://be.indeed.com/…" → indeed).
  *
- * | code         | raw values (after normalisation)                                              |
- * |--------------|-------------------------------------------------------------------------------|
- * | website      | website, site, web, homepage, home                                             |
- * | vacancy_page | vacancy, vacancypage, vacature, vacaturepagina, postevacant, postesvacants, offre |
- * | job_alert    | jobalert, vacaturealert, alert, alerte, alerteemploi, newsletter               |
- * | spontaneous  | spontaneous, spontaan, spontanee, candidaturespontanee, opensollicitatie      |
- * | referral     | referral, doorverwijzing, viavia, recommandation, parrainage                  |
- * | indeed       | indeed, indeed.com, indeed.be (and subdomains)                                 |
- * | linkedin     | linkedin, linkedin.com                                                         |
- * | facebook     | facebook, fb, facebook.com, fb.com                                             |
- * | instagram    | instagram, ig, instagram.com                                                   |
- * | google_jobs  | google, googlejobs, google.com, google.be                                      |
- * | vdab         | vdab, vdab.be                                                                  |
- * | forem        | forem, leforem, leforem.be                                                     |
- * | actiris      | actiris, actiris.brussels, actiris.be                                          |
+ * | code         | raw values (after normalisation)                                         |
+ * |--------------|--------------------------------------------------------------------------|
+ * | website      | website, site, web, homepage, home                                       |
+ * | vacancy_page | vacancy, vacancypage, vacature, vacaturepagina, postevacant,             |
+ * |              | postesvacants, offre                                                     |
+ * | job_alert    | jobalert, vacaturealert, alert, alerte, alerteemploi, newsletter         |
+ * | spontaneous  | spontaneous, spontaan, spontanee, candidaturespontanee, opensollicitatie |
+ * | referral     | referral, doorverwijzing, viavia, recommandation, parrainage             |
+ * | indeed       | indeed, indeed.com, indeed.be (and subdomains)                           |
+ * | linkedin     | linkedin, linkedin.com                                                   |
+ * | facebook     | facebook, fb, facebook.com, fb.com                                       |
+ * | instagram    | instagram, ig, instagram.com                                             |
+ * | google_jobs  | google, googlejobs, google.com, google.be                                |
+ * | vdab         | vdab, vdab.be                                                            |
+ * | forem        | forem, leforem, leforem.be                                               |
+ * | actiris      | actiris, actiris.brussels, actiris.be                                    |
  */
 export const ENTRYPOINT_CODES = [
   "website",

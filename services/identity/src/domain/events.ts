@@ -1,6 +1,8 @@
 import { buildEvent, type EventPayload, type EventType } from "@svc/events";
 
-/** Builds the events of one unit of work: same instant, absolute links under the public base URL. */
+/**
+ * Builds the events of one unit of work: same instant, absolute links under the public base URL.
+ */
 export function eventsAt(
   publicBaseUrl: string,
   occurredAt: Date,

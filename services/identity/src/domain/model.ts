@@ -4,7 +4,7 @@ export type CandidateStatus = (typeof CANDIDATE_STATUSES)[number];
 export const RESOLUTIONS = ["resolved", "unresolved", "ambiguous"] as const;
 export type Resolution = (typeof RESOLUTIONS)[number];
 
-/** A candidate identity (spec 2.5): an identity and its merge link, nothing about the person. */
+/** A candidate identity: an identity and its merge link, nothing about the person. */
 export interface Candidate {
   candidateUuid: string;
   status: CandidateStatus;
@@ -13,7 +13,7 @@ export interface Candidate {
   updatedAt: Date | null;
 }
 
-/** An application (spec 2.6) plus the links this service keeps beside it. */
+/** An application plus the links this service keeps beside it. */
 export interface Application {
   applicationUuid: string;
   candidateUuid: string;
@@ -29,7 +29,7 @@ export interface Application {
   submittedAt: Date | null;
 }
 
-/** The technical register of one candidate's process for one vacancy (spec 1.3, 4.12). */
+/** The technical register of one candidate's process for one vacancy (a recruitment case). */
 export interface RecruitmentCase {
   recruitmentCaseUuid: string;
   candidateUuid: string;

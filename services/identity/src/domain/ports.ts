@@ -22,7 +22,9 @@ export interface VacancyDirectory {
 
 /** The write side, one database transaction per unit of work. */
 export interface IdentityStore {
-  /** Runs `work` in one transaction: everything it writes, events included, commits or none does. */
+  /**
+   * Runs `work` in one transaction: everything it writes, events included, commits or none does.
+   */
   transaction<T>(work: (tx: IdentityTransaction) => Promise<T>): Promise<T>;
 }
 
@@ -94,7 +96,9 @@ export interface ReserveInput extends IdempotencyRecordId {
   requestHash: Buffer;
   now: Date;
   expiresAt: Date;
-  /** Until when this request holds the key; after that a retry of the same request may take over. */
+  /**
+   * Until when this request holds the key; after that a retry of the same request may take over.
+   */
   lockedUntil: Date;
 }
 
@@ -102,7 +106,8 @@ export interface ReserveInput extends IdempotencyRecordId {
 export interface IdempotencyStore {
   /**
    * Takes the key unless another live request holds it or a response is stored for it. An expired
-   * record counts as absent; an in-progress record whose lease ran out is taken over by the same request.
+   * record counts as absent; an in-progress record whose lease ran out is taken over by the same
+   * request.
    */
   reserve(input: ReserveInput): Promise<Reservation>;
   complete(id: IdempotencyRecordId, response: StoredResponse): Promise<void>;

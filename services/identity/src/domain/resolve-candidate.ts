@@ -12,8 +12,8 @@ export interface ResolutionDecision {
 export const keyId = (key: LookupKey): string => key.hash.toString("hex");
 
 /**
- * Identity resolution rules (spec 2.6 `resolution`), given the usable keys in precedence order
- * (e-mail, then phone) and the surviving candidate each known key points to:
+ * Identity resolution rules (the application's `resolution`), given the usable keys in precedence
+ * order (e-mail, then phone) and the surviving candidate each known key points to:
  *
  * - no usable key (identifiers missing or unusable after normalisation): `unresolved`, and a new
  *   candidate with no identifiers, so candidate_uuid stays a string and an operator can merge it

@@ -22,7 +22,9 @@ const candidate = z
 
 const EMAIL_INSIDE = /[^\s@]+@[^\s@]+\.[^\s@]+/u;
 
-/** The entrypoint is stored as received, so it must not smuggle in what this service never stores. */
+/**
+ * The entrypoint is stored as received, so it must not smuggle in what this service never stores.
+ */
 function carriesPersonalData(entrypoint: string, phone: string | null | undefined): boolean {
   if (EMAIL_INSIDE.test(entrypoint)) return true;
   const normalised = phone ? normalisePhone(phone) : null;
@@ -30,7 +32,7 @@ function carriesPersonalData(entrypoint: string, phone: string | null | undefine
 }
 
 /**
- * The POST /v1/applications body (README "POST /v1/applications"). Strict: unknown fields, wrong
+ * The POST /v1/applications body (the service README describes it). Strict: unknown fields, wrong
  * types and missing required fields are 422, each field named. Identifier *content* is not judged
  * here: an address or number that does not normalise is simply unusable for resolution.
  */

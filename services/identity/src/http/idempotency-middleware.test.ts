@@ -93,7 +93,10 @@ const post = (key: string, body: unknown) =>
     body: JSON.stringify(body),
   });
 
-/** Waits until the previous request is inside the handler (it holds the key), however slow the machine. */
+/**
+ * Waits until the previous request is inside the handler (holding the key), however slow the
+ * machine.
+ */
 async function untilRunning(before: number): Promise<void> {
   while (executions === before) await new Promise((r) => setTimeout(r, 5));
 }
@@ -142,7 +145,6 @@ describe("idempotency middleware", () => {
     expect((await other).status).toBe(201);
   });
 
-  // Found by the hostile-input suite: this was a 500 (stack overflow while fingerprinting).
   it("answers 422 naming the body for a body nested thousands of levels deep", async () => {
     const res = await fetchJson<{ error: { code: string; details: Array<{ field: string }> } }>(
       `${app.baseUrl}/things`,

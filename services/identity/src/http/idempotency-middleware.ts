@@ -12,7 +12,7 @@ import {
 export const IDEMPOTENCY_KEY_HEADER = "Idempotency-Key";
 export const REPLAYED_HEADER = "Idempotent-Replayed";
 
-/** A request with the same key is still running after we waited for it (README "Errors"). */
+/** A request with the same key is still running after we waited for it (our 409 code). */
 export class IdempotentRequestInProgressError extends DomainError {
   constructor() {
     super(
@@ -34,7 +34,7 @@ export interface IdempotencyOptions {
   logger: Logger;
   /** How long a request waits for a concurrent one with the same key before answering 409. */
   waitMs?: number;
-  /** How long a running request holds its key before a retry of the same request may take over (a crashed process). */
+  /** How long a running request holds its key before a retry may take over (a crashed process). */
   leaseMs?: number;
 }
 
@@ -48,15 +48,16 @@ const keyReused = () =>
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
- * Idempotency-Key support (ARCHITECTURE "Where the spec is silent") for a JSON POST route, placed
+ * Idempotency-Key support (our reading where the contract is silent) for a JSON POST route, placed
  * after the scope guard and before the handler:
  *
  * - no header: the request runs as usual; a header that is not 1–255 printable ASCII: 422.
  * - first use: the key is taken (one row per client and key), the handler runs, and a 2xx response
  *   is stored with the key for `ttlMs`; any other outcome (422, 503, 500…) releases the key, so
  *   the client can fix the request and use the same key again.
- * - same key, same request: the stored status and body are replayed with `Idempotent-Replayed: true`;
- *   while the first is still running the retry waits for it (never a second execution).
+ * - same key, same request: the stored status and body are replayed with
+ *   `Idempotent-Replayed: true`; while the first is still running the retry waits for it (never a
+ *   second execution).
  * - same key, another request: 422 VALIDATION_ERROR naming the Idempotency-Key header.
  */
 export function idempotency(options: IdempotencyOptions): RequestHandler {
@@ -86,7 +87,7 @@ export function idempotency(options: IdempotencyOptions): RequestHandler {
   };
 }
 
-/** A body too deep to fingerprint is no request body of this service: 422, never a stack overflow. */
+/** A body too deep to fingerprint is no request body of this service: 422, not a stack overflow. */
 function fingerprintOf(method: string, path: string, body: unknown): Buffer {
   try {
     return requestFingerprint(method, path, body);
@@ -117,7 +118,7 @@ async function waitForTurn(
       lockedUntil,
     });
     if (turn.kind === "reserved") return { kind: "reserved", lockedUntil };
-    // A running request with another body may still fail and free the key, so only a stored one is final.
+    // A running request with another body may still fail and free the key: a stored one is final.
     if (turn.kind === "completed") {
       if (!turn.requestHash.equals(requestHash)) throw keyReused();
       return turn;
@@ -157,7 +158,7 @@ function settleWithResponse(
   }) as Response["json"];
 }
 
-/** A 2xx kept with the key. Not stored, the key stays held until its lease ends; the response itself is still right. */
+/** A 2xx kept with the key. If storing fails, the key stays held until its lease ends. */
 function storeResponse(
   options: IdempotencyOptions,
   id: IdempotencyRecordId,
@@ -174,11 +175,10 @@ function storeResponse(
 }
 
 /**
- * Frees the key of a request that failed; resolves after the first attempt. The client was told
- * it may retry with the same key, so a release that fails (the database is down, often why the
- * request failed) is tried again in the background until it lands or the lease has ended anyway:
- * otherwise every retry would wait for a 409 for the rest of the lease, long after the database
- * came back.
+ * Frees the key of a request that failed; resolves after the first attempt. The client was told it
+ * may retry with the same key, so a failed release (the database is down, often why the request
+ * failed) is retried in the background until it lands or the lease ends: otherwise every retry
+ * would wait for a 409 for the rest of the lease.
  */
 function releaseKey(
   options: IdempotencyOptions,

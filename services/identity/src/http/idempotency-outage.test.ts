@@ -31,8 +31,7 @@ abstract class HeldKeysStore implements IdempotencyStore {
 
 /**
  * The database behind the keys hangs: the request fails with 503 after its query timeout, and
- * releasing its key would wait out the same timeout once more. The 503 must not wait for it
- * (the fault suite saw POST /v1/applications answer after two query timeouts).
+ * releasing its key would wait out the same timeout once more. The 503 must not wait for it.
  */
 class HangingReleaseStore extends HeldKeysStore {
   releasing: Promise<void> | undefined;

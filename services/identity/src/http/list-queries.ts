@@ -7,7 +7,10 @@ import {
   listRecruitmentCasesOperation,
 } from "./operations.ts";
 
-/** `created_since`: a date means midnight in the configured zone (Europe/Brussels); a date-time is itself. Inclusive. */
+/**
+ * `created_since`: a date means midnight in the configured zone (Europe/Brussels); a date-time is
+ * itself. Inclusive.
+ */
 function sinceOf(value: DateOrInstant | undefined, timeZone: string): Date | undefined {
   if (value === undefined) return undefined;
   return value.kind === "instant"

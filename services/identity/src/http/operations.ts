@@ -1,8 +1,8 @@
 /**
- * The identity operations (spec 4.9, 4.10, 4.12), declared once: the router mounts these paths,
- * the list filters parse these query shapes, POST /v1/applications parses this body, and the
- * OpenAPI document (tools/openapi.ts) is generated from them. The response schemas state the
- * presenters' shapes (representations.ts); a compile-time check keeps their keys equal.
+ * The identity operations (identities, applications, submission), declared once: the router mounts
+ * these paths, the list filters parse these query shapes, POST /v1/applications parses this body,
+ * and the OpenAPI document (tools/openapi.ts) is generated from them. The response schemas state
+ * the presenters' shapes (representations.ts); a compile-time check keeps their keys equal.
  */
 import { z } from "zod";
 import { q } from "@svc/http";

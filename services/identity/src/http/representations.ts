@@ -7,7 +7,7 @@ import type {
   Submission,
 } from "../domain/model.ts";
 
-// Domain → response mappers: exactly the contract's fields (spec 2.5, 2.6), never a row as is.
+// Domain → response mappers: exactly the contract's fields, never a row as is.
 // Instants are ISO 8601 in UTC with an explicit offset and milliseconds, like event occurred_at.
 
 const iso = (d: Date | null): string | null => (d === null ? null : isoWithOffset(d));
@@ -41,7 +41,7 @@ export function applicationResource(a: Application) {
   return { ...applicationFields(a), updated_at: iso(a.updatedAt) };
 }
 
-/** The create response (spec 2.6): the fields without updated_at, plus the two outcome flags. */
+/** The create response: the fields without updated_at, plus the two outcome flags. */
 export function applicationCreateResponse(outcome: ApplicationOutcome) {
   return {
     ...applicationFields(outcome.application),

@@ -27,7 +27,6 @@ describe("request fingerprint", () => {
     ).toBe(false);
   });
 
-  // Found by the hostile-input suite: a few thousand levels overflowed the stack (a 500).
   it("refuses bodies nested deeper than MAX_BODY_DEPTH with BodyTooDeepError, not a stack overflow", () => {
     const nested = (depth: number) =>
       JSON.parse(`${'{"a":'.repeat(depth)}1${"}".repeat(depth)}`) as unknown;

@@ -25,7 +25,10 @@ export class BodyTooDeepError extends Error {
   }
 }
 
-/** JSON with object keys sorted at every level, so `{"a":1,"b":2}` and `{"b":2,"a":1}` are the same request. */
+/**
+ * JSON with object keys sorted at every level, so `{"a":1,"b":2}` and `{"b":2,"a":1}` are the same
+ * request.
+ */
 export function canonicalJson(value: unknown, depth = 0): string {
   if (depth > MAX_BODY_DEPTH) throw new BodyTooDeepError();
   if (Array.isArray(value)) return `[${value.map((v) => canonicalJson(v, depth + 1)).join(",")}]`;

@@ -63,7 +63,7 @@ function page<T>(
   });
 }
 
-/** Operations without query parameters refuse any (ARCHITECTURE: unknown query parameters are 422). */
+/** Operations without query parameters refuse any (unknown query parameters are 422). */
 const noQuery: RequestHandler = (req, _res, next) => {
   try {
     parseQuery({}, req.query);
@@ -146,10 +146,13 @@ function handlers(deps: RouterDeps) {
   } satisfies Record<string, RequestHandler>;
 }
 
-/** The router's form of a documented path (paths and scopes come from the operation descriptors, ./operations.ts). */
+/**
+ * The router's form of a documented path (paths and scopes come from the operation descriptors,
+ * ./operations.ts).
+ */
 const path = (op: OperationSpec) => expressPath(op.path);
 
-/** Every identity route with its scope (spec 4.9, 4.10, 4.12, 5). The submission route exists in production only. */
+/** Every identity route with its scope. The submission route exists in production only. */
 export function createRouter(deps: RouterDeps): express.Router {
   const router = express.Router();
   const scope = (s: Scope) => requireScope(deps.verify, s);
@@ -178,7 +181,8 @@ export function createRouter(deps: RouterDeps): express.Router {
     .get(scope(getApplicationOperation.auth.scope), noQuery, h.getApplication)
     .all(notAllowed("GET"));
   if (deps.environment === "production") {
-    // Spec 5: in the sandbox applications:write covers creating applications only; the route does not exist there.
+    // In the sandbox applications:write covers creating applications only; the route does not
+    // exist there.
     router
       .route(path(submitApplicationOperation))
       .post(

@@ -24,7 +24,7 @@ export function fieldIssuesOf(error: z.ZodError, root = "body"): FieldIssue[] {
   });
 }
 
-/** Validates a path parameter that must be a UUID; 422 naming it otherwise (spec 4.9: 422 on the single-resource endpoints). */
+/** Validates a path parameter that must be a UUID; 422 naming it otherwise (not a 404). */
 export function uuidParam(value: string | string[] | undefined, name: string): string {
   if (typeof value !== "string" || !UUID_SHAPE.test(value))
     throw new ValidationError([{ field: name, message: "must be a UUID" }]);

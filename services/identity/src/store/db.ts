@@ -14,5 +14,8 @@ export function identityTx(client: pg.PoolClient): IdentityTx {
   return drizzle(client, { schema });
 }
 
-/** Longest merge chain followed; merges never form cycles (domain/merge-candidates.ts), this is a backstop. */
+/**
+ * Longest merge chain followed; merges never form cycles (domain/merge-candidates.ts), this is a
+ * backstop.
+ */
 export const MAX_MERGE_DEPTH = 64;

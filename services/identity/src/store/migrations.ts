@@ -1,4 +1,4 @@
 import { fileURLToPath } from "node:url";
 
-/** drizzle-kit's output for this service's schema (`npm run db:generate -w @services/identity`). */
+/** drizzle-kit's output for this schema (`npm run db:generate -w @services/identity`). */
 export const MIGRATIONS_FOLDER = fileURLToPath(new URL("../../drizzle", import.meta.url));

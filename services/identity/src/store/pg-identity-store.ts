@@ -88,7 +88,8 @@ class PgIdentityTransaction implements IdentityTransaction {
   async lockIdentifiers(keys: LookupKey[]): Promise<void> {
     if (keys.length === 0) return;
     // Always in ascending order, so two requests sharing identifiers cannot deadlock. PostgreSQL
-    // evaluates a volatile function in the select list after ORDER BY, so one statement keeps the order.
+    // evaluates a volatile function in the select list after ORDER BY, so one statement keeps the
+    // order.
     const lockKeys = `{${[...new Set(keys.map(lockKeyOf))].join(",")}}`;
     await this.#tx.execute(
       sql`SELECT pg_advisory_xact_lock(k) FROM unnest(${lockKeys}::bigint[]) AS k ORDER BY k`,

@@ -2,7 +2,7 @@ import { context, propagation } from "@opentelemetry/api";
 
 /**
  * The W3C trace context of the request in progress, stored with its outbox events so the relay
- * and the dispatcher continue the same trace (ARCHITECTURE "Tracing"). Undefined when tracing is off.
+ * and the dispatcher continue the same trace. Undefined when tracing is off.
  */
 export function activeTraceContext(): Record<string, string> | undefined {
   const carrier: Record<string, string> = {};

@@ -55,7 +55,10 @@ export interface Body {
   };
 }
 
-/** The fake vacancies service: answers rpc.vacancyExists from `vacancies`, optionally late or failing. */
+/**
+ * The fake vacancies service: answers rpc.vacancyExists from `vacancies`, optionally late or
+ * failing.
+ */
 export interface FakeVacancies {
   /** uuid → practice_id of every vacancy that "exists". */
   known: Map<string, string | null>;
@@ -148,7 +151,10 @@ function httpClient(baseUrl: string, issuer: TestIssuer): Pick<Harness, "token" 
   };
 }
 
-/** The identity app on port 0 with its own PostgreSQL database, NATS namespace and fake vacancies service. */
+/**
+ * The identity app on port 0 with its own PostgreSQL database, NATS namespace and fake vacancies
+ * service.
+ */
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
   const database: TempDatabase = await createTempPgDatabase("identity");
   const pool = createPgPool({

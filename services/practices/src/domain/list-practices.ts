@@ -17,7 +17,7 @@ export interface PracticePage {
   total: number;
 }
 
-/** GET /v1/practices (spec 4.5): both sources, filtered, in practice_id order. */
+/** GET /v1/practices: both sources, filtered, in practice_id order. */
 export async function listPractices(
   reader: PracticeReader,
   query: { page: number; perPage: number; filters: PracticeFilters },
@@ -27,7 +27,7 @@ export async function listPractices(
   const offset = (page - 1) * perPage;
   const items = await reader.source.page(filters, today, { limit: perPage, offset });
   // A page that is not full proves the total; only a full page (or one past the end) needs the
-  // COUNT over the union, reused for up to the cache's lifetime (@svc/http page-totals).
+  // COUNT over the union, reused for up to the cache's lifetime (TotalsCache).
   let total = totalFromPage(items.length, offset, perPage);
   if (total === undefined) {
     total = pageTotal(
@@ -40,7 +40,7 @@ export async function listPractices(
   return { items, page, perPage, total };
 }
 
-/** GET /v1/practices/{practice_id} (spec 4.6). */
+/** GET /v1/practices/{practice_id}. */
 export async function getPractice(reader: PracticeReader, practiceId: string): Promise<Practice> {
   const practice = await reader.source.get(practiceId, reader.today());
   if (!practice) throw new NotFoundError("no practice with this practice_id");

@@ -32,14 +32,14 @@ export interface PracticeSource {
 
 /**
  * One practice as change detection reads it. `periodDecidesActive`: a secondary-source practice,
- * whose `active` follows its period and so changes with the calendar (spec 2.3).
+ * whose `active` follows its period and so changes with the calendar.
  */
 export interface PracticeFeedEntry {
   practice: Practice;
   periodDecidesActive: boolean;
 }
 
-/** A modified legacy row: the practice it belongs to and its modification time (source wall clock). */
+/** A modified legacy row: its practice and its modification time (the source's wall clock). */
 export interface PracticeModification {
   practiceId: string;
   modifiedLocal: string;

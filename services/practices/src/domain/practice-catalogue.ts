@@ -1,6 +1,6 @@
 /**
- * The practice field catalogue (spec 2.3): the one description the responses, the metadata
- * endpoint (spec 2.7, 4.7) and the conformance tests follow. Order = response order.
+ * The practice field catalogue: the one description the responses, the metadata endpoint and the
+ * conformance tests follow. Order = response order.
  */
 import { metadataResource, type FieldSpec } from "@svc/catalogue";
 import type { PracticeSource } from "./ports.ts";
@@ -289,7 +289,7 @@ export const PRACTICE_RESOURCE = {
   schemaVersion: 1,
 } as const;
 
-/** GET /v1/meta/practices (spec 4.7): the catalogue plus what the sources hold; no reference lists. */
+/** GET /v1/meta/practices: the catalogue plus what the sources hold; no reference lists. */
 export async function practiceMetadata(source: PracticeSource) {
   return metadataResource(PRACTICE_RESOURCE, PRACTICE_FIELDS, {
     referenceLists: {},

@@ -1,7 +1,7 @@
 /**
- * The canonical practice (spec 2.3) and its list filters; the ports it is read through are in
- * ports.ts. Field meanings live in practice-catalogue.ts; this is the shape the mapper produces
- * and the API returns.
+ * The canonical practice and its list filters; the ports it is read through are in ports.ts. Field
+ * meanings live in practice-catalogue.ts; this is the shape the mapper produces and the API
+ * returns.
  */
 
 export const PRACTICE_WARNINGS = ["multiple_active_rows", "source_record_missing"] as const;
@@ -34,7 +34,7 @@ export interface Practice {
   warnings: PracticeWarning[];
 }
 
-/** List filters of spec 4.5; each is pushed down into the one union query. */
+/** The list filters; each is pushed down into the one union query. */
 export interface PracticeFilters {
   active?: boolean;
   visible?: boolean;

@@ -8,7 +8,7 @@ import { ValidationError, type FieldIssue } from "@svc/errors";
 import type { AccountWrite, CrmAccount } from "../domain/crm-mirror/account.ts";
 
 export const MAX_BULK_ACCOUNTS = 1_000;
-/** How far a CRM clock may run ahead of ours; a later modified_on would win against every future write. */
+/** How far a CRM clock may run ahead of ours: a later modified_on would beat every future write. */
 export const MAX_FUTURE_SKEW_MS = 60 * 60 * 1000;
 const MAX_ID_LENGTH = 64;
 
@@ -41,7 +41,8 @@ export const crmIdSchema = z
   .min(1, { error: "must not be empty" })
   .max(MAX_ID_LENGTH, { error: `must be at most ${MAX_ID_LENGTH} characters` })
   .refine((v) => !CONTROL.test(v), { error: "must not contain control characters" })
-  // The legacy CRM id column compares with trailing spaces ignored; such an id could never be told apart.
+  // The legacy CRM id column ignores trailing spaces in comparisons: such an id could not be told
+  // apart.
   .refine((v) => v.trim() === v, { error: "must not start or end with whitespace" });
 
 const DATE_TIME =
@@ -60,7 +61,7 @@ export function parseModifiedOn(value: string, nowMs: number): number | string {
     Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s)) - offsetMs;
   if (ms < 0) return "must not lie before 1970";
   if (ms > nowMs + MAX_FUTURE_SKEW_MS) return "must not lie more than an hour in the future";
-  // PostgreSQL keeps microseconds; finer digits are dropped here so both sides compare the same value.
+  // PostgreSQL keeps microseconds; finer digits are dropped so both sides compare the same value.
   return ms * 1000 + Number(frac.padEnd(6, "0").slice(0, 6));
 }
 
@@ -103,7 +104,10 @@ const accountShape = (nowMs: number) => ({
   modified_on: modifiedOn(nowMs),
 });
 
-/** The PUT and bulk bodies (also what the OpenAPI document describes; the clock only bounds modified_on). */
+/**
+ * The PUT and bulk bodies (also what the OpenAPI document describes; the clock only bounds
+ * modified_on).
+ */
 export const putBody = (nowMs: number) =>
   z.strictObject(
     { crm_id: crmIdSchema.optional(), ...accountShape(nowMs) },
@@ -159,7 +163,7 @@ function toWrite(crmId: string, parsed: ParsedAccount): AccountWrite {
   return { crmId, modifiedOnUs, account };
 }
 
-/** PUT /v1/crm-mirror/accounts/{crm_id}: the path names the account; a crm_id in the body must agree. */
+/** PUT /v1/crm-mirror/accounts/{crm_id}: the path names the account; a body crm_id must agree. */
 export function parsePut(pathId: unknown, body: unknown, nowMs: number): AccountWrite {
   const id = crmIdSchema.safeParse(pathId);
   if (!id.success)
@@ -174,7 +178,7 @@ export function parsePut(pathId: unknown, body: unknown, nowMs: number): Account
 
 export const DELETE_VERSION_HEADER = "CRM-Modified-On";
 
-/** DELETE /v1/crm-mirror/accounts/{crm_id}: the CRM's modification time of the delete comes in a header. */
+/** DELETE /v1/crm-mirror/accounts/{crm_id}: the delete's CRM modification time is a header. */
 export function parseDelete(
   pathId: unknown,
   header: string | undefined,
@@ -192,7 +196,7 @@ export function parseDelete(
   return { crmId: id.data, modifiedOnUs: version, account: null };
 }
 
-/** POST /v1/crm-mirror/accounts:bulk: 1 to 1,000 accounts, each validated; one bad record rejects all. */
+/** POST /v1/crm-mirror/accounts:bulk: 1 to 1,000 accounts; one bad record rejects them all. */
 export function parseBulk(body: unknown, nowMs: number): AccountWrite[] {
   const accounts = (body as { accounts?: unknown } | null)?.accounts;
   // Checked before the records, so an oversized request costs no per-record validation.

@@ -1,5 +1,5 @@
 /**
- * The practice operations (spec 4.5, 4.6, 4.7) and the CRM mirror's (spec 4.12, production only),
+ * The practice operations (list, single read, metadata) and the CRM mirror's (production only),
  * declared once: the router mounts these paths and parses these query shapes and bodies, and the
  * OpenAPI document (tools/openapi.ts) is generated from them and the field catalogue.
  */

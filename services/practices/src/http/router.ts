@@ -1,8 +1,8 @@
 /**
- * The practices service's one router. The practice endpoints (spec 4.5, 4.6, 4.7): each handler
- * parses its input, calls one use case and wraps the result in the envelope. The CRM mirror write
- * endpoints (spec 1.3, 4.12; scope crm-mirror:write, production only): writes are idempotent and
- * ordered by the CRM's own modified_on; see README "CRM mirror" for the payloads. Errors are
+ * The practices service's one router. The practice endpoints (list, single read, metadata): each
+ * handler parses its input, calls one use case and wraps the result in the envelope. The CRM mirror
+ * write endpoints (scope crm-mirror:write, production only): writes are idempotent and ordered by
+ * the CRM's own modified_on; see the service README "CRM mirror" for the payloads. Errors are
  * thrown and become responses in @svc/http.
  */
 import express, { type RequestHandler } from "express";
@@ -161,7 +161,7 @@ function crmMirrorRoutes(deps: CrmMirrorDeps): express.Router {
 export interface RouterDeps {
   verify: TokenVerifier;
   reader: PracticeReader;
-  /** The CRM mirror's store and clock; null where its routes do not exist (the sandbox, spec 5). */
+  /** The CRM mirror's store and clock; null where its routes do not exist (the sandbox). */
   crmMirror: { store: CrmMirrorStore; now: () => number } | null;
 }
 

@@ -1,9 +1,9 @@
 /**
- * Both practice sources of the legacy primary database as ONE union (ARCHITECTURE "Sources"):
- * primary-system practices (tbl_praktijk, one representative row per crm_ref, with its CRM row)
- * UNION ALL secondary-source practices (crm_bedrijf rows without any tbl_praktijk row). An id in
- * both sources appears only in the first branch, so the primary-system practice wins. Filters,
- * order and totals are pushed down into SQL; with the mapper, the only place with legacy names.
+ * Both practice sources of the legacy primary database as ONE union: primary-system practices
+ * (tbl_praktijk, one representative row per crm_ref, with its CRM row) UNION ALL secondary-source
+ * practices (crm_bedrijf rows without any tbl_praktijk row). An id in both sources appears only in
+ * the first branch, so the primary-system practice wins. Filters, order and totals are pushed down
+ * into SQL; with the mapper, the only place with legacy names.
  */
 import type { LegacyDb } from "@svc/db";
 import { PageMarks, type PageMarkOptions } from "@svc/paging";
@@ -16,7 +16,7 @@ interface Fragment {
   params: unknown[];
 }
 
-// The representative row of a primary practice (the spec is silent; legacy README's suggestion):
+// The representative row of a primary practice (our reading where the contract is silent):
 // active and visible rows first, then the latest gewijzigd_op, then the highest praktijk_id. Each
 // row gets a fixed-width, all-digit key in exactly that order, so MAX over the practice's rows is
 // its representative row's key: one streamed GROUP BY in crm_ref index order that can stop after a
@@ -35,7 +35,7 @@ const exact = (column: string, value: string): Fragment => ({
   params: [value, value],
 });
 
-/** Secondary `active` (spec 2.3): today within the period, bounds inclusive, a missing bound open. */
+/** Secondary `active`: today within the period, bounds inclusive, a missing bound open. */
 const secondaryActive = (today: string): Fragment => ({
   text: `((c.periode_start IS NULL OR c.periode_start = '0000-00-00' OR c.periode_start <= ?)
     AND (c.periode_stop IS NULL OR c.periode_stop = '0000-00-00' OR c.periode_stop >= ?))`,
@@ -60,8 +60,8 @@ export interface Scope {
 
 function scopeTerms(column: string, scope: Scope): Fragment[] {
   const terms: Fragment[] = [];
-  // One id (a single read) is an equality, so the statement is the same text every time and stays
-  // prepared (@svc/db); a list is bound as one value list (`IN (?)`, the text protocol's expansion).
+  // One id (a single read) is an equality, so the statement text never varies and stays prepared;
+  // a list is bound as one value list (`IN (?)`, which only the text protocol expands).
   if (scope.ids?.length === 1) terms.push({ text: `${column} = ?`, params: [scope.ids[0]] });
   else if (scope.ids !== undefined) terms.push({ text: `${column} IN (?)`, params: [scope.ids] });
   if (scope.from !== undefined) terms.push({ text: `${column} >= ?`, params: [scope.from] });
@@ -77,7 +77,7 @@ interface Branch {
   tail: Fragment;
 }
 
-/** Primary-system practices: one group per crm_ref, its representative row's key, its CRM row's filters. */
+/** Primary-system practices: one group per crm_ref, with its representative row's key. */
 function primaryBranch(f: PracticeFilters, scope: Scope): Branch {
   const from: Fragment[] = [];
   const where: Fragment[] = [{ text: "TRUE", params: [] }];
@@ -104,7 +104,7 @@ function primaryBranch(f: PracticeFilters, scope: Scope): Branch {
   if (f.search !== undefined || f.province !== undefined)
     from.push({ text: "LEFT JOIN crm_bedrijf c ON c.crm_id = p.crm_ref", params: [] });
   where.push(...scopeTerms("p.crm_ref", scope));
-  // The CRM row is the same for every row of the practice: a WHERE on it keeps or drops the whole group.
+  // The CRM row is the same for all the practice's rows: a WHERE on it keeps or drops the group.
   if (f.province !== undefined) where.push(exact("c.provincie", f.province));
   if (f.active !== undefined)
     having.push({ text: `LEFT(rep_key, 1) = '${f.active ? 1 : 0}'`, params: [] });
@@ -144,7 +144,7 @@ function secondaryBranch(f: PracticeFilters, today: string, scope: Scope): Branc
   if (f.language !== undefined) where.push(exact("c.taal", f.language));
   if (f.province !== undefined) where.push(exact("c.provincie", f.province));
   if (f.search !== undefined) where.push(exact("c.naam", f.search));
-  // A LEFT JOIN anti-join, not NOT EXISTS: MariaDB materialises the latter over all of tbl_praktijk.
+  // A LEFT JOIN anti-join: MariaDB materialises NOT EXISTS over all of tbl_praktijk.
   return {
     select: { text: "c.crm_id, 'secondary', NULL, 0", params: [] },
     keyed: false,
@@ -170,8 +170,8 @@ function statement(b: Branch, order = "", select = b.select): Fragment {
   );
 }
 
-// The period's DATE columns come as text ('YYYY-MM-DD', as the driver would build them): cheaper
-// for mysql2 to decode than to assemble from the binary protocol's parts (see the vacancy COLUMNS).
+// The period's DATE columns come as text ('YYYY-MM-DD', as the driver would build them), cheaper
+// for mysql2 than the binary protocol's parts. Why: docs/decisions/legacy-prepared-statements.md.
 const DETAILS = `page.bron, page.practice_id, page.actieve_rijen,
   p.naam AS praktijk_naam, p.actief, p.zichtbaar, p.taal AS praktijk_taal, p.logo, p.regio_tekst, p.contact_tekst, p.coach_mdw_ref,
   (SELECT JSON_ARRAYAGG(t.tdm_ref) FROM tbl_praktijk m JOIN tbl_praktijk_tdm t ON t.praktijk_id = m.praktijk_id WHERE m.crm_ref = page.practice_id) AS tdm_refs,
@@ -238,9 +238,8 @@ export function countSql(f: PracticeFilters, today: string): Fragment {
 }
 
 /**
- * The page marks of a list: the practice_id at every `spacing`-th position (0, spacing, 2 x
- * spacing, ...) of the practices matching `f`, in list order. One pass over the union, about what
- * its COUNT costs (see MysqlPracticeSource).
+ * The page marks of a list: the practice_id at every `spacing`-th position (0, spacing, ...) of
+ * the practices matching `f`, in list order. One pass over the union, about what its COUNT costs.
  */
 export function marksSql(f: PracticeFilters, today: string, spacing: number): Fragment {
   const u = unionOf(f, today);
@@ -251,7 +250,7 @@ WHERE MOD(n - 1, ?) = 0 ORDER BY practice_id`,
   };
 }
 
-// Free-text fields whose sources hold a small set worth publishing (spec 2.7 observed_values).
+// Free-text fields whose sources hold a small set worth publishing (metadata `observed_values`).
 // Grouped under a binary collation so `BE` and `be` stay two values, as the API returns them.
 const OBSERVED: Record<string, string> = {
   organisation_type: "organisatie_type",
@@ -274,19 +273,14 @@ function observedSql(): string {
 
 /** One mark per page at the default page size: a marked page of 25 reads what page 1 reads. */
 const MARK_SPACING = 25;
-/** Filter sets whose marks are kept (~850 ids each for the unfiltered list at benchmark scale). */
 const MARKED_LISTS = 64;
 
 /**
- * Both sources as one list, with page marks. Page N of the union cannot start at its offset: each
- * branch has to produce offset + limit practices in order before the union is cut (pageSql), so
- * page 10 of 25 grouped ~275 primary rows (each read by primary key) and walked ~750 CRM ids,
- * anti-joining each, against ~25 and ~75 for page 1: MariaDB's cost grew with the page number.
- * With `marks` (PageMarks in @svc/http: the practice_id at every `spacing`-th position, one pass
- * over the union as its COUNT costs, kept `ttlMs` like a list total), a page from the first mark
- * on is cut from the mark at or before its offset (`practice_id >= mark` in both branches): fewer
- * than `spacing` practices more than a page from each source, read fresh; only where the page
- * starts may lag by the marks' age. An exact-name search (a handful of practices) never uses marks.
+ * Both sources as one list. Cut from the start, each branch produces offset + limit practices
+ * before the union is cut, so the cost grows with the page number. With `marks` (PageMarks) a page
+ * is cut from the mark at or before its offset (`practice_id >= mark` in both branches), read
+ * fresh; only its start may lag by the marks' age. An exact-name search never uses marks.
+ * Why: docs/decisions/list-pages.md.
  */
 export class MysqlPracticeSource implements PracticeSource {
   readonly #db: LegacyDb;
@@ -307,7 +301,7 @@ export class MysqlPracticeSource implements PracticeSource {
     const marks = this.#marks;
     if (!marks || window.offset < marks.spacing || filters.search !== undefined)
       return pageSql(filters, today, window);
-    // Past the last mark (the list shrank, or the page is past its end) it is cut from the last one.
+    // Past the last mark (the list shrank, or the page is past its end): cut from the last one.
     const start = await marks.start(listKey(filters, today), window.offset, (spacing) =>
       this.#readMarks(filters, today, spacing),
     );
@@ -335,7 +329,7 @@ export class MysqlPracticeSource implements PracticeSource {
   async get(practiceId: string, today: string): Promise<Practice | null> {
     const q = pageSql({}, today, { limit: 2, offset: 0 }, practiceId);
     const rows = await this.#db.query<PracticeRow>(q.text, q.params);
-    // utf8mb4_bin pads with spaces (`'OUD 0042 '` = `'OUD 0042'`): only the exact id is this practice.
+    // utf8mb4_bin pads with spaces (`'OUD 0042 '` = `'OUD 0042'`): only the exact id is this one.
     const row = rows.find((r) => r.practice_id === practiceId);
     return row ? toPractice(row, today) : null;
   }

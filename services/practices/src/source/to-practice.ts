@@ -1,7 +1,6 @@
 /**
- * Row → canonical practice (spec 2.3). Together with mysql-practice-source.ts the only place that
- * knows legacy names: the row carries them (see @svc/legacy README for the column map), the
- * Practice does not.
+ * Row → canonical practice. Together with mysql-practice-source.ts the only place that knows legacy
+ * names: the row carries them (see @svc/legacy README for the column map), the Practice does not.
  */
 import type { Practice, PracticeWarning } from "../domain/practice.ts";
 
@@ -44,12 +43,12 @@ export interface PracticeRow {
   lengtegraad: number | string | null;
 }
 
-/** Spec 2.3 `language`: exactly `nl` or `fr`; anything else (`NL`, `de`, '', NULL) is null. */
+/** `language`: exactly `nl` or `fr`; anything else (`NL`, `de`, '', NULL) is null. */
 export function normalizeLanguage(raw: string | null): "nl" | "fr" | null {
   return raw === "nl" || raw === "fr" ? raw : null;
 }
 
-/** "Missing" means NULL or empty (legacy README); the first present value wins. */
+/** "Missing" means NULL or empty (shared/legacy/README.md); the first present value wins. */
 function firstNonEmpty(...values: Array<string | null>): string | null {
   return values.find((v) => v !== null && v !== "") ?? null;
 }
@@ -62,7 +61,8 @@ function calendarDate(value: string | null): string | null {
 
 /**
  * A secondary practice is active when today lies within its period, both bounds inclusive; a
- * missing bound is open (the spec is silent; legacy README). `2999-12-31` needs no special case.
+ * missing bound is open (our reading where the contract is silent). `2999-12-31` needs no special
+ * case.
  */
 export function withinPeriod(start: string | null, stop: string | null, today: string): boolean {
   return (start === null || start <= today) && (stop === null || today <= stop);

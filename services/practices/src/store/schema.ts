@@ -13,7 +13,7 @@ export const changeState = changeStateTable(practices);
 export const changeCursor = changeCursorTable(practices);
 
 /**
- * The CRM mirror (spec 1.3, 4.12): the latest version of each account the external CRM wrote,
+ * The CRM mirror (production only): the latest version of each account the external CRM wrote,
  * versioned by the CRM's own `modified_on`. A delete keeps the row as a tombstone (`deleted`,
  * fields cleared) so an older upsert arriving after it is recognised and ignored.
  */

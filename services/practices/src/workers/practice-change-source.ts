@@ -1,8 +1,8 @@
 /**
- * Practices as a change source for the detector of @svc/events (ARCHITECTURE "Events and
- * webhooks"). The canonical form is exactly the API response (spec 2.3), with a secondary
- * practice's `active` judged on the pass's `today`, never the clock. The response has no
- * modification time, so a write that only restamps a row changes nothing and emits nothing.
+ * Practices as a change source for the detector of @svc/events. The canonical form is exactly the
+ * API response, with a secondary practice's `active` judged on the pass's `today`, never the clock.
+ * The response has no modification time, so a write that only restamps a row changes nothing and
+ * emits nothing.
  */
 import type { ChangeRecord, ChangeSource, PassContext } from "@svc/events";
 import type { Practice } from "../domain/practice.ts";
@@ -22,9 +22,9 @@ function dayAfter(date: string): string {
 }
 
 /**
- * The next date a secondary practice's `active` flips with no write (spec 2.3, bounds inclusive,
- * a missing bound open): its start date while that is still to come, else the day after its stop
- * date while that is today or later. A primary practice's `active` does not follow the calendar.
+ * The next date a secondary practice's `active` flips with no write (bounds inclusive, a missing
+ * bound open): its start date while that is still to come, else the day after its stop date while
+ * that is today or later. A primary practice's `active` does not follow the calendar.
  */
 export function periodRecheckOn(period: Practice["period"], today: string): string | null {
   if (period.start_date !== null && period.start_date > today) return period.start_date;

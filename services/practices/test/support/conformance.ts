@@ -29,8 +29,8 @@ export function practiceProblems(resource: unknown): string[] {
   return problems;
 }
 
-// Some legacy column names are also spec field names (`alias`, `email`, `logo`, `crm_id`): those
-// are the contract's own keys, so only the others give a legacy name away.
+// Some legacy column names are also contract field names (`alias`, `email`, `logo`, `crm_id`):
+// those are the contract's own keys, so only the others give a legacy name away.
 const SPEC_KEYS = new Set(PRACTICE_FIELDS.flatMap((f) => f.path.split(".")));
 const LEGACY_NAMES = new Set<string>(
   [...Object.values(TABLES), ...Object.values(COLUMNS).flat()].filter(

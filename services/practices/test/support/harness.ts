@@ -25,7 +25,7 @@ import type { CrmMirrorStore } from "../../src/domain/ports.ts";
 import type { PageMarkOptions } from "@svc/paging";
 import { MysqlPracticeSource } from "../../src/source/mysql-practice-source.ts";
 
-/** The reference date the data set is seeded with, and the injected clock's calendar date in Brussels. */
+/** The date the data set is seeded with, and the injected clock's calendar date in Brussels. */
 export const TODAY = "2025-06-15";
 /** 12:00 in Brussels (CEST, +02:00) on TODAY. */
 export const NOW = Date.parse("2025-06-15T10:00:00Z");

@@ -1,4 +1,4 @@
-/** GET /v1/vacancies/{uuid} (spec 4.4) and the existence check other services ask for over NATS. */
+/** GET /v1/vacancies/{uuid} and the existence check other services ask for over NATS. */
 import { NotFoundError } from "@svc/errors";
 import type { Vacancy } from "./vacancy-catalogue.ts";
 import { asOf, type VacancyReader } from "./vacancy-reader.ts";

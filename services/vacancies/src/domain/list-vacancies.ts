@@ -1,4 +1,4 @@
-/** GET /v1/vacancies (spec 4.3): filters pushed down to the source, one page plus the total. */
+/** GET /v1/vacancies filters pushed down to the source, one page plus the total. */
 import type { DateOrInstant } from "@svc/http";
 import { pageTotal, totalFromPage } from "@svc/paging";
 import { localOfInstant } from "@svc/time";
@@ -58,7 +58,8 @@ export async function listVacancies(reader: VacancyReader, query: ListQuery): Pr
   const counted = reader.totals.get(listKey(filter, today), () =>
     reader.source.count(filter, today),
   );
-  // Not awaited when the page proves the total (or the page fails): its failure is not this request's.
+  // Not awaited when the page proves the total (or the page fails): its failure is not this
+  // request's.
   counted.catch(() => undefined);
   const items = await reader.source.page(filter, today, window);
   const total =

@@ -4,7 +4,7 @@
  */
 import type { AllowedOf, Vacancy } from "./vacancy-catalogue.ts";
 
-/** List filters of spec 4.3, already validated and resolved to source-comparable values. */
+/** The list filters, already validated and resolved to source-comparable values. */
 export interface VacancyFilter {
   language?: AllowedOf<"language">;
   province?: string;
@@ -16,7 +16,7 @@ export interface VacancyFilter {
   updatedSinceLocal?: string;
 }
 
-/** `today` is the calendar date (YYYY-MM-DD) in the service's zone that `published` is judged against. */
+/** `today`: the calendar date (YYYY-MM-DD) in the service's zone that `published` is judged on. */
 export interface AsOf {
   today: string;
 }
@@ -40,7 +40,7 @@ export interface PageRequest {
   limit: number;
 }
 
-/** A reference-list entry (spec 2.4): `active` false means no longer selectable, kept for older vacancies. */
+/** A reference-list entry: `active` false means no longer selectable, kept for older vacancies. */
 export interface ReferenceEntry {
   code: string;
   label: string;
@@ -83,7 +83,7 @@ export interface VacancyFeedEntry {
   vacancy: Vacancy | null;
 }
 
-/** Where a page of `modifiedSince` resumes: after this entry in (modification time, row key) order. */
+/** A `modifiedSince` page resumes after this entry, in (modification time, row key) order. */
 export interface FeedPosition {
   modifiedLocal: string;
   rowKey: number;
@@ -94,7 +94,7 @@ export interface FeedPosition {
  * the API maps them, `published` judged on `asOf.today`.
  */
 export interface VacancyChangeFeed {
-  /** Modified at or after `sinceLocal`, soft-deleted included, in (modification time, row key) order. */
+  /** Modified at or after `sinceLocal`, soft-deleted included, by (modification time, row key). */
   modifiedSince(
     sinceLocal: string,
     after: FeedPosition | null,

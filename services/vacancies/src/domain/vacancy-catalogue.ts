@@ -1,12 +1,12 @@
 /**
- * The vacancy field catalogue (spec 2.4): the one description of the vacancy response shape. The
- * metadata endpoint (spec 2.7) publishes it, the OpenAPI document is generated from it, and the
- * `Vacancy` type the mapper must produce is derived from it, so a field cannot be added, renamed or
- * retyped in one place only.
+ * The vacancy field catalogue: the one description of the vacancy response shape. The metadata
+ * endpoint publishes it, the OpenAPI document is generated from it, and the `Vacancy` type the
+ * mapper must produce is derived from it, so a field cannot be added, renamed or retyped in one
+ * place only.
  */
 import type { FieldSpec, ObservedValue, ResourceInfo } from "@svc/catalogue";
 
-/** Keeps literal paths, types and allowed values for `Vacancy` while checking each entry is a FieldSpec. */
+/** Keeps literal paths, types and allowed values for `Vacancy`; each entry must be a FieldSpec. */
 function catalogue<const F extends readonly FieldSpec[]>(fields: F): F {
   return fields;
 }
@@ -405,7 +405,7 @@ type Expand<T> = T extends object ? { [K in keyof T]: Expand<T[K]> } : T;
 
 type Branch<F> = F extends Field ? Nest<F["path"], ValueOf<F>> : never;
 
-/** The canonical vacancy (spec 2.4), derived from the catalogue: nested objects from dotted paths. */
+/** The canonical vacancy, derived from the catalogue: nested objects from dotted paths. */
 export type Vacancy = Expand<Intersect<Branch<Field>>>;
 
 /** Allowed values of an enum field, for the mapper's lookup tables. */

@@ -1,4 +1,4 @@
-/** GET /v1/meta/vacancies (spec 2.7, 4.8): the field catalogue plus the live reference lists. */
+/** GET /v1/meta/vacancies: the field catalogue plus the live reference lists. */
 import { metadataResource } from "@svc/catalogue";
 import { VACANCY_FIELDS, VACANCY_OBSERVED_VALUES, VACANCY_RESOURCE } from "./vacancy-catalogue.ts";
 import type { VacancyReader } from "./vacancy-reader.ts";

@@ -17,7 +17,7 @@ export interface VacancyReader {
   totals: TotalsCache;
 }
 
-/** The zone's calendar date, formatted at most once per clock second (Intl formatting is not free). */
+/** The zone's calendar date, formatted at most once per clock second (Intl formatting costs). */
 function calendarToday(zone: string, now: () => number): () => string {
   let second = Number.NaN;
   let date = "";

@@ -1,7 +1,7 @@
 /**
- * The vacancy operations (spec 4.3, 4.4, 4.8), declared once: the router mounts these paths and
- * parses these query shapes, and the OpenAPI document (tools/openapi.ts) is generated from them
- * and the field catalogue.
+ * The vacancy operations (list, single read, metadata), declared once: the router mounts these
+ * paths and parses these query shapes, and the OpenAPI document (tools/openapi.ts) is generated
+ * from them and the field catalogue.
  */
 import {
   catalogueSchema,

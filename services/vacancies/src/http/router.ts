@@ -1,6 +1,6 @@
 /**
- * The vacancy endpoints (spec 4.3, 4.4, 4.8): each handler parses its input, calls one use case
- * and wraps the result in the envelope. Errors are thrown and become responses in @svc/http.
+ * The vacancy endpoints (list, single read, metadata): each handler parses its input, calls one use
+ * case and wraps the result in the envelope. Errors are thrown and become responses in @svc/http.
  */
 import express, { type RequestHandler } from "express";
 import { parseQuery, sendData, sendPage } from "@svc/http";

@@ -4,7 +4,10 @@ import { zonedIso } from "./local-time.ts";
 
 const pad = (n: number) => String(n).padStart(2, "0");
 
-/** Every 7th minute (with varying seconds) of the days around a zone's offset changes, plus a spread of ordinary days. */
+/**
+ * Every 7th minute (with varying seconds) of the days around a zone's offset changes, plus a spread
+ * of ordinary days.
+ */
 function samples(days: string[]): string[] {
   const out: string[] = [];
   for (const day of days)
@@ -29,7 +32,8 @@ describe("zonedIso", () => {
         "2001-02-12",
       ],
     ],
-    // A half-hour change at 02:00 (Lord Howe) and a change at midnight (Santiago): not whole hours of the Brussels kind.
+    // A half-hour change at 02:00 (Lord Howe) and a change at midnight (Santiago): not whole hours
+    // of the Brussels kind.
     ["Australia/Lord_Howe", ["2024-04-07", "2024-10-06", "2024-07-01"]],
     ["America/Santiago", ["2024-04-06", "2024-04-07", "2024-09-07", "2024-09-08"]],
   ])("gives exactly what localToIso gives in %s, across its offset changes", (zone, days) => {

@@ -1,16 +1,10 @@
 /**
- * Wall-clock DATETIME → ISO 8601 with offset, as @svc/time's localToIso, but fast enough for list
- * pages: localToIso formats through Intl several times per value (~50 µs), which for 200
- * timestamps a page cost more than the rest of the mapping. Offsets change at most once an hour
- * (tzdb has no zone with two changes in one hour), so a day whose 25 hour boundaries (00:00 to
- * 24:00) all have one offset has it for every second: that offset is worked out once per day and
- * reused. The hours of a day with a change (two a year in most zones) are each worked out the same
- * way; an hour a change falls in, or a skipped (spring) hour, always goes through localToIso
- * itself, so results are identical.
- *
- * Per day rather than per hour: a change-detection sweep reads every vacancy's two timestamps, which
- * spread over years; cached per hour that kept ~35,000 entries (~3 MB of live heap, marked by every
- * full collection) after a sweep of 100,000 vacancies, per day ~1,500.
+ * Wall-clock DATETIME → ISO 8601 with offset, exactly as @svc/time's localToIso, without its Intl
+ * formatting per value. Offsets change at most once an hour (no tzdb zone changes twice in one),
+ * so a day whose 25 hour boundaries (00:00 to 24:00) all have one offset has it for every second:
+ * that offset is worked out once per day. The hours of a day with a change are cached the same
+ * way; an hour a change falls in, or a skipped (spring) hour, always goes through localToIso.
+ * Why per day: docs/decisions/zoned-time-cache.md.
  */
 import { localToIso } from "@svc/time";
 
@@ -22,7 +16,7 @@ const MAX_ENTRIES = 50_000;
 
 const pad = (n: number) => String(n).padStart(2, "0");
 
-/** The offset suffix (`+02:00`) of an existing local wall-clock time, or null if the zone skips it. */
+/** The offset suffix (`+02:00`) of an existing local wall-clock time; null if the zone skips it. */
 function offsetAt(local: string, zone: string): string | null {
   const iso = localToIso(local, zone);
   // A skipped time comes back moved forward: its wall clock differs from the input.
@@ -35,7 +29,7 @@ function uniformHour(hour: string, zone: string): string | null {
   return first !== null && first === offsetAt(`${hour}:59:59`, zone) ? first : null;
 }
 
-/** The offset suffix every second of the local day `YYYY-MM-DD` has, or null if it changes that day. */
+/** The offset suffix of every second of the local day `YYYY-MM-DD`; null if it changes that day. */
 function uniformDay(day: string, zone: string): string | null {
   const first = offsetAt(`${day} 00:00:00`, zone);
   if (first === null) return null;

@@ -1,11 +1,11 @@
 /**
  * Vacancies from the legacy primary database (MySQL/MariaDB, read-only). Every filter is a SQL
- * predicate answered by an index of `tbl_vacature` (shared/legacy/README.md "Indexes ↔ API
- * filters"); nothing is filtered or paged in memory. With to-vacancy.ts the only module that
- * knows legacy table, column and index names.
+ * predicate answered by an index of `tbl_vacature`; nothing is filtered or paged in memory. With
+ * to-vacancy.ts the only module that knows legacy table, column and index names.
  *
  * The rows are large (five MEDIUMTEXT columns), so reading one is the cost to avoid: a list finds
  * its ids and its total on covering secondary indexes alone, and reads only the page's rows.
+ * Why the plans below: docs/decisions/list-pages.md.
  */
 import type { LegacyDb } from "@svc/db";
 import { PageMarks, type PageMarkOptions } from "@svc/paging";
@@ -34,18 +34,15 @@ export interface Statement {
   params: unknown[];
 }
 
-// Spec 2.4 `published`: visible AND (no display date, or display date today or earlier). DATE
-// compared with a 'YYYY-MM-DD' parameter: the zone's today, never the database server's CURDATE().
+// The contract's `published`: visible AND (no display date, or display date today or earlier).
+// DATE compared with a 'YYYY-MM-DD' parameter: the zone's today, never the server's CURDATE().
 const PUBLISHED = "(v.zichtbaar = 1 AND (v.publicatiedatum IS NULL OR v.publicatiedatum <= ?))";
 // The negation written out, so the optimizer still sees ranges of idx_vac_gepubliceerd.
 const UNPUBLISHED = "(v.zichtbaar <> 1 OR v.publicatiedatum > ?)";
 
 /**
- * Every column the mapper reads (one `?`: today, for `gepubliceerd`); the change feed reads the
- * same. The DATE and DATETIME columns come as text (`CAST … AS CHAR`: the same 'YYYY-MM-DD
- * HH:MM:SS' wall-clock string the driver would build): in the binary protocol of prepared
- * statements mysql2 assembles each one from its parts, which cost more of the client's CPU than
- * decoding the text (median 1.6 → 0.7 ms a page of 100, measured).
+ * Every column the mapper (and the change feed) reads; one `?`: today. Dates come as text
+ * (docs/decisions/legacy-prepared-statements.md).
  */
 export const COLUMNS = `v.uuid, v.kop_publiek, v.naam_frontend, v.naam_intern, v.slug, v.teaser, v.taal,
   v.praktijk_ref, v.praktijk_naam, v.praktijk_keuzelijst, v.provincie_code, prov.omschrijving AS provincie_omschrijving,
@@ -54,7 +51,7 @@ export const COLUMNS = `v.uuid, v.kop_publiek, v.naam_frontend, v.naam_intern, v
   v.status, v.zichtbaar, CAST(v.publicatiedatum AS CHAR) AS publicatiedatum, CAST(v.aangemaakt_op AS CHAR) AS aangemaakt_op,
   CAST(v.gewijzigd_op AS CHAR) AS gewijzigd_op, v.zoekt_verpleegkundige, ${PUBLISHED} AS gepubliceerd`;
 
-// Both code columns are utf8mb4_bin like the lists' primary keys, so each join is one eq_ref lookup.
+// Both code columns are utf8mb4_bin like the lists' primary keys: each join is one eq_ref lookup.
 export const LABEL_JOINS = `LEFT JOIN tbl_provincie prov ON prov.provincie_code = v.provincie_code
   LEFT JOIN tbl_functie func ON func.functie_code = v.functie_code`;
 
@@ -104,11 +101,7 @@ interface RangeFilter {
   value: unknown;
   /** How this index tells live rows from soft-deleted ones. */
   live: string;
-  /**
-   * Driving with it means sorting many ids: `published` either way (true matches ~80 % of rows, and
-   * false is a scan of every live entry of idx_vac_gepubliceerd), 15-20 ms at 100,000 vacancies. An
-   * early page is quicker walked in key order with the term checked on each row (see selectionOf).
-   */
+  /** Too wide to drive an early page: walking in key order and checking it per row is cheaper. */
   wide: boolean;
 }
 
@@ -150,31 +143,22 @@ export const INDEXES_USED = [
   "PRIMARY",
 ];
 
-/**
- * Pages that end within this many rows walk an index in key order (see selectionOf): reading up to
- * this many rows costs about what sorting every matching id costs (~15 ms at 100,000 vacancies).
- */
+/** Pages that end within this many rows walk an index in key order instead of sorting. */
 const EARLY_ROWS = 5_000;
 
-/**
- * Which plan a page takes. `early`: walk an index in key order and stop (see selectionOf), else
- * sort every matching id. `fromKey`: the walk starts at this row key (a page mark, see
- * MysqlVacancySource), always on the early plan.
- */
+/** `early`: walk an index in key order and stop, else sort; `fromKey`: walk from a page mark. */
 interface Plan {
   early: boolean;
   fromKey?: number;
-  /** See WINDOW_PREFIX_ROWS: how many ids of the modification window to take, if that plan applies. */
+  /** How many ids of the modification window to take, if that plan applies (WINDOW_PREFIX_ROWS). */
   windowPrefix?: number;
 }
 
 /**
- * An updated_since list without other filters proves liveness with NOT_DELETED, which materialises
- * every deleted id (~3,900 at benchmark scale) per query: ~1.5 ms of MariaDB's ~3.3 ms for page 1.
- * A page ending within this many rows instead takes a prefix of the window's ids in key order (the
- * rows it needs, plus a quarter and 16 for deleted ones among them) and checks liveness on just
- * those rows. The result is exact when the page comes back full; a short page (the window's last,
- * or more deleted rows than the margin) is read again with NOT_DELETED (MysqlVacancySource.page).
+ * An updated_since list without other filters would prove liveness with NOT_DELETED (every deleted
+ * id materialised). A page ending within this many rows takes a prefix of the window's ids instead
+ * (the rows it needs plus a margin for deleted ones) and checks liveness on those rows: exact when
+ * the page comes back full; a short page is read again with NOT_DELETED.
  */
 const WINDOW_PREFIX_ROWS = 1_000;
 const windowPrefixOf = (page: PageRequest) => Math.ceil((page.offset + page.limit) * 1.25) + 16;
@@ -192,14 +176,8 @@ interface Selection {
  * FROM and WHERE of the vacancies matching `filter`, soft-deleted ones excluded. One index drives:
  * a practice (few vacancies each), else updated_since or published (a covering range), else the
  * first equality filter (in primary-key order, no sort). Every other equality filter is an
- * index-only join on the primary key; a second range filter is checked on the row.
- *
- * An early page (one that ends within EARLY_ROWS, or one that starts walking at a page mark) is
- * found quicker without a sort when most rows match: with no filter, or only `published`, it walks
- * the primary key and stops after offset + limit matching rows; with an equality filter and
- * `published`, the equality index drives and `published` is checked on each row it walks. The
- * optimizer would sort every matching id instead, which costs as much for page 1 as for the last
- * page (deep pages without a mark keep that plan).
+ * index-only join on the primary key; a second range filter is checked on the row. On the early
+ * plan `published` never drives: the walk is the primary key or the equality index.
  */
 function selectionOf(filter: VacancyFilter, asOf: AsOf, plan: Plan): Selection {
   const equalities: ReadonlyArray<(typeof EQUALITY_FILTERS)[number]> = EQUALITY_FILTERS.filter(
@@ -270,18 +248,10 @@ export function countStatement(filter: VacancyFilter, asOf: AsOf): Statement {
 }
 
 /**
- * One page ordered by the integer primary key, which never changes, so walking every page yields
- * each vacancy once. The page's ids come first, from indexes only; then only those rows are read:
- * a deep OFFSET skips index entries, not MEDIUMTEXT rows. `earlyRows`: see EARLY_ROWS; `fromKey`:
- * the page starts at `page.offset` counted from this row key (a page mark) instead of the start.
- *
- * A page with nothing to skip on the early plan (page 1, or a page that starts on its mark) whose
- * walk meets the rows in key order is one walk that reads each row as it matches and stops after
- * `limit`: no derived table of ids to materialise, sort and join back. That costs MariaDB 12-27 % less CPU for page 1 of an unfiltered,
- * language+published or province list (0.82 → 0.60 ms unfiltered; minimum of four alternating
- * rounds at four concurrent queries). With an OFFSET the same walk would read every skipped row
- * whole, and a walk in modification-time order (updated_since) would sort whole rows, so every
- * other page finds its ids first.
+ * One page ordered by the immutable integer primary key, so walking every page yields each vacancy
+ * once. The page's ids come first, from indexes only, then only those rows are read (a deep OFFSET
+ * skips index entries, not rows); a page with nothing to skip whose walk is in key order reads each
+ * row as it matches instead. `fromKey`: `page.offset` counts from this row key (a page mark).
  */
 export function pageStatement(
   filter: VacancyFilter,
@@ -322,11 +292,7 @@ ORDER BY v.vacature_id`,
   };
 }
 
-/**
- * The page marks of a list: the row key at every `spacing`-th position (0, spacing, 2 x spacing,
- * ...) of the vacancies matching `filter`, in list order. One sort of every matching id, as one
- * deep page costs; see MysqlVacancySource.
- */
+/** The row key at every `spacing`-th position of the list, in list order (one sort of its ids). */
 export function marksStatement(filter: VacancyFilter, asOf: AsOf, spacing: number): Statement {
   const s = selectionOf(filter, asOf, { early: false });
   return {
@@ -347,15 +313,9 @@ export function singleStatement(uuid: string, asOf: AsOf): Statement {
 const MARK_SPACING = 250;
 
 /**
- * Deep pages and page marks. A page past EARLY_ROWS cannot stop early: OFFSET n needs the n
- * matching ids before it, so MariaDB sorts every matching id (~96,000 for an unfiltered list at
- * benchmark scale, 18-23 ms a page). With `marks`, a list's marks (the row key at every
- * `spacing`-th position, one such sort) are kept for `ttlMs` like a list total, and a deep page
- * walks from the mark at or before its offset in key order: at most `spacing` rows more than it
- * returns. The rows are read fresh; only where a page starts comes from the marks, so while they
- * are up to `ttlMs` old (plus one re-read) a page's start can be off by the vacancies created,
- * deleted or restored before it in that time. Lists filtered by updated_since (driven by the
- * modification index, not in key order) always take the deep plan.
+ * A page past EARLY_ROWS needs every matching id before it sorted. With `marks` (PageMarks) it
+ * walks in key order from the mark at or before its offset instead: rows are read fresh, only its
+ * start may lag by the marks' age. updated_since lists (not in key order) always sort.
  */
 export class MysqlVacancySource implements VacancySource {
   readonly #db: LegacyDb;
@@ -364,10 +324,8 @@ export class MysqlVacancySource implements VacancySource {
   readonly #marks: PageMarks<number> | undefined;
 
   /**
-   * `zone`: the zone the legacy DATETIME columns hold wall-clock time in. `earlyRows` (tests): up
-   * to which row a page takes the early plans (EARLY_ROWS); 0 gives every page the deep-page plans
-   * (or, with marks, walks every page from a mark). `marks`: see the class comment; none, or a
-   * `ttlMs` of 0, and deep pages sort.
+   * `zone`: the legacy DATETIMEs' wall-clock zone. `earlyRows` (tests): EARLY_ROWS; 0 puts every
+   * page on the deep-page plans.
    */
   constructor(
     db: LegacyDb,

@@ -1,6 +1,7 @@
 /**
- * Legacy vacancy row → canonical vacancy (spec 2.4). With mysql-vacancy-source.ts the only module
- * that knows the legacy column names (shared/legacy/README.md maps each one).
+ * Legacy vacancy row → canonical vacancy (the contract's vacancy fields). With
+ * mysql-vacancy-source.ts the only module that knows the legacy column names
+ * (shared/legacy/README.md maps each one).
  */
 import type { AllowedOf, Vacancy } from "../domain/vacancy-catalogue.ts";
 import type { ReferenceEntry } from "../domain/ports.ts";
@@ -39,7 +40,7 @@ export interface VacancyRow {
   aangemaakt_op: string | null;
   gewijzigd_op: string | null;
   zoekt_verpleegkundige: string | null;
-  /** The publication rule evaluated by SQL against today's date in the zone (1/0); see PUBLISHED_SQL. */
+  /** The publication rule, evaluated by SQL against the zone's today (1/0): see PUBLISHED. */
   gepubliceerd: number;
 }
 
@@ -82,7 +83,10 @@ export function statusCodeOf(value: AllowedOf<"status.value">): number {
 
 const isBlank = (text: string | null): boolean => text === null || text.trim() === "";
 
-/** Spec 2.4: first non-empty of public heading, frontend name, internal name (whitespace-only counts as empty). */
+/**
+ * The contract's `title`: first non-empty of public heading, frontend name, internal name
+ * (whitespace-only counts as empty).
+ */
 function titleOf(row: VacancyRow): string | null {
   return [row.kop_publiek, row.naam_frontend, row.naam_intern].find((t) => !isBlank(t)) ?? null;
 }
@@ -101,7 +105,7 @@ function lookup<K, V>(table: Map<K, V>, raw: K | null): V | null {
   return raw === null ? null : (table.get(raw) ?? null);
 }
 
-/** `toIso` converts the legacy DATETIMEs, wall-clock time in the primary system's zone (zonedIso). */
+/** `toIso` converts the legacy DATETIMEs (wall-clock time in the primary system's zone). */
 export function toVacancy(row: VacancyRow, toIso: LocalToIso): Vacancy {
   return {
     uuid: row.uuid,

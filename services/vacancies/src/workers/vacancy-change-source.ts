@@ -1,8 +1,8 @@
 /**
- * Vacancies as a change source for the detector of @svc/events (ARCHITECTURE "Events and
- * webhooks"). The canonical form is exactly the API response (spec 2.4), `updated_at` included:
- * it is a contract field, so a write that moves it is a change a client can see, and reporting it
- * is what `vacancy.updated` promises. `published` is judged on the pass's `today`, never the clock.
+ * Vacancies as a change source for the detector of @svc/events. The canonical form is exactly the
+ * API response, `updated_at` included: it is a contract field, so a write that moves it is a change
+ * a client can see, and reporting it is what `vacancy.updated` promises. `published` is judged on
+ * the pass's `today`, never the clock.
  */
 import type { ChangeRecord, ChangeSource, PassContext } from "@svc/events";
 import type { Vacancy } from "../domain/vacancy-catalogue.ts";
@@ -13,8 +13,8 @@ export const VACANCY_SOURCE_NAME = "vacancies";
 
 /**
  * The date `published` will flip with no write: a visible vacancy whose display date is still to
- * come is published from that date on (spec 2.4). Invisible ones stay unpublished whatever the
- * date, and a past or missing date has nothing left to flip.
+ * come is published from that date on. Invisible ones stay unpublished whatever the date, and a
+ * past or missing date has nothing left to flip.
  */
 export function publicationRecheckOn(vacancy: Vacancy, today: string): string | null {
   const date = vacancy.display_date;

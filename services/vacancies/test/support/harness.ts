@@ -75,7 +75,7 @@ export interface Envelope<T = unknown> {
 
 let issuer: TestIssuer | undefined;
 
-/** The real app on port 0 over `legacyUrl`, with a pinned clock (or a moving one: `now` as a function). */
+/** The real app on port 0 over `legacyUrl`, with a pinned clock (or a moving one: a function). */
 export async function startVacancies(options: {
   legacyUrl: string;
   now?: number | (() => number);

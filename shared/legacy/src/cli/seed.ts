@@ -1,7 +1,9 @@
 /**
- * npm run sandbox:seed -- --seed 42 --scale 1 [--today 2025-06-15] [--database legacy_sandbox] [--url mysql://root@127.0.0.1:3306] [--if-empty]
+ * npm run sandbox:seed -- --seed 42 --scale 1 [--today 2025-06-15] [--database legacy_sandbox]
+ * [--url mysql://root@127.0.0.1:3306] [--if-empty]
  *
- * (Re)loads the synthetic legacy data set into a sandbox database. Refuses databases it did not create.
+ * (Re)loads the synthetic legacy data set into a sandbox database. Refuses databases it did not
+ * create.
  */
 import { parseArgs } from "node:util";
 import { brusselsDate } from "../brussels-time.ts";

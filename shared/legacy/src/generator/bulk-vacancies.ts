@@ -1,7 +1,7 @@
 /**
  * Bulk vacancies, generated lazily (benchmark scale holds hundreds of thousands): mostly ordinary
- * postings, with every oddity of spec 2.4 sprinkled in at low rates so filters and mappers meet
- * them in realistic proportions.
+ * postings, with every oddity the vacancy field rules handle sprinkled in at low rates so filters
+ * and mappers meet them in realistic proportions.
  */
 import { addDays, brusselsNoonUtc } from "../brussels-time.ts";
 import { BULK_ID_START } from "./bulk-practices.ts";
@@ -81,7 +81,9 @@ function provinceCode(random: Random, practice: PracticeRef | null): string | nu
   ])();
 }
 
-/** Title sources: all three filled mostly; otherwise the earlier ones are NULL or an empty string. */
+/**
+ * Title sources: all three filled mostly; otherwise the earlier ones are NULL or an empty string.
+ */
 function titleColumns(
   random: Random,
   t: VacancyText,
@@ -212,7 +214,10 @@ function vacancy(
   };
 }
 
-/** Lazily yields `count` bulk vacancies with ids from BULK_ID_START; practice references point into `directory`. */
+/**
+ * Lazily yields `count` bulk vacancies with ids from BULK_ID_START; practice references point into
+ * `directory`.
+ */
 export function* bulkVacancies(
   random: Random,
   count: number,

@@ -18,11 +18,17 @@ export type DatasetOptions = {
   seed: number;
   /** Multiplier of the bulk volume; 0 gives the fixtures alone. See PER_SCALE. */
   scale: number;
-  /** The reference date `YYYY-MM-DD` (Europe/Brussels calendar) that "today"-relative records are placed around. */
+  /**
+   * The reference date `YYYY-MM-DD` (Europe/Brussels calendar) that "today"-relative records are
+   * placed around.
+   */
   today: string;
 };
 
-/** Bulk volume per unit of scale: scale 1 seeds in about a second, scale 50 gives 100,000 bulk vacancies. */
+/**
+ * Bulk volume per unit of scale: scale 1 seeds in about a second, scale 50 gives 100,000 bulk
+ * vacancies.
+ */
 export const PER_SCALE = {
   primaryPractices: 300,
   secondaryPractices: 120,

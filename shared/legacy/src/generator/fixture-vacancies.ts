@@ -106,7 +106,9 @@ function practiceColumns(practice: Practice): Partial<VacatureRow> {
 
 type Override = [uuid: string, columns: Partial<VacatureRow>];
 
-/** Fixtures about wording, language and codes: the columns that differ from the ordinary vacancy. */
+/**
+ * Fixtures about wording, language and codes: the columns that differ from the ordinary vacancy.
+ */
 function contentOverrides(random: Random): Override[] {
   const fr: Practice = {
     id: P.languageFr,
@@ -269,14 +271,19 @@ function lifecycleOverrides(today: string): Override[] {
   ];
 }
 
-/** Unless a fixture sets its own slug, it follows the title and the language like the public site's. */
+/**
+ * Unless a fixture sets its own slug, it follows the title and the language like the public site's.
+ */
 function withSlug(row: VacatureRow, columns: Partial<VacatureRow>): VacatureRow {
   if ("slug" in columns) return row;
   const title = [row.kop_publiek, row.naam_frontend, row.naam_intern].find((t) => t) ?? "vacature";
   return { ...row, slug: slugPath(row.taal === "fr" ? "fr" : "nl", title, row.vacature_id) };
 }
 
-/** The fixture vacancies as rows; `vacature_id` runs from 1 in catalogue order, below the bulk range. */
+/**
+ * The fixture vacancies as rows; `vacature_id` runs from 1 in catalogue order, below the bulk
+ * range.
+ */
 export function fixtureVacancies(today: string): VacatureRow[] {
   const random = createRandom(FIXTURE_TEXT_SEED, "vacancies");
   return [...contentOverrides(random), ...lifecycleOverrides(today)].map(([uuid, columns], index) =>

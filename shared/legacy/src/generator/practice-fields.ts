@@ -70,7 +70,9 @@ export function provinceText(random: Random, provinceCode: string): string | nul
   return random.chance(0.7) ? (texts[0] as string) : random.pick(texts);
 }
 
-/** A language column value: mostly the practice's language, sometimes whatever the back office held. */
+/**
+ * A language column value: mostly the practice's language, sometimes whatever the back office held.
+ */
 export function languageValue(random: Random, lang: string, oddness: number): string | null {
   if (!random.chance(oddness)) return lang;
   return random.chance(0.2) ? null : random.pick(ODD_LANGUAGES);

@@ -5,7 +5,10 @@
  */
 import type { FunctieRow, PostcodeRow, ProvincieRow } from "./rows.ts";
 
-/** Province reference list. `BRA` (Brabant, split in 1995) and `NL` stay for old vacancies but are not selectable. */
+/**
+ * Province reference list. `BRA` (Brabant, split in 1995) and `NL` stay for old vacancies but are
+ * not selectable.
+ */
 export const PROVINCES: readonly ProvincieRow[] = [
   { provincie_code: "ANT", omschrijving: "Antwerpen", actief: 1, volgorde: 10 },
   { provincie_code: "LIM", omschrijving: "Limburg", actief: 1, volgorde: 20 },
@@ -193,10 +196,12 @@ export const UNKNOWN_EMPLOYMENT_TIMES = ["Voltijds", "fulltime", "Halftime"] as 
 export const CONTRACTS = ["Werknemer", "Zelfstandig", "Werknemer - zelfstandig"] as const;
 export const UNKNOWN_CONTRACTS = ["Interim", "Werknemer-zelfstandig", "Freelance"] as const;
 
-/** Observed values of the unexplained "seeking nurse" column; meaning unconfirmed, do not interpret. */
+/**
+ * Observed values of the unexplained "seeking nurse" column; meaning unconfirmed, do not interpret.
+ */
 export const SEEKING_NURSE_CODES = ["0", "1", "J", "N", "2", ""] as const;
 
-/** Raw values of the vacancy form's practice choice list (spec `practice.type`). */
+/** Raw values of the vacancy form's practice choice list (the API's `practice.type`). */
 export const CHOICE_LIST = { primary: "praktijk", secondary: "crm" } as const;
 
 /** Languages outside nl/fr that the legacy columns really contain. */

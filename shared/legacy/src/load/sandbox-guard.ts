@@ -37,7 +37,9 @@ export type DatabaseState =
   | { kind: "sandbox"; marker: Marker }
   | { kind: "foreign"; tables: string[]; reason: string };
 
-/** Thrown instead of writing into a database the generator does not own. Nothing has been written. */
+/**
+ * Thrown instead of writing into a database the generator does not own. Nothing has been written.
+ */
 export class SandboxRefusedError extends Error {
   readonly database: string;
   readonly tables: readonly string[];

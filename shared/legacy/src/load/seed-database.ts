@@ -15,7 +15,10 @@ import {
 } from "./sandbox-guard.ts";
 import type { DatabaseState } from "./sandbox-guard.ts";
 
-/** `replace`: (re)load whatever sandbox is there. `if-absent`: keep a complete sandbox of the current schema version. */
+/**
+ * `replace`: (re)load whatever sandbox is there. `if-absent`: keep a complete sandbox of the
+ * current schema version.
+ */
 export type SeedMode = "replace" | "if-absent";
 
 export type SeedResult = {

@@ -15,7 +15,10 @@ export class ClientNotFoundError extends Error {
 /** A client as management shows it: everything but the secret hash. */
 export type ClientSummary = Omit<ClientRecord, "secretHash"> & { state: ClientState };
 
-/** Whether a revocation or expiry reached the revocations bucket (auth re-publishes it later if not). */
+/**
+ * Whether a revocation or expiry reached the revocations bucket (auth re-publishes it later if
+ * not).
+ */
 export type Propagation = { propagated: true } | { propagated: false; error: unknown };
 
 export interface ClientManagerDeps {
@@ -102,14 +105,19 @@ export class ClientManager {
     return { client: this.#summary(rotated), secret };
   }
 
-  /** Idempotent: revoking a revoked client publishes its revocation again (repairs a failed propagation). */
+  /**
+   * Idempotent: revoking a revoked client publishes its revocation again (repairs a failed
+   * propagation).
+   */
   async revoke(id: string): Promise<{ client: ClientSummary; propagation: Propagation }> {
     const revoked = await this.#deps.store.revoke(id, this.#now());
     if (!revoked) throw new ClientNotFoundError(id);
     return { client: this.#summary(revoked), propagation: await this.#propagate(revoked) };
   }
 
-  /** Sets the expiry (now by default, or another instant); an expired or revoked client stays so. */
+  /**
+   * Sets the expiry (now by default, or another instant); an expired or revoked client stays so.
+   */
   async expire(
     id: string,
     at?: Date,

@@ -10,14 +10,16 @@ export class ClientRuleError extends Error {
   }
 }
 
-/** Scopes in the spec's order, without duplicates, so stored lists and `scope` answers are stable. */
+/**
+ * Scopes in the contract's order, without duplicates: stored lists and `scope` answers are stable.
+ */
 export function canonicalScopes(scopes: Iterable<string>): string[] {
   const wanted = new Set(scopes);
   return SCOPES.filter((s) => wanted.has(s));
 }
 
 /**
- * Spec 5: a client gets scopes of its environment only (the sandbox has no crm-mirror:write), and
+ * A client gets scopes of its environment only (the sandbox has no crm-mirror:write), and
  * crm-mirror:write only when it is the CRM mirror client, which exists in production only.
  */
 export function assignableScopes(

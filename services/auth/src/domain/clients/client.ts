@@ -1,6 +1,6 @@
 import type { ClientRevocation } from "@svc/auth";
 
-/** An OAuth client as the domain sees it (spec 5). The secret exists only as its argon2id hash. */
+/** An OAuth client as the domain sees it. The secret exists only as its argon2id hash. */
 export interface ClientRecord {
   id: string;
   name: string;

@@ -7,7 +7,10 @@ export class GateFullError extends Error {
 }
 
 export interface Argon2GateOptions {
-  /** argon2 runs on libuv's pool (4 threads by default); keeping below it leaves threads for the rest. */
+  /**
+   * argon2 runs on libuv's pool (4 threads by default); keeping below it leaves threads for the
+   * rest.
+   */
   maxConcurrent: number;
   maxQueue: number;
 }
@@ -30,7 +33,9 @@ export class Argon2Gate {
     this.#maxQueue = options.maxQueue;
   }
 
-  /** Runs `verify` under the bound; `key` identifies identical work (same secret, same stored hash). */
+  /**
+   * Runs `verify` under the bound; `key` identifies identical work (same secret, same stored hash).
+   */
   run(key: string, verify: () => Promise<boolean>): Promise<boolean> {
     const shared = this.#inFlight.get(key);
     if (shared) return shared;

@@ -18,15 +18,16 @@ export interface ClientAuthenticatorDeps {
   now?: () => number;
 }
 
-// What a generated client id can look like; anything else cannot exist, so the database is not asked.
+// What a generated client id can look like; anything else cannot exist, so the database is not
+// asked.
 const CLIENT_ID_SHAPE = /^[A-Za-z0-9_-]{1,128}$/;
 
 /**
- * Client authentication for the token endpoint (spec 5.6). Unknown id, wrong secret, revoked
- * and expired all take the same path: one lookup, one argon2 verification (against a dummy hash
- * when the id is unknown), then the same invalid_client, so neither the answer nor its timing
- * tells them apart. A repeat with a recently verified secret skips argon2 (ProofCache); any other
- * request pays argon2 only after the per-IP and per-client-id limits allow it.
+ * Client authentication for the token endpoint. Unknown id, wrong secret, revoked and expired all
+ * take the same path: one lookup, one argon2 verification (against a dummy hash when the id is
+ * unknown), then the same invalid_client, so neither the answer nor its timing tells them apart. A
+ * repeat with a recently verified secret skips argon2 (ProofCache); any other request pays argon2
+ * only after the per-IP and per-client-id limits allow it.
  */
 export class ClientAuthenticator {
   readonly #deps: ClientAuthenticatorDeps;

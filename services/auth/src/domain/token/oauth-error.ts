@@ -1,8 +1,8 @@
 import { DEFAULT_REALM } from "@svc/auth";
 
 /**
- * An error of the token endpoint, answered with RFC 6749 5.2's body ({ error, error_description },
- * spec 7.2) instead of the /v1 envelope.
+ * An error of the token endpoint, answered with RFC 6749 5.2's body ({ error, error_description })
+ * instead of the /v1 envelope, as the contract requires.
  */
 export class OAuthError extends Error {
   readonly status: number;
@@ -27,7 +27,7 @@ export const BASIC_CHALLENGE = `Basic realm="${DEFAULT_REALM}", charset="UTF-8"`
 
 export const oauthErrors = {
   invalidRequest: (description: string) => new OAuthError(400, "invalid_request", description),
-  /** Spec 5.6: one response for unknown, wrong secret, revoked and expired: nothing in it may differ. */
+  /** One response for unknown, wrong secret, revoked and expired: nothing in it may differ. */
   invalidClient: () =>
     new OAuthError(401, "invalid_client", "client authentication failed", {
       "WWW-Authenticate": BASIC_CHALLENGE,

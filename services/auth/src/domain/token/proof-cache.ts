@@ -2,7 +2,10 @@ import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 
 interface Proof {
   clientId: string;
-  /** The stored hash the secret was verified against: a rotation changes it, so the proof stops matching. */
+  /**
+   * The stored hash the secret was verified against: a rotation changes it, so the proof stops
+   * matching.
+   */
   secretHash: string;
   expiresAt: number;
 }
@@ -40,7 +43,9 @@ export class ProofCache {
       .digest("base64url");
   }
 
-  /** Whether a live proof exists for this key (the caller still has to check it against the row). */
+  /**
+   * Whether a live proof exists for this key (the caller still has to check it against the row).
+   */
   has(key: string): boolean {
     const proof = this.#proofs.get(key);
     if (proof && proof.expiresAt > this.#now()) return true;

@@ -6,7 +6,10 @@ export interface RateLimiterOptions {
   burst: number;
   /** Sustained rate. */
   perMinute: number;
-  /** Keys remembered; beyond it the least recently inserted go (an attacker spraying keys cannot grow memory). */
+  /**
+   * Keys remembered; beyond it the least recently inserted go (an attacker spraying keys cannot
+   * grow memory).
+   */
   maxKeys?: number;
   now?: () => number;
 }

@@ -7,6 +7,6 @@ export interface ClientCredentials {
 /** A syntactically valid client-credentials token request (RFC 6749 4.4.2). */
 export interface TokenRequest {
   credentials: ClientCredentials;
-  /** undefined: the `scope` parameter was absent or empty (spec 4.2: all of the client's scopes). */
+  /** undefined: the `scope` parameter was absent or empty (then all of the client's scopes). */
   scopes: ReadonlyArray<string> | undefined;
 }

@@ -7,7 +7,7 @@ import type { ClientAuthenticator } from "./client-authenticator.ts";
 import { oauthErrors } from "./oauth-error.ts";
 import type { TokenRequest } from "./token-request.ts";
 
-/** Spec 5.2 and 8: access tokens live one hour. */
+/** The contract's access tokens live one hour. */
 export const ACCESS_TOKEN_LIFETIME_SECONDS = 3600;
 
 /** RFC 6749 5.1 success body. */
@@ -21,14 +21,14 @@ export interface TokenResponse {
 export interface TokenServiceDeps {
   authenticator: ClientAuthenticator;
   keys: SigningKeys;
-  /** Scopes that exist in this environment (spec 5). */
+  /** Scopes that exist in this environment. */
   environmentScopes: ReadonlySet<string>;
   issuer: string;
   audience: string;
   now?: () => number;
 }
 
-/** Spec 5.4: the requested scopes, each assigned to the client, or all of them when none is requested. */
+/** The requested scopes, each assigned to the client, or all of them when none is requested. */
 export function grantedScopes(
   client: ClientRecord,
   requested: ReadonlyArray<string> | undefined,
@@ -72,7 +72,10 @@ export class TokenService {
     };
   }
 
-  /** RFC 9068 2.2: typ at+jwt; iss, exp, aud, sub (= client_id, no user here), client_id, iat, jti; plus scope. */
+  /**
+   * RFC 9068 2.2: typ at+jwt; iss, exp, aud, sub (= client_id, no user here), client_id, iat, jti;
+   * plus scope.
+   */
   #sign(clientId: string, scope: string): Promise<string> {
     const { keys, issuer, audience } = this.#deps;
     const issuedAt = Math.floor(this.#now() / 1000);

@@ -13,9 +13,9 @@ export interface LookupKey {
 export type IdentifierHasher = (kind: IdentifierKind, normalised: string) => Buffer;
 
 /**
- * HMAC-SHA256 keyed with the secret pepper: a plain hash of an e-mail address or phone number can be
- * reversed by trying every plausible value, a keyed one cannot without the key. The kind is part of
- * the input, so an e-mail and a phone number never share a key.
+ * HMAC-SHA256 keyed with the secret pepper: a plain hash of an e-mail address or phone number can
+ * be reversed by trying every plausible value, a keyed one cannot without the key. The kind is part
+ * of the input, so an e-mail and a phone number never share a key.
  */
 export function createIdentifierHasher(pepper: string): IdentifierHasher {
   const key = Buffer.from(pepper, "utf8");

@@ -23,7 +23,9 @@ function hasPlausibleLength(international: string): boolean {
   return true;
 }
 
-/** Digits with the country code in front, from the way the number was written; null when unknown. */
+/**
+ * Digits with the country code in front, from the way the number was written; null when unknown.
+ */
 function internationalDigits(written: string): string | null {
   const digits = written.replace(/\D/g, "");
   if (written.startsWith("+")) return digits;

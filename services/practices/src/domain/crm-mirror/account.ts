@@ -1,6 +1,6 @@
 /**
- * The CRM mirror's model: an account as the external CRM writes it (spec 1.3, 4.12; payload is our
- * design, see README "CRM mirror"), the writes it sends, and what became of each write.
+ * The CRM mirror's model: an account as the external CRM writes it (the payload is our design, see
+ * the service README "CRM mirror"), the writes it sends, and what became of each write.
  */
 
 /** An account record; every field is as the CRM holds it (free text, no normalisation). */
@@ -42,7 +42,7 @@ export type WriteOutcome = "created" | "replaced" | "deleted" | "duplicate" | "s
 
 export interface WriteResult {
   crm_id: string;
-  /** Whether this write changed the mirror. A stale or replayed write is acknowledged, not applied. */
+  /** Whether this write changed the mirror (a stale or replayed write is acknowledged only). */
   applied: boolean;
   outcome: WriteOutcome;
   /** The stored (winning) version after this write, ISO 8601 UTC with microseconds. */
