@@ -14,17 +14,30 @@ export type ElectionSettings = {
  * Lease (the service account needs get/create/update on leases), `solo` no election at all.
  * `name` says what is led; it must be a valid Lease name (lower-case, digits, dashes).
  */
-export async function createLeaderElector(settings: ElectionSettings, deps: { pool: pg.Pool; logger: Logger; name: string }): Promise<LeaderElector> {
+export async function createLeaderElector(
+  settings: ElectionSettings,
+  deps: { pool: pg.Pool; logger: Logger; name: string },
+): Promise<LeaderElector> {
   switch (settings.LEADER_ELECTION) {
     case "solo":
       return new SoloElector();
     case "lease": {
       // Loaded only here: the Kubernetes client takes seconds to import, and only this mode uses it.
-      const [{ KubeConfig }, { LeaseElector }] = await Promise.all([import("@kubernetes/client-node"), import("./lease-elector.ts")]);
-      if (!settings.POD_NAME || !settings.POD_NAMESPACE) throw new RangeError("LEADER_ELECTION=lease needs POD_NAME and POD_NAMESPACE");
+      const [{ KubeConfig }, { LeaseElector }] = await Promise.all([
+        import("@kubernetes/client-node"),
+        import("./lease-elector.ts"),
+      ]);
+      if (!settings.POD_NAME || !settings.POD_NAMESPACE)
+        throw new RangeError("LEADER_ELECTION=lease needs POD_NAME and POD_NAMESPACE");
       const kubeConfig = new KubeConfig();
       kubeConfig.loadFromCluster(); // the pod's ServiceAccount token and the API server's address
-      return new LeaseElector({ kubeConfig, namespace: settings.POD_NAMESPACE, name: deps.name, identity: settings.POD_NAME, logger: deps.logger });
+      return new LeaseElector({
+        kubeConfig,
+        namespace: settings.POD_NAMESPACE,
+        name: deps.name,
+        identity: settings.POD_NAME,
+        logger: deps.logger,
+      });
     }
     case "pg":
       return new PgAdvisoryLockElector({ pool: deps.pool, name: deps.name, logger: deps.logger });

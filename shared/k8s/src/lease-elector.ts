@@ -57,7 +57,10 @@ export class LeaseElector implements LeaderElector {
     return this.#term !== undefined && !this.#term.controller.signal.aborted;
   }
 
-  async run(task: (signal: AbortSignal, fence: Fence) => Promise<void>, stop: AbortSignal): Promise<void> {
+  async run(
+    task: (signal: AbortSignal, fence: Fence) => Promise<void>,
+    stop: AbortSignal,
+  ): Promise<void> {
     while (!stop.aborted) {
       const won = await this.#tryAcquire(stop);
       if (won) await this.#lead(won, task, stop);
@@ -80,8 +83,22 @@ export class LeaseElector implements LeaderElector {
     const spec = claimSpec(current?.spec, identity, this.#o.leaseDurationSeconds, at);
     try {
       const lease = current
-        ? await this.#api.replaceNamespacedLease({ name, namespace, body: { ...current, spec } }, opts)
-        : await this.#api.createNamespacedLease({ namespace, body: { apiVersion: "coordination.k8s.io/v1", kind: "Lease", metadata: { name, namespace }, spec } }, opts);
+        ? await this.#api.replaceNamespacedLease(
+            { name, namespace, body: { ...current, spec } },
+            opts,
+          )
+        : await this.#api.createNamespacedLease(
+            {
+              namespace,
+              body: {
+                apiVersion: "coordination.k8s.io/v1",
+                kind: "Lease",
+                metadata: { name, namespace },
+                spec,
+              },
+            },
+            opts,
+          );
       return { lease, at };
     } catch (err) {
       // 409: another candidate wrote first (Conflict on replace, AlreadyExists on create).
@@ -91,35 +108,56 @@ export class LeaseElector implements LeaderElector {
   }
 
   #campaignFailed(err: unknown, stop: AbortSignal): undefined {
-    if (!stop.aborted) this.#o.logger.warn({ lease: this.#o.name, err: describeError(err) }, "leader election: lease request failed");
+    if (!stop.aborted)
+      this.#o.logger.warn(
+        { lease: this.#o.name, err: describeError(err) },
+        "leader election: lease request failed",
+      );
     return undefined;
   }
 
-  async #lead(won: { lease: V1Lease; at: number }, task: (signal: AbortSignal, fence: Fence) => Promise<void>, stop: AbortSignal): Promise<void> {
+  async #lead(
+    won: { lease: V1Lease; at: number },
+    task: (signal: AbortSignal, fence: Fence) => Promise<void>,
+    stop: AbortSignal,
+  ): Promise<void> {
     const term: Term = { controller: new AbortController(), renewedAt: won.at, lease: won.lease };
     const onStop = () => term.controller.abort(new LeadershipLostError("stopping"));
     stop.addEventListener("abort", onStop, { once: true });
     if (stop.aborted) onStop();
     this.#term = term;
-    this.#o.logger.info({ lease: this.#o.name, identity: this.#o.identity, transitions: won.lease.spec?.leaseTransitions ?? 0 }, "leadership acquired");
+    this.#o.logger.info(
+      {
+        lease: this.#o.name,
+        identity: this.#o.identity,
+        transitions: won.lease.spec?.leaseTransitions ?? 0,
+      },
+      "leadership acquired",
+    );
     const renewing = this.#renewLoop(term);
     try {
       await task(term.controller.signal, async () => this.#fence(term));
     } catch (err) {
-      if (!term.controller.signal.aborted) this.#o.logger.error({ err, lease: this.#o.name }, "leader task failed; handing over");
+      if (!term.controller.signal.aborted)
+        this.#o.logger.error({ err, lease: this.#o.name }, "leader task failed; handing over");
     } finally {
-      if (!term.controller.signal.aborted) term.controller.abort(new LeadershipLostError("task ended"));
+      if (!term.controller.signal.aborted)
+        term.controller.abort(new LeadershipLostError("task ended"));
       stop.removeEventListener("abort", onStop);
       await renewing;
       this.#term = undefined;
       await this.#release(term);
-      this.#o.logger.info({ lease: this.#o.name, reason: (term.controller.signal.reason as Error).message }, "leadership ended");
+      this.#o.logger.info(
+        { lease: this.#o.name, reason: (term.controller.signal.reason as Error).message },
+        "leadership ended",
+      );
     }
   }
 
   /** Passes only while the last successful renewal is younger than leaseDuration − margin. */
   #fence(term: Term): void {
-    if (term.controller.signal.aborted) throw new LeadershipLostError("no longer leader", { cause: term.controller.signal.reason });
+    if (term.controller.signal.aborted)
+      throw new LeadershipLostError("no longer leader", { cause: term.controller.signal.reason });
     const age = this.#o.now() - term.renewedAt;
     if (age >= this.#o.leaseDurationSeconds * 1000 - this.#o.fenceMarginMs) {
       throw new LeadershipLostError(`lease last renewed ${age} ms ago; a peer may take over`);
@@ -133,7 +171,10 @@ export class LeaseElector implements LeaderElector {
       await sleep(Math.min(this.#o.retryPeriodMs, Math.max(0, untilDeadline())), signal);
       if (signal.aborted) return;
       if (untilDeadline() <= 0) {
-        this.#o.logger.warn({ lease: this.#o.name, renewDeadlineMs: this.#o.renewDeadlineMs }, "lease renewal missed its deadline; giving up leadership");
+        this.#o.logger.warn(
+          { lease: this.#o.name, renewDeadlineMs: this.#o.renewDeadlineMs },
+          "lease renewal missed its deadline; giving up leadership",
+        );
         term.controller.abort(new LeadershipLostError("lease renewal missed its deadline"));
         return;
       }
@@ -151,14 +192,20 @@ export class LeaseElector implements LeaderElector {
     const at = this.#o.now();
     const opts = withTimeout(timeoutMs, term.controller.signal);
     try {
-      term.lease = await this.#api.replaceNamespacedLease({ name, namespace, body: { ...term.lease, spec: renewSpec(term.lease.spec, at) } }, opts);
+      term.lease = await this.#api.replaceNamespacedLease(
+        { name, namespace, body: { ...term.lease, spec: renewSpec(term.lease.spec, at) } },
+        opts,
+      );
       term.renewedAt = at;
       return undefined;
     } catch (err) {
       if (term.controller.signal.aborted) return undefined;
       if (isNotFound(err)) return "";
       if (!isConflict(err)) {
-        this.#o.logger.warn({ lease: name, err: describeError(err) }, "lease renewal failed; retrying");
+        this.#o.logger.warn(
+          { lease: name, err: describeError(err) },
+          "lease renewal failed; retrying",
+        );
         return undefined;
       }
     }
@@ -171,7 +218,10 @@ export class LeaseElector implements LeaderElector {
    */
   async #recheck(term: Term, timeoutMs: number): Promise<string | undefined> {
     try {
-      const current = await this.#api.readNamespacedLease({ name: this.#o.name, namespace: this.#o.namespace }, withTimeout(timeoutMs, term.controller.signal));
+      const current = await this.#api.readNamespacedLease(
+        { name: this.#o.name, namespace: this.#o.namespace },
+        withTimeout(timeoutMs, term.controller.signal),
+      );
       if (holderOf(current) !== this.#o.identity) return holderOf(current);
       term.lease = current;
     } catch (err) {
@@ -194,23 +244,38 @@ export class LeaseElector implements LeaderElector {
         return;
       } catch (err) {
         if (!isConflict(err)) {
-          this.#o.logger.warn({ lease: name, err: describeError(err) }, "lease release failed; peers wait for it to expire");
+          this.#o.logger.warn(
+            { lease: name, err: describeError(err) },
+            "lease release failed; peers wait for it to expire",
+          );
           return;
         }
-        lease = await this.#api.readNamespacedLease({ name, namespace }, opts()).catch(() => undefined);
+        lease = await this.#api
+          .readNamespacedLease({ name, namespace }, opts())
+          .catch(() => undefined);
       }
     }
   }
 }
 
 function settings(options: LeaseElectorOptions): Settings {
-  const s = { leaseDurationSeconds: 15, renewDeadlineMs: 10_000, retryPeriodMs: 2_000, now: Date.now, ...options };
+  const s = {
+    leaseDurationSeconds: 15,
+    renewDeadlineMs: 10_000,
+    retryPeriodMs: 2_000,
+    now: Date.now,
+    ...options,
+  };
   const leaseMs = s.leaseDurationSeconds * 1000;
   const fenceMarginMs = options.fenceMarginMs ?? leaseMs - s.renewDeadlineMs;
   if (!options.identity) throw new Error("LeaseElector: identity (the pod name) is required");
-  if (!Number.isInteger(s.leaseDurationSeconds) || s.leaseDurationSeconds < 1) throw new Error("LeaseElector: leaseDurationSeconds must be a whole number ≥ 1");
-  if (!(s.renewDeadlineMs < leaseMs)) throw new Error("LeaseElector: renewDeadlineMs must be shorter than the lease duration");
-  if (!(s.retryPeriodMs < s.renewDeadlineMs)) throw new Error("LeaseElector: retryPeriodMs must be shorter than renewDeadlineMs");
-  if (!(fenceMarginMs >= 0 && fenceMarginMs < leaseMs)) throw new Error("LeaseElector: fenceMarginMs must lie in [0, lease duration)");
+  if (!Number.isInteger(s.leaseDurationSeconds) || s.leaseDurationSeconds < 1)
+    throw new Error("LeaseElector: leaseDurationSeconds must be a whole number ≥ 1");
+  if (!(s.renewDeadlineMs < leaseMs))
+    throw new Error("LeaseElector: renewDeadlineMs must be shorter than the lease duration");
+  if (!(s.retryPeriodMs < s.renewDeadlineMs))
+    throw new Error("LeaseElector: retryPeriodMs must be shorter than renewDeadlineMs");
+  if (!(fenceMarginMs >= 0 && fenceMarginMs < leaseMs))
+    throw new Error("LeaseElector: fenceMarginMs must lie in [0, lease duration)");
   return { ...s, fenceMarginMs };
 }

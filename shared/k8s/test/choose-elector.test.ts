@@ -12,21 +12,29 @@ const deps = { pool, logger: silentLogger(), name: "vacancies-change-detector" }
 
 describe("leader election by configuration", () => {
   it("elects with a PostgreSQL advisory lock when LEADER_ELECTION is pg", async () => {
-    expect(await createLeaderElector({ LEADER_ELECTION: "pg" }, deps)).toBeInstanceOf(PgAdvisoryLockElector);
+    expect(await createLeaderElector({ LEADER_ELECTION: "pg" }, deps)).toBeInstanceOf(
+      PgAdvisoryLockElector,
+    );
   });
 
   it("runs without election when LEADER_ELECTION is solo", async () => {
-    expect(await createLeaderElector({ LEADER_ELECTION: "solo" }, deps)).toBeInstanceOf(SoloElector);
+    expect(await createLeaderElector({ LEADER_ELECTION: "solo" }, deps)).toBeInstanceOf(
+      SoloElector,
+    );
   });
 
   it("builds a Kubernetes Lease elector held as POD_NAME in POD_NAMESPACE when LEADER_ELECTION is lease", async () => {
-    const settings = { LEADER_ELECTION: "lease" as const, POD_NAME: "vacancies-7d9f-abcde", POD_NAMESPACE: "integration" };
+    const settings = {
+      LEADER_ELECTION: "lease" as const,
+      POD_NAME: "vacancies-7d9f-abcde",
+      POD_NAMESPACE: "integration",
+    };
     expect(await createLeaderElector(settings, deps)).toBeInstanceOf(LeaseElector);
   });
 
   it("refuses lease election without the pod's name and namespace", async () => {
-    await expect(createLeaderElector({ LEADER_ELECTION: "lease" }, deps)).rejects.toThrow(/POD_NAME and POD_NAMESPACE/);
+    await expect(createLeaderElector({ LEADER_ELECTION: "lease" }, deps)).rejects.toThrow(
+      /POD_NAME and POD_NAMESPACE/,
+    );
   });
-
-
 });

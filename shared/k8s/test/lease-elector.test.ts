@@ -26,7 +26,17 @@ afterEach(async () => {
 
 function elector(identity: string, overrides: Partial<LeaseElectorOptions> = {}): LeaseElector {
   // Short but realistic ratios: lease 1 s, give up after 600 ms without renewal, retry every 100 ms.
-  return new LeaseElector({ kubeConfig: api.kubeConfig(), namespace: NS, name: "dispatcher", identity, logger: memoryLogger(), leaseDurationSeconds: 1, renewDeadlineMs: 600, retryPeriodMs: 100, ...overrides });
+  return new LeaseElector({
+    kubeConfig: api.kubeConfig(),
+    namespace: NS,
+    name: "dispatcher",
+    identity,
+    logger: memoryLogger(),
+    leaseDurationSeconds: 1,
+    renewDeadlineMs: 600,
+    retryPeriodMs: 100,
+    ...overrides,
+  });
 }
 
 type Term = { signal: AbortSignal; fence: Fence; startedAt: number; endedAt?: number };
@@ -51,7 +61,12 @@ function lease() {
 }
 
 function seedLease(spec: Record<string, unknown>) {
-  api.store.create(LEASES, NS, { apiVersion: "coordination.k8s.io/v1", kind: "Lease", metadata: { name: "dispatcher" }, spec });
+  api.store.create(LEASES, NS, {
+    apiVersion: "coordination.k8s.io/v1",
+    kind: "Lease",
+    metadata: { name: "dispatcher" },
+    spec,
+  });
 }
 
 describe("LeaseElector", () => {
@@ -65,7 +80,10 @@ describe("LeaseElector", () => {
     const until = Date.now() + 1_500;
     while (Date.now() < until) {
       maxLeaders = Math.max(maxLeaders, Number(a.isLeader()) + Number(b.isLeader()));
-      maxActive = Math.max(maxActive, [...ca.terms, ...cb.terms].filter((t) => t.endedAt === undefined).length);
+      maxActive = Math.max(
+        maxActive,
+        [...ca.terms, ...cb.terms].filter((t) => t.endedAt === undefined).length,
+      );
       await sleep(5);
     }
     expect(maxLeaders).toBe(1);
@@ -92,20 +110,33 @@ describe("LeaseElector", () => {
   });
 
   it("answers a concurrent takeover of an expired lease with 409 to the loser", async () => {
-    seedLease({ holderIdentity: "gone-pod", leaseDurationSeconds: 1, renewTime: microTimeOf(Date.now() - 10_000), leaseTransitions: 2 });
+    seedLease({
+      holderIdentity: "gone-pod",
+      leaseDurationSeconds: 1,
+      renewTime: microTimeOf(Date.now() - 10_000),
+      leaseTransitions: 2,
+    });
     api.fault({ method: "GET", path: /leases\/dispatcher$/, delayMs: 80, times: 2 });
     const a = elector("pod-a");
     const b = elector("pod-b");
     campaign(a);
     campaign(b);
     await waitFor("a leader", () => a.isLeader() || b.isLeader());
-    const takeovers = api.requests.filter((r) => r.method === "PUT" && r.resource === LEASES).slice(0, 2);
+    const takeovers = api.requests
+      .filter((r) => r.method === "PUT" && r.resource === LEASES)
+      .slice(0, 2);
     expect(takeovers.map((r) => r.status).sort()).toEqual([200, 409]);
     expect(lease()?.spec?.leaseTransitions).toBe(3);
   });
 
   it("takes over an expired lease with leaseTransitions + 1 and six-digit MicroTimes", async () => {
-    seedLease({ holderIdentity: "old-pod", leaseDurationSeconds: 1, acquireTime: "2026-01-01T00:00:00.000001Z", renewTime: microTimeOf(Date.now() - 5_000), leaseTransitions: 3 });
+    seedLease({
+      holderIdentity: "old-pod",
+      leaseDurationSeconds: 1,
+      acquireTime: "2026-01-01T00:00:00.000001Z",
+      renewTime: microTimeOf(Date.now() - 5_000),
+      leaseTransitions: 3,
+    });
     const a = elector("pod-a");
     campaign(a);
     await waitFor("pod-a leads", () => a.isLeader());
@@ -121,7 +152,12 @@ describe("LeaseElector", () => {
   });
 
   it("leaves a lease held by a live peer alone", async () => {
-    seedLease({ holderIdentity: "peer", leaseDurationSeconds: 30, renewTime: microTimeOf(Date.now()), leaseTransitions: 0 });
+    seedLease({
+      holderIdentity: "peer",
+      leaseDurationSeconds: 30,
+      renewTime: microTimeOf(Date.now()),
+      leaseTransitions: 0,
+    });
     const a = elector("pod-a");
     campaign(a);
     await sleep(500);
@@ -142,7 +178,9 @@ describe("LeaseElector", () => {
     ca.stop.abort();
     await ca.done;
     expect(ca.terms[0]?.signal.aborted).toBe(true);
-    const released = api.store.history.filter((c) => c.resource === LEASES && c.type === "MODIFIED").at(-1);
+    const released = api.store.history
+      .filter((c) => c.resource === LEASES && c.type === "MODIFIED")
+      .at(-1);
     expect(released?.object.spec?.holderIdentity).toBeUndefined();
     await waitFor("pod-b leads", () => b.isLeader());
     // Well under the 1 s lease duration: the peer did not wait for expiry.
@@ -157,18 +195,24 @@ describe("LeaseElector", () => {
     await waitFor("pod-a leads", () => a.isLeader());
     const b = elector("pod-b");
     campaign(b);
-    const puts = () => api.requests.filter((r) => r.method === "PUT" && r.resource === LEASES).length;
+    const puts = () =>
+      api.requests.filter((r) => r.method === "PUT" && r.resource === LEASES).length;
     const before = puts();
     const renewedRv = () => Number(lease()?.metadata.resourceVersion);
     const rvBefore = renewedRv();
     api.fault({ method: "PUT", path: /leases\/dispatcher$/, respondAfterMs: 2_000, times: 1 });
-    await waitFor("a renewal applied but not yet answered", () => puts() > before && renewedRv() > rvBefore);
+    await waitFor(
+      "a renewal applied but not yet answered",
+      () => puts() > before && renewedRv() > rvBefore,
+    );
     const stoppedAt = Date.now();
     ca.stop.abort();
     await ca.done;
     await waitFor("pod-b leads", () => b.isLeader());
     expect(Date.now() - stoppedAt).toBeLessThan(700);
-    expect(api.requests.some((r) => r.method === "PUT" && r.resource === LEASES && r.status === 409)).toBe(true);
+    expect(
+      api.requests.some((r) => r.method === "PUT" && r.resource === LEASES && r.status === 409),
+    ).toBe(true);
   });
 
   it("keeps the fence open while renewals succeed", async () => {
@@ -226,7 +270,10 @@ describe("LeaseElector", () => {
     await waitFor("pod-a leads", () => a.isLeader());
     const current = lease();
     if (!current) throw new Error("no lease");
-    api.store.update(LEASES, NS, "dispatcher", { ...current, spec: { ...current.spec, holderIdentity: "usurper", renewTime: microTimeOf(Date.now()) } });
+    api.store.update(LEASES, NS, "dispatcher", {
+      ...current,
+      spec: { ...current.spec, holderIdentity: "usurper", renewTime: microTimeOf(Date.now()) },
+    });
     await waitFor("pod-a steps down", () => ca.terms[0]?.signal.aborted, 1_000);
     expect(String((ca.terms[0]?.signal.reason as Error).message)).toMatch(/usurper/);
     expect(lease()?.spec?.holderIdentity).toBe("usurper");

@@ -16,7 +16,21 @@ const chartDir = join(repoRoot, "charts/integration-service");
 
 /** The dispatcher Role's rules as the chart renders them with its default values. */
 function renderedDispatcherRole(): PolicyRule[] {
-  const out = execFileSync(k8sTools().helm, ["template", "isvc", chartDir, "--namespace", NS, "--kube-version", "1.34.0", "--show-only", "templates/rbac.yaml"], { encoding: "utf8" });
+  const out = execFileSync(
+    k8sTools().helm,
+    [
+      "template",
+      "isvc",
+      chartDir,
+      "--namespace",
+      NS,
+      "--kube-version",
+      "1.34.0",
+      "--show-only",
+      "templates/rbac.yaml",
+    ],
+    { encoding: "utf8" },
+  );
   const role = parseAllDocuments(out)
     .map((d) => d.toJS() as { kind?: string; rules?: PolicyRule[] } | null)
     .find((o) => o?.kind === "Role");
@@ -24,7 +38,12 @@ function renderedDispatcherRole(): PolicyRule[] {
   return role.rules;
 }
 
-const VERBS: Record<string, string> = { POST: "create", PUT: "update", PATCH: "patch", DELETE: "delete" };
+const VERBS: Record<string, string> = {
+  POST: "create",
+  PUT: "update",
+  PATCH: "patch",
+  DELETE: "delete",
+};
 
 /** (apiGroup, resource, verb) of one request, as the API server's authorizer sees it. */
 function permissionOf(r: RecordedRequest): { apiGroup: string; resource: string; verb: string } {
@@ -48,7 +67,8 @@ function collect(requests: RecordedRequest[]): Permission[] {
   return [...seen.values()].map((p) => ({ ...p, verbs: p.verbs.sort() }));
 }
 
-const byKey = (a: Permission, b: Permission) => `${a.apiGroup}|${a.resource}`.localeCompare(`${b.apiGroup}|${b.resource}`);
+const byKey = (a: Permission, b: Permission) =>
+  `${a.apiGroup}|${a.resource}`.localeCompare(`${b.apiGroup}|${b.resource}`);
 
 describe("RBAC the dispatcher needs", () => {
   let h: Harness;
@@ -58,8 +78,21 @@ describe("RBAC the dispatcher needs", () => {
     // Exercise every code path once against the fake and record what the code asked for.
     h = await Harness.start({ resyncMs: 100 });
     const stop = new AbortController();
-    const elector = new LeaseElector({ kubeConfig: h.api.kubeConfig(), namespace: NS, name: "dispatcher", identity: "dispatcher-0", logger: memoryLogger(), leaseDurationSeconds: 1, renewDeadlineMs: 600, retryPeriodMs: 100 });
-    const leading = elector.run(async (signal) => new Promise<void>((r) => signal.addEventListener("abort", () => r(), { once: true })), stop.signal);
+    const elector = new LeaseElector({
+      kubeConfig: h.api.kubeConfig(),
+      namespace: NS,
+      name: "dispatcher",
+      identity: "dispatcher-0",
+      logger: memoryLogger(),
+      leaseDurationSeconds: 1,
+      renewDeadlineMs: 600,
+      retryPeriodMs: 100,
+    });
+    const leading = elector.run(
+      async (signal) =>
+        new Promise<void>((r) => signal.addEventListener("abort", () => r(), { once: true })),
+      stop.signal,
+    );
     h.create("feed");
     await h.waitReady("feed", "True", "Reconciled");
     h.api.store.delete(SECRETS, NS, "ats-vacancy-feed-signing");
@@ -67,7 +100,11 @@ describe("RBAC the dispatcher needs", () => {
     h.updateSpec("feed", { enabled: false });
     await waitFor("generation 2", () => h.cr("feed")?.status?.observedGeneration === 2);
     const secret = h.secret("ats-vacancy-feed-signing");
-    h.api.store.update(SECRETS, NS, "ats-vacancy-feed-signing", { ...secret, metadata: secret?.metadata ?? { name: "" }, data: {} }); // emptied: rotation replaces it in place
+    h.api.store.update(SECRETS, NS, "ats-vacancy-feed-signing", {
+      ...secret,
+      metadata: secret?.metadata ?? { name: "" },
+      data: {},
+    }); // emptied: rotation replaces it in place
     await waitFor("secret rewritten", () => h.secretValue("ats-vacancy-feed-signing"));
     h.api.store.delete(WHS, NS, "feed");
     await waitFor("gone", () => h.cr("feed") === undefined);
@@ -81,7 +118,9 @@ describe("RBAC the dispatcher needs", () => {
   });
 
   it("declares exactly what the code uses (plus the finalizers subresource admission needs)", () => {
-    const declared = DISPATCHER_PERMISSIONS.filter((p) => p.resource !== "webhooksubscriptions/finalizers").map((p) => ({ ...p, verbs: [...p.verbs].sort() }));
+    const declared = DISPATCHER_PERMISSIONS.filter(
+      (p) => p.resource !== "webhooksubscriptions/finalizers",
+    ).map((p) => ({ ...p, verbs: [...p.verbs].sort() }));
     expect(used.sort(byKey)).toEqual(declared.sort(byKey));
   });
 
@@ -107,21 +146,38 @@ describe("RBAC the dispatcher needs", () => {
       { apiGroup: "coordination.k8s.io", resource: "leases", verbs: ["list", "watch", "patch"] },
       { apiGroup: "events.k8s.io", resource: "events", verbs: ["create", "patch"] },
       { apiGroup: "integration.svc.io", resource: "webhooksubscriptions", verbs: ["patch"] },
-      { apiGroup: "integration.svc.io", resource: "webhooksubscriptions/status", verbs: ["get", "patch"] },
+      {
+        apiGroup: "integration.svc.io",
+        resource: "webhooksubscriptions/status",
+        verbs: ["get", "patch"],
+      },
     ]);
   });
 });
 
 describe("missingPermissions", () => {
   it("names the missing verbs and honours wildcards", () => {
-    const rules: PolicyRule[] = [{ apiGroups: [""], resources: ["secrets"], verbs: ["get"] }, { apiGroups: ["coordination.k8s.io"], resources: ["*"], verbs: ["*"] }];
-    expect(missingPermissions([{ apiGroup: "", resource: "secrets", verbs: ["get", "create"] }, { apiGroup: "coordination.k8s.io", resource: "leases", verbs: ["update"] }], rules)).toEqual([
-      { apiGroup: "", resource: "secrets", verbs: ["create"] },
-    ]);
+    const rules: PolicyRule[] = [
+      { apiGroups: [""], resources: ["secrets"], verbs: ["get"] },
+      { apiGroups: ["coordination.k8s.io"], resources: ["*"], verbs: ["*"] },
+    ];
+    expect(
+      missingPermissions(
+        [
+          { apiGroup: "", resource: "secrets", verbs: ["get", "create"] },
+          { apiGroup: "coordination.k8s.io", resource: "leases", verbs: ["update"] },
+        ],
+        rules,
+      ),
+    ).toEqual([{ apiGroup: "", resource: "secrets", verbs: ["create"] }]);
   });
 
   it("does not count rules restricted to resourceNames", () => {
-    const rules: PolicyRule[] = [{ apiGroups: [""], resources: ["secrets"], resourceNames: ["x"], verbs: ["get"] }];
-    expect(missingPermissions([{ apiGroup: "", resource: "secrets", verbs: ["get"] }], rules)).toHaveLength(1);
+    const rules: PolicyRule[] = [
+      { apiGroups: [""], resources: ["secrets"], resourceNames: ["x"], verbs: ["get"] },
+    ];
+    expect(
+      missingPermissions([{ apiGroup: "", resource: "secrets", verbs: ["get"] }], rules),
+    ).toHaveLength(1);
   });
 });

@@ -16,7 +16,9 @@ describe("WebhookSubscription reconciler, when things go wrong", () => {
     expect(h.ready("internal")?.message).toMatch(/private/);
     expect(cr.status?.subscriptionId).toBeUndefined();
     expect(h.secret("ats-vacancy-feed-signing")).toBeUndefined();
-    await waitFor("warning event", () => h.events("internal").some((e) => e.type === "Warning" && e.reason === "InvalidURL"));
+    await waitFor("warning event", () =>
+      h.events("internal").some((e) => e.type === "Warning" && e.reason === "InvalidURL"),
+    );
     await sleep(200); // its own status write comes back as a watch event: one more idempotent pass
     const calls = h.port.ensureCalls.length;
     await sleep(400);
@@ -40,7 +42,12 @@ describe("WebhookSubscription reconciler, when things go wrong", () => {
 
   it("never touches a Secret it does not own: SecretConflict, and no subscription is created", async () => {
     h = await Harness.start({ resyncMs: 200 });
-    const foreign = h.api.store.create(SECRETS, NS, { apiVersion: "v1", kind: "Secret", metadata: { name: "ats-vacancy-feed-signing" }, data: { secret: Buffer.from("someone-elses").toString("base64") } });
+    const foreign = h.api.store.create(SECRETS, NS, {
+      apiVersion: "v1",
+      kind: "Secret",
+      metadata: { name: "ats-vacancy-feed-signing" },
+      data: { secret: Buffer.from("someone-elses").toString("base64") },
+    });
     h.create("feed");
     await h.waitReady("feed", "False", "SecretConflict");
     await sleep(300); // a few resyncs
@@ -63,7 +70,9 @@ describe("WebhookSubscription reconciler, when things go wrong", () => {
     expect(h.events("feed").filter((e) => e.reason === "BackendUnavailable")).toHaveLength(1);
     h.port.down = false;
     await h.waitReady("feed", "True", "Reconciled");
-    expect(h.secretValue("ats-vacancy-feed-signing")).toBe(h.port.byId(h.cr("feed")?.status?.subscriptionId ?? "")?.secret);
+    expect(h.secretValue("ats-vacancy-feed-signing")).toBe(
+      h.port.byId(h.cr("feed")?.status?.subscriptionId ?? "")?.secret,
+    );
   });
 
   it("asks for a rotated secret when its Secret was deleted, and writes it back", async () => {
@@ -77,16 +86,25 @@ describe("WebhookSubscription reconciler, when things go wrong", () => {
     expect(second).not.toBe(first);
     expect(second).toBe(h.port.byId(cr.status?.subscriptionId ?? "")?.secret);
     expect(h.port.ensureCalls.at(-1)?.options.needSecret).toBe(true);
-    await waitFor("rotation event", () => h.events("feed").some((e) => e.reason === "SecretRotated"));
+    await waitFor("rotation event", () =>
+      h.events("feed").some((e) => e.reason === "SecretRotated"),
+    );
   });
 
   it("survives a 409 on its status write (someone else wrote first) by retrying", async () => {
     h = await Harness.start();
-    h.api.fault({ method: "PUT", path: /webhooksubscriptions\/feed\/status$/, status: 409, times: 2 });
+    h.api.fault({
+      method: "PUT",
+      path: /webhooksubscriptions\/feed\/status$/,
+      status: 409,
+      times: 2,
+    });
     h.create("feed");
     await h.waitReady("feed", "True", "Reconciled");
     expect(h.port.subscriptions.size).toBe(1);
-    expect(h.api.requests.filter((r) => r.subresource === "status" && r.status === 409)).toHaveLength(2);
+    expect(
+      h.api.requests.filter((r) => r.subresource === "status" && r.status === 409),
+    ).toHaveLength(2);
   });
 
   it("never writes a signing secret to logs or events", async () => {
@@ -100,7 +118,8 @@ describe("WebhookSubscription reconciler, when things go wrong", () => {
     h.api.store.delete(SECRETS, NS, "ats-vacancy-feed-signing");
     await waitFor("secret restored", () => h.secretValue("ats-vacancy-feed-signing"));
     const secrets = [...h.port.subscriptions.values()].map((s) => s.secret);
-    const everything = JSON.stringify(h.logger.lines) + JSON.stringify(h.api.store.list("v1/events", NS));
+    const everything =
+      JSON.stringify(h.logger.lines) + JSON.stringify(h.api.store.list("v1/events", NS));
     for (const secret of secrets) {
       expect(everything).not.toContain(secret);
       expect(everything).not.toContain(Buffer.from(secret).toString("base64"));

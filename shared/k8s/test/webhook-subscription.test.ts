@@ -19,9 +19,17 @@ describe("WebhookSubscription reconciler", () => {
     const cr = await h.waitReady("ats-vacancy-feed", "True", "Reconciled");
 
     const call = h.port.ensureCalls[0];
-    expect(call?.ref).toEqual({ namespace: NS, name: "ats-vacancy-feed", uid: created.metadata.uid });
+    expect(call?.ref).toEqual({
+      namespace: NS,
+      name: "ats-vacancy-feed",
+      uid: created.metadata.uid,
+    });
     expect(call?.owner).toBe("ats-connector");
-    expect(call?.spec).toEqual({ url: exampleSpec.url, eventTypes: exampleSpec.eventTypes, enabled: true });
+    expect(call?.spec).toEqual({
+      url: exampleSpec.url,
+      eventTypes: exampleSpec.eventTypes,
+      enabled: true,
+    });
     expect(call?.options).toEqual({ needSecret: true });
 
     const subscription = h.port.byId(cr.status?.subscriptionId ?? "");
@@ -32,11 +40,20 @@ describe("WebhookSubscription reconciler", () => {
     const secret = h.secret("ats-vacancy-feed-signing");
     expect(secret?.type).toBe("Opaque");
     expect(secret?.metadata.ownerReferences).toEqual([
-      { apiVersion: "integration.svc.io/v1alpha1", kind: "WebhookSubscription", name: "ats-vacancy-feed", uid: created.metadata.uid, controller: true, blockOwnerDeletion: true },
+      {
+        apiVersion: "integration.svc.io/v1alpha1",
+        kind: "WebhookSubscription",
+        name: "ats-vacancy-feed",
+        uid: created.metadata.uid,
+        controller: true,
+        blockOwnerDeletion: true,
+      },
     ]);
     expect(h.secretValue("ats-vacancy-feed-signing")).toBe(subscription?.secret);
 
-    await waitFor("Created event", () => h.events("ats-vacancy-feed").some((e) => e.type === "Normal" && e.reason === "Created"));
+    await waitFor("Created event", () =>
+      h.events("ats-vacancy-feed").some((e) => e.type === "Normal" && e.reason === "Created"),
+    );
   });
 
   it("settles: its own status write does not create, rotate or announce anything again", async () => {
@@ -59,13 +76,28 @@ describe("WebhookSubscription reconciler", () => {
     const secretBefore = h.secretValue("ats-vacancy-feed-signing");
     const transitionBefore = h.ready("feed")?.lastTransitionTime;
 
-    h.updateSpec("feed", { url: "https://hooks.example.com/v2", eventTypes: ["practice.updated"], enabled: false });
-    const cr = await waitFor("generation 2 observed", () => h.cr("feed")?.status?.observedGeneration === 2 && h.cr("feed"));
+    h.updateSpec("feed", {
+      url: "https://hooks.example.com/v2",
+      eventTypes: ["practice.updated"],
+      enabled: false,
+    });
+    const cr = await waitFor(
+      "generation 2 observed",
+      () => h.cr("feed")?.status?.observedGeneration === 2 && h.cr("feed"),
+    );
 
     expect(cr.status?.subscriptionId).toBe(first.status?.subscriptionId);
-    expect(h.port.ensureCalls.at(-1)?.spec).toEqual({ url: "https://hooks.example.com/v2", eventTypes: ["practice.updated"], enabled: false });
+    expect(h.port.ensureCalls.at(-1)?.spec).toEqual({
+      url: "https://hooks.example.com/v2",
+      eventTypes: ["practice.updated"],
+      enabled: false,
+    });
     expect(h.port.byId(cr.status?.subscriptionId ?? "")?.spec.enabled).toBe(false);
-    expect(h.ready("feed")).toMatchObject({ status: "True", reason: "Reconciled", observedGeneration: 2 });
+    expect(h.ready("feed")).toMatchObject({
+      status: "True",
+      reason: "Reconciled",
+      observedGeneration: 2,
+    });
     expect(h.ready("feed")?.lastTransitionTime).toBe(transitionBefore);
     expect(h.secretValue("ats-vacancy-feed-signing")).toBe(secretBefore);
     await waitFor("Updated event", () => h.events("feed").some((e) => e.reason === "Updated"));
@@ -84,7 +116,9 @@ describe("WebhookSubscription reconciler", () => {
     expect(h.port.subscriptions.size).toBe(0);
     expect(h.events("feed").some((e) => e.reason === "Deleted")).toBe(true);
     // The Secret is left to the garbage collector through its owner reference.
-    expect(h.secret("ats-vacancy-feed-signing")?.metadata.ownerReferences?.[0]?.uid).toBe(cr.metadata.uid);
+    expect(h.secret("ats-vacancy-feed-signing")?.metadata.ownerReferences?.[0]?.uid).toBe(
+      cr.metadata.uid,
+    );
   });
 
   it("keeps the finalizer while the webhooks service cannot remove the subscription", async () => {
@@ -119,6 +153,11 @@ describe("WebhookSubscription reconciler", () => {
     h.api.dropWatches();
     h.create("three", { secretName: "three-signing" });
     await h.waitReady("three", "True", "Reconciled");
-    expect(h.api.store.list(SECRETS, NS).map((s) => s.metadata.name).sort()).toEqual(["ats-vacancy-feed-signing", "three-signing", "two-signing"]);
+    expect(
+      h.api.store
+        .list(SECRETS, NS)
+        .map((s) => s.metadata.name)
+        .sort(),
+    ).toEqual(["ats-vacancy-feed-signing", "three-signing", "two-signing"]);
   });
 });

@@ -15,14 +15,25 @@ export type WebhookSubscriptionControllerOptions = {
   /** The pod name, reported on events. */
   instance: string;
   requestTimeoutMs?: number;
-  loop?: Pick<ReconcileLoopOptions, "workers" | "resyncMs" | "retryMinMs" | "retryMaxMs" | "watchBackoffMinMs" | "watchBackoffMaxMs" | "watchTimeoutSeconds">;
+  loop?: Pick<
+    ReconcileLoopOptions,
+    | "workers"
+    | "resyncMs"
+    | "retryMinMs"
+    | "retryMaxMs"
+    | "watchBackoffMinMs"
+    | "watchBackoffMaxMs"
+    | "watchTimeoutSeconds"
+  >;
 };
 
 /**
  * The WebhookSubscription controller, ready to run: `elector.run((signal) => controller.run(signal), stop)`
  * so that only the leader reconciles.
  */
-export function createWebhookSubscriptionController(options: WebhookSubscriptionControllerOptions): ReconcileLoop {
+export function createWebhookSubscriptionController(
+  options: WebhookSubscriptionControllerOptions,
+): ReconcileLoop {
   const reconciler = new WebhookSubscriptionReconciler({
     kubeConfig: options.kubeConfig,
     port: options.port,

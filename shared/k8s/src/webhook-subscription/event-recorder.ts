@@ -6,7 +6,11 @@ import { withTimeout } from "../request-options.ts";
 
 export type EventType = "Normal" | "Warning";
 
-type Regarding = { apiVersion: string; kind: string; metadata: { name?: string; namespace?: string; uid?: string; resourceVersion?: string } };
+type Regarding = {
+  apiVersion: string;
+  kind: string;
+  metadata: { name?: string; namespace?: string; uid?: string; resourceVersion?: string };
+};
 
 /**
  * Kubernetes Events (core/v1, what `kubectl describe` shows) about the resources reconciled.
@@ -25,11 +29,19 @@ export class EventRecorder {
     this.#logger = logger;
   }
 
-  async record(regarding: Regarding, type: EventType, reason: string, message: string): Promise<void> {
+  async record(
+    regarding: Regarding,
+    type: EventType,
+    reason: string,
+    message: string,
+  ): Promise<void> {
     const namespace = regarding.metadata.namespace ?? "default";
     const now = new Date();
     const body: CoreV1Event = {
-      metadata: { name: `${regarding.metadata.name ?? "object"}.${randomBytes(8).toString("hex")}`, namespace },
+      metadata: {
+        name: `${regarding.metadata.name ?? "object"}.${randomBytes(8).toString("hex")}`,
+        namespace,
+      },
       involvedObject: {
         apiVersion: regarding.apiVersion,
         kind: regarding.kind,
@@ -51,7 +63,10 @@ export class EventRecorder {
     try {
       await this.#core.createNamespacedEvent({ namespace, body }, withTimeout(5_000));
     } catch (err) {
-      this.#logger.warn({ reason, object: regarding.metadata.name, err: describeError(err) }, "could not record Kubernetes event");
+      this.#logger.warn(
+        { reason, object: regarding.metadata.name, err: describeError(err) },
+        "could not record Kubernetes event",
+      );
     }
   }
 }

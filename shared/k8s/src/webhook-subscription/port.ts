@@ -23,7 +23,12 @@ export type EnsureResult = {
  * missing and updated to the spec when it differs. `remove` succeeds when already gone.
  */
 export interface SubscriptionPort {
-  ensure(ref: SubscriptionRef, owner: string, spec: DesiredSubscription, options: EnsureOptions): Promise<EnsureResult>;
+  ensure(
+    ref: SubscriptionRef,
+    owner: string,
+    spec: DesiredSubscription,
+    options: EnsureOptions,
+  ): Promise<EnsureResult>;
   remove(subscriptionId: string): Promise<void>;
 }
 

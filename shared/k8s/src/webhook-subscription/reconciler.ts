@@ -40,10 +40,20 @@ export class WebhookSubscriptionReconciler {
   readonly #events: EventRecorder;
 
   constructor(options: WebhookSubscriptionReconcilerOptions) {
-    this.#o = { component: "webhook-dispatcher", requestTimeoutMs: 10_000, now: () => new Date(), ...options };
+    this.#o = {
+      component: "webhook-dispatcher",
+      requestTimeoutMs: 10_000,
+      now: () => new Date(),
+      ...options,
+    };
     this.#core = options.kubeConfig.makeApiClient(CoreV1Api);
     this.#custom = options.kubeConfig.makeApiClient(CustomObjectsApi);
-    this.#events = new EventRecorder(this.#core, this.#o.component, this.#o.instance, options.logger);
+    this.#events = new EventRecorder(
+      this.#core,
+      this.#o.component,
+      this.#o.instance,
+      options.logger,
+    );
   }
 
   /** The Reconcile function for a ReconcileLoop. */
@@ -53,40 +63,69 @@ export class WebhookSubscriptionReconciler {
     if (!cr) return;
     if (cr.metadata.deletionTimestamp) return this.#finalize(cr, options);
     if (!(cr.metadata.finalizers ?? []).includes(SUBSCRIPTION_FINALIZER)) {
-      cr = await this.#setFinalizers(cr, [...(cr.metadata.finalizers ?? []), SUBSCRIPTION_FINALIZER], options());
+      cr = await this.#setFinalizers(
+        cr,
+        [...(cr.metadata.finalizers ?? []), SUBSCRIPTION_FINALIZER],
+        options(),
+      );
     }
     const outcome = await syncSubscription({ core: this.#core, port: this.#o.port, options }, cr);
     await this.#writeStatus(cr, outcome, options());
     const note = eventFor(cr, outcome);
     if (note) await this.#events.record(cr, note.type, note.reason, note.message);
     // Passes that change nothing (resyncs, echoes of our own writes) log at debug only.
-    const line = { key: request.key, ready: outcome.ready, reason: outcome.reason, subscriptionId: outcome.subscriptionId };
+    const line = {
+      key: request.key,
+      ready: outcome.ready,
+      reason: outcome.reason,
+      subscriptionId: outcome.subscriptionId,
+    };
     if (note) this.#o.logger.info(line, "webhook subscription reconciled");
     else this.#o.logger.debug?.(line, "webhook subscription reconciled");
     if (outcome.retry !== undefined) throw outcome.retry;
   };
 
-  async #get(request: ReconcileRequest, opts: ConfigurationOptions): Promise<WebhookSubscription | undefined> {
+  async #get(
+    request: ReconcileRequest,
+    opts: ConfigurationOptions,
+  ): Promise<WebhookSubscription | undefined> {
     try {
-      return (await this.#custom.getNamespacedCustomObject({ group, version, plural, namespace: request.namespace, name: request.name }, opts)) as WebhookSubscription;
+      return (await this.#custom.getNamespacedCustomObject(
+        { group, version, plural, namespace: request.namespace, name: request.name },
+        opts,
+      )) as WebhookSubscription;
     } catch (err) {
       if (isNotFound(err)) return undefined; // gone: the finalizer already saw it out
       throw err;
     }
   }
 
-  async #setFinalizers(cr: WebhookSubscription, finalizers: string[], opts: ConfigurationOptions): Promise<WebhookSubscription> {
+  async #setFinalizers(
+    cr: WebhookSubscription,
+    finalizers: string[],
+    opts: ConfigurationOptions,
+  ): Promise<WebhookSubscription> {
     const body = { ...cr, metadata: { ...cr.metadata, finalizers } };
     const { namespace = "", name = "" } = cr.metadata;
-    return (await this.#custom.replaceNamespacedCustomObject({ group, version, plural, namespace, name, body }, opts)) as WebhookSubscription;
+    return (await this.#custom.replaceNamespacedCustomObject(
+      { group, version, plural, namespace, name, body },
+      opts,
+    )) as WebhookSubscription;
   }
 
-  async #writeStatus(cr: WebhookSubscription, outcome: SyncOutcome, opts: ConfigurationOptions): Promise<void> {
+  async #writeStatus(
+    cr: WebhookSubscription,
+    outcome: SyncOutcome,
+    opts: ConfigurationOptions,
+  ): Promise<void> {
     const status = nextStatus(cr, outcome, this.#o.now());
     if (sameStatus(cr.status, status)) return;
     const { namespace = "", name = "" } = cr.metadata;
     // The status subresource ignores everything but status; resourceVersion makes a stale write a 409.
-    await this.#custom.replaceNamespacedCustomObjectStatus({ group, version, plural, namespace, name, body: { ...cr, status } }, opts);
+    await this.#custom.replaceNamespacedCustomObjectStatus(
+      { group, version, plural, namespace, name, body: { ...cr, status } },
+      opts,
+    );
   }
 
   async #finalize(cr: WebhookSubscription, options: () => ConfigurationOptions): Promise<void> {
@@ -98,11 +137,18 @@ export class WebhookSubscriptionReconciler {
       await this.#events.record(cr, "Normal", "Deleted", `removed subscription ${subscriptionId}`);
     }
     try {
-      await this.#setFinalizers(cr, finalizers.filter((f) => f !== SUBSCRIPTION_FINALIZER), options());
+      await this.#setFinalizers(
+        cr,
+        finalizers.filter((f) => f !== SUBSCRIPTION_FINALIZER),
+        options(),
+      );
     } catch (err) {
       if (!isNotFound(err)) throw err;
     }
-    this.#o.logger.info({ key: `${cr.metadata.namespace}/${cr.metadata.name}`, subscriptionId }, "webhook subscription removed");
+    this.#o.logger.info(
+      { key: `${cr.metadata.namespace}/${cr.metadata.name}`, subscriptionId },
+      "webhook subscription removed",
+    );
   }
 
   /**
@@ -112,7 +158,12 @@ export class WebhookSubscriptionReconciler {
    */
   async #unrecordedSubscription(cr: WebhookSubscription): Promise<string | undefined> {
     try {
-      const found = await this.#o.port.ensure(refOf(cr), cr.spec.clientId, { ...desiredOf(cr), enabled: false }, { needSecret: false });
+      const found = await this.#o.port.ensure(
+        refOf(cr),
+        cr.spec.clientId,
+        { ...desiredOf(cr), enabled: false },
+        { needSecret: false },
+      );
       return found.subscriptionId;
     } catch (err) {
       if (err instanceof InvalidSubscriptionError) return undefined;

@@ -14,12 +14,21 @@ export const MANAGED_BY = "integration-service-dispatcher";
 
 /** The Secret is ours only when this very resource (by uid) is its controlling owner. */
 export function isOwnedBy(secret: V1Secret, cr: WebhookSubscription): boolean {
-  return (secret.metadata?.ownerReferences ?? []).some((ref) => ref.uid === cr.metadata.uid && ref.controller === true);
+  return (secret.metadata?.ownerReferences ?? []).some(
+    (ref) => ref.uid === cr.metadata.uid && ref.controller === true,
+  );
 }
 
-export async function inspectSecret(core: CoreV1Api, cr: WebhookSubscription, opts: ConfigurationOptions): Promise<SecretState> {
+export async function inspectSecret(
+  core: CoreV1Api,
+  cr: WebhookSubscription,
+  opts: ConfigurationOptions,
+): Promise<SecretState> {
   try {
-    const secret = await core.readNamespacedSecret({ name: cr.spec.secretName, namespace: namespaceOf(cr) }, opts);
+    const secret = await core.readNamespacedSecret(
+      { name: cr.spec.secretName, namespace: namespaceOf(cr) },
+      opts,
+    );
     if (!isOwnedBy(secret, cr)) return { kind: "foreign" };
     const value = secret.data?.[SECRET_KEY];
     return { kind: "owned", secret, hasValue: typeof value === "string" && value.length > 0 };
@@ -34,11 +43,20 @@ export async function inspectSecret(core: CoreV1Api, cr: WebhookSubscription, op
  * checked ownership; the resourceVersion turns a race with anyone else into a 409 and a retry).
  * Owner reference with controller + blockOwnerDeletion: the Secret goes when the resource goes.
  */
-export async function writeSecret(core: CoreV1Api, cr: WebhookSubscription, state: SecretState, value: string, opts: ConfigurationOptions): Promise<"created" | "updated"> {
+export async function writeSecret(
+  core: CoreV1Api,
+  cr: WebhookSubscription,
+  state: SecretState,
+  value: string,
+  opts: ConfigurationOptions,
+): Promise<"created" | "updated"> {
   const namespace = namespaceOf(cr);
   const encoded = Buffer.from(value, "utf8").toString("base64");
   if (state.kind === "owned") {
-    const body: V1Secret = { ...state.secret, data: { ...state.secret.data, [SECRET_KEY]: encoded } };
+    const body: V1Secret = {
+      ...state.secret,
+      data: { ...state.secret.data, [SECRET_KEY]: encoded },
+    };
     await core.replaceNamespacedSecret({ name: cr.spec.secretName, namespace, body }, opts);
     return "updated";
   }

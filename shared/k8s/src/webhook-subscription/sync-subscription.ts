@@ -15,14 +15,26 @@ export type SyncOutcome = {
   retry?: unknown;
 };
 
-export type SyncDeps = { core: CoreV1Api; port: SubscriptionPort; options: () => ConfigurationOptions };
+export type SyncDeps = {
+  core: CoreV1Api;
+  port: SubscriptionPort;
+  options: () => ConfigurationOptions;
+};
 
 export function refOf(cr: WebhookSubscription): SubscriptionRef {
-  return { namespace: cr.metadata.namespace ?? "", name: cr.metadata.name ?? "", uid: cr.metadata.uid ?? "" };
+  return {
+    namespace: cr.metadata.namespace ?? "",
+    name: cr.metadata.name ?? "",
+    uid: cr.metadata.uid ?? "",
+  };
 }
 
 export function desiredOf(cr: WebhookSubscription): DesiredSubscription {
-  return { url: cr.spec.url, eventTypes: [...cr.spec.eventTypes], enabled: cr.spec.enabled ?? true };
+  return {
+    url: cr.spec.url,
+    eventTypes: [...cr.spec.eventTypes],
+    enabled: cr.spec.enabled ?? true,
+  };
 }
 
 /**
@@ -31,24 +43,53 @@ export function desiredOf(cr: WebhookSubscription): DesiredSubscription {
  * empty Secret of ours asks the port for a (rotated) secret, which also heals a write that
  * failed after the subscription was created.
  */
-export async function syncSubscription(deps: SyncDeps, cr: WebhookSubscription): Promise<SyncOutcome> {
+export async function syncSubscription(
+  deps: SyncDeps,
+  cr: WebhookSubscription,
+): Promise<SyncOutcome> {
   const state = await inspectSecret(deps.core, cr, deps.options());
   if (state.kind === "foreign") {
-    return { ready: false, reason: "SecretConflict", message: `Secret "${cr.spec.secretName}" exists and is not owned by this WebhookSubscription; it was left untouched. Delete it or choose another secretName.` };
+    return {
+      ready: false,
+      reason: "SecretConflict",
+      message: `Secret "${cr.spec.secretName}" exists and is not owned by this WebhookSubscription; it was left untouched. Delete it or choose another secretName.`,
+    };
   }
   const needSecret = state.kind === "missing" || !state.hasValue;
   let result;
   try {
     result = await deps.port.ensure(refOf(cr), cr.spec.clientId, desiredOf(cr), { needSecret });
   } catch (err) {
-    if (err instanceof InvalidSubscriptionError) return { ready: false, reason: err.reason, message: err.message };
-    return { ready: false, reason: "BackendUnavailable", message: "the webhooks service did not answer; retrying", retry: err };
+    if (err instanceof InvalidSubscriptionError)
+      return { ready: false, reason: err.reason, message: err.message };
+    return {
+      ready: false,
+      reason: "BackendUnavailable",
+      message: "the webhooks service did not answer; retrying",
+      retry: err,
+    };
   }
   const { subscriptionId, secret } = result;
   if (secret === undefined && needSecret) {
-    return { ready: false, reason: "SecretMissing", message: `the webhooks service returned no signing secret for subscription ${subscriptionId}`, subscriptionId };
+    return {
+      ready: false,
+      reason: "SecretMissing",
+      message: `the webhooks service returned no signing secret for subscription ${subscriptionId}`,
+      subscriptionId,
+    };
   }
-  const secretWritten = secret === undefined ? undefined : await writeSecret(deps.core, cr, state, secret, deps.options());
-  const message = desiredOf(cr).enabled ? `subscription ${subscriptionId} matches the spec` : `subscription ${subscriptionId} matches the spec (paused: enabled is false)`;
-  return { ready: true, reason: "Reconciled", message, subscriptionId, ...(secretWritten && { secretWritten }) };
+  const secretWritten =
+    secret === undefined
+      ? undefined
+      : await writeSecret(deps.core, cr, state, secret, deps.options());
+  const message = desiredOf(cr).enabled
+    ? `subscription ${subscriptionId} matches the spec`
+    : `subscription ${subscriptionId} matches the spec (paused: enabled is false)`;
+  return {
+    ready: true,
+    reason: "Reconciled",
+    message,
+    subscriptionId,
+    ...(secretWritten && { secretWritten }),
+  };
 }

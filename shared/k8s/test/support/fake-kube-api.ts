@@ -25,7 +25,15 @@ export type Fault = {
   times?: number;
 };
 
-export type RecordedRequest = { method: string; path: string; query: Record<string, string>; status: number; resource?: string; name?: string; subresource?: string };
+export type RecordedRequest = {
+  method: string;
+  path: string;
+  query: Record<string, string>;
+  status: number;
+  resource?: string;
+  name?: string;
+  subresource?: string;
+};
 
 type Route = { resource: string; namespace: string; name?: string; subresource?: string };
 type Watcher = { resource: string; namespace: string; res: http.ServerResponse };
@@ -51,10 +59,21 @@ export class FakeKubeApi {
   readonly #watchers = new Set<Watcher>();
 
   private constructor() {
-    this.store.register({ id: "coordination.k8s.io/v1/leases", apiVersion: "coordination.k8s.io/v1", kind: "Lease", validate: validateLease });
+    this.store.register({
+      id: "coordination.k8s.io/v1/leases",
+      apiVersion: "coordination.k8s.io/v1",
+      kind: "Lease",
+      validate: validateLease,
+    });
     this.store.register({ id: "v1/secrets", apiVersion: "v1", kind: "Secret" });
     this.store.register({ id: "v1/events", apiVersion: "v1", kind: "Event" });
-    this.store.register({ id: "integration.svc.io/v1alpha1/webhooksubscriptions", apiVersion: "integration.svc.io/v1alpha1", kind: "WebhookSubscription", statusSubresource: true, generation: true });
+    this.store.register({
+      id: "integration.svc.io/v1alpha1/webhooksubscriptions",
+      apiVersion: "integration.svc.io/v1alpha1",
+      kind: "WebhookSubscription",
+      statusSubresource: true,
+      generation: true,
+    });
     this.store.onChange = (change) => this.#broadcast(change);
     this.#server = http.createServer((req, res) => void this.#handle(req, res));
   }
@@ -113,22 +132,51 @@ export class FakeKubeApi {
     const watch = query.watch === "true";
     const body = await readBody(req);
     const route = parseRoute(url.pathname);
-    const record: RecordedRequest = { method, path: url.pathname, query, status: 0, ...(route && { resource: route.resource }), ...(route?.name && { name: route.name }), ...(route?.subresource && { subresource: route.subresource }) };
+    const record: RecordedRequest = {
+      method,
+      path: url.pathname,
+      query,
+      status: 0,
+      ...(route && { resource: route.resource }),
+      ...(route?.name && { name: route.name }),
+      ...(route?.subresource && { subresource: route.subresource }),
+    };
     this.requests.push(record);
     const fault = this.#takeFault(method, url.pathname, watch);
     if (fault?.hang) return;
     if (fault?.delayMs) await new Promise((r) => setTimeout(r, fault.delayMs));
-    if (fault?.status) return this.#fail(res, record, new ApiError(fault.status, "InjectedFault", `injected ${fault.status}`));
-    if (!route) return this.#fail(res, record, new ApiError(404, "NotFound", "the server could not find the requested resource"));
+    if (fault?.status)
+      return this.#fail(
+        res,
+        record,
+        new ApiError(fault.status, "InjectedFault", `injected ${fault.status}`),
+      );
+    if (!route)
+      return this.#fail(
+        res,
+        record,
+        new ApiError(404, "NotFound", "the server could not find the requested resource"),
+      );
     try {
-      if (watch && method === "GET" && !route.name) return this.#watch(res, record, route, query.resourceVersion ?? "", Number(query.timeoutSeconds ?? 0));
+      if (watch && method === "GET" && !route.name)
+        return this.#watch(
+          res,
+          record,
+          route,
+          query.resourceVersion ?? "",
+          Number(query.timeoutSeconds ?? 0),
+        );
       const result = this.#dispatch(method, route, body);
       record.status = method === "POST" ? 201 : 200;
       if (fault?.respondAfterMs) await new Promise((r) => setTimeout(r, fault.respondAfterMs));
       res.writeHead(record.status, { "content-type": "application/json" });
       res.end(JSON.stringify(result));
     } catch (err) {
-      this.#fail(res, record, err instanceof ApiError ? err : new ApiError(500, "InternalError", String(err)));
+      this.#fail(
+        res,
+        record,
+        err instanceof ApiError ? err : new ApiError(500, "InternalError", String(err)),
+      );
     }
   }
 
@@ -136,31 +184,57 @@ export class FakeKubeApi {
     const { resource, namespace, name, subresource } = route;
     if (method === "GET" && !name) {
       const config = this.store.resources.get(resource);
-      return { apiVersion: config?.apiVersion, kind: `${config?.kind}List`, metadata: { resourceVersion: String(this.store.currentRv) }, items: this.store.list(resource, namespace) };
+      return {
+        apiVersion: config?.apiVersion,
+        kind: `${config?.kind}List`,
+        metadata: { resourceVersion: String(this.store.currentRv) },
+        items: this.store.list(resource, namespace),
+      };
     }
     if (method === "GET" && name) return this.store.get(resource, namespace, name);
     if (method === "POST" && !name) return this.store.create(resource, namespace, body);
-    if (method === "PUT" && name) return this.store.update(resource, namespace, name, body, subresource === "status" ? "status" : undefined);
+    if (method === "PUT" && name)
+      return this.store.update(
+        resource,
+        namespace,
+        name,
+        body,
+        subresource === "status" ? "status" : undefined,
+      );
     if (method === "DELETE" && name) return this.store.delete(resource, namespace, name);
     throw new ApiError(405, "MethodNotAllowed", `${method} is not supported by the fake`);
   }
 
-  #watch(res: http.ServerResponse, record: RecordedRequest, route: Route, fromRv: string, timeoutSeconds: number): void {
+  #watch(
+    res: http.ServerResponse,
+    record: RecordedRequest,
+    route: Route,
+    fromRv: string,
+    timeoutSeconds: number,
+  ): void {
     record.status = 200;
     res.writeHead(200, { "content-type": "application/json" });
     res.flushHeaders();
     const since = Number(fromRv || this.store.currentRv);
     if (since < this.store.compactedBelow) {
       // The real server answers 200 and then one ERROR event carrying a 410 Status.
-      res.end(`${JSON.stringify({ type: "ERROR", object: statusBody(new ApiError(410, "Expired", `too old resource version: ${since} (${this.store.compactedBelow})`)) })}\n`);
+      res.end(
+        `${JSON.stringify({ type: "ERROR", object: statusBody(new ApiError(410, "Expired", `too old resource version: ${since} (${this.store.compactedBelow})`)) })}\n`,
+      );
       return;
     }
     for (const change of this.store.history) {
-      if (change.rv > since && change.resource === route.resource && change.namespace === route.namespace) res.write(eventLine(change));
+      if (
+        change.rv > since &&
+        change.resource === route.resource &&
+        change.namespace === route.namespace
+      )
+        res.write(eventLine(change));
     }
     const watcher: Watcher = { resource: route.resource, namespace: route.namespace, res };
     this.#watchers.add(watcher);
-    const timer = timeoutSeconds > 0 ? setTimeout(() => res.end(), timeoutSeconds * 1000) : undefined;
+    const timer =
+      timeoutSeconds > 0 ? setTimeout(() => res.end(), timeoutSeconds * 1000) : undefined;
     res.on("close", () => {
       clearTimeout(timer);
       this.#watchers.delete(watcher);
@@ -169,14 +243,21 @@ export class FakeKubeApi {
 
   #broadcast(change: Change): void {
     for (const w of this.#watchers) {
-      if (w.resource === change.resource && w.namespace === change.namespace) w.res.write(eventLine(change));
+      if (w.resource === change.resource && w.namespace === change.namespace)
+        w.res.write(eventLine(change));
     }
   }
 
   #takeFault(method: string, path: string, watch: boolean): Fault | undefined {
-    const fault = this.#faults.find((f) => (f.method === undefined || f.method === method) && f.path.test(path) && (f.watch === undefined || f.watch === watch));
+    const fault = this.#faults.find(
+      (f) =>
+        (f.method === undefined || f.method === method) &&
+        f.path.test(path) &&
+        (f.watch === undefined || f.watch === watch),
+    );
     if (!fault) return undefined;
-    if (fault.times !== undefined && --fault.times <= 0) this.#faults.splice(this.#faults.indexOf(fault), 1);
+    if (fault.times !== undefined && --fault.times <= 0)
+      this.#faults.splice(this.#faults.indexOf(fault), 1);
     return fault;
   }
 
@@ -188,7 +269,15 @@ export class FakeKubeApi {
 }
 
 function statusBody(err: ApiError): object {
-  return { kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", message: err.message, reason: err.reason, code: err.code };
+  return {
+    kind: "Status",
+    apiVersion: "v1",
+    metadata: {},
+    status: "Failure",
+    message: err.message,
+    reason: err.reason,
+    code: err.code,
+  };
 }
 
 function eventLine(change: Change): string {
@@ -197,7 +286,10 @@ function eventLine(change: Change): string {
 
 /** /api/v1/namespaces/{ns}/{plural}[/{name}[/{sub}]] and /apis/{group}/{version}/namespaces/... */
 function parseRoute(path: string): Route | undefined {
-  const m = /^\/(?:api\/(v1)|apis\/([^/]+)\/([^/]+))\/namespaces\/([^/]+)\/([^/]+)(?:\/([^/]+))?(?:\/([^/]+))?$/.exec(path);
+  const m =
+    /^\/(?:api\/(v1)|apis\/([^/]+)\/([^/]+))\/namespaces\/([^/]+)\/([^/]+)(?:\/([^/]+))?(?:\/([^/]+))?$/.exec(
+      path,
+    );
   if (!m) return undefined;
   const [, core, group, version, namespace = "", plural, name, subresource] = m;
   const resource = core ? `v1/${plural}` : `${group}/${version}/${plural}`;

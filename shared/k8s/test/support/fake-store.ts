@@ -15,7 +15,14 @@ export type Obj = {
     creationTimestamp?: string;
     deletionTimestamp?: string;
     finalizers?: string[];
-    ownerReferences?: Array<{ apiVersion: string; kind: string; name: string; uid: string; controller?: boolean; blockOwnerDeletion?: boolean }>;
+    ownerReferences?: Array<{
+      apiVersion: string;
+      kind: string;
+      name: string;
+      uid: string;
+      controller?: boolean;
+      blockOwnerDeletion?: boolean;
+    }>;
     labels?: Record<string, string>;
     [key: string]: unknown;
   };
@@ -37,7 +44,13 @@ export type ResourceConfig = {
 };
 
 export type ChangeType = "ADDED" | "MODIFIED" | "DELETED";
-export type Change = { rv: number; resource: string; namespace: string; type: ChangeType; object: Obj };
+export type Change = {
+  rv: number;
+  resource: string;
+  namespace: string;
+  type: ChangeType;
+  object: Obj;
+};
 
 export class ApiError extends Error {
   readonly code: number;
@@ -72,7 +85,9 @@ export class FakeStore {
   }
 
   list(resource: string, namespace: string): Obj[] {
-    return [...this.#table(resource).values()].filter((o) => o.metadata.namespace === namespace).map(clone);
+    return [...this.#table(resource).values()]
+      .filter((o) => o.metadata.namespace === namespace)
+      .map(clone);
   }
 
   get(resource: string, namespace: string, name: string): Obj {
@@ -91,39 +106,85 @@ export class FakeStore {
     this.#validate(config, body);
     const key = `${namespace}/${body.metadata?.name}`;
     if (!body.metadata?.name) throw new ApiError(422, "Invalid", "metadata.name: Required value");
-    if (this.#table(resource).has(key)) throw new ApiError(409, "AlreadyExists", `${resource} "${body.metadata.name}" already exists`);
+    if (this.#table(resource).has(key))
+      throw new ApiError(
+        409,
+        "AlreadyExists",
+        `${resource} "${body.metadata.name}" already exists`,
+      );
     const obj = clone(body);
-    obj.metadata = { ...obj.metadata, namespace, uid: randomUUID(), creationTimestamp: rfc3339(), resourceVersion: String(++this.#rv) };
+    obj.metadata = {
+      ...obj.metadata,
+      namespace,
+      uid: randomUUID(),
+      creationTimestamp: rfc3339(),
+      resourceVersion: String(++this.#rv),
+    };
     delete obj.metadata.deletionTimestamp;
     if (config.generation) obj.metadata.generation = 1;
     if (config.statusSubresource) delete obj.status; // status is ignored on create
     return this.#commit(config, namespace, "ADDED", obj);
   }
 
-  update(resource: string, namespace: string, name: string, body: Obj, subresource?: "status"): Obj {
+  update(
+    resource: string,
+    namespace: string,
+    name: string,
+    body: Obj,
+    subresource?: "status",
+  ): Obj {
     const config = this.#config(resource);
     this.#validate(config, body);
     const existing = this.get(resource, namespace, name);
-    if (body.metadata?.name !== name) throw new ApiError(400, "BadRequest", "the name of the object does not match the name on the URL");
-    if (!body.metadata.resourceVersion) throw new ApiError(422, "Invalid", "metadata.resourceVersion: Invalid value: 0: must be specified for an update");
+    if (body.metadata?.name !== name)
+      throw new ApiError(
+        400,
+        "BadRequest",
+        "the name of the object does not match the name on the URL",
+      );
+    if (!body.metadata.resourceVersion)
+      throw new ApiError(
+        422,
+        "Invalid",
+        "metadata.resourceVersion: Invalid value: 0: must be specified for an update",
+      );
     if (body.metadata.resourceVersion !== existing.metadata.resourceVersion) {
-      throw new ApiError(409, "Conflict", `Operation cannot be fulfilled on ${resource} "${name}": the object has been modified; please apply your changes to the latest version and try again`);
+      throw new ApiError(
+        409,
+        "Conflict",
+        `Operation cannot be fulfilled on ${resource} "${name}": the object has been modified; please apply your changes to the latest version and try again`,
+      );
     }
-    const next = subresource === "status" ? { ...existing, status: clone(body.status) } : this.#mainUpdate(config, existing, clone(body));
+    const next =
+      subresource === "status"
+        ? { ...existing, status: clone(body.status) }
+        : this.#mainUpdate(config, existing, clone(body));
     if (JSON.stringify(next) === JSON.stringify(existing)) return existing; // no-op: no new version
     next.metadata.resourceVersion = String(++this.#rv);
-    const gone = next.metadata.deletionTimestamp !== undefined && (next.metadata.finalizers ?? []).length === 0;
+    const gone =
+      next.metadata.deletionTimestamp !== undefined &&
+      (next.metadata.finalizers ?? []).length === 0;
     return this.#commit(config, namespace, gone ? "DELETED" : "MODIFIED", next);
   }
 
   #mainUpdate(config: ResourceConfig, existing: Obj, body: Obj): Obj {
     const m = existing.metadata;
-    const next: Obj = { ...body, metadata: { ...body.metadata, uid: m.uid, creationTimestamp: m.creationTimestamp, namespace: m.namespace } };
+    const next: Obj = {
+      ...body,
+      metadata: {
+        ...body.metadata,
+        uid: m.uid,
+        creationTimestamp: m.creationTimestamp,
+        namespace: m.namespace,
+      },
+    };
     if (m.deletionTimestamp) next.metadata.deletionTimestamp = m.deletionTimestamp;
     else delete next.metadata.deletionTimestamp;
     if (config.statusSubresource) next.status = existing.status;
     if (!next.status) delete next.status;
-    if (config.generation) next.metadata.generation = (m.generation ?? 1) + (withoutMeta(next) === withoutMeta(existing) ? 0 : 1);
+    if (config.generation)
+      next.metadata.generation =
+        (m.generation ?? 1) + (withoutMeta(next) === withoutMeta(existing) ? 0 : 1);
     return next;
   }
 
@@ -149,7 +210,13 @@ export class FakeStore {
     const key = `${namespace}/${obj.metadata.name}`;
     if (type === "DELETED") this.#table(config.id).delete(key);
     else this.#table(config.id).set(key, obj);
-    const change: Change = { rv: Number(obj.metadata.resourceVersion), resource: config.id, namespace, type, object: clone(obj) };
+    const change: Change = {
+      rv: Number(obj.metadata.resourceVersion),
+      resource: config.id,
+      namespace,
+      type,
+      object: clone(obj),
+    };
     this.history.push(change);
     this.onChange(change);
     return clone(obj);
@@ -162,7 +229,12 @@ export class FakeStore {
 
   #config(resource: string): ResourceConfig {
     const config = this.resources.get(resource);
-    if (!config) throw new ApiError(404, "NotFound", `the server could not find the requested resource (${resource})`);
+    if (!config)
+      throw new ApiError(
+        404,
+        "NotFound",
+        `the server could not find the requested resource (${resource})`,
+      );
     return config;
   }
 

@@ -1,5 +1,9 @@
 import { createWebhookSubscriptionController } from "../../src/webhook-subscription/controller.ts";
-import type { Condition, WebhookSubscription, WebhookSubscriptionSpec } from "../../src/webhook-subscription/types.ts";
+import type {
+  Condition,
+  WebhookSubscription,
+  WebhookSubscriptionSpec,
+} from "../../src/webhook-subscription/types.ts";
 import { FakeKubeApi } from "./fake-kube-api.ts";
 import type { Obj } from "./fake-store.ts";
 import { FakePort } from "./fake-port.ts";
@@ -39,7 +43,13 @@ export class Harness {
       logger: h.logger,
       instance: "dispatcher-0",
       requestTimeoutMs: 2_000,
-      loop: { retryMinMs: 20, retryMaxMs: 200, watchBackoffMinMs: 20, watchBackoffMaxMs: 100, resyncMs: options.resyncMs ?? 60_000 },
+      loop: {
+        retryMinMs: 20,
+        retryMaxMs: 200,
+        watchBackoffMinMs: 20,
+        watchBackoffMaxMs: 100,
+        resyncMs: options.resyncMs ?? 60_000,
+      },
     });
     h.#running = controller.run(h.#stop.signal);
     return h;
@@ -52,7 +62,12 @@ export class Harness {
   }
 
   create(name: string, spec: Partial<WebhookSubscriptionSpec> = {}): Obj {
-    return this.api.store.create(WHS, NS, { apiVersion: "integration.svc.io/v1alpha1", kind: "WebhookSubscription", metadata: { name }, spec: { ...exampleSpec, ...spec } });
+    return this.api.store.create(WHS, NS, {
+      apiVersion: "integration.svc.io/v1alpha1",
+      kind: "WebhookSubscription",
+      metadata: { name },
+      spec: { ...exampleSpec, ...spec },
+    });
   }
 
   updateSpec(name: string, spec: Partial<WebhookSubscriptionSpec>): Obj {
@@ -69,11 +84,20 @@ export class Harness {
   }
 
   /** Waits until Ready has the given status and reason for the object's current generation. */
-  async waitReady(name: string, status: "True" | "False", reason: string): Promise<WebhookSubscription> {
+  async waitReady(
+    name: string,
+    status: "True" | "False",
+    reason: string,
+  ): Promise<WebhookSubscription> {
     return waitFor(`${name} Ready=${status} ${reason}`, () => {
       const cr = this.cr(name);
       const c = this.ready(name);
-      return c?.status === status && c.reason === reason && cr?.status?.observedGeneration === cr?.metadata.generation && cr;
+      return (
+        c?.status === status &&
+        c.reason === reason &&
+        cr?.status?.observedGeneration === cr?.metadata.generation &&
+        cr
+      );
     });
   }
 
@@ -83,13 +107,19 @@ export class Harness {
 
   secretValue(name: string): string | undefined {
     const data = this.secret(name)?.data as Record<string, string> | undefined;
-    return data?.secret === undefined ? undefined : Buffer.from(data.secret, "base64").toString("utf8");
+    return data?.secret === undefined
+      ? undefined
+      : Buffer.from(data.secret, "base64").toString("utf8");
   }
 
   events(name: string): Array<{ type: string; reason: string; message: string }> {
     return this.api.store
       .list(EVENTS, NS)
       .filter((e) => (e.involvedObject as { name?: string }).name === name)
-      .map((e) => ({ type: e.type as string, reason: e.reason as string, message: e.message as string }));
+      .map((e) => ({
+        type: e.type as string,
+        reason: e.reason as string,
+        message: e.message as string,
+      }));
   }
 }
