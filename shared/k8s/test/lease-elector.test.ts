@@ -4,8 +4,7 @@ import { LeadershipLostError } from "@svc/events";
 import { LeaseElector } from "../src/lease-elector.ts";
 import type { LeaseElectorOptions } from "../src/lease-elector.ts";
 import { microTimeOf } from "../src/micro-time.ts";
-import { FakeKubeApi } from "./support/fake-kube-api.ts";
-import { memoryLogger, sleep, waitFor } from "./support/helpers.ts";
+import { FakeKubeApi, memoryLogger, sleep, waitFor } from "@svc/testing/kube";
 
 const NS = "integration";
 const LEASES = "coordination.k8s.io/v1/leases";

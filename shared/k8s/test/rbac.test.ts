@@ -7,8 +7,8 @@ import { k8sTools } from "../../../tools/k8s-tools.ts";
 import { LeaseElector } from "../src/lease-elector.ts";
 import { DISPATCHER_PERMISSIONS, missingPermissions, unusedGrants } from "../src/rbac.ts";
 import type { Permission, PolicyRule } from "../src/rbac.ts";
-import type { RecordedRequest } from "./support/fake-kube-api.ts";
-import { memoryLogger, waitFor } from "./support/helpers.ts";
+import type { RecordedRequest } from "@svc/testing/kube";
+import { memoryLogger, waitFor } from "@svc/testing/kube";
 import { Harness, NS, SECRETS, WHS } from "./support/subscription-harness.ts";
 
 const repoRoot = resolve(import.meta.dirname, "../../..");

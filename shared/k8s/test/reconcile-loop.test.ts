@@ -2,8 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ReconcileLoop } from "../src/reconcile-loop.ts";
 import type { Reconcile, ReconcileLoopOptions } from "../src/reconcile-loop.ts";
 import { webhookSubscriptionKind } from "../src/webhook-subscription/types.ts";
-import { FakeKubeApi } from "./support/fake-kube-api.ts";
-import { memoryLogger, sleep, waitFor } from "./support/helpers.ts";
+import { FakeKubeApi, memoryLogger, sleep, waitFor } from "@svc/testing/kube";
 
 const NS = "integration";
 const WHS = "integration.svc.io/v1alpha1/webhooksubscriptions";
@@ -13,7 +12,17 @@ let stop: AbortController;
 let running: Promise<void> | undefined;
 
 beforeEach(async () => {
-  api = await FakeKubeApi.start();
+  api = await FakeKubeApi.start({
+    resources: [
+      {
+        id: WHS,
+        apiVersion: "integration.svc.io/v1alpha1",
+        kind: "WebhookSubscription",
+        statusSubresource: true,
+        generation: true,
+      },
+    ],
+  });
   stop = new AbortController();
   running = undefined;
 });

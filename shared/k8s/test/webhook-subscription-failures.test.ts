@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { sleep, waitFor } from "./support/helpers.ts";
+import { sleep, waitFor } from "@svc/testing/kube";
 import { Harness, NS, SECRETS } from "./support/subscription-harness.ts";
 
 let h: Harness;

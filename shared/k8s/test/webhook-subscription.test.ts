@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { SUBSCRIPTION_FINALIZER } from "../src/webhook-subscription/types.ts";
-import { sleep, waitFor } from "./support/helpers.ts";
+import { sleep, waitFor } from "@svc/testing/kube";
 import { Harness, NS, SECRETS, WHS, exampleSpec } from "./support/subscription-harness.ts";
 
 let h: Harness;

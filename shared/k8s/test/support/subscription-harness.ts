@@ -4,15 +4,23 @@ import type {
   WebhookSubscription,
   WebhookSubscriptionSpec,
 } from "../../src/webhook-subscription/types.ts";
-import { FakeKubeApi } from "./fake-kube-api.ts";
-import type { Obj } from "./fake-store.ts";
+import { FakeKubeApi, memoryLogger, waitFor } from "@svc/testing/kube";
+import type { Obj, ResourceConfig } from "@svc/testing/kube";
 import { FakePort } from "./fake-port.ts";
-import { memoryLogger, waitFor } from "./helpers.ts";
 
 export const NS = "integration";
 export const WHS = "integration.svc.io/v1alpha1/webhooksubscriptions";
 export const SECRETS = "v1/secrets";
 export const EVENTS = "v1/events";
+
+/** The custom resource as the fake API server serves it: status subresource, generation. */
+export const WEBHOOK_SUBSCRIPTIONS: ResourceConfig = {
+  id: WHS,
+  apiVersion: "integration.svc.io/v1alpha1",
+  kind: "WebhookSubscription",
+  statusSubresource: true,
+  generation: true,
+};
 
 export const exampleSpec: WebhookSubscriptionSpec = {
   clientId: "ats-connector",
@@ -35,7 +43,7 @@ export class Harness {
   }
 
   static async start(options: { resyncMs?: number } = {}): Promise<Harness> {
-    const h = new Harness(await FakeKubeApi.start());
+    const h = new Harness(await FakeKubeApi.start({ resources: [WEBHOOK_SUBSCRIPTIONS] }));
     const controller = createWebhookSubscriptionController({
       kubeConfig: h.api.kubeConfig(),
       namespace: NS,

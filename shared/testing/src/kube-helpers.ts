@@ -1,9 +1,17 @@
-import type { Logger } from "../../src/logger.ts";
+// Helpers of the tests that run against the fake Kubernetes API (./fake-kube-api.ts).
 
 export type LogLine = { level: string; obj: object; msg: string };
 
+type LogFn = (obj: object, msg: string) => void;
+
 /** A pino-shaped logger that keeps every line, so tests can assert on logs (and on what is absent). */
-export function memoryLogger(): Logger & { lines: LogLine[] } {
+export function memoryLogger(): {
+  lines: LogLine[];
+  debug: LogFn;
+  info: LogFn;
+  warn: LogFn;
+  error: LogFn;
+} {
   const lines: LogLine[] = [];
   const at = (level: string) => (obj: object, msg: string) => void lines.push({ level, obj, msg });
   return { lines, debug: at("debug"), info: at("info"), warn: at("warn"), error: at("error") };

@@ -1,11 +1,12 @@
-// An in-test fake of the few Kubernetes API endpoints this package uses, served over real HTTP on
-// loopback so the real @kubernetes/client-node requests (paths, bodies, errors, watch streams)
-// are exercised. No kube-apiserver can run on these machines (see the package README).
+// An in-test fake of the few Kubernetes API endpoints the @svc/k8s machinery, the Lease elector
+// (@svc/leader) and the webhooks operator use, served over real HTTP on loopback so the real
+// @kubernetes/client-node requests (paths, bodies, errors, watch streams) are exercised. A fake,
+// because no kube-apiserver (or envtest binary) can run on these machines (shared/k8s/README.md).
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { KubeConfig } from "@kubernetes/client-node";
-import { ApiError, FakeStore } from "./fake-store.ts";
-import type { Change, Obj } from "./fake-store.ts";
+import { ApiError, FakeStore } from "./fake-kube-store.ts";
+import type { Change, Obj, ResourceConfig } from "./fake-kube-store.ts";
 
 export type Fault = {
   method?: string;
@@ -58,7 +59,7 @@ export class FakeKubeApi {
   readonly #faults: Fault[] = [];
   readonly #watchers = new Set<Watcher>();
 
-  private constructor() {
+  private constructor(resources: readonly ResourceConfig[]) {
     this.store.register({
       id: "coordination.k8s.io/v1/leases",
       apiVersion: "coordination.k8s.io/v1",
@@ -67,19 +68,16 @@ export class FakeKubeApi {
     });
     this.store.register({ id: "v1/secrets", apiVersion: "v1", kind: "Secret" });
     this.store.register({ id: "v1/events", apiVersion: "v1", kind: "Event" });
-    this.store.register({
-      id: "integration.svc.io/v1alpha1/webhooksubscriptions",
-      apiVersion: "integration.svc.io/v1alpha1",
-      kind: "WebhookSubscription",
-      statusSubresource: true,
-      generation: true,
-    });
+    for (const resource of resources) this.store.register(resource);
     this.store.onChange = (change) => this.#broadcast(change);
     this.#server = http.createServer((req, res) => void this.#handle(req, res));
   }
 
-  static async start(): Promise<FakeKubeApi> {
-    const api = new FakeKubeApi();
+  /** Serves Leases, Secrets and Events, plus the custom `resources` a test names. */
+  static async start(
+    options: { resources?: readonly ResourceConfig[] } = {},
+  ): Promise<FakeKubeApi> {
+    const api = new FakeKubeApi(options.resources ?? []);
     await new Promise<void>((resolve) => api.#server.listen(0, "127.0.0.1", resolve));
     return api;
   }
