@@ -12,7 +12,7 @@ import { createLegacyDb, createPgPool, runMigrations } from "@svc/db";
 import { connectNats, drainNats } from "@svc/messaging";
 import { loadConfig, SERVICE_NAME, SERVICE_VERSION, type Config } from "./config.ts";
 import { createApp } from "./app.ts";
-import { createLeaderElector } from "@svc/k8s/elector";
+import { createLeaderElector } from "@svc/leader";
 import { startEventPipeline } from "@svc/events";
 import { VacancyChangeSource } from "./changes/vacancy-change-source.ts";
 import { MIGRATIONS_FOLDER } from "./db/migrations.ts";

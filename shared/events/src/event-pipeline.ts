@@ -1,10 +1,10 @@
 import type pg from "pg";
 import type { Meter } from "@opentelemetry/api";
+import type { LeaderElector } from "@svc/leader";
 import { startRelay, type Relay } from "./relay.ts";
 import {
   startDetector,
   type ChangeSource,
-  type LeaderElector,
   type RunningDetector,
 } from "./change-detection/index.ts";
 import {

@@ -1,4 +1,4 @@
-export { LeaseElector, type LeaseElectorOptions } from "./lease-elector.ts";
+export { claimSpec, holderOf, isAcquirable, releaseSpec, renewSpec } from "./lease-record.ts";
 export { formatMicroTime, microTimeOf, parseMicroTime, type EpochMicros } from "./micro-time.ts";
 export {
   ReconcileLoop,
@@ -15,7 +15,7 @@ export {
 } from "./list-watch.ts";
 export { WorkQueue, type WorkQueueOptions } from "./work-queue.ts";
 export { withSignal, withTimeout } from "./request-options.ts";
-export { statusCodeOf, isConflict, isGone, isNotFound } from "./api-errors.ts";
+export { statusCodeOf, isConflict, isGone, isNotFound, describeError } from "./api-errors.ts";
 export {
   DISPATCHER_PERMISSIONS,
   missingPermissions,

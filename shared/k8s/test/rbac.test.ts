@@ -4,7 +4,7 @@ import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse, parseAllDocuments } from "yaml";
 import { k8sTools } from "../../../tools/k8s-tools.ts";
-import { LeaseElector } from "../src/lease-elector.ts";
+import { LeaseElector } from "@svc/leader/lease";
 import { DISPATCHER_PERMISSIONS, missingPermissions, unusedGrants } from "../src/rbac.ts";
 import type { Permission, PolicyRule } from "../src/rbac.ts";
 import type { RecordedRequest } from "@svc/testing/kube";

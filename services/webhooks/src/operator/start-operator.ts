@@ -1,7 +1,8 @@
 import type pg from "pg";
 import { KubeConfig } from "@kubernetes/client-node";
-import { createWebhookSubscriptionController, LeaseElector } from "@svc/k8s";
-import { PgAdvisoryLockElector, type LeaderElector } from "@svc/events";
+import { createWebhookSubscriptionController } from "@svc/k8s";
+import { PgAdvisoryLockElector, type LeaderElector } from "@svc/leader";
+import { LeaseElector } from "@svc/leader/lease";
 import { createDrizzle } from "@svc/db";
 import type { Logger } from "@svc/logging";
 import { createSubscriptionService } from "../app.ts";

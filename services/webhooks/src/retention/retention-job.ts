@@ -1,4 +1,4 @@
-import type { LeaderElector } from "@svc/events";
+import type { LeaderElector } from "@svc/leader";
 import type { Logger } from "@svc/logging";
 import type { Clock } from "../domain/model.ts";
 

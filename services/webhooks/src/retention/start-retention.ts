@@ -1,5 +1,5 @@
 import type pg from "pg";
-import { createLeaderElector } from "@svc/k8s/elector";
+import { createLeaderElector } from "@svc/leader";
 import type { Logger } from "@svc/logging";
 import type { DispatcherConfig } from "../config.ts";
 import type { Clock } from "../domain/model.ts";

@@ -5,7 +5,6 @@ export {
   type ChangeSource,
   type PassContext,
 } from "./change-source.ts";
-export type { Fence } from "./change-store.ts";
 export type { PassKind, PassResult } from "./detection-pass.ts";
 export {
   createChangeDetector,
@@ -13,12 +12,6 @@ export {
   type ChangeDetectorOptions,
   type PassControl,
 } from "./engine.ts";
-export { LeadershipLostError, SoloElector, type LeaderElector } from "./leader.ts";
-export {
-  PgAdvisoryLockElector,
-  advisoryLockKey,
-  type PgAdvisoryLockElectorOptions,
-} from "./pg-advisory-lock-elector.ts";
 export {
   startDetector,
   type DetectorOptions,

@@ -1,9 +1,8 @@
+import type { Fence, LeaderElector } from "@svc/leader";
 import { backoffMs, serialQueue, sleep } from "../background.ts";
-import type { Fence } from "./change-store.ts";
 import type { PassResult } from "./detection-pass.ts";
 import { createChangeDetector } from "./engine.ts";
 import type { ChangeDetector, ChangeDetectorOptions } from "./engine.ts";
-import type { LeaderElector } from "./leader.ts";
 
 export type DetectorOptions = ChangeDetectorOptions & {
   elector: LeaderElector;

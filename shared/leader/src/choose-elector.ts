@@ -1,6 +1,8 @@
 import type pg from "pg";
-import { PgAdvisoryLockElector, SoloElector, type LeaderElector } from "@svc/events";
-import type { Logger } from "@svc/messaging";
+import { LeaderGroup } from "./leader-group.ts";
+import { SoloElector, type LeaderElector } from "./leader.ts";
+import type { Logger } from "./logger.ts";
+import { PgAdvisoryLockElector } from "./pg-advisory-lock-elector.ts";
 
 export type ElectionSettings = {
   LEADER_ELECTION: "pg" | "lease" | "solo";
@@ -9,7 +11,8 @@ export type ElectionSettings = {
 };
 
 /**
- * The elector of the one replica that runs change detection (ARCHITECTURE "Operator-style"):
+ * The elector of the one replica that runs a process's leader-only work (change detection; the
+ * dispatcher's retention and operator) (ARCHITECTURE "Operator-style"):
  * `pg` an advisory lock in our own PostgreSQL (works anywhere, the default), `lease` a Kubernetes
  * Lease (the service account needs get/create/update on leases), `solo` no election at all.
  * `name` says what is led; it must be a valid Lease name (lower-case, digits, dashes).
@@ -42,4 +45,15 @@ export async function createLeaderElector(
     case "pg":
       return new PgAdvisoryLockElector({ pool: deps.pool, name: deps.name, logger: deps.logger });
   }
+}
+
+/** The process's one leader group, over the elector `settings` choose (see createLeaderElector). */
+export async function createLeaderGroup(
+  settings: ElectionSettings,
+  deps: { pool: pg.Pool; logger: Logger; name: string },
+): Promise<LeaderGroup> {
+  return new LeaderGroup({
+    elector: await createLeaderElector(settings, deps),
+    logger: deps.logger,
+  });
 }

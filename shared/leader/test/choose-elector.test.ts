@@ -1,9 +1,9 @@
 import { afterAll, describe, expect, it } from "vitest";
 import pg from "pg";
-import { PgAdvisoryLockElector, SoloElector } from "@svc/events";
 import { silentLogger } from "@svc/testing";
 import { createLeaderElector } from "../src/choose-elector.ts";
-import { LeaseElector } from "../src/index.ts";
+import { PgAdvisoryLockElector, SoloElector } from "../src/index.ts";
+import { LeaseElector } from "../src/lease-elector.ts";
 
 // Never connects: electors only touch the pool once they campaign.
 const pool = new pg.Pool({ connectionString: "postgres://nobody@127.0.0.1:1/none" });

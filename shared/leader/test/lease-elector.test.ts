@@ -1,9 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { Fence } from "@svc/events";
-import { LeadershipLostError } from "@svc/events";
+import { microTimeOf } from "@svc/k8s";
+import { LeadershipLostError } from "../src/leader.ts";
+import type { Fence } from "../src/leader.ts";
 import { LeaseElector } from "../src/lease-elector.ts";
 import type { LeaseElectorOptions } from "../src/lease-elector.ts";
-import { microTimeOf } from "../src/micro-time.ts";
 import { FakeKubeApi, memoryLogger, sleep, waitFor } from "@svc/testing/kube";
 
 const NS = "integration";

@@ -1,4 +1,11 @@
-import type { Fence } from "./change-store.ts";
+import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
+
+/** A drizzle database or transaction on PostgreSQL (the same type as @svc/events' PgExecutor). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type PgExecutor = PgDatabase<PgQueryResultHKT, any, any>;
+
+/** Throws inside a batch transaction when this process no longer leads (see LeaderElector). */
+export type Fence = (db: PgExecutor) => Promise<void>;
 
 /**
  * Leader election for singleton work (one active change detector per service).

@@ -1,11 +1,9 @@
 import { sql } from "drizzle-orm";
 import type pg from "pg";
-import type { Logger } from "@svc/messaging";
-import { sleep } from "../background.ts";
-import type { PgExecutor } from "../outbox.ts";
-import type { Fence } from "./change-store.ts";
 import { LeadershipLostError } from "./leader.ts";
-import type { LeaderElector } from "./leader.ts";
+import type { Fence, LeaderElector, PgExecutor } from "./leader.ts";
+import type { Logger } from "./logger.ts";
+import { sleep } from "./timing.ts";
 
 export type PgAdvisoryLockElectorOptions = {
   /** Lends the dedicated lock session (held for the whole leadership) and campaign attempts. */

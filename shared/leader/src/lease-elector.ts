@@ -1,11 +1,19 @@
 import { CoordinationV1Api } from "@kubernetes/client-node";
 import type { KubeConfig, V1Lease } from "@kubernetes/client-node";
-import { LeadershipLostError } from "@svc/events";
-import type { Fence, LeaderElector } from "@svc/events";
-import { describeError, isConflict, isNotFound } from "./api-errors.ts";
-import { claimSpec, holderOf, isAcquirable, releaseSpec, renewSpec } from "./lease-record.ts";
+import {
+  claimSpec,
+  describeError,
+  holderOf,
+  isAcquirable,
+  isConflict,
+  isNotFound,
+  releaseSpec,
+  renewSpec,
+  withTimeout,
+} from "@svc/k8s";
+import { LeadershipLostError } from "./leader.ts";
+import type { Fence, LeaderElector } from "./leader.ts";
 import type { Logger } from "./logger.ts";
-import { withTimeout } from "./request-options.ts";
 import { jittered, sleep } from "./timing.ts";
 
 export type LeaseElectorOptions = {

@@ -1,16 +1,9 @@
 import { randomBytes } from "node:crypto";
-import { drizzle } from "drizzle-orm/node-postgres";
 import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createPgPool } from "@svc/db";
-import { TcpProxy, testEnv } from "@svc/testing";
-import {
-  advisoryLockKey,
-  LeadershipLostError,
-  PgAdvisoryLockElector,
-  startDetector,
-} from "../src/index.ts";
-import type { ChangeSource, Fence, RunningDetector } from "../src/index.ts";
+import { advisoryLockKey, PgAdvisoryLockElector } from "@svc/leader";
+import { startDetector } from "../src/index.ts";
+import type { ChangeSource, RunningDetector } from "../src/index.ts";
 import { openWorld, scenario } from "./support/detector-fixtures.ts";
 import type { DetectorWorld } from "./support/detector-fixtures.ts";
 import { recordingLogger, sleep, waitFor } from "./support/nats.ts";
@@ -55,93 +48,7 @@ function started(detector: RunningDetector): RunningDetector {
   return detector;
 }
 
-describe("leader election with a PostgreSQL advisory lock", () => {
-  it("lets one process lead; a lost lock session aborts its task, fails its fence, and the peer takes over", async () => {
-    const name = lockName();
-    const [first, second] = [elector(world.pool, name), elector(otherPool, name)];
-    const stops = [new AbortController(), new AbortController()];
-    let term: { signal: AbortSignal; fence: Fence } | undefined;
-    let secondLed = false;
-    const untilAborted = (signal: AbortSignal) =>
-      new Promise<void>((resolve) => signal.addEventListener("abort", () => resolve()));
-    const runs = [
-      first.run(async (signal, fence) => {
-        term = { signal, fence };
-        await untilAborted(signal);
-      }, stops[0]!.signal),
-    ];
-    await waitFor("the first to lead", () => term !== undefined);
-    runs.push(
-      second.run(async (signal) => {
-        secondLed = true;
-        await untilAborted(signal);
-      }, stops[1]!.signal),
-    );
-    await term!.fence(drizzle(world.pool));
-    await sleep(400);
-    expect([first.isLeader(), second.isLeader(), secondLed]).toEqual([true, false, false]);
-
-    expect(await killLockSession(name)).toBe(1);
-    await waitFor("the first to notice", () => term!.signal.aborted, 2_000);
-    await expect(term!.fence(drizzle(world.pool))).rejects.toBeInstanceOf(LeadershipLostError);
-    stops[0]!.abort();
-    await waitFor("the second to lead", () => second.isLeader(), 3_000);
-    expect(first.isLeader()).toBe(false);
-    stops[1]!.abort();
-    await Promise.all(runs);
-  });
-
-  it("hands over within seconds when the leader's lock connection freezes: it aborts itself and the server ends its session", async () => {
-    const name = lockName();
-    const target = new URL(testEnv.TEST_PG_URL);
-    const proxy = await TcpProxy.start({
-      host: target.hostname,
-      port: Number(target.port || 5432),
-    });
-    cleanups.push(() => proxy.close());
-    const url = new URL((world.pool.options as { connectionString: string }).connectionString);
-    url.host = `127.0.0.1:${proxy.port}`;
-    const frozenPool = createPgPool({
-      url: url.toString(),
-      schema: "public",
-      applicationName: "frozen-leader",
-      connectTimeoutMs: 500,
-    });
-    cleanups.push(() => frozenPool.end());
-    const first = new PgAdvisoryLockElector({
-      pool: frozenPool,
-      name,
-      logger: recordingLogger(),
-      retryEveryMs: 100,
-      checkEveryMs: 100,
-      checkTimeoutMs: 300,
-      sessionIdleTimeoutMs: 1_000,
-    });
-    const second = elector(otherPool, name);
-    const stops = [new AbortController(), new AbortController()];
-    let firstSignal: AbortSignal | undefined;
-    const untilAborted = (signal: AbortSignal) =>
-      new Promise<void>((resolve) => signal.addEventListener("abort", () => resolve()));
-    const runs = [
-      first.run(async (signal) => {
-        firstSignal = signal;
-        await untilAborted(signal);
-      }, stops[0]!.signal),
-    ];
-    await waitFor("the first to lead", () => first.isLeader());
-    runs.push(second.run((signal) => untilAborted(signal), stops[1]!.signal));
-
-    proxy.pause();
-    const frozenAt = Date.now();
-    await waitFor("the frozen leader to abort itself", () => firstSignal?.aborted === true, 2_000);
-    await waitFor("the peer to lead", () => second.isLeader(), 5_000);
-    expect(Date.now() - frozenAt).toBeLessThan(3_000);
-    expect(first.isLeader()).toBe(false);
-    stops.forEach((s) => s.abort());
-    proxy.resume();
-    await Promise.all(runs);
-  });
-
+describe("change detection under a PostgreSQL advisory lock election", () => {
   it("runs passes only on the leader, each change reported once, and hands over when the leader stops", async () => {
     const s = await scenario(world);
     cleanups.push(s.close);
