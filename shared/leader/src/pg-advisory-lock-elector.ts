@@ -100,6 +100,7 @@ export class PgAdvisoryLockElector implements LeaderElector {
     const term = new AbortController();
     const onStop = () => term.abort(new LeadershipLostError("stopping"));
     stop.addEventListener("abort", onStop, { once: true });
+    if (stop.aborted) onStop(); // an attempt in flight when stop came won: lead no further
     session.onLost = (cause) => term.abort(new LeadershipLostError("lock session lost", { cause }));
     const watching = this.#watch(session, term);
     this.#leading = true;

@@ -8,6 +8,7 @@ import { LeadershipLostError, PgAdvisoryLockElector } from "../src/index.ts";
 import type { Fence } from "../src/index.ts";
 import {
   killLockSession,
+  lockHolders,
   recordingLogger,
   sleep,
   twoProcesses,
@@ -123,5 +124,31 @@ describe("leader election with a PostgreSQL advisory lock", () => {
     stops.forEach((s) => s.abort());
     proxy.resume();
     await Promise.all(runs);
+  });
+
+  it("ends at once when a campaign attempt in flight wins the lock after stop", async () => {
+    const name = lockName();
+    // The pool lends its connection only once `lend` is called, so the attempt wins after stop.
+    let lend = () => {};
+    const gated = new Promise<void>((resolve) => (lend = resolve));
+    const slowPool = { connect: async () => (await gated, pool.connect()) } as unknown as pg.Pool;
+    const e = elector(slowPool, name);
+    const stop = new AbortController();
+    const signals: AbortSignal[] = [];
+    const done = e.run(async (signal) => {
+      signals.push(signal);
+      await new Promise<void>((resolve) => {
+        signal.addEventListener("abort", () => resolve(), { once: true });
+        if (signal.aborted) resolve();
+      });
+    }, stop.signal);
+    await sleep(50);
+    stop.abort();
+    lend();
+    const outcome = await Promise.race([done.then(() => "ended"), sleep(3_000).then(() => "hung")]);
+    expect(outcome).toBe("ended");
+    expect(signals.every((s) => s.aborted)).toBe(true);
+    expect(e.isLeader()).toBe(false);
+    expect(await lockHolders(pool, name)).toBe(0);
   });
 });
