@@ -12,7 +12,7 @@ import { createLegacyDb, createPgPool, runMigrations } from "@svc/db";
 import { connectNats, drainNats } from "@svc/messaging";
 import { loadConfig, SERVICE_NAME, SERVICE_VERSION, type Config } from "./config.ts";
 import { createApp } from "./app.ts";
-import { createLeaderElector } from "@svc/leader";
+import { createLeaderGroup } from "@svc/leader";
 import { startEventPipeline } from "@svc/events";
 import { VacancyChangeSource } from "./changes/vacancy-change-source.ts";
 import { MIGRATIONS_FOLDER } from "./db/migrations.ts";
@@ -69,8 +69,10 @@ const readiness: ReadinessCheck[] = [
 ];
 readiness.push(revocations.readiness); // only until the revocation list first loads; later NATS outages do not fail it
 
-// Vacancy events (spec 6.2): change detection over the legacy source, one leader at a time,
-// and the outbox relay to the events stream in every replica.
+// Vacancy events (spec 6.2): change detection over the legacy source, the one task of this
+// process's leader group (one replica at a time), and the outbox relay to the events stream in
+// every replica.
+const leader = await createLeaderGroup(config, { pool, logger, name: "vacancies-change-detector" });
 const events = await startEventPipeline({
   settings: config,
   schema: SERVICE_NAME,
@@ -79,8 +81,9 @@ const events = await startEventPipeline({
   logger,
   meter: metrics.meter,
   source: new VacancyChangeSource(new MysqlVacancyFeed(legacy, config.TIME_ZONE)),
-  elector: await createLeaderElector(config, { pool, logger, name: "vacancies-change-detector" }),
+  leader,
 });
+leader.start();
 
 const serving = await serve({
   logger,
@@ -92,7 +95,9 @@ const serving = await serve({
   internalRoutes: { "/metrics": metrics.handler },
 });
 shutdown.add("vacancy-exists responder", () => vacancyExists.stop());
-shutdown.add("change detector and outbox relay", () => events.stop());
+// The detector first: it writes the outbox the relay publishes from.
+shutdown.add("leader group (change detector)", () => leader.stop());
+shutdown.add("outbox relay", () => events.stop());
 shutdown.add("nats", () => drainNats(nc));
 shutdown.add("legacy database", () => legacy.close());
 shutdown.add("revocation feed", () => revocations.stop());

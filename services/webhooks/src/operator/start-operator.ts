@@ -1,8 +1,7 @@
 import type pg from "pg";
 import { KubeConfig } from "@kubernetes/client-node";
 import { createWebhookSubscriptionController } from "@svc/k8s";
-import { PgAdvisoryLockElector, type LeaderElector } from "@svc/leader";
-import { LeaseElector } from "@svc/leader/lease";
+import type { LeaderTask } from "@svc/leader";
 import { createDrizzle } from "@svc/db";
 import type { Logger } from "@svc/logging";
 import { createSubscriptionService } from "../app.ts";
@@ -13,9 +12,6 @@ import type { DeliveryQueue } from "../domain/ports.ts";
 import type { HostResolver } from "../outbound/resolver.ts";
 import { PgK8sLinks } from "./k8s-links.ts";
 import { ServiceSubscriptionPort } from "./subscription-port.ts";
-
-/** What leads: the Lease's name, and the advisory lock's name outside a cluster. */
-export const LEADERSHIP_NAME = "webhooks-dispatcher";
 
 export type OperatorDeps = {
   config: DispatcherConfig;
@@ -36,33 +32,16 @@ export function createSubscriptionPort(
   return new ServiceSubscriptionPort(service, new PgK8sLinks(createDrizzle(deps.pool, schema)));
 }
 
-function createElector(
-  config: DispatcherConfig,
-  pool: pg.Pool,
-  logger: Logger,
-  kubeConfig: KubeConfig,
-): LeaderElector {
-  if (config.LEADER_ELECTION === "pg")
-    return new PgAdvisoryLockElector({ pool, name: LEADERSHIP_NAME, logger });
-  return new LeaseElector({
-    kubeConfig,
-    namespace: config.POD_NAMESPACE!,
-    name: LEADERSHIP_NAME,
-    identity: config.POD_NAME!,
-    logger,
-  });
-}
-
 /**
- * Runs the WebhookSubscription controller on the elected replica only (ARCHITECTURE "Operator-
- * style"); the others wait as candidates. stop() ends the controller and releases leadership.
+ * The WebhookSubscription controller as a task of the dispatcher's leader group, so it runs on
+ * the elected replica only (ARCHITECTURE "Operator-style"); the others wait as candidates. Losing
+ * leadership or stopping the group ends the controller.
  */
-export function startOperator(deps: OperatorDeps): { stop(): Promise<void> } {
+export function operatorTask(deps: OperatorDeps): LeaderTask {
   const { config, logger } = deps;
   // The pod's ServiceAccount token and the API server's address (the chart mounts the token for the dispatcher only).
   const kubeConfig = new KubeConfig();
   kubeConfig.loadFromCluster();
-  const elector = createElector(config, deps.pool, logger, kubeConfig);
   const controller = createWebhookSubscriptionController({
     kubeConfig,
     namespace: config.POD_NAMESPACE!, // required by config when OPERATOR_ENABLED
@@ -70,17 +49,5 @@ export function startOperator(deps: OperatorDeps): { stop(): Promise<void> } {
     logger,
     instance: config.POD_NAME!,
   });
-  const stop = new AbortController();
-  const running = elector
-    .run((signal) => controller.run(signal), stop.signal)
-    .catch((err: unknown) => {
-      if (!stop.signal.aborted)
-        logger.error({ err }, "webhook subscription operator stopped unexpectedly");
-    });
-  return {
-    async stop() {
-      stop.abort();
-      await running;
-    },
-  };
+  return { name: "webhook subscription operator", run: (signal) => controller.run(signal) };
 }

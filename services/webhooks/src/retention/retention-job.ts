@@ -1,4 +1,4 @@
-import type { LeaderElector } from "@svc/leader";
+import type { LeaderTask } from "@svc/leader";
 import type { Logger } from "@svc/logging";
 import type { Clock } from "../domain/model.ts";
 
@@ -70,20 +70,19 @@ export async function purgeExpired(
 
 export type RetentionDeps = {
   store: RetentionStore;
-  elector: LeaderElector;
   clock: Clock;
   logger: Logger;
   settings: RetentionSettings & { everyMs: number };
 };
 
 /**
- * Runs purgeExpired on the elected replica only (one process deletes; the others wait as
- * candidates), at once when elected and then every `everyMs`. A failed pass is logged and retried
- * on the next round; leadership is kept. stop() ends a running pass between statements.
+ * The retention job as a task of the dispatcher's leader group, so it runs on the elected replica
+ * only (one process deletes; the others wait as candidates): purgeExpired at once when elected
+ * and then every `everyMs`. A failed pass is logged and retried on the next round; leadership is
+ * kept. Losing leadership or stopping the group ends a running pass between statements.
  */
-export function startRetention(deps: RetentionDeps): { stop(): Promise<void> } {
+export function retentionTask(deps: RetentionDeps): LeaderTask {
   const { logger, settings } = deps;
-  const stop = new AbortController();
   const lead = async (signal: AbortSignal) => {
     while (!signal.aborted) {
       try {
@@ -99,15 +98,7 @@ export function startRetention(deps: RetentionDeps): { stop(): Promise<void> } {
       await sleep(settings.everyMs, signal);
     }
   };
-  const running = deps.elector.run(lead, stop.signal).catch((err: unknown) => {
-    if (!stop.signal.aborted) logger.error({ err }, "retention stopped unexpectedly");
-  });
-  return {
-    async stop() {
-      stop.abort();
-      await running;
-    },
-  };
+  return { name: "retention", run: lead };
 }
 
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {

@@ -1,37 +1,28 @@
 import type pg from "pg";
-import { createLeaderElector } from "@svc/leader";
+import type { LeaderTask } from "@svc/leader";
 import type { Logger } from "@svc/logging";
 import type { DispatcherConfig } from "../config.ts";
 import type { Clock } from "../domain/model.ts";
 import { PgRetentionStore } from "../stores/pg-retention-store.ts";
-import { startRetention } from "./retention-job.ts";
-
-/** What leads the retention job: the Lease's name, and the advisory lock's name outside a cluster. */
-export const RETENTION_LEADERSHIP_NAME = "webhooks-retention";
+import { retentionTask } from "./retention-job.ts";
 
 const DAY_MS = 86_400_000;
 
 /**
- * The retention job as configured (WEBHOOK_RETENTION_*), elected like the operator
+ * The retention job as configured (WEBHOOK_RETENTION_*), a task for the dispatcher's leader group
  * (LEADER_ELECTION), so one dispatcher replica deletes while the others stand by.
- * WEBHOOK_RETENTION_DAYS=0 starts nothing.
+ * WEBHOOK_RETENTION_DAYS=0: no task.
  */
-export async function startConfiguredRetention(deps: {
+export function configuredRetention(deps: {
   config: DispatcherConfig;
   pool: pg.Pool;
   clock: Clock;
   logger: Logger;
-}): Promise<{ stop(): Promise<void> }> {
+}): LeaderTask | undefined {
   const { config } = deps;
-  if (config.WEBHOOK_RETENTION_DAYS === 0) return { stop: async () => {} };
-  const elector = await createLeaderElector(config, {
-    pool: deps.pool,
-    logger: deps.logger,
-    name: RETENTION_LEADERSHIP_NAME,
-  });
-  return startRetention({
+  if (config.WEBHOOK_RETENTION_DAYS === 0) return undefined;
+  return retentionTask({
     store: new PgRetentionStore(deps.pool),
-    elector,
     clock: deps.clock,
     logger: deps.logger,
     settings: {

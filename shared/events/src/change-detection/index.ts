@@ -13,9 +13,12 @@ export {
   type PassControl,
 } from "./engine.ts";
 export {
+  addDetector,
   startDetector,
   type DetectorOptions,
+  type DetectorSchedule,
   type DetectorStats,
+  type LeadingDetector,
   type RunningDetector,
 } from "./start-detector.ts";
 export {
