@@ -67,7 +67,7 @@ const dispatcher = await startDispatcher({
 const leader = await createDispatcherLeaderGroup({ config, pool, clock: systemClock, logger });
 if (config.OPERATOR_ENABLED)
   leader.add(
-    (await import("./operator/start-operator.ts")).operatorTask({
+    (await import("./workers/operator/start-operator.ts")).operatorTask({
       config,
       pool,
       queue: createNatsDeliveryQueue(jetstream(nc), names(config.NATS_NAMESPACE)),

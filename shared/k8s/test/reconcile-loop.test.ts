@@ -1,12 +1,19 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ReconcileLoop } from "../src/reconcile-loop.ts";
 import type { Reconcile, ReconcileLoopOptions } from "../src/reconcile-loop.ts";
-import { webhookSubscriptionKind } from "../src/webhook-subscription/types.ts";
 import { FakeKubeApi, memoryLogger, sleep, waitFor } from "@svc/testing/kube";
 
 const NS = "integration";
+// Any namespaced custom resource will do; this one is shaped like the WebhookSubscription CRD.
 const WHS = "integration.svc.io/v1alpha1/webhooksubscriptions";
+const KIND = {
+  group: "integration.svc.io",
+  version: "v1alpha1",
+  plural: "webhooksubscriptions",
+  namespace: NS,
+};
 
+// A fake API server over real HTTP: no kube-apiserver can run on these machines.
 let api: FakeKubeApi;
 let stop: AbortController;
 let running: Promise<void> | undefined;
@@ -47,7 +54,7 @@ function start(reconcile: Reconcile, overrides: Partial<ReconcileLoopOptions> = 
   const loop = new ReconcileLoop({
     name: "test",
     kubeConfig: api.kubeConfig(),
-    resource: webhookSubscriptionKind(NS),
+    resource: KIND,
     logger: memoryLogger(),
     retryMinMs: 20,
     retryMaxMs: 200,

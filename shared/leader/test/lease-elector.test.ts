@@ -10,6 +10,7 @@ const NS = "integration";
 const LEASES = "coordination.k8s.io/v1/leases";
 const SIX_DIGITS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
 
+// A fake API server over real HTTP: no kube-apiserver can run on these machines.
 let api: FakeKubeApi;
 const running: Array<{ stop: AbortController; done: Promise<void> }> = [];
 

@@ -3,7 +3,7 @@ import { createLeaderGroup, type LeaderGroup } from "@svc/leader";
 import type { Logger } from "@svc/logging";
 import type { DispatcherConfig } from "../config.ts";
 import type { Clock } from "../domain/model.ts";
-import { configuredRetention } from "../retention/start-retention.ts";
+import { configuredRetention } from "./retention/start-retention.ts";
 
 /**
  * The dispatcher's one election, for all its leader-only work: the Lease's name

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { setCondition } from "../src/webhook-subscription/conditions.ts";
-import { eventFor, nextStatus, sameStatus } from "../src/webhook-subscription/status.ts";
-import type { SyncOutcome } from "../src/webhook-subscription/sync-subscription.ts";
-import type { WebhookSubscription } from "../src/webhook-subscription/types.ts";
+import { setCondition } from "../src/workers/operator/conditions.ts";
+import { eventFor, nextStatus, sameStatus } from "../src/workers/operator/status.ts";
+import type { SyncOutcome } from "../src/workers/operator/sync-subscription.ts";
+import type { WebhookSubscription } from "../src/workers/operator/types.ts";
 
 const t0 = new Date("2026-11-22T03:00:00.000Z");
 const t1 = new Date("2026-11-22T03:05:00.000Z");

@@ -1,5 +1,5 @@
 import type { V1ObjectMeta } from "@kubernetes/client-node";
-import type { ResourceKind } from "../list-watch.ts";
+import type { ResourceKind } from "@svc/k8s";
 
 /** From charts/integration-service/crds/webhooksubscriptions.integration.svc.io.yaml. */
 export const WEBHOOK_SUBSCRIPTION = {

@@ -1,10 +1,7 @@
 import { CoreV1Api, CustomObjectsApi } from "@kubernetes/client-node";
 import type { ConfigurationOptions, KubeConfig } from "@kubernetes/client-node";
-import { isNotFound } from "../api-errors.ts";
-import type { Logger } from "../logger.ts";
-import type { ReconcileRequest } from "../reconcile-loop.ts";
-import { withTimeout } from "../request-options.ts";
-import { EventRecorder } from "./event-recorder.ts";
+import { EventRecorder, isNotFound, withTimeout } from "@svc/k8s";
+import type { Logger, ReconcileRequest } from "@svc/k8s";
 import { InvalidSubscriptionError } from "./port.ts";
 import type { SubscriptionPort } from "./port.ts";
 import { eventFor, nextStatus, sameStatus } from "./status.ts";

@@ -1,6 +1,6 @@
 import type { LeaderTask } from "@svc/leader";
 import type { Logger } from "@svc/logging";
-import type { Clock } from "../domain/model.ts";
+import type { Clock } from "../../domain/model.ts";
 
 /** A position in the (received_at, event_uuid) walk over old events. */
 export type EventCursor = { receivedAt: string; eventUuid: string };

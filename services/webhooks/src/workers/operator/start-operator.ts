@@ -1,15 +1,15 @@
 import type pg from "pg";
 import { KubeConfig } from "@kubernetes/client-node";
-import { createWebhookSubscriptionController } from "@svc/k8s";
 import type { LeaderTask } from "@svc/leader";
 import { createDrizzle } from "@svc/db";
 import type { Logger } from "@svc/logging";
-import { createSubscriptionService } from "../app.ts";
-import type { DispatcherConfig } from "../config.ts";
-import * as schema from "../db/schema.ts";
-import type { Clock } from "../domain/model.ts";
-import type { DeliveryQueue } from "../domain/ports.ts";
-import type { HostResolver } from "../outbound/resolver.ts";
+import { createSubscriptionService } from "../../app.ts";
+import type { DispatcherConfig } from "../../config.ts";
+import * as schema from "../../db/schema.ts";
+import type { Clock } from "../../domain/model.ts";
+import type { DeliveryQueue } from "../../domain/ports.ts";
+import type { HostResolver } from "../../outbound/resolver.ts";
+import { createWebhookSubscriptionController } from "./controller.ts";
 import { PgK8sLinks } from "./k8s-links.ts";
 import { ServiceSubscriptionPort } from "./subscription-port.ts";
 

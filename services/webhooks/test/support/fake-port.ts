@@ -1,12 +1,12 @@
 import { randomBytes, randomUUID } from "node:crypto";
-import { InvalidSubscriptionError } from "../../src/webhook-subscription/port.ts";
+import { InvalidSubscriptionError } from "../../src/workers/operator/port.ts";
 import type {
   DesiredSubscription,
   EnsureOptions,
   EnsureResult,
   SubscriptionPort,
   SubscriptionRef,
-} from "../../src/webhook-subscription/port.ts";
+} from "../../src/workers/operator/port.ts";
 
 type Stored = { id: string; owner: string; spec: DesiredSubscription; secret: string };
 export type EnsureCall = {

@@ -1,9 +1,9 @@
 import { eq } from "drizzle-orm";
 import { guardPg } from "@svc/db";
-import { subscriptions } from "../db/schema.ts";
-import type { Subscription } from "../domain/model.ts";
-import type { Db } from "../stores/pg-subscription-store.ts";
-import { toSubscription } from "../stores/row-mappers.ts";
+import { subscriptions } from "../../db/schema.ts";
+import type { Subscription } from "../../domain/model.ts";
+import type { Db } from "../../stores/pg-subscription-store.ts";
+import { toSubscription } from "../../stores/row-mappers.ts";
 
 /**
  * The two reads the reconciler needs that are not scoped to an owner: the subscription a custom

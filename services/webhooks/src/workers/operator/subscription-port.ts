@@ -5,15 +5,15 @@ import {
   type EnsureResult,
   type SubscriptionPort,
   type SubscriptionRef,
-} from "@svc/k8s";
+} from "./port.ts";
 import { NotFoundError, ValidationError } from "@svc/http";
-import type { Subscription } from "../domain/model.ts";
-import type { SubscriptionPatch } from "../domain/ports.ts";
-import type { SubscriptionService } from "../domain/subscription-service.ts";
+import type { Subscription } from "../../domain/model.ts";
+import type { SubscriptionPatch } from "../../domain/ports.ts";
+import type { SubscriptionService } from "../../domain/subscription-service.ts";
 import type { PgK8sLinks } from "./k8s-links.ts";
 
 /**
- * The webhooks service as the WebhookSubscription reconciler sees it (@svc/k8s SubscriptionPort).
+ * The webhooks service as the WebhookSubscription reconciler sees it (SubscriptionPort, ./port.ts).
  * Every change goes through SubscriptionService, so the URL guard and the event catalogue apply
  * exactly as for the API; the resource's uid (column k8s_uid, unique) names its subscription.
  *

@@ -1,5 +1,5 @@
 import type { CoreV1Api, V1OwnerReference, V1Secret } from "@kubernetes/client-node";
-import { isNotFound } from "../api-errors.ts";
+import { isNotFound } from "@svc/k8s";
 import type { ConfigurationOptions } from "@kubernetes/client-node";
 import { SECRET_KEY, WEBHOOK_SUBSCRIPTION } from "./types.ts";
 import type { WebhookSubscription } from "./types.ts";

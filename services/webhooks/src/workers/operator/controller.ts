@@ -1,7 +1,6 @@
 import type { KubeConfig } from "@kubernetes/client-node";
-import type { Logger } from "../logger.ts";
-import { ReconcileLoop } from "../reconcile-loop.ts";
-import type { ReconcileLoopOptions } from "../reconcile-loop.ts";
+import { ReconcileLoop } from "@svc/k8s";
+import type { Logger, ReconcileLoopOptions } from "@svc/k8s";
 import type { SubscriptionPort } from "./port.ts";
 import { WebhookSubscriptionReconciler } from "./reconciler.ts";
 import { webhookSubscriptionKind } from "./types.ts";

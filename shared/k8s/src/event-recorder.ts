@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
 import type { CoreV1Api, CoreV1Event } from "@kubernetes/client-node";
-import { describeError } from "../api-errors.ts";
-import type { Logger } from "../logger.ts";
-import { withTimeout } from "../request-options.ts";
+import { describeError } from "./api-errors.ts";
+import type { Logger } from "./logger.ts";
+import { withTimeout } from "./request-options.ts";
 
 export type EventType = "Normal" | "Warning";
 

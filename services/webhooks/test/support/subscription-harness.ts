@@ -1,9 +1,9 @@
-import { createWebhookSubscriptionController } from "../../src/webhook-subscription/controller.ts";
+import { createWebhookSubscriptionController } from "../../src/workers/operator/controller.ts";
 import type {
   Condition,
   WebhookSubscription,
   WebhookSubscriptionSpec,
-} from "../../src/webhook-subscription/types.ts";
+} from "../../src/workers/operator/types.ts";
 import { FakeKubeApi, memoryLogger, waitFor } from "@svc/testing/kube";
 import type { Obj, ResourceConfig } from "@svc/testing/kube";
 import { FakePort } from "./fake-port.ts";
@@ -30,7 +30,10 @@ export const exampleSpec: WebhookSubscriptionSpec = {
   secretName: "ats-vacancy-feed-signing",
 };
 
-/** The fake API server, the fake webhooks service and the real controller, wired together. */
+/**
+ * The fake API server (no kube-apiserver can run on these machines), the fake webhooks service
+ * and the real controller, wired together.
+ */
 export class Harness {
   readonly port = new FakePort();
   readonly logger = memoryLogger();

@@ -1,9 +1,9 @@
 import type pg from "pg";
 import type { LeaderTask } from "@svc/leader";
 import type { Logger } from "@svc/logging";
-import type { DispatcherConfig } from "../config.ts";
-import type { Clock } from "../domain/model.ts";
-import { PgRetentionStore } from "../stores/pg-retention-store.ts";
+import type { DispatcherConfig } from "../../config.ts";
+import type { Clock } from "../../domain/model.ts";
+import { PgRetentionStore } from "../../stores/pg-retention-store.ts";
 import { retentionTask } from "./retention-job.ts";
 
 const DAY_MS = 86_400_000;

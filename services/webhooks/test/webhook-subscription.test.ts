@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { SUBSCRIPTION_FINALIZER } from "../src/webhook-subscription/types.ts";
+import { SUBSCRIPTION_FINALIZER } from "../src/workers/operator/types.ts";
 import { sleep, waitFor } from "@svc/testing/kube";
 import { Harness, NS, SECRETS, WHS, exampleSpec } from "./support/subscription-harness.ts";
 
