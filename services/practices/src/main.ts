@@ -17,7 +17,7 @@ import { createLegacyDb, createPgPool, runMigrations } from "@svc/db";
 import { connectNats, drainNats } from "@svc/messaging";
 import { loadConfig, SERVICE_NAME, SERVICE_VERSION, type Config } from "./config.ts";
 import { createApp } from "./app.ts";
-import { createLeaderElector } from "@svc/k8s/elector";
+import { createLeaderGroup } from "@svc/leader";
 import { PracticeChangeSource } from "./workers/practice-change-source.ts";
 import { startEventPipeline } from "@svc/events";
 import { MIGRATIONS_FOLDER } from "./store/migrations.ts";
@@ -84,10 +84,12 @@ const readiness: ReadinessCheck[] = [
 // Only until the revocation list first loads; later NATS outages do not fail it.
 readiness.push(revocations.readiness);
 
-// Practice events: change detection over both legacy sources, one leader at a time, and
-// the outbox relay to the events stream in every replica. NATS is not a readiness check: the read
-// API does not need it, and events wait in the outbox while it is away.
+// Practice events: change detection over both legacy sources, the one task of this
+// process's leader group (one replica at a time), and the outbox relay to the events stream in
+// every replica. NATS is not a readiness check: the read API does not need it, and events wait in
+// the outbox while it is away.
 const nc = await connectNats({ servers: [...config.NATS_SERVERS], name: SERVICE_NAME, logger });
+const leader = await createLeaderGroup(config, { pool, logger, name: "practices-change-detector" });
 const events = await startEventPipeline({
   settings: config,
   schema: SERVICE_NAME,
@@ -96,8 +98,9 @@ const events = await startEventPipeline({
   logger,
   meter: metrics.meter,
   source: new PracticeChangeSource(new MysqlPracticeFeed(legacy)),
-  elector: await createLeaderElector(config, { pool, logger, name: "practices-change-detector" }),
+  leader,
 });
+leader.start();
 
 const serving = await serve({
   logger,
@@ -108,7 +111,9 @@ const serving = await serve({
   readiness,
   internalRoutes: { "/metrics": metrics.handler },
 });
-shutdown.add("change detector and outbox relay", () => events.stop());
+// The detector first: it writes the outbox the relay publishes from.
+shutdown.add("leader group (change detector)", () => leader.stop());
+shutdown.add("outbox relay", () => events.stop());
 shutdown.add("nats", () => drainNats(nc));
 shutdown.add("legacy database", () => legacy.close());
 shutdown.add("revocation feed", () => revocations.stop());

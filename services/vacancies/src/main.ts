@@ -12,7 +12,7 @@ import { createLegacyDb, createPgPool, runMigrations } from "@svc/db";
 import { connectNats, drainNats } from "@svc/messaging";
 import { loadConfig, SERVICE_NAME, SERVICE_VERSION, type Config } from "./config.ts";
 import { createApp } from "./app.ts";
-import { createLeaderElector } from "@svc/k8s/elector";
+import { createLeaderGroup } from "@svc/leader";
 import { startEventPipeline } from "@svc/events";
 import { VacancyChangeSource } from "./workers/vacancy-change-source.ts";
 import { MIGRATIONS_FOLDER } from "./store/migrations.ts";
@@ -70,8 +70,10 @@ const readiness: ReadinessCheck[] = [
 // Only until the revocation list first loads; later NATS outages do not fail it.
 readiness.push(revocations.readiness);
 
-// Vacancy events: change detection over the legacy source, one leader at a time,
-// and the outbox relay to the events stream in every replica.
+// Vacancy events: change detection over the legacy source, the one task of this
+// process's leader group (one replica at a time), and the outbox relay to the events stream in
+// every replica.
+const leader = await createLeaderGroup(config, { pool, logger, name: "vacancies-change-detector" });
 const events = await startEventPipeline({
   settings: config,
   schema: SERVICE_NAME,
@@ -80,8 +82,9 @@ const events = await startEventPipeline({
   logger,
   meter: metrics.meter,
   source: new VacancyChangeSource(new MysqlVacancyFeed(legacy, config.TIME_ZONE)),
-  elector: await createLeaderElector(config, { pool, logger, name: "vacancies-change-detector" }),
+  leader,
 });
+leader.start();
 
 const serving = await serve({
   logger,
@@ -93,7 +96,9 @@ const serving = await serve({
   internalRoutes: { "/metrics": metrics.handler },
 });
 shutdown.add("vacancy-exists responder", () => vacancyExists.stop());
-shutdown.add("change detector and outbox relay", () => events.stop());
+// The detector first: it writes the outbox the relay publishes from.
+shutdown.add("leader group (change detector)", () => leader.stop());
+shutdown.add("outbox relay", () => events.stop());
 shutdown.add("nats", () => drainNats(nc));
 shutdown.add("legacy database", () => legacy.close());
 shutdown.add("revocation feed", () => revocations.stop());

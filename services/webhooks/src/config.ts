@@ -171,11 +171,11 @@ const dispatcherShape = z
     /** Run the WebhookSubscription controller (on the elected leader only); the chart turns it on. */
     OPERATOR_ENABLED: env.bool(false),
     /**
-     * How the one reconciling replica is elected: `lease` (a Kubernetes Lease in POD_NAMESPACE,
-     * held as POD_NAME; the chart) or `pg` (an advisory lock in our PostgreSQL; anywhere else).
+     * How the one replica that runs retention and the operator is elected (one election,
+     * `webhooks-dispatcher`): `lease` (a Kubernetes Lease in POD_NAMESPACE, held as POD_NAME; the
+     * chart) or `pg` (an advisory lock in our PostgreSQL; anywhere else).
      */
     LEADER_ELECTION: z.enum(["pg", "lease"], { message: "must be pg or lease" }).default("pg"),
-    // The retention job is elected the same way (its own Lease / lock, `webhooks-retention`).
     POD_NAME: z.string().min(1).optional(),
     POD_NAMESPACE: z.string().min(1).optional(),
   })

@@ -20,6 +20,7 @@ import { systemClock } from "./domain/model.ts";
 import { systemResolver } from "./outbound/resolver.ts";
 import { createDeliveryClient, startDispatcher } from "./workers/dispatcher/start-dispatcher.ts";
 import { createNatsDeliveryQueue } from "./messaging/nats-delivery-queue.ts";
+import { createDispatcherLeaderGroup } from "./workers/leader-group.ts";
 
 // Composition root of the webhook dispatcher (same codebase and image as the webhooks API).
 const PROCESS_NAME = `${SERVICE_NAME}-dispatcher`;
@@ -60,18 +61,22 @@ const dispatcher = await startDispatcher({
   logger,
   meter: metrics.meter,
 });
-// The WebhookSubscription controller, on the elected replica only (the chart enables it). Imported
-// only then: the Kubernetes client is ~20 MB of heap a dispatcher without the operator never uses.
-const operator = config.OPERATOR_ENABLED
-  ? (await import("./operator/start-operator.ts")).startOperator({
+// Leader-only work, on the elected replica only, under one election ("webhooks-dispatcher"): the
+// retention job and the WebhookSubscription controller (the chart enables it). The operator is
+// imported only then: the Kubernetes client is ~20 MB of heap a dispatcher without it never uses.
+const leader = await createDispatcherLeaderGroup({ config, pool, clock: systemClock, logger });
+if (config.OPERATOR_ENABLED)
+  leader.add(
+    (await import("./workers/operator/start-operator.ts")).operatorTask({
       config,
       pool,
       queue: createNatsDeliveryQueue(jetstream(nc), names(config.NATS_NAMESPACE)),
       resolver: systemResolver(),
       clock: systemClock,
       logger,
-    })
-  : undefined;
+    }),
+  );
+leader.start();
 const readiness: ReadinessCheck[] = [
   { name: "database", check: async () => void (await pool.query("SELECT 1")) },
   { name: "nats", check: () => nc.flush() },
@@ -87,8 +92,8 @@ const serving = await serve({
   internalRoutes: { "/metrics": metrics.handler },
 });
 // Order: stop taking messages and finish running attempts, then flush acks, then close clients.
-// The operator first: it releases leadership (Lease or advisory lock) while the database is still there.
-if (operator) shutdown.add("webhook subscription operator", () => operator.stop());
+// The leader group first: it releases leadership (Lease or advisory lock) while the database is still there.
+shutdown.add("leader group (retention, operator)", () => leader.stop());
 shutdown.add("dispatcher", () => dispatcher.stop());
 shutdown.add("nats", () => drainNats(nc));
 shutdown.add("outbound http", () => client.close());

@@ -2,13 +2,13 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type pg from "pg";
-import { InvalidSubscriptionError, type SubscriptionRef } from "@svc/k8s";
+import { InvalidSubscriptionError, type SubscriptionRef } from "../src/workers/operator/port.ts";
 import { createPgPool, runMigrations } from "@svc/db";
 import { createTempPgDatabase, silentLogger, type TempDatabase } from "@svc/testing";
 import { MIGRATIONS_FOLDER } from "../src/store/migrations.ts";
 import { systemClock } from "../src/domain/model.ts";
-import { createSubscriptionPort } from "../src/operator/start-operator.ts";
-import type { ServiceSubscriptionPort } from "../src/operator/subscription-port.ts";
+import { createSubscriptionPort } from "../src/workers/operator/start-operator.ts";
+import type { ServiceSubscriptionPort } from "../src/workers/operator/subscription-port.ts";
 import { createSecretBox } from "../src/store/secret-box.ts";
 import { fakeResolver, PUBLIC_BASE_URL, SECRET_KEY } from "./support/harness.ts";
 

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { purgeExpired, type RetentionStore } from "../src/retention/retention-job.ts";
+import { purgeExpired, type RetentionStore } from "../src/workers/retention/retention-job.ts";
 import { PgRetentionStore } from "../src/store/pg-retention-store.ts";
 import { startReceiver, type Receiver } from "./support/receiver.ts";
 import { createTestCa, type TestCa } from "./support/test-ca.ts";

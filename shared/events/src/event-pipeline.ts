@@ -1,12 +1,8 @@
 import type pg from "pg";
 import type { Meter } from "@opentelemetry/api";
+import { LeaderGroup, type LeaderElector } from "@svc/leader";
 import { startRelay, type Relay } from "./relay.ts";
-import {
-  startDetector,
-  type ChangeSource,
-  type LeaderElector,
-  type RunningDetector,
-} from "./change-detection/index.ts";
+import { addDetector, type ChangeSource, type LeadingDetector } from "./change-detection/index.ts";
 import {
   ensureStream,
   eventsStreamConfig,
@@ -35,25 +31,43 @@ export type EventPipelineOptions = {
   pool: pg.Pool;
   nc: NatsConnection;
   source: ChangeSource;
-  elector: LeaderElector;
   logger: Logger;
   /** The detector's clock (its "today" and wall-clock time); tests move it. Default Date.now. */
   now?: () => number;
   /** The process's Meter: outbox backlog, detection pass duration and changes found. */
   meter?: Meter;
-};
+} & (
+  | {
+      /**
+       * The process's leader group: the detector becomes one of its tasks. The caller starts the
+       * group, and stops it before stop() (the detector writes the outbox the relay reads).
+       */
+      leader: LeaderGroup;
+      elector?: never;
+    }
+  | {
+      /** An election of the detector's own (a group of one), started and stopped with the pipeline. */
+      elector: LeaderElector;
+      leader?: never;
+    }
+);
 
 export type EventPipeline = {
   relay: Relay;
-  detector: RunningDetector;
-  /** Detector first (it writes the outbox), then the relay; both before the pool and NATS close. */
+  detector: LeadingDetector;
+  /**
+   * The detector's own election first (it writes the outbox), then the relay; both before the
+   * pool and NATS close. With the caller's `leader` group, only the relay: the caller stops the
+   * group first.
+   */
   stop(): Promise<void>;
 };
 
 /**
  * Change detection into the outbox, and the relay from the outbox to the events stream. The
- * relay runs in every replica (they share the rows); the detector only while `elector` says this
- * replica leads. The stream is created here, at start, so a misconfigured JetStream fails loudly.
+ * relay runs in every replica (they share the rows); the detector only while this replica leads
+ * (a task of the `leader` group, or under an `elector` of its own). The stream is created here,
+ * at start, so a misconfigured JetStream fails loudly.
  */
 export async function startEventPipeline(options: EventPipelineOptions): Promise<EventPipeline> {
   const { settings, schema, pool, nc, logger } = options;
@@ -71,12 +85,14 @@ export async function startEventPipeline(options: EventPipelineOptions): Promise
     pollMs: settings.RELAY_POLL_MS,
     ...meter,
   });
-  const detector = startDetector({
+  // With an elector of its own, the detector runs in a leader group of one the pipeline owns.
+  const ownsLeader = options.leader === undefined;
+  const leader = options.leader ?? new LeaderGroup({ elector: options.elector, logger });
+  const detector = addDetector(leader, {
     pool,
     schema,
     source: options.source,
     logger,
-    elector: options.elector,
     publicBaseUrl: settings.PUBLIC_BASE_URL,
     timeZone: settings.TIME_ZONE,
     incrementalEveryMs: settings.DETECTOR_INCREMENTAL_MS,
@@ -85,11 +101,12 @@ export async function startEventPipeline(options: EventPipelineOptions): Promise
     ...(options.now ? { now: options.now } : {}),
     ...meter,
   });
+  if (ownsLeader) leader.start();
   return {
     relay,
     detector,
     stop: async () => {
-      await detector.stop();
+      if (ownsLeader) await leader.stop();
       await relay.stop();
     },
   };

@@ -32,7 +32,10 @@ export function describeError(err: unknown): { status?: number; name: string; me
   const status = statusCodeOf(err);
   const name = err instanceof Error ? err.name : typeof err;
   if (status !== undefined) return { status, name, message: reasonOf(err) };
-  return { name, message: err instanceof Error ? err.message.slice(0, 300) : String(err).slice(0, 300) };
+  return {
+    name,
+    message: err instanceof Error ? err.message.slice(0, 300) : String(err).slice(0, 300),
+  };
 }
 
 function reasonOf(err: unknown): string | undefined {

@@ -36,7 +36,12 @@ export function isAcquirable(lease: V1Lease, nowMs: number): boolean {
  * The spec with `identity` holding the lease from now. A change of holder (from a peer, an
  * expired holder or a released lease) is a transition, as in client-go.
  */
-export function claimSpec(previous: V1LeaseSpec | undefined, identity: string, durationSeconds: number, nowMs: number): V1LeaseSpec {
+export function claimSpec(
+  previous: V1LeaseSpec | undefined,
+  identity: string,
+  durationSeconds: number,
+  nowMs: number,
+): V1LeaseSpec {
   const now = microTime(nowMs);
   const transitions = previous?.leaseTransitions ?? 0;
   const takeover = previous !== undefined && previous.holderIdentity !== identity;

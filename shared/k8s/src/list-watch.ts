@@ -67,13 +67,26 @@ export class ListWatch {
       const outcome = await this.#watchOnce(resourceVersion, signal);
       if (signal.aborted) return;
       resourceVersion = outcome.gone ? undefined : outcome.resourceVersion;
-      if (outcome.gone) this.#o.logger.info({ resource: this.#o.resource.plural }, "watch resourceVersion expired (410 Gone); relisting");
+      if (outcome.gone)
+        this.#o.logger.info(
+          { resource: this.#o.resource.plural },
+          "watch resourceVersion expired (410 Gone); relisting",
+        );
       // A failed watch, or one the server ends at once with nothing to say, backs off.
-      const failed = outcome.error !== undefined || (outcome.events === 0 && Date.now() - started < 1_000);
+      const failed =
+        outcome.error !== undefined || (outcome.events === 0 && Date.now() - started < 1_000);
       if (failed && !outcome.gone) {
         failures += 1;
         const delay = backoffMs(failures, this.#o.backoffMinMs, this.#o.backoffMaxMs);
-        if (outcome.error !== undefined) this.#o.logger.warn({ resource: this.#o.resource.plural, err: describeError(outcome.error), retryInMs: delay }, "watch failed; resuming");
+        if (outcome.error !== undefined)
+          this.#o.logger.warn(
+            {
+              resource: this.#o.resource.plural,
+              err: describeError(outcome.error),
+              retryInMs: delay,
+            },
+            "watch failed; resuming",
+          );
         await sleep(delay, signal);
       } else {
         failures = 0;
@@ -84,7 +97,10 @@ export class ListWatch {
   async #relist(signal: AbortSignal): Promise<string | undefined> {
     const { group, version, namespace, plural } = this.#o.resource;
     try {
-      const list = (await this.#api.listNamespacedCustomObject({ group, version, namespace, plural }, withTimeout(LIST_TIMEOUT_MS, signal))) as {
+      const list = (await this.#api.listNamespacedCustomObject(
+        { group, version, namespace, plural },
+        withTimeout(LIST_TIMEOUT_MS, signal),
+      )) as {
         metadata?: { resourceVersion?: string };
         items?: KubernetesObject[];
       };
@@ -96,7 +112,8 @@ export class ListWatch {
       for (const [key, gone] of [...this.#known]) if (!seen.has(key)) this.#apply("DELETED", gone);
       return list.metadata?.resourceVersion ?? "";
     } catch (err) {
-      if (!signal.aborted) this.#o.logger.warn({ resource: plural, err: describeError(err) }, "list failed; retrying");
+      if (!signal.aborted)
+        this.#o.logger.warn({ resource: plural, err: describeError(err) }, "list failed; retrying");
       return undefined;
     }
   }
@@ -130,7 +147,11 @@ export class ListWatch {
         else if (err && !ended && !isTimeout(err)) outcome.error ??= err;
         resolve(outcome);
       };
-      const query = { resourceVersion, allowWatchBookmarks: true, timeoutSeconds: this.#o.watchTimeoutSeconds };
+      const query = {
+        resourceVersion,
+        allowWatchBookmarks: true,
+        timeoutSeconds: this.#o.watchTimeoutSeconds,
+      };
       new Watch(this.#o.kubeConfig).watch(path, query, onEvent, done).then((c) => {
         controller = c;
         if (ended) c.abort();
@@ -143,7 +164,11 @@ export class ListWatch {
     outcome.events += 1;
     if (type === "ERROR") {
       if (object?.code === 410) outcome.gone = true;
-      else outcome.error = Object.assign(new Error(`watch ERROR event: ${object?.reason ?? "unknown"}`), { statusCode: object?.code });
+      else
+        outcome.error = Object.assign(
+          new Error(`watch ERROR event: ${object?.reason ?? "unknown"}`),
+          { statusCode: object?.code },
+        );
       return "stop";
     }
     outcome.resourceVersion = object?.metadata?.resourceVersion ?? outcome.resourceVersion;

@@ -2,50 +2,50 @@
 export type Permission = { apiGroup: string; resource: string; verbs: string[] };
 
 /** A Role rule as written in rbac.authorization.k8s.io/v1 (resourceNames are not used here). */
-export type PolicyRule = { apiGroups?: string[]; resources?: string[]; verbs?: string[]; resourceNames?: string[] };
-
-/**
- * Exactly what this package's code asks of the API server, in the dispatcher's namespace. The
- * rbac test checks it against the requests the code makes and against the chart's Role.
- */
-export const DISPATCHER_PERMISSIONS: readonly Permission[] = [
-  // LeaseElector: read, create when missing, replace to claim, renew and release.
-  { apiGroup: "coordination.k8s.io", resource: "leases", verbs: ["create", "get", "update"] },
-  // ListWatch + reconciler: list/watch, read fresh, replace to add/remove the finalizer.
-  { apiGroup: "integration.svc.io", resource: "webhooksubscriptions", verbs: ["get", "list", "update", "watch"] },
-  { apiGroup: "integration.svc.io", resource: "webhooksubscriptions/status", verbs: ["update"] },
-  // No request goes here: with the OwnerReferencesPermissionEnforcement admission plugin, setting
-  // blockOwnerDeletion on the Secret's owner reference requires update on the owner's finalizers.
-  { apiGroup: "integration.svc.io", resource: "webhooksubscriptions/finalizers", verbs: ["update"] },
-  // The signing Secret: read to check ownership, create, replace the value on rotation.
-  { apiGroup: "", resource: "secrets", verbs: ["create", "get", "update"] },
-  // EventRecorder writes core/v1 Events.
-  { apiGroup: "", resource: "events", verbs: ["create"] },
-];
+export type PolicyRule = {
+  apiGroups?: string[];
+  resources?: string[];
+  verbs?: string[];
+  resourceNames?: string[];
+};
 
 function grants(rule: PolicyRule, apiGroup: string, resource: string, verb: string): boolean {
   if (rule.resourceNames && rule.resourceNames.length > 0) return false; // not enough for list/watch/create
-  const has = (list: string[] | undefined, value: string) => (list ?? []).some((v) => v === "*" || v === value);
+  const has = (list: string[] | undefined, value: string) =>
+    (list ?? []).some((v) => v === "*" || v === value);
   return has(rule.apiGroups, apiGroup) && has(rule.resources, resource) && has(rule.verbs, verb);
 }
 
 /** Permissions `required` that no rule grants, one entry per (group, resource) with the missing verbs. */
-export function missingPermissions(required: readonly Permission[], rules: readonly PolicyRule[]): Permission[] {
+export function missingPermissions(
+  required: readonly Permission[],
+  rules: readonly PolicyRule[],
+): Permission[] {
   return required
-    .map((p) => ({ ...p, verbs: p.verbs.filter((verb) => !rules.some((rule) => grants(rule, p.apiGroup, p.resource, verb))) }))
+    .map((p) => ({
+      ...p,
+      verbs: p.verbs.filter(
+        (verb) => !rules.some((rule) => grants(rule, p.apiGroup, p.resource, verb)),
+      ),
+    }))
     .filter((p) => p.verbs.length > 0);
 }
 
 /** Verbs the rules grant on the required resources that the code never uses (least privilege). */
-export function unusedGrants(required: readonly Permission[], rules: readonly PolicyRule[]): Permission[] {
+export function unusedGrants(
+  required: readonly Permission[],
+  rules: readonly PolicyRule[],
+): Permission[] {
   const extra = new Map<string, Permission>();
   for (const rule of rules) {
     for (const apiGroup of rule.apiGroups ?? []) {
       for (const resource of rule.resources ?? []) {
-        const needed = required.find((p) => p.apiGroup === apiGroup && p.resource === resource)?.verbs ?? [];
+        const needed =
+          required.find((p) => p.apiGroup === apiGroup && p.resource === resource)?.verbs ?? [];
         const key = `${apiGroup}|${resource}`;
         const entry = extra.get(key) ?? { apiGroup, resource, verbs: [] };
-        for (const verb of rule.verbs ?? []) if (!needed.includes(verb) && !entry.verbs.includes(verb)) entry.verbs.push(verb);
+        for (const verb of rule.verbs ?? [])
+          if (!needed.includes(verb) && !entry.verbs.includes(verb)) entry.verbs.push(verb);
         extra.set(key, entry);
       }
     }

@@ -42,15 +42,21 @@ export class ReconcileLoop {
 
   constructor(options: ReconcileLoopOptions) {
     this.#o = { workers: 2, resyncMs: 300_000, ...options };
-    this.#queue = new WorkQueue({ retryMinMs: options.retryMinMs ?? 500, retryMaxMs: options.retryMaxMs ?? 60_000 });
+    this.#queue = new WorkQueue({
+      retryMinMs: options.retryMinMs ?? 500,
+      retryMaxMs: options.retryMaxMs ?? 60_000,
+    });
     this.#source = new ListWatch({
       kubeConfig: options.kubeConfig,
       resource: options.resource,
       logger: options.logger,
-      onObject: (_type, object) => this.#queue.add(`${object.metadata?.namespace ?? ""}/${object.metadata?.name ?? ""}`),
+      onObject: (_type, object) =>
+        this.#queue.add(`${object.metadata?.namespace ?? ""}/${object.metadata?.name ?? ""}`),
       ...(options.watchBackoffMinMs !== undefined && { backoffMinMs: options.watchBackoffMinMs }),
       ...(options.watchBackoffMaxMs !== undefined && { backoffMaxMs: options.watchBackoffMaxMs }),
-      ...(options.watchTimeoutSeconds !== undefined && { watchTimeoutSeconds: options.watchTimeoutSeconds }),
+      ...(options.watchTimeoutSeconds !== undefined && {
+        watchTimeoutSeconds: options.watchTimeoutSeconds,
+      }),
     });
   }
 
@@ -67,7 +73,14 @@ export class ReconcileLoop {
     const close = () => this.#queue.close();
     signal.addEventListener("abort", close, { once: true });
     if (signal.aborted) close();
-    this.#o.logger.info({ controller: this.#o.name, resource: this.#o.resource.plural, namespace: this.#o.resource.namespace }, "controller started");
+    this.#o.logger.info(
+      {
+        controller: this.#o.name,
+        resource: this.#o.resource.plural,
+        namespace: this.#o.resource.namespace,
+      },
+      "controller started",
+    );
     try {
       const workers = Array.from({ length: this.#o.workers }, () => this.#work(signal));
       await Promise.all([this.#source.run(signal), ...workers]);
@@ -90,7 +103,10 @@ export class ReconcileLoop {
       } catch (err) {
         if (!signal.aborted) {
           const retryInMs = this.#queue.retry(key);
-          this.#o.logger.warn({ controller: this.#o.name, key, err: describeError(err), retryInMs }, "reconcile failed; will retry");
+          this.#o.logger.warn(
+            { controller: this.#o.name, key, err: describeError(err), retryInMs },
+            "reconcile failed; will retry",
+          );
         }
       } finally {
         this.#queue.done(key);

@@ -1,5 +1,10 @@
 import { Observable } from "@kubernetes/client-node";
-import type { ConfigurationOptions, ObservableMiddleware, RequestContext, ResponseContext } from "@kubernetes/client-node";
+import type {
+  ConfigurationOptions,
+  ObservableMiddleware,
+  RequestContext,
+  ResponseContext,
+} from "@kubernetes/client-node";
 
 /**
  * Per-call options that bound one API request by `signal` (a timeout or a shutdown). The

@@ -20,8 +20,3 @@ export function backoffMs(failures: number, minMs: number, maxMs: number): numbe
   const ceiling = Math.min(maxMs, minMs * 2 ** Math.max(0, failures - 1));
   return Math.round(ceiling * (0.5 + Math.random() / 2));
 }
-
-/** `ms` stretched by up to `factor` (client-go's wait.Jitter): candidates spread their attempts. */
-export function jittered(ms: number, factor = 0.2): number {
-  return Math.round(ms * (1 + Math.random() * factor));
-}

@@ -1,19 +1,35 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ReconcileLoop } from "../src/reconcile-loop.ts";
 import type { Reconcile, ReconcileLoopOptions } from "../src/reconcile-loop.ts";
-import { webhookSubscriptionKind } from "../src/webhook-subscription/types.ts";
-import { FakeKubeApi } from "./support/fake-kube-api.ts";
-import { memoryLogger, sleep, waitFor } from "./support/helpers.ts";
+import { FakeKubeApi, memoryLogger, sleep, waitFor } from "@svc/testing/kube";
 
 const NS = "integration";
+// Any namespaced custom resource will do; this one is shaped like the WebhookSubscription CRD.
 const WHS = "integration.svc.io/v1alpha1/webhooksubscriptions";
+const KIND = {
+  group: "integration.svc.io",
+  version: "v1alpha1",
+  plural: "webhooksubscriptions",
+  namespace: NS,
+};
 
+// A fake API server over real HTTP: no kube-apiserver can run on these machines.
 let api: FakeKubeApi;
 let stop: AbortController;
 let running: Promise<void> | undefined;
 
 beforeEach(async () => {
-  api = await FakeKubeApi.start();
+  api = await FakeKubeApi.start({
+    resources: [
+      {
+        id: WHS,
+        apiVersion: "integration.svc.io/v1alpha1",
+        kind: "WebhookSubscription",
+        statusSubresource: true,
+        generation: true,
+      },
+    ],
+  });
   stop = new AbortController();
   running = undefined;
 });
@@ -25,7 +41,12 @@ afterEach(async () => {
 });
 
 function create(name: string, spec: Record<string, unknown> = { n: 1 }) {
-  return api.store.create(WHS, NS, { apiVersion: "integration.svc.io/v1alpha1", kind: "WebhookSubscription", metadata: { name }, spec });
+  return api.store.create(WHS, NS, {
+    apiVersion: "integration.svc.io/v1alpha1",
+    kind: "WebhookSubscription",
+    metadata: { name },
+    spec,
+  });
 }
 
 function start(reconcile: Reconcile, overrides: Partial<ReconcileLoopOptions> = {}) {
@@ -33,7 +54,7 @@ function start(reconcile: Reconcile, overrides: Partial<ReconcileLoopOptions> = 
   const loop = new ReconcileLoop({
     name: "test",
     kubeConfig: api.kubeConfig(),
-    resource: webhookSubscriptionKind(NS),
+    resource: KIND,
     logger: memoryLogger(),
     retryMinMs: 20,
     retryMaxMs: 200,
@@ -49,7 +70,14 @@ function start(reconcile: Reconcile, overrides: Partial<ReconcileLoopOptions> = 
   return { calls, loop };
 }
 
-const lists = () => api.requests.filter((r) => r.resource === WHS && r.method === "GET" && r.query.watch !== "true" && !r.path.endsWith("/a"));
+const lists = () =>
+  api.requests.filter(
+    (r) =>
+      r.resource === WHS &&
+      r.method === "GET" &&
+      r.query.watch !== "true" &&
+      !r.path.endsWith("/a"),
+  );
 const watches = () => api.requests.filter((r) => r.resource === WHS && r.query.watch === "true");
 
 describe("ReconcileLoop", () => {
@@ -57,7 +85,10 @@ describe("ReconcileLoop", () => {
     create("a");
     create("b");
     const { calls } = start(async () => {});
-    await waitFor("a and b", () => calls.includes("integration/a") && calls.includes("integration/b"));
+    await waitFor(
+      "a and b",
+      () => calls.includes("integration/a") && calls.includes("integration/b"),
+    );
     create("c");
     await waitFor("c", () => calls.includes("integration/c"));
   });
@@ -91,7 +122,11 @@ describe("ReconcileLoop", () => {
       }
     });
     await waitFor("fine reconciled", () => calls.includes("integration/fine"));
-    await waitFor("flaky succeeded", () => calls.filter((k) => k === "integration/flaky").length === 4, 3_000);
+    await waitFor(
+      "flaky succeeded",
+      () => calls.filter((k) => k === "integration/flaky").length === 4,
+      3_000,
+    );
     await sleep(250);
     expect(calls.filter((k) => k === "integration/flaky")).toHaveLength(4);
   });
@@ -125,7 +160,10 @@ describe("ReconcileLoop", () => {
     await waitFor("b after relist", () => calls.includes("integration/b"));
     expect(lists()).toHaveLength(2);
     // The vanished object is queued too, so its reconcile can notice it is gone.
-    await waitFor("doomed again", () => calls.filter((k) => k === "integration/doomed").length > before);
+    await waitFor(
+      "doomed again",
+      () => calls.filter((k) => k === "integration/doomed").length > before,
+    );
     create("c");
     await waitFor("c on the new watch", () => calls.includes("integration/c"));
   });
@@ -154,7 +192,13 @@ describe("ReconcileLoop", () => {
 
   it("retries the initial list until the API server answers", async () => {
     create("a");
-    api.fault({ method: "GET", path: /webhooksubscriptions$/, watch: false, status: 503, times: 2 });
+    api.fault({
+      method: "GET",
+      path: /webhooksubscriptions$/,
+      watch: false,
+      status: 503,
+      times: 2,
+    });
     const { calls } = start(async () => {});
     await waitFor("a", () => calls.includes("integration/a"), 3_000);
     expect(lists().map((r) => r.status)).toEqual([503, 503, 200]);
@@ -163,6 +207,10 @@ describe("ReconcileLoop", () => {
   it("queues every known key again on resync", async () => {
     create("a");
     const { calls } = start(async () => {}, { resyncMs: 100 });
-    await waitFor("three passes over a", () => calls.filter((k) => k === "integration/a").length >= 3, 2_000);
+    await waitFor(
+      "three passes over a",
+      () => calls.filter((k) => k === "integration/a").length >= 3,
+      2_000,
+    );
   });
 });

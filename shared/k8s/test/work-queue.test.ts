@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { WorkQueue } from "../src/work-queue.ts";
-import { sleep } from "./support/helpers.ts";
+import { sleep } from "@svc/testing/kube";
 
 const queue = () => new WorkQueue({ retryMinMs: 20, retryMaxMs: 200 });
 

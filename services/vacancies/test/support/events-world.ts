@@ -19,7 +19,7 @@ import {
   type TempDatabase,
 } from "@svc/testing";
 import { localOfInstant } from "@svc/time";
-import { createLeaderElector } from "@svc/k8s/elector";
+import { createLeaderElector } from "@svc/leader";
 import { startEventPipeline, type EventPipeline } from "@svc/events";
 import { VacancyChangeSource } from "../../src/workers/vacancy-change-source.ts";
 import { loadConfig, type Config } from "../../src/config.ts";

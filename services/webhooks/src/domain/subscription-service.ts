@@ -37,7 +37,7 @@ export type SubscriptionServiceDeps = {
 };
 
 export type SubscriptionInput = { url: string; eventTypes: string[] };
-/** What only the Kubernetes reconciler sets on creation (src/operator). */
+/** What only the Kubernetes reconciler sets on creation (src/workers/operator). */
 export type CreateOptions = { enabled?: boolean; k8sUid?: string };
 export type WithSecret = { subscription: Subscription; secret: string };
 

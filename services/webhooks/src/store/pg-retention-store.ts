@@ -1,6 +1,10 @@
 import type pg from "pg";
 import { guardPg } from "@svc/db";
-import type { EventCursor, EventSweep, RetentionStore } from "../retention/retention-job.ts";
+import type {
+  EventCursor,
+  EventSweep,
+  RetentionStore,
+} from "../workers/retention/retention-job.ts";
 
 /**
  * Retention's statements. Each is one short transaction touching at most `limit` rows (plus the

@@ -3,6 +3,7 @@ import type pg from "pg";
 import { createTokenVerifier } from "@svc/auth";
 import { createPgPool, runMigrations } from "@svc/db";
 import { buildEvent, type EventPayload, type EventType } from "@svc/events";
+import type { LeaderGroup } from "@svc/leader";
 import {
   connectNats,
   drainNats,
@@ -44,6 +45,7 @@ import {
 import type { WebhookHttpClient } from "../../src/domain/ports.ts";
 import type { HostResolver, ResolvedAddress } from "../../src/outbound/resolver.ts";
 import { createNatsDeliveryQueue } from "../../src/messaging/nats-delivery-queue.ts";
+import { createDispatcherLeaderGroup } from "../../src/workers/leader-group.ts";
 
 export const SECRET_KEY = randomBytes(32).toString("base64");
 export const PUBLIC_BASE_URL = "https://api.example.test";
@@ -177,7 +179,11 @@ export async function startHarness(options: {
       clock: systemClock,
     }),
   );
-  const running: Array<{ dispatcher: RunningDispatcher; client: WebhookHttpClient }> = [];
+  const running: Array<{
+    dispatcher: RunningDispatcher;
+    leader: LeaderGroup;
+    client: WebhookHttpClient;
+  }> = [];
   // Minting an ES256 token per call would dominate the CPU of tests that poll the API.
   const tokens = new Map<string, Promise<string>>();
   const tokenFor = (clientId: string, scope: string) => {
@@ -234,13 +240,22 @@ export async function startHarness(options: {
         clock: systemClock,
         logger,
       });
-      running.push({ dispatcher, client });
+      // The leader group as dispatcher-main builds it (retention; the operator needs a cluster).
+      const leader = await createDispatcherLeaderGroup({
+        config: dconfig,
+        pool,
+        clock: systemClock,
+        logger,
+      });
+      leader.start();
+      running.push({ dispatcher, leader, client });
       return { dispatcher, config: dconfig, client };
     },
     async close() {
       // Every step runs even when an earlier one fails, so no stream or database is left behind.
       const steps: Array<() => Promise<unknown>> = [
         ...running.map((r) => async () => {
+          await r.leader.stop();
           await r.dispatcher.stop();
           await r.client.close();
         }),

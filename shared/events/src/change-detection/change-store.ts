@@ -3,17 +3,15 @@ import { drizzle } from "drizzle-orm/node-postgres";
 import type { NodePgDatabase } from "drizzle-orm/node-postgres";
 import { pgSchema } from "drizzle-orm/pg-core";
 import type pg from "pg";
+import type { Fence } from "@svc/leader";
 import type { EventPayload } from "../event.ts";
 import { enqueueEvents, outboxTable } from "../outbox.ts";
-import type { OutboxTable, PgExecutor } from "../outbox.ts";
+import type { OutboxTable } from "../outbox.ts";
 import { checkedIdentifier, withTransaction } from "../pg-transaction.ts";
 import { planChanges } from "./plan.ts";
 import type { Change, Observation, Plan, StateRow } from "./plan.ts";
 import { changeCursorTable, changeStateTable } from "./tables.ts";
 import type { ChangeCursorTable, ChangeStateTable } from "./tables.ts";
-
-/** Throws inside a batch transaction when this process no longer leads (see LeaderElector). */
-export type Fence = (db: PgExecutor) => Promise<void>;
 
 /** A position in the recheck order. */
 export type RecheckKey = { recheckOn: string; id: string };

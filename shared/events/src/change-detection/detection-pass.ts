@@ -1,7 +1,8 @@
 import { dateIn, localOfInstant } from "@svc/time";
 import { buildEvent } from "../event.ts";
 import type { ChangeSource, ChangeRecord, PassContext } from "./change-source.ts";
-import type { ChangeStore, Fence } from "./change-store.ts";
+import type { Fence } from "@svc/leader";
+import type { ChangeStore } from "./change-store.ts";
 import { observe } from "./plan.ts";
 import type { Change } from "./plan.ts";
 

@@ -5,7 +5,6 @@ export {
   type ChangeSource,
   type PassContext,
 } from "./change-source.ts";
-export type { Fence } from "./change-store.ts";
 export type { PassKind, PassResult } from "./detection-pass.ts";
 export {
   createChangeDetector,
@@ -13,16 +12,13 @@ export {
   type ChangeDetectorOptions,
   type PassControl,
 } from "./engine.ts";
-export { LeadershipLostError, SoloElector, type LeaderElector } from "./leader.ts";
 export {
-  PgAdvisoryLockElector,
-  advisoryLockKey,
-  type PgAdvisoryLockElectorOptions,
-} from "./pg-advisory-lock-elector.ts";
-export {
+  addDetector,
   startDetector,
   type DetectorOptions,
+  type DetectorSchedule,
   type DetectorStats,
+  type LeadingDetector,
   type RunningDetector,
 } from "./start-detector.ts";
 export {

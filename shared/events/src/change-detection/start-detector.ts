@@ -1,12 +1,10 @@
+import { LeaderGroup, type Fence, type LeaderElector } from "@svc/leader";
 import { backoffMs, serialQueue, sleep } from "../background.ts";
-import type { Fence } from "./change-store.ts";
 import type { PassResult } from "./detection-pass.ts";
 import { createChangeDetector } from "./engine.ts";
 import type { ChangeDetector, ChangeDetectorOptions } from "./engine.ts";
-import type { LeaderElector } from "./leader.ts";
 
-export type DetectorOptions = ChangeDetectorOptions & {
-  elector: LeaderElector;
+export type DetectorSchedule = ChangeDetectorOptions & {
   /** Pause between passes while leader; default 5 s. */
   incrementalEveryMs?: number;
   /** A full sweep replaces the incremental pass when the last one (any leader's) is this old; default 15 min. */
@@ -15,11 +13,12 @@ export type DetectorOptions = ChangeDetectorOptions & {
   maxBackoffMs?: number;
 };
 
+export type DetectorOptions = DetectorSchedule & { elector: LeaderElector };
+
 export type DetectorStats = { passes: number; failures: number; last: PassResult | null };
 
-export type RunningDetector = {
-  /** Stops after the batch in flight and hands leadership back. */
-  stop(): Promise<void>;
+/** A detector in a leader group: it runs while the group leads. */
+export type LeadingDetector = {
   /** Runs an incremental pass now, after any pass in flight; null when this replica is not leader. */
   runIncremental(): Promise<PassResult | null>;
   runSweep(): Promise<PassResult | null>;
@@ -27,31 +26,44 @@ export type RunningDetector = {
   stats(): DetectorStats;
 };
 
+export type RunningDetector = LeadingDetector & {
+  /** Stops after the batch in flight and hands leadership back. */
+  stop(): Promise<void>;
+};
+
 /**
- * Runs change detection for one source while this replica is leader: an incremental pass every
- * `incrementalEveryMs`, a full sweep instead when one is due. Passes never overlap. The sweep
- * schedule is kept in the cursor row, so a new leader does not sweep again at once.
+ * Adds change detection for one source to the process's leader group: while the group leads, an
+ * incremental pass every `incrementalEveryMs`, a full sweep instead when one is due. Passes never
+ * overlap. A failed pass is retried with backoff, leadership kept. The sweep schedule is kept in
+ * the cursor row, so a new leader does not sweep again at once. The caller starts and stops the
+ * group.
  */
-export function startDetector(options: DetectorOptions): RunningDetector {
+export function addDetector(leader: LeaderGroup, options: DetectorSchedule): LeadingDetector {
   const runner = new DetectorRunner(options);
-  const stopping = new AbortController();
-  const done = options.elector.run((signal, fence) => runner.lead(signal, fence), stopping.signal);
+  leader.add({
+    name: `change detection (${options.source.name})`,
+    run: (signal, fence) => runner.lead(signal, fence),
+  });
   return {
-    stop: async () => {
-      stopping.abort();
-      await done;
-    },
     runIncremental: () => runner.pass("runIncremental"),
     runSweep: () => runner.pass("runSweep"),
-    isLeader: () => options.elector.isLeader(),
+    isLeader: () => leader.isLeader(),
     stats: () => ({ ...runner.stats }),
   };
+}
+
+/** addDetector with an election of its own (a leader group of one), started at once. */
+export function startDetector(options: DetectorOptions): RunningDetector {
+  const leader = new LeaderGroup({ elector: options.elector, logger: options.logger });
+  const detector = addDetector(leader, options);
+  leader.start();
+  return { ...detector, stop: () => leader.stop() };
 }
 
 class DetectorRunner {
   readonly stats: DetectorStats = { passes: 0, failures: 0, last: null };
   readonly #engine: ChangeDetector;
-  readonly #o: DetectorOptions & {
+  readonly #o: DetectorSchedule & {
     incrementalEveryMs: number;
     sweepEveryMs: number;
     maxBackoffMs: number;
@@ -59,7 +71,7 @@ class DetectorRunner {
   readonly #queue = serialQueue();
   #term: { signal: AbortSignal; fence: Fence } | null = null;
 
-  constructor(options: DetectorOptions) {
+  constructor(options: DetectorSchedule) {
     this.#engine = createChangeDetector(options);
     this.#o = {
       incrementalEveryMs: 5_000,

@@ -25,7 +25,6 @@ import { createGuardedClient } from "../../outbound/guarded-client.ts";
 import type { HostResolver } from "../../outbound/resolver.ts";
 import { createUrlGuard } from "../../outbound/url-guard.ts";
 import { createNatsDeliveryQueue } from "../../messaging/nats-delivery-queue.ts";
-import { startConfiguredRetention } from "../../retention/start-retention.ts";
 import { createSecretBox } from "../../store/secret-box.ts";
 import { PgDispatchStore } from "../../store/pg-dispatch-store.ts";
 import { createDeliveryHandler, deliveryMessageSchema } from "./delivery-worker.ts";
@@ -95,7 +94,8 @@ async function reconcileStreams(
 /**
  * Reconciles the streams and consumers (per notes/jetstream-on-nats-2.9.md), then runs the
  * fan-out (events → delivery records and queue messages), the delivery worker (queue → signed
- * POST, retries by nak(delay)), the requeue sweep and the retention job (elected), until stop().
+ * POST, retries by nak(delay)) and the requeue sweep, until stop(). The retention job and the
+ * operator run in the dispatcher's leader group (workers/leader-group.ts).
  */
 export async function startDispatcher(deps: DispatcherDeps): Promise<RunningDispatcher> {
   const { config, nc, logger, clock } = deps;
@@ -151,11 +151,10 @@ export async function startDispatcher(deps: DispatcherDeps): Promise<RunningDisp
     logger,
     everyMs: config.WEBHOOK_REQUEUE_SWEEP_MS,
   });
-  const retention = await startConfiguredRetention({ config, pool: deps.pool, clock, logger });
   return {
     async stop() {
       unobserve();
-      await Promise.all([fanOut.stop(), deliveries.stop(), sweep.stop(), retention.stop()]);
+      await Promise.all([fanOut.stop(), deliveries.stop(), sweep.stop()]);
     },
     inFlight: () => deliveries.inFlight() + fanOut.inFlight(),
   };

@@ -1,0 +1,32 @@
+import type pg from "pg";
+import { createLeaderGroup, type LeaderGroup } from "@svc/leader";
+import type { Logger } from "@svc/logging";
+import type { DispatcherConfig } from "../config.ts";
+import type { Clock } from "../domain/model.ts";
+import { configuredRetention } from "./retention/start-retention.ts";
+
+/**
+ * The dispatcher's one election, for all its leader-only work: the Lease's name
+ * (LEADER_ELECTION=lease), and the advisory lock's name outside a cluster.
+ */
+export const LEADERSHIP_NAME = "webhooks-dispatcher";
+
+/**
+ * The dispatcher's leader group (LEADER_ELECTION), with the retention job as a task unless
+ * WEBHOOK_RETENTION_DAYS=0; dispatcher-main adds the operator when enabled, then starts it.
+ */
+export async function createDispatcherLeaderGroup(deps: {
+  config: DispatcherConfig;
+  pool: pg.Pool;
+  clock: Clock;
+  logger: Logger;
+}): Promise<LeaderGroup> {
+  const leader = await createLeaderGroup(deps.config, {
+    pool: deps.pool,
+    logger: deps.logger,
+    name: LEADERSHIP_NAME,
+  });
+  const retention = configuredRetention(deps);
+  if (retention) leader.add(retention);
+  return leader;
+}

@@ -1,0 +1,57 @@
+import type { V1ObjectMeta } from "@kubernetes/client-node";
+import type { ResourceKind } from "@svc/k8s";
+
+/** From charts/integration-service/crds/webhooksubscriptions.integration.svc.io.yaml. */
+export const WEBHOOK_SUBSCRIPTION = {
+  group: "integration.svc.io",
+  version: "v1alpha1",
+  plural: "webhooksubscriptions",
+  kind: "WebhookSubscription",
+} as const;
+
+export const WEBHOOK_SUBSCRIPTION_API_VERSION = `${WEBHOOK_SUBSCRIPTION.group}/${WEBHOOK_SUBSCRIPTION.version}`;
+
+/** Held until the webhooks-service subscription is removed, so deleting the resource cannot orphan it. */
+export const SUBSCRIPTION_FINALIZER = "integration.svc.io/subscription";
+
+/** The key of the signing secret in the Secret named by spec.secretName (the CRD documents it). */
+export const SECRET_KEY = "secret";
+
+export function webhookSubscriptionKind(namespace: string): ResourceKind {
+  const { group, version, plural } = WEBHOOK_SUBSCRIPTION;
+  return { group, version, plural, namespace };
+}
+
+export type WebhookSubscriptionSpec = {
+  clientId: string;
+  url: string;
+  eventTypes: string[];
+  /** The CRD defaults it to true; an object written before the default existed may lack it. */
+  enabled?: boolean;
+  secretName: string;
+};
+
+export type ConditionStatus = "True" | "False" | "Unknown";
+
+export type Condition = {
+  type: string;
+  status: ConditionStatus;
+  reason: string;
+  message: string;
+  lastTransitionTime: string;
+  observedGeneration?: number;
+};
+
+export type WebhookSubscriptionStatus = {
+  subscriptionId?: string;
+  observedGeneration?: number;
+  conditions?: Condition[];
+};
+
+export type WebhookSubscription = {
+  apiVersion: string;
+  kind: string;
+  metadata: V1ObjectMeta;
+  spec: WebhookSubscriptionSpec;
+  status?: WebhookSubscriptionStatus;
+};

@@ -1,0 +1,115 @@
+import type { LeaderTask } from "@svc/leader";
+import type { Logger } from "@svc/logging";
+import type { Clock } from "../../domain/model.ts";
+
+/** A position in the (received_at, event_uuid) walk over old events. */
+export type EventCursor = { receivedAt: string; eventUuid: string };
+export type EventSweep = { deleted: number; scanned: number; last: EventCursor | null };
+
+/** What retention deletes; each call is one bounded statement. */
+export interface RetentionStore {
+  /**
+   * Deletes at most `limit` deliveries that are succeeded, failed or dead and last changed before
+   * `cutoff`, with their attempts. Never a pending one, however old.
+   */
+  purgeFinishedDeliveries(cutoff: Date, limit: number): Promise<number>;
+  /** Reads the next `limit` events received before `cutoff` after `after`; deletes those no delivery references. */
+  purgeUnreferencedEvents(
+    cutoff: Date,
+    limit: number,
+    after: EventCursor | null,
+  ): Promise<EventSweep>;
+}
+
+export type RetentionSettings = {
+  /** Finished deliveries (and then unreferenced events) older than this go. */
+  retentionMs: number;
+  /** Rows per statement. */
+  batchSize: number;
+};
+
+export type RetentionRun = { deliveries: number; events: number; statements: number };
+
+/**
+ * One retention pass: finished deliveries first (so their events become unreferenced), then
+ * events. Between statements it rests as long as the last one took (at most half the
+ * database time goes to retention, however large the backlog) and stops early when `signal` aborts.
+ */
+export async function purgeExpired(
+  store: RetentionStore,
+  settings: RetentionSettings,
+  now: Date,
+  signal?: AbortSignal,
+): Promise<RetentionRun> {
+  const cutoff = new Date(now.getTime() - settings.retentionMs);
+  const run: RetentionRun = { deliveries: 0, events: 0, statements: 0 };
+  const paced = async <T>(statement: () => Promise<T>): Promise<T> => {
+    const started = performance.now();
+    const result = await statement();
+    run.statements++;
+    await sleep(Math.max(5, performance.now() - started), signal);
+    return result;
+  };
+  for (;;) {
+    if (signal?.aborted) return run;
+    const deleted = await paced(() => store.purgeFinishedDeliveries(cutoff, settings.batchSize));
+    run.deliveries += deleted;
+    if (deleted < settings.batchSize) break;
+  }
+  let cursor: EventCursor | null = null;
+  for (;;) {
+    if (signal?.aborted) return run;
+    const sweep: EventSweep = await paced(() =>
+      store.purgeUnreferencedEvents(cutoff, settings.batchSize, cursor),
+    );
+    run.events += sweep.deleted;
+    if (sweep.scanned < settings.batchSize || sweep.last === null) return run;
+    cursor = sweep.last;
+  }
+}
+
+export type RetentionDeps = {
+  store: RetentionStore;
+  clock: Clock;
+  logger: Logger;
+  settings: RetentionSettings & { everyMs: number };
+};
+
+/**
+ * The retention job as a task of the dispatcher's leader group, so it runs on the elected replica
+ * only (one process deletes; the others wait as candidates): purgeExpired at once when elected
+ * and then every `everyMs`. A failed pass is logged and retried on the next round; leadership is
+ * kept. Losing leadership or stopping the group ends a running pass between statements.
+ */
+export function retentionTask(deps: RetentionDeps): LeaderTask {
+  const { logger, settings } = deps;
+  const lead = async (signal: AbortSignal) => {
+    while (!signal.aborted) {
+      try {
+        const run = await purgeExpired(deps.store, settings, deps.clock.now(), signal);
+        if (run.deliveries > 0 || run.events > 0)
+          logger.info(
+            { ...run, retention_ms: settings.retentionMs },
+            "retention: deleted finished deliveries and unreferenced events",
+          );
+      } catch (err) {
+        if (!signal.aborted) logger.warn({ err }, "retention pass failed; retrying next round");
+      }
+      await sleep(settings.everyMs, signal);
+    }
+  };
+  return { name: "retention", run: lead };
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  if (signal?.aborted) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener("abort", done, { once: true });
+  });
+}

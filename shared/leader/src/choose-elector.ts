@@ -1,0 +1,59 @@
+import type pg from "pg";
+import { LeaderGroup } from "./leader-group.ts";
+import { SoloElector, type LeaderElector } from "./leader.ts";
+import type { Logger } from "./logger.ts";
+import { PgAdvisoryLockElector } from "./pg-advisory-lock-elector.ts";
+
+export type ElectionSettings = {
+  LEADER_ELECTION: "pg" | "lease" | "solo";
+  POD_NAME?: string | undefined;
+  POD_NAMESPACE?: string | undefined;
+};
+
+/**
+ * The elector of the one replica that runs a process's leader-only work (change detection; the
+ * dispatcher's retention and operator) (ARCHITECTURE "Operator-style"):
+ * `pg` an advisory lock in our own PostgreSQL (works anywhere, the default), `lease` a Kubernetes
+ * Lease (the service account needs get/create/update on leases), `solo` no election at all.
+ * `name` says what is led; it must be a valid Lease name (lower-case, digits, dashes).
+ */
+export async function createLeaderElector(
+  settings: ElectionSettings,
+  deps: { pool: pg.Pool; logger: Logger; name: string },
+): Promise<LeaderElector> {
+  switch (settings.LEADER_ELECTION) {
+    case "solo":
+      return new SoloElector();
+    case "lease": {
+      // Loaded only here: the Kubernetes client takes seconds to import, and only this mode uses it.
+      const [{ KubeConfig }, { LeaseElector }] = await Promise.all([
+        import("@kubernetes/client-node"),
+        import("./lease-elector.ts"),
+      ]);
+      if (!settings.POD_NAME || !settings.POD_NAMESPACE)
+        throw new RangeError("LEADER_ELECTION=lease needs POD_NAME and POD_NAMESPACE");
+      const kubeConfig = new KubeConfig();
+      kubeConfig.loadFromCluster(); // the pod's ServiceAccount token and the API server's address
+      return new LeaseElector({
+        kubeConfig,
+        namespace: settings.POD_NAMESPACE,
+        name: deps.name,
+        identity: settings.POD_NAME,
+        logger: deps.logger,
+      });
+    }
+    case "pg":
+      return new PgAdvisoryLockElector({ pool: deps.pool, name: deps.name, logger: deps.logger });
+  }
+}
+
+/** The process's one leader group, over the elector `settings` choose (see createLeaderElector). */
+export async function createLeaderGroup(
+  settings: ElectionSettings,
+  deps: { pool: pg.Pool; logger: Logger; name: string },
+): Promise<LeaderGroup> {
+  return new LeaderGroup({
+    elector: await createLeaderElector(settings, deps),
+    logger: deps.logger,
+  });
+}

@@ -1,0 +1,227 @@
+import { sql } from "drizzle-orm";
+import type pg from "pg";
+import { LeadershipLostError } from "./leader.ts";
+import type { Fence, LeaderElector, PgExecutor } from "./leader.ts";
+import type { Logger } from "./logger.ts";
+import { sleep } from "./timing.ts";
+
+export type PgAdvisoryLockElectorOptions = {
+  /** Lends the dedicated lock session (held for the whole leadership) and campaign attempts. */
+  pool: pg.Pool;
+  /** What is being led, e.g. "change-detector:vacancies"; hashed to the 64-bit lock key. */
+  name: string;
+  logger: Logger;
+  /** Pause between campaign attempts; default 2 s. */
+  retryEveryMs?: number;
+  /** How often the leader checks its lock session; default 1 s. */
+  checkEveryMs?: number;
+  /** A check slower than this (a frozen connection) counts as a lost session; default 2 s. */
+  checkTimeoutMs?: number;
+  /**
+   * The server ends the lock session when it hears no check for this long (idle_session_timeout,
+   * PostgreSQL 14+), freeing the lock for a peer when this process froze or was cut off; without
+   * it the server would wait for TCP keepalive (hours by default). Default max(5 s, 5 checks).
+   */
+  sessionIdleTimeoutMs?: number;
+};
+
+/** FNV-1a, 64-bit: a stable advisory-lock key per name. */
+export function advisoryLockKey(name: string): bigint {
+  let h = 0xcbf29ce484222325n;
+  for (const byte of Buffer.from(`leader:${name}`))
+    h = BigInt.asUintN(64, (h ^ BigInt(byte)) * 0x100000001b3n);
+  return BigInt.asIntN(64, h);
+}
+
+/**
+ * Leadership = holding a session-level advisory lock on one dedicated connection. The lock lives
+ * exactly as long as that session: if the connection breaks (or PostgreSQL restarts), the server
+ * frees the lock and this process aborts its task at once (client error) or within
+ * checkEveryMs + checkTimeoutMs (a silent connection). A peer can only win after the server has
+ * ended the old session, and the fence checks in each batch transaction that the lock is still
+ * held by this process's session, so a stale leader's in-flight batch cannot commit.
+ */
+export class PgAdvisoryLockElector implements LeaderElector {
+  readonly #o: Required<PgAdvisoryLockElectorOptions>;
+  readonly #key: bigint;
+  #leading = false;
+
+  constructor(options: PgAdvisoryLockElectorOptions) {
+    const checkEveryMs = options.checkEveryMs ?? 1_000;
+    this.#o = {
+      retryEveryMs: 2_000,
+      checkTimeoutMs: 2_000,
+      sessionIdleTimeoutMs: Math.max(5_000, 5 * checkEveryMs),
+      ...options,
+      checkEveryMs,
+    };
+    this.#key = advisoryLockKey(options.name);
+  }
+
+  isLeader(): boolean {
+    return this.#leading;
+  }
+
+  async run(
+    task: (signal: AbortSignal, fence: Fence) => Promise<void>,
+    stop: AbortSignal,
+  ): Promise<void> {
+    while (!stop.aborted) {
+      const session = await this.#tryAcquire();
+      if (session) await this.#lead(session, task, stop);
+      await sleep(this.#o.retryEveryMs, stop);
+    }
+  }
+
+  async #tryAcquire(): Promise<LockSession | null> {
+    let client: pg.PoolClient;
+    try {
+      client = await this.#o.pool.connect();
+    } catch (err) {
+      this.#o.logger.warn({ err, lock: this.#o.name }, "leader election: database unreachable");
+      return null;
+    }
+    const session = new LockSession(client, this.#key);
+    try {
+      if (await session.tryLock(this.#o.sessionIdleTimeoutMs)) return session;
+      session.release();
+    } catch (err) {
+      this.#o.logger.warn({ err, lock: this.#o.name }, "leader election: lock attempt failed");
+      session.destroy();
+    }
+    return null;
+  }
+
+  async #lead(
+    session: LockSession,
+    task: (signal: AbortSignal, fence: Fence) => Promise<void>,
+    stop: AbortSignal,
+  ): Promise<void> {
+    const term = new AbortController();
+    const onStop = () => term.abort(new LeadershipLostError("stopping"));
+    stop.addEventListener("abort", onStop, { once: true });
+    if (stop.aborted) onStop(); // an attempt in flight when stop came won: lead no further
+    session.onLost = (cause) => term.abort(new LeadershipLostError("lock session lost", { cause }));
+    const watching = this.#watch(session, term);
+    this.#leading = true;
+    this.#o.logger.info({ lock: this.#o.name, pid: session.pid }, "leadership acquired");
+    try {
+      await task(term.signal, (db) => this.#fence(db, session));
+    } catch (err) {
+      if (!term.signal.aborted)
+        this.#o.logger.error({ err, lock: this.#o.name }, "leader task failed; handing over");
+    } finally {
+      this.#leading = false;
+      if (!term.signal.aborted) term.abort(new LeadershipLostError("task ended"));
+      stop.removeEventListener("abort", onStop);
+      await watching;
+      await session.unlockAndRelease();
+      this.#o.logger.info(
+        { lock: this.#o.name, reason: String((term.signal.reason as Error).message) },
+        "leadership released",
+      );
+    }
+  }
+
+  /** Heartbeat on the lock session: a broken or frozen connection ends the leadership. */
+  async #watch(session: LockSession, term: AbortController): Promise<void> {
+    while (!term.signal.aborted) {
+      await sleep(this.#o.checkEveryMs, term.signal);
+      if (term.signal.aborted) return;
+      try {
+        await session.ping(this.#o.checkTimeoutMs);
+      } catch (err) {
+        this.#o.logger.warn({ err, lock: this.#o.name }, "leader lock session lost; aborting");
+        session.lost(err);
+      }
+    }
+  }
+
+  async #fence(db: PgExecutor, session: LockSession): Promise<void> {
+    if (session.isLost) throw new LeadershipLostError("lock session lost");
+    const u = BigInt.asUintN(64, this.#key);
+    // A bigint advisory key shows in pg_locks as classid = high half, objid = low half, objsubid 1.
+    const result = (await db.execute(sql`
+      SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted AND objsubid = 1
+        AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+        AND classid = ${String(u >> 32n)}::oid AND objid = ${String(u & 0xffffffffn)}::oid AND pid = ${session.pid}`)) as unknown as {
+      rows: unknown[];
+    };
+    if (result.rows.length === 0)
+      throw new LeadershipLostError("advisory lock no longer held by this process");
+  }
+}
+
+/** The dedicated connection that holds the lock. */
+class LockSession {
+  readonly #client: pg.PoolClient;
+  readonly #key: bigint;
+  pid = 0;
+  isLost = false;
+  onLost: (cause: unknown) => void = () => {};
+
+  constructor(client: pg.PoolClient, key: bigint) {
+    this.#client = client;
+    this.#key = key;
+    // A checked-out client whose socket dies emits 'error'; that is exactly "leadership lost".
+    client.on("error", (err) => this.lost(err));
+  }
+
+  async tryLock(idleTimeoutMs: number): Promise<boolean> {
+    const { rows } = await this.#client.query<{ ok: boolean; pid: number }>(
+      "SELECT pg_try_advisory_lock($1::bigint) AS ok, pg_backend_pid() AS pid",
+      [String(this.#key)],
+    );
+    this.pid = rows[0]?.pid ?? 0;
+    if (rows[0]?.ok !== true) return false;
+    // For the session's lifetime (not SET LOCAL): it must hold while the session idles between
+    // checks; reset before the client goes back to the pool. Unknown before PostgreSQL 14: the
+    // lock then lasts until TCP keepalive notices a dead peer.
+    await this.#client
+      .query("SELECT set_config('idle_session_timeout', $1, false)", [String(idleTimeoutMs)])
+      .catch(() => undefined);
+    return true;
+  }
+
+  async ping(timeoutMs: number): Promise<void> {
+    await this.#client.query(withTimeout({ text: "SELECT 1" }, timeoutMs));
+  }
+
+  lost(cause: unknown): void {
+    if (this.isLost) return;
+    this.isLost = true;
+    this.onLost(cause);
+  }
+
+  /** Back to the pool holding nothing (the lock was not won). */
+  release(): void {
+    this.#client.removeAllListeners("error");
+    this.#client.release();
+  }
+
+  /** Closes the session; the server frees anything it held. */
+  destroy(): void {
+    this.#client.release(true);
+  }
+
+  async unlockAndRelease(): Promise<void> {
+    if (this.isLost) return this.destroy();
+    try {
+      await this.#client.query(
+        withTimeout(
+          { text: "SELECT pg_advisory_unlock($1::bigint)", values: [String(this.#key)] },
+          2_000,
+        ),
+      );
+      await this.#client.query(withTimeout({ text: "RESET idle_session_timeout" }, 2_000));
+      this.release();
+    } catch {
+      this.destroy();
+    }
+  }
+}
+
+/** pg honours a per-query `query_timeout` (client.js), though its type definitions omit it. */
+function withTimeout(config: pg.QueryConfig, timeoutMs: number): pg.QueryConfig {
+  return { ...config, query_timeout: timeoutMs } as pg.QueryConfig;
+}
