@@ -7,7 +7,6 @@ export default tseslint.config(
     ignores: [
       "**/node_modules/**",
       "**/dist/**",
-      "bench/results/**",
       "charts/**",
       "k8s/**",
       "**/drizzle/**",

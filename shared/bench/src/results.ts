@@ -159,10 +159,10 @@ export function resultsReport(input: BenchResults): Map<string, string> {
     "",
     runsTable(results),
     "",
-    "Memory: pod limit, every service and its baseline ran under the memory limit the chart gives",
-    "its pod; host, unconstrained. Machine probe: a fixed single-threaded JSON workload, timed at the",
-    "start and at the end of the run (µs, lower is faster). CPU steal: the share of CPU time the",
-    "hypervisor gave to other guests over the run.",
+    "Memory: under the pod limit, every service and its baseline ran in a memory cgroup of the size",
+    "the chart gives its pod; on the host, unconstrained. Machine probe: a fixed single-threaded JSON",
+    "workload, timed at the start and at the end of the run (µs, lower is faster). CPU steal: the",
+    "share of CPU time the hypervisor gave to other guests over the run.",
   ];
   const taken = new Set<string>();
   for (const bench of unique(results.rows.map((r) => r.bench))) {
