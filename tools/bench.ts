@@ -74,7 +74,7 @@ function writeReport(results: BenchResults): void {
   for (const [path, text] of resultsReport(results)) writeFileSync(join(RESULTS, path), text);
 }
 
-/** The generated files that differ from what `results` generates, plots with no scenario included. */
+/** The generated files that differ from what `results` generates, and plots of no scenario. */
 function staleFiles(results: BenchResults): string[] {
   const expected = resultsReport(results);
   const differing = [...expected]
