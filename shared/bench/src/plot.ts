@@ -93,6 +93,8 @@ const valueCaption = (row: PlotRow) => {
  */
 export function scenarioPlot(bench: string, scenario: string, rows: PlotRow[]): string {
   const panels = plotPanels(rows);
+  // Without any baseline, each metric is one bar, and the legend says so once.
+  const withBaseline = rows.some((r) => finite(r.baseline));
   const labels = panels.flatMap((p) => p.rows.map((r) => r.metric));
   const labelWidth = Math.max(90, ...labels.map((l) => l.length * CHAR)) + 12;
   const figures = panels.flatMap((p) =>
@@ -118,15 +120,16 @@ export function scenarioPlot(bench: string, scenario: string, rows: PlotRow[]): 
     text(PAD, y + 10, "no figures recorded for this scenario", ` fill="${COLOURS.muted}"`);
     y += 30;
   } else {
-    for (const [series, label, x] of [
-      ["value", "measured", PAD],
-      ["baseline", "bare baseline, same run", PAD + 100],
-    ] as const) {
+    out.push(
+      `<rect x="${PAD}" y="${y}" width="12" height="12" fill="${COLOURS.value}" data-legend="value"/>`,
+    );
+    text(PAD + 18, y + 10, "measured");
+    if (withBaseline) {
       out.push(
-        `<rect x="${x}" y="${y}" width="12" height="12" fill="${COLOURS[series]}" data-legend="${series}"/>`,
+        `<rect x="${PAD + 100}" y="${y}" width="12" height="12" fill="${COLOURS.baseline}" data-legend="baseline"/>`,
       );
-      text(x + 18, y + 10, label);
-    }
+      text(PAD + 118, y + 10, "baseline, same run");
+    } else text(PAD + 100, y + 10, "no baseline in this scenario", ` fill="${COLOURS.muted}"`);
     y += 30;
   }
   const barX = PAD + labelWidth;
@@ -141,8 +144,13 @@ export function scenarioPlot(bench: string, scenario: string, rows: PlotRow[]): 
       text(PAD, y + 11, row.metric);
       const bars: Array<["value" | "baseline", number | undefined, string]> = [
         ["value", row.value, valueCaption(row)],
-        ["baseline", row.baseline, finite(row.baseline) ? amount(row.baseline, row.unit) : ""],
       ];
+      if (withBaseline)
+        bars.push([
+          "baseline",
+          row.baseline,
+          finite(row.baseline) ? amount(row.baseline, row.unit) : "",
+        ]);
       for (const [series, figure, caption] of bars) {
         if (finite(figure)) {
           const w = barWidth(figure);

@@ -46,6 +46,20 @@ describe("scenarioPlot", () => {
     expect(svg).toContain(">no baseline</text>");
   });
 
+  it("draws a scenario without any baseline as one bar per metric, saying so once", () => {
+    const svg = scenarioPlot("idle memory", "auth process", [
+      { metric: "idle RSS", value: 92.7, unit: "MB" },
+      { metric: "of which file-backed", value: 53, unit: "MB" },
+    ]);
+    expect(barWidth(svg, "value", "idle RSS")).toBeGreaterThan(
+      barWidth(svg, "value", "of which file-backed")!,
+    );
+    expect(svg).not.toContain('data-series="baseline"');
+    expect(svg).not.toContain('data-legend="baseline"');
+    expect(svg).not.toContain(">no baseline</text>");
+    expect(svg).toContain(">no baseline in this scenario</text>");
+  });
+
   it("escapes the labels as XML", () => {
     const svg = scenarioPlot("a & b", "list <page> \"1\" & '2'", [
       { metric: "p99 <x>", value: 1, unit: "ms", baseline: 2 },
