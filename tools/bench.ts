@@ -125,6 +125,8 @@ function runBenches(): void {
     loadavg()
       .map((l) => l.toFixed(1))
       .join(" ");
+  // Read before running: a results file that cannot be read stops the run before it starts.
+  const previous = readResults();
   const rowsDir = mkdtempSync(join(tmpdir(), "bench-rows-"));
   const started = new Date().toISOString();
   const loadAtStart = load();
@@ -168,7 +170,7 @@ function runBenches(): void {
     memory: benchEnv.BENCH_MEMORY,
     files: runFiles,
   };
-  const results = mergeRun(readResults(), run, rows, values.only !== undefined);
+  const results = mergeRun(previous, run, rows, values.only !== undefined);
   mkdirSync(RESULTS, { recursive: true });
   writeFileSync(JSONL, resultsJsonl(results));
   writeReport(results);
