@@ -29,7 +29,7 @@ export {
   type CpuTicks,
 } from "./machine-probe.ts";
 export { benchMemoryLimit, chartMemoryLimitBytes, memoryQuantityBytes } from "./chart-limits.ts";
-export { benchFiles, benchTable, formatNumber, ratioOf } from "./report-table.ts";
+export { benchFiles, benchTable, formatNumber, markdownCell, ratioOf } from "./report-table.ts";
 export { escapeXml, plotPanels, scenarioPlot, slug, type PlotPanel, type PlotRow } from "./plot.ts";
 export {
   mergeRun,

@@ -26,7 +26,10 @@ export function benchFiles(root: string): string[] {
   return [...inBenchFolders, ...tools];
 }
 
-const cell = (text: string) => text.replace(/\|/g, "\\|");
+/** Markdown table cell text: pipes escaped, and a `<` that could open an HTML tag. */
+export const markdownCell = (text: string) =>
+  text.replace(/\|/g, "\\|").replace(/<(?=[A-Za-z/!?])/g, "&lt;");
+const cell = markdownCell;
 
 export function formatNumber(value: number): string {
   if (!Number.isFinite(value)) return String(value);

@@ -4,7 +4,7 @@
 // Nothing else goes in, so `npm run bench -- --report-only` rewrites the same files.
 import type { RecordedBenchRow } from "./bench-report.ts";
 import { scenarioPlot, slug } from "./plot.ts";
-import { benchTable } from "./report-table.ts";
+import { benchTable, markdownCell } from "./report-table.ts";
 
 /** One bench file of a run. */
 export interface BenchRunFile {
@@ -116,8 +116,8 @@ export function resultsJsonl(results: BenchResults): string {
 }
 
 const when = (iso: string) => `${iso.slice(0, 16).replace("T", " ")} UTC`;
-const escapeAlt = (text: string) => text.replace(/[[\]\\]/g, (c) => `\\${c}`);
-const escapeCell = (text: string) => text.replace(/\|/g, "\\|");
+const escapeAlt = (text: string) =>
+  text.replace(/[[\]\\]/g, (c) => `\\${c}`).replace(/<(?=[A-Za-z/!?])/g, "&lt;");
 const unique = <T>(items: T[]) => [...new Set(items)];
 
 function runsTable(results: BenchResults): string {
@@ -131,7 +131,7 @@ function runsTable(results: BenchResults): string {
       .filter((f) => f.failed !== undefined)
       .map((f) => `**failed**: \`${f.file}\` (${f.failed})`);
     lines.push(
-      `| ${i + 1} | ${when(run.run)} | ${run.node} | ${run.cores} | ${run.memory === "pod" ? "pod limit" : "host"} | ${run.load.start} → ${run.load.end} | ${run.probeMicros ? `${run.probeMicros.start} → ${run.probeMicros.end} µs` : "not recorded"} | ${run.stealPercent === null ? "–" : `${run.stealPercent.toFixed(1)} %`} | ${escapeCell([...benches, ...failed].join(", ") || "–")} |`,
+      `| ${i + 1} | ${when(run.run)} | ${run.node} | ${run.cores} | ${run.memory === "pod" ? "pod limit" : "host"} | ${run.load.start} → ${run.load.end} | ${run.probeMicros ? `${run.probeMicros.start} → ${run.probeMicros.end} µs` : "not recorded"} | ${run.stealPercent === null ? "–" : `${run.stealPercent.toFixed(1)} %`} | ${markdownCell([...benches, ...failed].join(", ") || "–")} |`,
     );
   });
   return lines.join("\n");

@@ -45,6 +45,14 @@ describe("the benchmark table", () => {
     );
     expect(table[3]).toBe("| a \\| b | p99 | 95 ms | – | – | – | **no** |");
   });
+
+  it("keeps a scenario that looks like HTML as text, and a target's < as it is", () => {
+    const [, , line] = benchTable([row({ scenario: "<b>list</b>", target: "< 100 ms" })]).split(
+      "\n",
+    );
+    expect(line).toContain("| &lt;b>list&lt;/b> |");
+    expect(line).toContain("| < 100 ms |");
+  });
 });
 
 describe("benchFiles", () => {

@@ -131,6 +131,14 @@ describe("resultsReport", () => {
     expect(linked.sort()).toEqual([...files.keys()].filter((f) => f !== "results.md").sort());
   });
 
+  it("escapes a scenario's brackets and HTML in the plot's alt text", () => {
+    const results = sample();
+    results.rows.push(row({ scenario: "[x] <b>", metric: "p50", value: 1, unit: "ms" }));
+    expect(resultsReport(results).get("results.md")).toContain(
+      "![vacancies read: \\[x\\] &lt;b>](plots/vacancies-read-x-b.svg)",
+    );
+  });
+
   it("names a failed bench file in its run", () => {
     const results = sample();
     results.runs[0]!.files.push({ file: "services/auth/bench/token-bench.ts", failed: "exit 1" });
