@@ -4,14 +4,7 @@ import tseslint from "typescript-eslint";
 
 export default tseslint.config(
   {
-    ignores: [
-      "**/node_modules/**",
-      "**/dist/**",
-      "bench/results/**",
-      "charts/**",
-      "k8s/**",
-      "**/drizzle/**",
-    ],
+    ignores: ["**/node_modules/**", "**/dist/**", "charts/**", "k8s/**", "**/drizzle/**"],
   },
   js.configs.recommended,
   ...tseslint.configs.recommended,

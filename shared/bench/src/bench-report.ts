@@ -1,8 +1,8 @@
 /**
- * The one benchmark report (`npm run bench`): every bench hands its figures over as rows, the
- * runner (tools/bench.ts) collects them into one table. Plus the memory of the processes a bench
- * measures, read from /proc (Linux): a bench starts the service under test and its baseline as
- * their own processes, so each one's RSS is that process's alone.
+ * The benchmark rows (`npm run bench`): every bench hands its figures over as rows, the runner
+ * (tools/bench.ts) keeps them for docs/performance/results.md. Plus the memory of the processes a
+ * bench measures, read from /proc (Linux): a bench starts the service under test and its baseline
+ * as their own processes, so each one's RSS is that process's alone.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
@@ -258,7 +258,8 @@ let cgroups = 0;
  * A cgroup (v1 memory controller) limited to `bytes`, as a Kubernetes memory limit makes for a
  * pod's container; null where this machine does not let us create one (not root, cgroup v2 only).
  * Node sizes V8's heap from the limit it finds at start-up, so a process measured inside it grows
- * its heap as in the pod, not as on a host with all of this machine's memory.
+ * its heap as in the pod, not as on a host with all of this machine's memory
+ * (docs/decisions/bench-harness.md).
  */
 function memoryCgroup(bytes: number): { procs: string; remove: () => void } | null {
   const dir = `${CGROUP_V1_MEMORY}/bench-${process.pid}-${++cgroups}`;

@@ -2,16 +2,12 @@
  * A closed-loop HTTP/1.1 load generator for the benchmarks: `connections` kept-alive sockets, each
  * sending its next GET as soon as the previous response's last byte arrived.
  *
- * Why not undici's Pool: on these 2-core machines the client shares the cores with the server
- * under test and its database, so whatever the client spends is taken from them. Reading a
- * 165 KB list page through undici cost the client ~1 ms of CPU per request (measured: 1,064 µs,
- * as much as MariaDB and a third of the service), which capped every server's throughput and
- * inflated its latency. This client parses only the status line and the framing headers and
+ * It shares the machine's cores with the server under test and its database, so it spends as
+ * little CPU per response as it can: it parses only the status line and the framing headers,
  * counts body bytes without keeping them (Content-Length or chunked framing), as wrk or
- * autocannon do: less than half the CPU per response. Each connection reads into one reused
- * buffer (`onread`) instead of a fresh 64 KB buffer per read: 76-119 → 32-47 µs of client CPU
- * per 165 KB response (alternating rounds). It fails loudly on a response it cannot frame, never
- * guesses.
+ * autocannon do, and reads each connection into one reused buffer. It fails loudly on a response
+ * it cannot frame, never guesses. Why, and what undici's pool cost:
+ * docs/decisions/bench-harness.md.
  */
 import { connect, type Socket } from "node:net";
 
@@ -240,12 +236,9 @@ function requestBytes(host: string, request: LoadRequest): Buffer {
  * has been read; a request still running at the deadline is awaited (and counted).
  *
  * The clock starts once every connection has been accepted and has answered one request (not
- * counted): setting up connections is not request latency. Since libuv#3696 (2022; every Node 20
- * and later) a server accepts one connection per event-loop turn, so 32 connections opened at
- * once against a server that is still busy (a previous round's responses, the first requests of
- * the connections it already took) are taken over 32 turns: measured 100-550 ms for the last
- * ones, against plain node:http as against the services, which otherwise landed in every
- * round's p99. A kept-alive set, as an ingress keeps to its upstreams, is what is measured.
+ * counted): a server accepts one new connection per event-loop turn, so the set-up of a fresh set
+ * of connections would land in the latencies (docs/decisions/bench-harness.md). A kept-alive set,
+ * as an ingress keeps to its upstreams, is what is measured.
  */
 export async function closedLoopLoad(
   origin: string,

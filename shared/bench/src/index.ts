@@ -29,12 +29,16 @@ export {
   type CpuTicks,
 } from "./machine-probe.ts";
 export { benchMemoryLimit, chartMemoryLimitBytes, memoryQuantityBytes } from "./chart-limits.ts";
+export { benchFiles, benchTable, formatNumber, markdownCell, ratioOf } from "./report-table.ts";
+export { escapeXml, plotPanels, scenarioPlot, slug, type PlotPanel, type PlotRow } from "./plot.ts";
 export {
-  benchFiles,
-  benchTable,
-  formatNumber,
-  ratioOf,
-  readmeSection,
-  withReadmeTable,
-  README_MARKERS,
-} from "./report-table.ts";
+  mergeRun,
+  orderResults,
+  parseResults,
+  resultsJsonl,
+  resultsReport,
+  type BenchResults,
+  type BenchRun,
+  type BenchRunFile,
+  type ResultRow,
+} from "./results.ts";

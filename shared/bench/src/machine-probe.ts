@@ -1,7 +1,7 @@
 /**
  * How fast this machine ran while a benchmark ran. The benchmarks run on a 2-core virtual machine
- * whose speed swings (the same build and load have measured 1.5-2x apart within an hour, with no
- * change in the load average), so a report carries two readings beside its figures:
+ * whose speed swings between runs with no change in the load average
+ * (docs/decisions/bench-harness.md), so a report carries two readings beside its figures:
  *
  *   - a fixed single-threaded workload (JSON.stringify of one synthetic list page, the costliest
  *     step of a list request), best of five, timed at the start and at the end of a run: when it

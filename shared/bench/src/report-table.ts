@@ -1,15 +1,12 @@
-// The one benchmark table of `npm run bench` (tools/bench.ts): which benches there are, and their
-// rows as markdown for bench/results/latest.md and the README (between its markers).
+// The benchmark tables of `npm run bench` (tools/bench.ts): which benches there are, and a
+// benchmark's rows as markdown for docs/performance/results.md and the terminal.
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import type { RecordedBenchRow } from "./bench-report.ts";
-
-/** Where the README's table sits. */
-export const README_MARKERS = { start: "<!-- bench:start -->", end: "<!-- bench:end -->" };
+import type { BenchRow } from "./bench-report.ts";
 
 /**
  * Every benchmark under `root`, as absolute paths: services/<name>/bench/*-bench.ts,
- * shared/<name>/bench/*-bench.ts, then tools/*-bench.ts.
+ * shared/<name>/bench/*-bench.ts, then tools/*-bench.ts, each group in name order.
  */
 export function benchFiles(root: string): string[] {
   const inBenchFolders = ["services", "shared"].flatMap((top) =>
@@ -19,15 +16,20 @@ export function benchFiles(root: string): string[] {
         readdirSync(join(root, top, d.name, "bench"))
           .filter((f) => f.endsWith("-bench.ts"))
           .map((f) => join(root, top, d.name, "bench", f)),
-      ),
+      )
+      .sort(),
   );
   const tools = readdirSync(join(root, "tools"))
     .filter((f) => f.endsWith("-bench.ts"))
-    .map((f) => join(root, "tools", f));
+    .map((f) => join(root, "tools", f))
+    .sort();
   return [...inBenchFolders, ...tools];
 }
 
-const cell = (text: string) => text.replace(/\|/g, "\\|");
+/** Markdown table cell text: pipes escaped, and a `<` that could open an HTML tag. */
+export const markdownCell = (text: string) =>
+  text.replace(/\|/g, "\\|").replace(/<(?=[A-Za-z/!?])/g, "&lt;");
+const cell = markdownCell;
 
 export function formatNumber(value: number): string {
   if (!Number.isFinite(value)) return String(value);
@@ -37,40 +39,23 @@ export function formatNumber(value: number): string {
 }
 
 /** value / baseline; "–" without a baseline. */
-export function ratioOf(row: RecordedBenchRow): string {
+export function ratioOf(row: Pick<BenchRow, "value" | "baseline">): string {
   if (row.baseline === undefined || row.baseline === 0 || !Number.isFinite(row.baseline))
     return "–";
   return `${(row.value / row.baseline).toFixed(2)}×`;
 }
 
-/** One markdown table: benchmark, scenario, metric, value, baseline, ratio, target, met. */
-export function benchTable(rows: RecordedBenchRow[]): string {
+/** One benchmark's rows as a markdown table: scenario, metric, value, baseline, ratio, target, met. */
+export function benchTable(rows: BenchRow[]): string {
   const lines = [
-    "| benchmark | scenario | metric | value | baseline | ratio | target | met |",
-    "|---|---|---|---:|---:|---:|---|---|",
+    "| scenario | metric | value | baseline | ratio | target | met |",
+    "|---|---|---:|---:|---:|---|---|",
   ];
   for (const row of rows) {
     const unit = row.unit ? ` ${row.unit}` : "";
     lines.push(
-      `| ${cell(row.bench)} | ${cell(row.scenario)} | ${cell(row.metric)} | ${formatNumber(row.value)}${unit} | ${row.baseline === undefined ? "–" : `${formatNumber(row.baseline)}${unit}`} | ${ratioOf(row)} | ${cell(row.target ?? "–")} | ${row.met === undefined ? "–" : row.met ? "yes" : "**no**"} |`,
+      `| ${cell(row.scenario)} | ${cell(row.metric)} | ${formatNumber(row.value)}${unit} | ${row.baseline === undefined ? "–" : `${formatNumber(row.baseline)}${unit}`} | ${ratioOf(row)} | ${cell(row.target ?? "–")} | ${row.met === undefined ? "–" : row.met ? "yes" : "**no**"} |`,
     );
   }
   return lines.join("\n");
-}
-
-/** The README's text between the markers: when and where measured, then the table. */
-export function readmeSection(rows: RecordedBenchRow[], header: string): string {
-  return `${README_MARKERS.start}\n${header}\n\n${benchTable(rows)}\n${README_MARKERS.end}`;
-}
-
-/** `text` with the section between the markers replaced by the table; null without the markers. */
-export function withReadmeTable(
-  text: string,
-  rows: RecordedBenchRow[],
-  header: string,
-): string | null {
-  const start = text.indexOf(README_MARKERS.start);
-  const end = text.indexOf(README_MARKERS.end);
-  if (start < 0 || end < start) return null;
-  return `${text.slice(0, start)}${readmeSection(rows, header)}${text.slice(end + README_MARKERS.end.length)}`;
 }

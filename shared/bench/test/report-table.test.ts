@@ -7,7 +7,6 @@ import {
   benchTable,
   formatNumber,
   ratioOf,
-  withReadmeTable,
   type RecordedBenchRow,
 } from "../src/index.ts";
 
@@ -40,20 +39,19 @@ describe("the benchmark table", () => {
       row({ scenario: "a | b", metric: "p99", value: 95, unit: "ms", met: false }),
     ]).split("\n");
     expect(table).toHaveLength(4);
+    expect(table[0]).toBe("| scenario | metric | value | baseline | ratio | target | met |");
     expect(table[2]).toBe(
-      "| read | list page 1 | throughput | 654 req/s | 500 req/s | 1.31× | ≥ 60% of baseline | yes |",
+      "| list page 1 | throughput | 654 req/s | 500 req/s | 1.31× | ≥ 60% of baseline | yes |",
     );
-    expect(table[3]).toBe("| read | a \\| b | p99 | 95 ms | – | – | – | **no** |");
+    expect(table[3]).toBe("| a \\| b | p99 | 95 ms | – | – | – | **no** |");
   });
 
-  it("replaces only the text between the README's markers, and nothing without them", () => {
-    const text = "intro\n<!-- bench:start -->\nold\n<!-- bench:end -->\noutro\n";
-    const rewritten = withReadmeTable(text, [row()], "Measured today.");
-    expect(
-      rewritten?.startsWith("intro\n<!-- bench:start -->\nMeasured today.\n\n| benchmark"),
-    ).toBe(true);
-    expect(rewritten?.endsWith("|\n<!-- bench:end -->\noutro\n")).toBe(true);
-    expect(withReadmeTable("no markers", [row()], "h")).toBeNull();
+  it("keeps a scenario that looks like HTML as text, and a target's < as it is", () => {
+    const [, , line] = benchTable([row({ scenario: "<b>list</b>", target: "< 100 ms" })]).split(
+      "\n",
+    );
+    expect(line).toContain("| &lt;b>list&lt;/b> |");
+    expect(line).toContain("| < 100 ms |");
   });
 });
 
@@ -61,7 +59,7 @@ describe("benchFiles", () => {
   const root = mkdtempSync(join(tmpdir(), "bench-files-"));
   afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-  it("finds the *-bench.ts files of every bench/ folder, then the tools' ones", () => {
+  it("finds the *-bench.ts files of every bench/ folder, then the tools' ones, in name order", () => {
     for (const dir of ["services/a/bench", "services/b", "shared/c/bench", "tools"])
       mkdirSync(join(root, dir), { recursive: true });
     for (const file of [
@@ -70,10 +68,12 @@ describe("benchFiles", () => {
       "shared/c/bench/relay-bench.ts",
       "tools/idle-bench.ts",
       "tools/start.ts",
+      "services/a/bench/auth-bench.ts",
     ])
       writeFileSync(join(root, file), "");
     expect(benchFiles(root)).toEqual(
       [
+        "services/a/bench/auth-bench.ts",
         "services/a/bench/read-bench.ts",
         "shared/c/bench/relay-bench.ts",
         "tools/idle-bench.ts",
