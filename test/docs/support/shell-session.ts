@@ -3,7 +3,8 @@
  * `bash -euo pipefail`, in the same working directory, and a variable a block sets (`TOKEN=$(…)`)
  * is there for the blocks after it.
  */
-import { execFile } from "node:child_process";
+import { spawn } from "node:child_process";
+import { once } from "node:events";
 import { readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
 
@@ -36,19 +37,21 @@ export class ShellSession {
     // `set -a` exports what the block assigns, so the EXIT trap's `env` sees it.
     const script = `set -a\ntrap 'env -0 > ${ENV_FILE}' EXIT\n${code}\n`;
     const env = { ...this.#base, ...this.vars };
-    const result = await new Promise<{ code: number | null; stdout: string; stderr: string }>(
-      (resolve) => {
-        execFile(
-          "bash",
-          ["-euo", "pipefail", "-c", script],
-          { cwd: this.cwd, env, timeout: timeoutMs, maxBuffer: 16 * 1024 * 1024 },
-          (err, stdout, stderr) => {
-            const code = err ? (typeof err.code === "number" ? err.code : null) : 0;
-            resolve({ code, stdout, stderr });
-          },
-        );
-      },
-    );
+    // stdin is /dev/null: Debian's bash reads /etc/bash.bashrc when stdin is a socket (as
+    // Node's pipes are), taking the block for a remote shell.
+    const child = spawn("bash", ["-euo", "pipefail", "-c", script], {
+      cwd: this.cwd,
+      env,
+      stdio: ["ignore", "pipe", "pipe"],
+      timeout: timeoutMs,
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => void (stdout += chunk));
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => void (stderr += chunk));
+    // "close", not "exit": the output streams are complete only then.
+    const [exitCode] = (await once(child, "close")) as [number | null];
+    const result = { code: exitCode, stdout, stderr };
     const set: Record<string, string> = {};
     const dump = await readFile(join(this.cwd, ENV_FILE), "utf8").catch(() => "");
     await rm(join(this.cwd, ENV_FILE), { force: true });
