@@ -450,7 +450,7 @@ describe("docs/webhook-subscribers.md", () => {
     const created = JSON.parse(await runShell("subscribe")) as {
       data: { webhook_uuid: string; secret: string; url: string };
     };
-    expect(created.data.url).toBe(nodeFront.url);
+    expect(created.data.url, label(blockWith("name", "subscribe"))).toBe(nodeFront.url);
     subs.node = { uuid: created.data.webhook_uuid, secret: created.data.secret };
     readerEnv.WEBHOOK_UUID = subs.node.uuid;
     readerEnv.WEBHOOK_SECRET = subs.node.secret;
@@ -511,20 +511,18 @@ describe("docs/webhook-subscribers.md", () => {
       consent: true,
       entrypoint: "Vacature-pagina",
     });
-    await waitFor(
-      "application.created at both receivers",
-      () =>
-        [nodeFront, pythonFront].every((f) =>
-          f.captures.some(
-            (c) => c.headers["x-svc-event-type"] === "application.created" && c.status === 200,
-          ),
-        ),
-      20_000,
-    );
     for (const [receiver, front] of [
       [node, nodeFront],
       [python, pythonFront],
     ] as const) {
+      await waitFor(
+        `${receiver.name} to answer application.created with 200`,
+        () =>
+          front.captures.some(
+            (c) => c.headers["x-svc-event-type"] === "application.created" && c.status === 200,
+          ),
+        20_000,
+      );
       const event = eventOf(captured(front, "application.created").rawBody);
       expect(event.entity.id, receiver.name).toBe(application.application_uuid);
       expect(receiver.handled(event.event_uuid), receiver.name).toBe(1);
@@ -662,7 +660,7 @@ describe("docs/webhook-subscribers.md", () => {
     const previous = subs.node.secret;
     const rotated = JSON.parse(await runShell("rotate")) as { data: { secret: string } };
     const secret = rotated.data.secret;
-    expect(secret).not.toBe(previous);
+    expect(secret, label(blockWith("name", "rotate"))).not.toBe(previous);
 
     // The receiver still holds the previous secret: the delivery verifies with it.
     const first = (await api("POST", `/v1/webhooks/${subs.node.uuid}/test`)) as DeliveryRecord;
@@ -670,7 +668,7 @@ describe("docs/webhook-subscribers.md", () => {
     const capture = captured(nodeFront, "system.ping");
     expect(eventOf(capture.rawBody).event_uuid).toBe(first.event_uuid);
     const values = String(capture.headers["x-svc-signature"]).split(",");
-    expect(values).toHaveLength(2);
+    expect(values, `after ${label(blockWith("name", "rotate"))}: two signatures`).toHaveLength(2);
     await writeFile(join(workDir, "body.json"), capture.rawBody);
     const timestamp = String(capture.headers["x-svc-timestamp"]);
     const openssl = label(blockWith("name", "openssl"));
@@ -697,15 +695,24 @@ describe("docs/webhook-subscribers.md", () => {
     await node.stop();
     const ping = (await api("POST", `/v1/webhooks/${subs.node.uuid}/test`)) as DeliveryRecord;
     const records = await settled(subs.node.uuid);
-    expect(records.find((d) => d.delivery_uuid === ping.delivery_uuid)?.status).toBe("dead");
+    expect(
+      records.find((d) => d.delivery_uuid === ping.delivery_uuid)?.status,
+      `${node.name} stopped: the ping goes dead`,
+    ).toBe("dead");
     await node.start(subs.node.secret);
     const dead = JSON.parse(await runShell("dead")) as { data: DeliveryRecord[] };
-    expect(dead.data.map((d) => d.delivery_uuid)).toEqual([ping.delivery_uuid]);
+    expect(
+      dead.data.map((d) => d.delivery_uuid),
+      label(blockWith("name", "dead")),
+    ).toEqual([ping.delivery_uuid]);
     readerEnv.DELIVERY_UUID = ping.delivery_uuid;
     await runShell("redeliver");
     await awaitHandled(node, ping.event_uuid);
     const after = await settled(subs.node.uuid);
-    expect(after.find((d) => d.delivery_uuid === ping.delivery_uuid)?.status).toBe("succeeded");
+    expect(
+      after.find((d) => d.delivery_uuid === ping.delivery_uuid)?.status,
+      label(blockWith("name", "redeliver")),
+    ).toBe("succeeded");
   });
 
   it("deletes the subscription with the delete block", async () => {
@@ -713,7 +720,7 @@ describe("docs/webhook-subscribers.md", () => {
     const gone = await fetchJson(`${stack.baseUrl}/v1/webhooks/${subs.node.uuid}`, {
       headers: { authorization: `Bearer ${testToken}` },
     });
-    expect(gone.status).toBe(404);
+    expect(gone.status, label(blockWith("name", "delete"))).toBe(404);
   });
 
   it("ran every tested block of the guide", () => {
