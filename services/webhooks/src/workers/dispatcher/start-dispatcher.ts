@@ -41,7 +41,9 @@ export type DispatcherDeps = {
   client: WebhookHttpClient;
   clock: Clock;
   logger: Logger;
-  /** The process's Meter: delivery outcomes and latency, consumer pending and ack-pending counts. */
+  /**
+   * The process's Meter: delivery outcomes and latency, consumer pending and ack-pending counts.
+   */
   meter?: Meter;
 };
 
@@ -67,8 +69,8 @@ export function createDeliveryClient(
 }
 
 /**
- * The streams and consumers per notes/jetstream-on-nats-2.9.md ("Recommended setup"): no consumer
- * backoff (nak(delay) drives the schedule), max_ack_pending high enough for parked retries.
+ * The streams and consumers: no consumer backoff (nak(delay) drives the schedule), max_ack_pending
+ * high enough for parked retries (docs/decisions/delivery-retries-with-nak-delay.md).
  */
 async function reconcileStreams(
   jsm: JetStreamManager,
@@ -93,9 +95,9 @@ async function reconcileStreams(
 }
 
 /**
- * Reconciles the streams and consumers (per notes/jetstream-on-nats-2.9.md), then runs the
- * fan-out (events → delivery records and queue messages), the delivery worker (queue → signed
- * POST, retries by nak(delay)), the requeue sweep and the retention job (elected), until stop().
+ * Reconciles the streams and consumers, then runs the fan-out (events → delivery records and
+ * queue messages), the delivery worker (queue → signed POST, retries by nak(delay)), the requeue
+ * sweep and the retention job (elected), until stop().
  */
 export async function startDispatcher(deps: DispatcherDeps): Promise<RunningDispatcher> {
   const { config, nc, logger, clock } = deps;
