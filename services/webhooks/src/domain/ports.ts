@@ -167,7 +167,9 @@ export type PostResult =
   | { kind: "response"; statusCode: number; durationMs: number; sample: string }
   | { kind: "error"; errorClass: TransportErrorClass; message: string; durationMs: number };
 
-/** The one outbound HTTP client of the webhook dispatcher: every POST goes through the URL guard. */
+/**
+ * The one outbound HTTP client of the webhook dispatcher: every POST goes through the URL guard.
+ */
 export interface WebhookHttpClient {
   post(url: string, body: string, headers: Record<string, string>): Promise<PostResult>;
   close(): Promise<void>;

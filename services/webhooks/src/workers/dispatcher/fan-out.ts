@@ -5,7 +5,9 @@ import type { Clock } from "../../domain/model.ts";
 import type { DeliveryQueue, DispatchStore } from "../../domain/ports.ts";
 import { inFanOutSpan } from "./tracing.ts";
 
-/** The event payload; anything else on the events stream is terminated as poison by the consumer. */
+/**
+ * The event payload; anything else on the events stream is terminated as poison by the consumer.
+ */
 export const eventPayloadSchema = z.object({
   event_uuid: z.uuid(),
   event_type: z.enum(EVENT_TYPES as [string, ...string[]]),
