@@ -1,8 +1,12 @@
 # syntax=docker/dockerfile:1
-# One image for every component; the Kubernetes command picks the process (@svc/manifest bundles.ts):
-#   node --import ./dist/<name>/instrument.js dist/<name>/main.js   auth, practices, vacancies, identity, webhooks
-#   node --import ./dist/webhooks/instrument.js dist/webhooks/dispatcher-main.js   the webhook dispatcher
-#   node dist/tools/migrate.js                  the migrations Job
+# One image for every component; the Kubernetes command picks the process (@svc/manifest
+# bundles.ts):
+#   auth, practices, vacancies, identity, webhooks:
+#     node --import ./dist/<name>/instrument.js dist/<name>/main.js
+#   the webhook dispatcher:
+#     node --import ./dist/webhooks/instrument.js dist/webhooks/dispatcher-main.js
+#   the migrations Job:
+#     node dist/tools/migrate.js
 # The production image holds the compiled bundles (`npm run build`: plain JavaScript, so no
 # process loads Node's TypeScript stripper) and the files they read; the `dev` target adds the
 # TypeScript sources, which Tilt's live update syncs and `node --watch` runs directly.

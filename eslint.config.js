@@ -16,7 +16,7 @@ export default tseslint.config(
         { argsIgnorePattern: "^_", varsIgnorePattern: "^_" },
       ],
       "@typescript-eslint/consistent-type-imports": "error",
-      // Configuration is parsed once, in each process's config.ts (STYLE.md practice 3).
+      // Configuration is parsed once, in each process's config.ts.
       "no-restricted-properties": [
         "error",
         {

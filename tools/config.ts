@@ -19,7 +19,10 @@ export interface LocalStackConfig {
   rawLogs: boolean;
   /** Added to every local port (STACK_PORT_OFFSET); 0 gives the standard ports. */
   portOffset: number;
-  /** Where the demo client's credentials are kept (DEMO_CLIENT_FILE; a second stack, e.g. a test's, uses its own). */
+  /**
+   * Where the demo client's credentials are kept (DEMO_CLIENT_FILE; a second stack, e.g. a test's,
+   * uses its own).
+   */
   demoClientFile: string;
   childEnv: NodeJS.ProcessEnv;
 }
@@ -50,8 +53,8 @@ export function localStackConfig(env: NodeJS.ProcessEnv = process.env): LocalSta
     demoClientFile:
       env.DEMO_CLIENT_FILE ?? fileURLToPath(new URL("../.local/demo-client.json", import.meta.url)),
     // Every variable of the caller's environment reaches the processes (so any service setting,
-    // e.g. WEBHOOK_RETRY_SCHEDULE or OTEL_*, can be given to `npm start`); the stack's own wiring
-    // below wins over it.
+    // e.g. WEBHOOK_RETRY_SCHEDULE_MS or OTEL_*, can be given to `npm start`); the stack's own
+    // wiring below wins over it.
     childEnv: {
       ...env,
       LOG_LEVEL: env.LOG_LEVEL ?? "info",

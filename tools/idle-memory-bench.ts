@@ -1,4 +1,4 @@
-// Idle memory of every service process (issue #12: each stays under 120 MB RSS idle). Starts the
+// Idle memory of every service process (the target: each stays under 120 MB RSS idle). Starts the
 // whole local stack exactly as `npm start` does (tools/start.ts: every service as its own process,
 // migrations on start, the sandbox data set, the demo client), on shifted ports with a private
 // PostgreSQL database, legacy database and NATS namespace; warms every service up with a few
@@ -203,7 +203,8 @@ try {
     const idle = await settledRss(pid, { samples: 10, intervalMs: 300 });
     const now = processMemory(pid);
     const hwm = now?.peakMb ?? Number.NaN;
-    const service = proc.name !== "gateway"; // the gateway is a local development tool, not deployed
+    // The gateway is a local development tool, not deployed.
+    const service = proc.name !== "gateway";
     out(
       `| ${proc.name} | ${started.get(proc.name)?.rssMb.toFixed(1) ?? "?"} | ${idle.toFixed(1)} | ${now?.anonMb.toFixed(0)} / ${now?.fileMb.toFixed(0)} | ${hwm.toFixed(1)} | ${service ? (idle < 120 ? "met" : "NOT met") : "(dev tool)"} |`,
     );

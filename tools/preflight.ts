@@ -56,7 +56,10 @@ export function dependencies(urls: { pg: string; mysql: string; nats: string }):
   ];
 }
 
-/** Checks every dependency; returns a message per unreachable one, naming it, its address and how to start it. */
+/**
+ * Checks every dependency; returns a message per unreachable one, naming it, its address and how
+ * to start it.
+ */
 export async function preflight(deps: Dependency[]): Promise<string[]> {
   const problems: string[] = [];
   for (const dep of deps) {

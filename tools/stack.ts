@@ -61,12 +61,17 @@ export function stackPorts(offset: number): number[] {
     .map((p) => p + offset);
 }
 
-/** Whether a stack at `offset` can be reached with fetch: none of its ports is a Fetch "bad port". */
+/**
+ * Whether a stack at `offset` can be reached with fetch: none of its ports is a Fetch "bad port".
+ */
 export function reachableOffset(offset: number): boolean {
   return stackPorts(offset).every((port) => !FETCH_BAD_PORTS.has(port));
 }
 
-/** The stack with every port shifted by `offset` (so a second stack, e.g. a test's, can run beside yours). */
+/**
+ * The stack with every port shifted by `offset` (so a second stack, e.g. a test's, can run beside
+ * yours).
+ */
 export function stackWithOffset(offset: number): StackProcess[] {
   const shift = (port: number | null) => (port === null ? null : port + offset);
   return BASE.map((p) => ({ ...p, port: shift(p.port), internalPort: shift(p.internalPort) }));

@@ -28,7 +28,9 @@ const example = parseObjects(
   readFileSync(join(repoRoot, "k8s/examples/webhooksubscription.yaml"), "utf8"),
 )[0] as K8sObject;
 
-/** Problems of a custom resource against the CRD: apiVersion, kind, name and the version's schema. */
+/**
+ * Problems of a custom resource against the CRD: apiVersion, kind, name and the version's schema.
+ */
 function problems(cr: K8sObject): string[] {
   const [group, version] = cr.apiVersion.split("/");
   const served = crd.spec.versions.find((v) => v.name === version && v.served);

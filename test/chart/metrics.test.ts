@@ -24,7 +24,10 @@ type PolicySpec = {
 
 const deploymentsOf = (objects: K8sObject[]) => byKind(objects, "Deployment");
 
-/** Where the process of a Deployment serves /metrics: its INTERNAL_PORT, which must be the container port named internal. */
+/**
+ * Where the process of a Deployment serves /metrics: its INTERNAL_PORT, which must be the container
+ * port named internal.
+ */
 function internalPortOf(deployment: K8sObject): number {
   const container = podSpecOf(deployment)!.containers[0]!;
   const named = container.ports?.find((p) => p.name === "internal")?.containerPort;
@@ -100,7 +103,8 @@ describe("ServiceMonitor", () => {
       const svc = service.spec as ServiceSpec;
       const port = svc.ports.find((p) => p.name === "internal");
       expect(port, service.metadata.name).toBeDefined();
-      // The Service's selector picks exactly its component's pods, and its target is the container port that INTERNAL_PORT names.
+      // The Service's selector picks exactly its component's pods, and its target is the container
+      // port that INTERNAL_PORT names.
       const deployment = deployments.find((d) =>
         Object.entries(svc.selector).every(
           ([k, v]) =>

@@ -34,7 +34,10 @@ const requestId = randomUUID();
 const withId = { "x-request-id": requestId };
 const meta = { request_id: requestId, api_version: "v1" };
 
-/** Fetches through the wrapped fetch, reads the body as a test would, and takes what the validation found. */
+/**
+ * Fetches through the wrapped fetch, reads the body as a test would, and takes what the validation
+ * found.
+ */
 async function violationsOf(path: string, answer: Reply, init: RequestInit = {}): Promise<string> {
   reply = answer;
   await (await fetch(`${base}${path}`, init)).text();

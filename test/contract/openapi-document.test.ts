@@ -22,7 +22,10 @@ import { registeredRoutes } from "./routes.ts";
 // Building a router only wires handlers; none of these is called.
 const unused = {} as never;
 
-/** Every public route each process registers (production: the CRM mirror and the submission route exist). */
+/**
+ * Every public route each process registers (production: the CRM mirror and the submission route
+ * exist).
+ */
 function routedBy(): Record<string, string[]> {
   const platform = createHttpApp({
     platform: { service: "x", version: installationVersion, environment: "production" },
@@ -96,7 +99,7 @@ describe("the checked-in OpenAPI document", () => {
     },
   );
 
-  it("names only the spec's scopes, each operation guarded by exactly one", () => {
+  it("names only the contract's scopes, each operation guarded by exactly one", () => {
     const document = JSON.parse(readOpenApiJson()) as {
       paths: Record<string, Record<string, { security: Array<Record<string, string[]>> }>>;
       components: {

@@ -1,5 +1,6 @@
 /**
- * The routes an express router registers, read from its stack (express 5), as `METHOD /openapi/{path}`.
+ * The routes an express router registers, read from its stack (express 5), as
+ * `METHOD /openapi/{path}`.
  * Fallback `.all()` routes (405 answers) are not operations and are left out.
  */
 import type { Router } from "express";

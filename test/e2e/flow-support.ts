@@ -1,7 +1,7 @@
 /**
  * What the end-to-end flows check the way an API client or a webhook subscriber written from the
- * spec would: the envelope (2.1, 7.1), the delivery signature (6.3), legacy names (1.2), and the
- * client administration CLI run as an operator runs it.
+ * contract would: the response and error envelopes, the delivery signature, no legacy names, and
+ * the client administration CLI run as an operator runs it.
  */
 import { spawn } from "node:child_process";
 import { createHmac, timingSafeEqual } from "node:crypto";
@@ -23,7 +23,7 @@ export type Envelope = {
   error?: { code: string; message: string };
 };
 
-/** Problems with a success envelope (spec 2.1); `list` also demands the pagination block. */
+/** Problems with a success envelope; `list` also demands the pagination block. */
 export function envelopeProblems(body: Envelope | undefined, list: boolean): string[] {
   if (!body || typeof body !== "object") return ["body is not a JSON object"];
   const problems: string[] = [];
@@ -43,7 +43,7 @@ export function envelopeProblems(body: Envelope | undefined, list: boolean): str
   return problems;
 }
 
-/** Problems with an error envelope (spec 7.1) carrying `code`. */
+/** Problems with an error envelope carrying `code`. */
 export function errorProblems(body: Envelope | undefined, code: string): string[] {
   if (!body || typeof body !== "object") return ["body is not a JSON object"];
   const problems: string[] = [];
@@ -59,8 +59,9 @@ export function errorProblems(body: Envelope | undefined, code: string): string[
   return problems;
 }
 
-// Legacy column names that are also the contract's own keys (spec 2.3, 2.4): `uuid`, `slug`,
-// `teaser`, `status`, `alias`, `email`, `logo`, `crm_id`. Every other table or column name is legacy.
+// Legacy column names that are also the contract's own keys (the practice and vacancy fields):
+// `uuid`, `slug`, `teaser`, `status`, `alias`, `email`, `logo`, `crm_id`. Every other table or
+// column name is legacy.
 const CONTRACT_KEYS = new Set([
   "uuid",
   "slug",
@@ -103,9 +104,9 @@ export interface VerifiedDelivery {
 }
 
 /**
- * Verifies one delivery as spec 6.3 tells a subscriber to (HMAC-SHA256 of "<timestamp>.<raw body>"
- * with the subscription secret, constant-time compare, timestamp within 300 s) and returns what it
- * carries; throws naming the first rule it breaks.
+ * Verifies one delivery as the contract tells a subscriber to (HMAC-SHA256 of
+ * "<timestamp>.<raw body>" with the subscription secret, constant-time compare, timestamp within
+ * 300 s) and returns what it carries; throws naming the first rule it breaks.
  */
 export function verifyDelivery(
   request: ReceivedRequest,
@@ -148,7 +149,7 @@ export function verifyDelivery(
   };
 }
 
-/** Problems with an event payload (spec 6.1) for `entity`. */
+/** Problems with an event payload for `entity`. */
 export function eventProblems(
   payload: VerifiedDelivery["payload"],
   type: string,
@@ -171,7 +172,10 @@ export function eventProblems(
   return problems;
 }
 
-/** `npm run clients -- <args>` against the stack's database and NATS namespace (what an operator runs). */
+/**
+ * `npm run clients -- <args>` against the stack's database and NATS namespace (what an operator
+ * runs).
+ */
 export async function runClientsCli(
   env: Record<string, string>,
   args: string[],

@@ -43,7 +43,9 @@ const SCOPES = [
   "webhooks:write",
 ];
 const HOOK_PATH = "/hooks/e2e";
-/** Documented in services/auth/README.md: a revoked client's token gets 401 everywhere within 2 s. */
+/**
+ * Documented in services/auth/README.md: a revoked client's token gets 401 everywhere within 2 s.
+ */
 const REVOCATION_BOUND_MS = 2_000;
 // The token endpoint is plain HTTP on loopback here; oauth4webapi insists on https unless told.
 const insecure = { [oauth.allowInsecureRequests]: true };
@@ -91,7 +93,10 @@ async function tokenRequest(clientId: string, secret: string, scope?: string): P
   );
 }
 
-/** The stack's public base URL: `npm start` serves http://localhost:<gateway port> (tools/config.ts). */
+/**
+ * The stack's public base URL: `npm start` serves http://localhost:<gateway port>
+ * (tools/config.ts).
+ */
 const publicUrl = (path: string) => `http://localhost:${stack.gatewayPort}${path}`;
 
 function deliveriesFor(type: string, entityId: string): ReceivedRequest[] {
@@ -257,7 +262,8 @@ describe("end-to-end flows through the gateway", () => {
 
   it("3. turns a change in the legacy database into a signed vacancy.updated whose links.self shows the new state", async () => {
     const target = vacancies[0]!;
-    // Until the detector recorded its baseline, a change would be absorbed into it without an event.
+    // Until the detector recorded its baseline, a change would be absorbed into it without an
+    // event.
     await waitFor(
       "the vacancy detector's baseline",
       async () => (await pgQuery("SELECT 1 FROM vacancies.change_cursor").catch(() => 0)) > 0,

@@ -1,10 +1,10 @@
 /**
- * Fault suite (issue #12 part 5). The whole system runs as `npm start` runs it, on private
+ * Fault suite. The whole system runs as `npm start` runs it, on private
  * PostgreSQL, MariaDB and NATS servers, under steady load: read loops through the gateway,
  * applications created with Idempotency-Keys, legacy vacancy rows changed, and a webhook
  * subscription whose HTTPS receiver counts event ids. Each backing service is stopped and
  * restarted in turn, then every service process is SIGKILLed once (the launcher restarts it).
- * While a source is down, requests that need it answer 503 with the spec's code within the
+ * While a source is down, requests that need it answer 503 with the contract's code within the
  * configured timeout (never a hang) and the others keep working; afterwards everything recovers
  * without a service restart; at the end every committed application and every legacy change has
  * reached the receiver and every delivery record has succeeded.
@@ -181,7 +181,8 @@ beforeAll(async () => {
   backends = await startBackends();
   ca = createTestCa();
   receiver = await startReceiver({ key: ca.serverKey, cert: ca.serverCert });
-  // FAULT_SUITE_LOG_LEVEL=info (with FAULT_SUITE_LOG) keeps every request's log line for a diagnosis.
+  // FAULT_SUITE_LOG_LEVEL=info (with FAULT_SUITE_LOG) keeps every request's log line for a
+  // diagnosis.
   stack = await launchStack(backends, {
     ...STACK_ENV,
     LOG_LEVEL: process.env.FAULT_SUITE_LOG_LEVEL ?? STACK_ENV.LOG_LEVEL!,
@@ -257,7 +258,10 @@ afterAll(async () => {
   );
 }, 120_000);
 
-/** Since the last recovery (at most `ms`): every target answers 2xx (a stuck Idempotency-Key may still answer 409). */
+/**
+ * Since the last recovery (at most `ms`): every target answers 2xx (a stuck Idempotency-Key may
+ * still answer 409).
+ */
 function expectSteady(ms: number): void {
   const now = Date.now();
   for (const target of [...targets.map((t) => t.name), "apply"]) {

@@ -1,12 +1,12 @@
 /**
  * What every answer to a hostile request must look like: no 5xx, no hang or dropped connection,
- * errors in the contract's shape (spec 7.1 envelope; RFC 6749 bodies on the token endpoint,
- * spec 7.2) with a known code, JSON content type and the request id, and no accepted write.
+ * errors in the contract's shape (the error envelope; RFC 6749 bodies on the token endpoint) with a
+ * known code, JSON content type and the request id, and no accepted write.
  */
 import type { RawOutcome } from "../support/raw-http.ts";
 import type { HostileRequest } from "./requests.ts";
 
-/** Envelope codes and their statuses: spec 7.1 plus the README's "Errors" table. */
+/** Envelope codes and their statuses: the contract's plus the README's "Errors" table. */
 export const ERROR_CODES: Readonly<Record<string, ReadonlyArray<number>>> = {
   UNAUTHENTICATED: [401],
   INSUFFICIENT_SCOPE: [403],
@@ -23,7 +23,10 @@ export const ERROR_CODES: Readonly<Record<string, ReadonlyArray<number>>> = {
   REQUEST_HEADERS_TOO_LARGE: [431],
 };
 
-/** RFC 6749 5.2 codes the token endpoint uses below 500 (spec 7.2 plus 405/413/429 from the auth README). */
+/**
+ * RFC 6749 5.2 codes the token endpoint uses below 500 (the contract's plus 405/413/429 from the
+ * auth README).
+ */
 export const OAUTH_ERRORS: Readonly<Record<string, ReadonlyArray<number>>> = {
   invalid_request: [400, 405, 413],
   invalid_client: [401],
@@ -102,10 +105,13 @@ function oauthProblems(value: unknown, status: number): string[] {
   return problems;
 }
 
-/** Answered by the HTTP layer before any route (shared/http protocol-errors.ts), so in the envelope on every path. */
+/**
+ * Answered by the HTTP layer before any route (shared/http protocol-errors.ts), so in the envelope
+ * on every path.
+ */
 const PROTOCOL_CODES = new Set(["REQUEST_HEADERS_TOO_LARGE", "REQUEST_TIMEOUT"]);
 
-/** The token endpoint's own error bodies (spec 7.2) apply exactly where its route answers. */
+/** The token endpoint's own error bodies (RFC 6749) apply exactly where its route answers. */
 function answersAsTokenEndpoint(request: HostileRequest, body: unknown): boolean {
   const protocolLevel =
     isRecord(body) && isRecord(body.error) && PROTOCOL_CODES.has(String(body.error.code));
@@ -140,7 +146,8 @@ export function contractProblems(request: HostileRequest, outcome: RawOutcome): 
   const problems: string[] = [];
   if (!Number.isInteger(status)) return ["the answer has no status line"];
   if (status >= 500) problems.push(`status ${status}`);
-  // RFC 9110 13.1.2: If-None-Match: * (or a date) on a GET of an existing resource is rightly 304; any other 3xx is not ours.
+  // RFC 9110 13.1.2: If-None-Match: * (or a date) on a GET of an existing resource is rightly 304;
+  // any other 3xx is not ours.
   if (status >= 300 && status < 400 && !(status === 304 && isConditionalRead(request)))
     problems.push(`unexpected redirection ${status}`);
   const requestId = headers["x-request-id"];

@@ -1,7 +1,7 @@
 /**
- * Every public endpoint (charts/integration-service/routes.json, each service's routes, spec part 4)
- * with what a hostile request needs to know: where it is served, its scope, its query parameters,
- * its body and whether it writes. Write endpoints must never accept a request of this suite.
+ * Every public endpoint (charts/integration-service/routes.json, each service's routes) with what
+ * a hostile request needs to know: where it is served, its scope, its query parameters, its body
+ * and whether it writes. Write endpoints must never accept a request of this suite.
  */
 import fc from "fast-check";
 import {
@@ -16,7 +16,10 @@ import {
 } from "./json-bodies.ts";
 import { hostileText, longText } from "./strings.ts";
 
-/** gateway: the `npm start` stack (sandbox); the production-only routes run in-process (see world.ts). */
+/**
+ * gateway: the `npm start` stack (sandbox); the production-only routes run in-process (see
+ * world.ts).
+ */
 export type Target = "gateway" | "identity-production" | "practices-production";
 export type BodyKind =
   | "application"
@@ -485,7 +488,10 @@ const webhookCreateBase = obj({
   url: "https://hooks.example.com/endpoint",
   event_types: ["vacancy.created"],
 });
-/** URLs the guard must refuse without any DNS lookup: wrong scheme, loopback, private, link-local, metadata, CGNAT, odd IP notations. */
+/**
+ * URLs the guard must refuse without any DNS lookup: wrong scheme, loopback, private, link-local,
+ * metadata, CGNAT, odd IP notations.
+ */
 const BAD_URLS = [
   "http://hooks.example.com/x",
   "ftp://hooks.example.com/x",
@@ -593,7 +599,10 @@ const ACCOUNT_FIELDS = [
   "period",
   "modified_on",
 ];
-/** For PUT, a crm_id in the body that differs from the path is also a break; in a bulk item a crm_id is required, so not there. */
+/**
+ * For PUT, a crm_id in the body that differs from the path is also a break; in a bulk item a crm_id
+ * is required, so not there.
+ */
 const crmBreaking = (put: boolean): fc.Arbitrary<Mutation> =>
   fc.oneof(
     fc.constantFrom(...ACCOUNT_FIELDS).map((f) => drop(f)),
@@ -697,7 +706,10 @@ export function invalidJsonBody(kind: BodyKind, modifiedOn: string): fc.Arbitrar
   }
 }
 
-/** Bulk items need a crm_id; these are valid ones, so only the breaking item makes the request invalid. */
+/**
+ * Bulk items need a crm_id; these are valid ones, so only the breaking item makes the request
+ * invalid.
+ */
 function addCrmId(account: J, id = "hostile-valid-id"): J {
   return isObject(account) ? { entries: [["crm_id", id], ...account.entries] } : account;
 }

@@ -25,7 +25,10 @@ import { hostileQuery, hostileSegment, hostileText, longText, percentEncode } fr
 export interface GenerationContext {
   /** Ids that exist, per kind; used on read endpoints only. */
   realIds: Partial<Record<IdKind, string[]>>;
-  /** A CRM modified_on that is valid now (the bases' value; every mutation list still breaks the body). */
+  /**
+   * A CRM modified_on that is valid now (the bases' value; every mutation list still breaks the
+   * body).
+   */
   modifiedOn: string;
   demoClientId: string;
 }
@@ -141,7 +144,10 @@ const idempotencyKeyInvalid = fc.oneof(
     .map(latin1Safe)
     .filter((s) => !/^[\x20-\x7e]{1,255}$/.test(s.trim()) && s.trim() !== ""),
 );
-/** CRM-Modified-On values a delete must refuse (never a valid date-time with offset within the hour). */
+/**
+ * CRM-Modified-On values a delete must refuse (never a valid date-time with offset within the
+ * hour).
+ */
 const crmVersionInvalid = fc.oneof(
   fc.constantFrom(
     "",
@@ -245,7 +251,10 @@ const hostileHeader: fc.Arbitrary<[string, string]> = fc
 
 const encodedReal = (ids: string[]) => ids.map((id) => percentEncode(id));
 
-/** An id for a path: real ones only on read endpoints, so a write can never hit something that exists. */
+/**
+ * An id for a path: real ones only on read endpoints, so a write can never hit something that
+ * exists.
+ */
 function idArb(
   kind: IdKind,
   endpoint: Endpoint,
@@ -268,7 +277,10 @@ const idsArb = (endpoint: Endpoint, ctx: GenerationContext, hostileWeight?: numb
     ...(endpoint.ids ?? []).map((k) => idArb(k, endpoint, ctx, hostileWeight)),
   ) as fc.Arbitrary<string[]>;
 
-/** Form bodies the token endpoint must refuse whatever the credentials: no or another grant, repeated parameters. */
+/**
+ * Form bodies the token endpoint must refuse whatever the credentials: no or another grant,
+ * repeated parameters.
+ */
 const oauthInvalidForm = fc.oneof(
   fc.constantFrom(
     "",
@@ -501,7 +513,8 @@ export function methodFamily(ctx: GenerationContext): fc.Arbitrary<HostileReques
         mostlyValid,
       )
       .map(([ids, method, auth]) =>
-        // Only reads may succeed: every other method meets a path that takes no such request, an id that does not exist, or no body.
+        // Only reads may succeed: every other method meets a path that takes no such request, an id
+        // that does not exist, or no body.
         request(e, "methods", {
           method,
           path: pathOf(e, ids as string[]),

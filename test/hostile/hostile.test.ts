@@ -1,13 +1,13 @@
 /**
- * Hostile-input suite (issue #12 part 4): generated requests against every public endpoint of a
- * private `npm start` stack (plus the production-only routes in-process): malformed query strings
- * and JSON, wrong types, huge and deeply nested bodies, unicode edge cases, header injection,
- * path traversal and very long ids, odd methods and broken HTTP.
+ * Hostile-input suite: generated requests against every public endpoint of a private `npm start`
+ * stack (plus the production-only routes in-process): malformed query strings and JSON, wrong
+ * types, huge and deeply nested bodies, unicode edge cases, header injection, path traversal and
+ * very long ids, odd methods and broken HTTP.
  *
  * Pass: no 5xx, no hang or dropped connection, every error in the contract's shape, no write
  * accepted, no process crashed or restarted, no unexpected error logged, no stored data changed.
  *
- *   HOSTILE_RUNS  generated requests per run (default 5000; e.g. HOSTILE_RUNS=50000 for the full size)
+ *   HOSTILE_RUNS  generated requests per run (default 5000; HOSTILE_RUNS=50000 is the full size)
  *   HOSTILE_SEED  fast-check seed (default fixed, so a run is reproducible; printed at the start)
  */
 import fc from "fast-check";

@@ -138,7 +138,10 @@ export const protoPayload: fc.Arbitrary<J> = fc.constantFrom<J>(
   obj({ toString: "x", valueOf: 1 }),
 );
 
-/** Noise: valid-looking changes that do not make a body valid again (they never touch the field a breaking mutation breaks last). */
+/**
+ * Noise: valid-looking changes that do not make a body valid again (they never touch the field a
+ * breaking mutation breaks last).
+ */
 export function breakingBody(
   base: J,
   breaking: fc.Arbitrary<Mutation>,
@@ -244,7 +247,10 @@ export function describeBody(body: BodySpec): string {
   }
 }
 
-/** Mostly a depth whose body still fits the limit (so it is parsed), sometimes one beyond it; up to 100,000 levels. */
+/**
+ * Mostly a depth whose body still fits the limit (so it is parsed), sometimes one beyond it; up to
+ * 100,000 levels.
+ */
 function nestedDepth(limitBytes: number, open: string): fc.Arbitrary<number> {
   const fits = Math.min(100_000, Math.floor((limitBytes - 1) / (open.length + 1)));
   return fc.oneof(
@@ -253,7 +259,10 @@ function nestedDepth(limitBytes: number, open: string): fc.Arbitrary<number> {
   );
 }
 
-/** Bodies that are never valid whatever the endpoint: broken text, invalid UTF-8, deep nesting, beyond the limit. */
+/**
+ * Bodies that are never valid whatever the endpoint: broken text, invalid UTF-8, deep nesting,
+ * beyond the limit.
+ */
 export function structurallyBadBody(limitBytes: number): fc.Arbitrary<BodySpec> {
   return fc.oneof(
     { weight: 4, arbitrary: malformedJson.map((text): BodySpec => ({ kind: "text", text })) },

@@ -1,6 +1,6 @@
 /**
  * The protocol family (raw sockets: fetch and node:http refuse to send these) and the token
- * endpoint's own family (form bodies and HTTP Basic credentials, spec 4.2 / 7.2).
+ * endpoint's own family (form bodies and HTTP Basic credentials).
  */
 import fc from "fast-check";
 import { printable, type HostileRequest } from "./requests.ts";
@@ -55,7 +55,8 @@ const kinds: Array<fc.Arbitrary<Raw>> = [
       const lines = standard(p);
       const value = name === "Authorization" ? "Bearer {TOKEN}" : "a";
       lines.splice(2, name === "Authorization" ? 1 : 0, `${name}: ${value}${br}${inj}`);
-      // An injected chunked framing that the parser accepts needs its last chunk, or the server rightly waits for the body.
+      // An injected chunked framing that the parser accepts needs its last chunk, or the server
+      // rightly waits for the body.
       return {
         name: "CR/LF inside a header value",
         method: "GET",

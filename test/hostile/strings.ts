@@ -4,7 +4,10 @@
  */
 import fc from "fast-check";
 
-/** Percent-encodes every byte outside unreserved ASCII; lone surrogates become their CESU-8 bytes (invalid UTF-8). */
+/**
+ * Percent-encodes every byte outside unreserved ASCII; lone surrogates become their CESU-8 bytes
+ * (invalid UTF-8).
+ */
 export function percentEncode(text: string): string {
   let out = "";
   for (const ch of text) {
@@ -197,7 +200,9 @@ export const BROKEN_ENCODINGS = [
   "%c0%80",
 ] as const;
 
-/** A path segment standing where an id belongs: traversal, NUL, encodings, unicode, very long ids. */
+/**
+ * A path segment standing where an id belongs: traversal, NUL, encodings, unicode, very long ids.
+ */
 export const hostileSegment = fc.oneof(
   { weight: 3, arbitrary: hostileText.map(percentEncode) },
   {
@@ -274,7 +279,10 @@ export const hostileSegment = fc.oneof(
   },
 );
 
-/** A query string built from tokens: known and unknown names, array syntax, duplicates, broken encodings, huge values. */
+/**
+ * A query string built from tokens: known and unknown names, array syntax, duplicates, broken
+ * encodings, huge values.
+ */
 export function hostileQuery(
   known: ReadonlyArray<string>,
   validValues: Readonly<Record<string, ReadonlyArray<string>>>,

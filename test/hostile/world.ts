@@ -39,7 +39,10 @@ export interface World {
   render: RenderContext;
   generation: GenerationContext;
   snapshot(): Promise<StoreSnapshot>;
-  /** Waits until background work (change detection baselines, the outbox relay) stops changing the stores. */
+  /**
+   * Waits until background work (change detection baselines, the outbox relay) stops changing the
+   * stores.
+   */
   settledSnapshot(timeoutMs?: number): Promise<StoreSnapshot>;
   close(): Promise<void>;
 }
@@ -155,7 +158,10 @@ interface Production {
   close(): Promise<void>;
 }
 
-/** Production instances of practices (CRM mirror) and identity (submission) on the stack's stores, trusting a test issuer. */
+/**
+ * Production instances of practices (CRM mirror) and identity (submission) on the stack's stores,
+ * trusting a test issuer.
+ */
 async function startProduction(stack: PrivateStack): Promise<Production> {
   const issuer = await createTestIssuer();
   const verify = createTokenVerifier({

@@ -108,7 +108,9 @@ function descendsFrom(span: ReceivedSpan, ancestor: ReceivedSpan, all: ReceivedS
   return false;
 }
 
-/** The outgoing HTTP POST (a CLIENT span, as are the attempt's database queries) under `attempt`. */
+/**
+ * The outgoing HTTP POST (a CLIENT span, as are the attempt's database queries) under `attempt`.
+ */
 const isPostOf = (s: ReceivedSpan, attempt: ReceivedSpan) =>
   s.parentSpanId === attempt.spanId &&
   s.kind === KIND.CLIENT &&
@@ -255,7 +257,8 @@ describe("one event across processes", () => {
           "deployment.environment.name": "sandbox",
         });
       }
-      // Nothing of the internal port is traced, and no span stands alone as a database query or outgoing call.
+      // Nothing of the internal port is traced, and no span stands alone as a database query or
+      // outgoing call.
       expect(
         spans.filter((s) =>
           /\/(livez|readyz|metrics)/.test(

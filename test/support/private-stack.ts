@@ -37,7 +37,10 @@ export interface PrivateStack {
   natsNamespace: string;
   identityPepper: string;
   demoClient: { clientId: string; clientSecret: string };
-  /** The supervised service processes (children of the launcher): name is unknown to /proc, so by pid. */
+  /**
+   * The supervised service processes (children of the launcher): name is unknown to /proc, so by
+   * pid.
+   */
   childPids(): Promise<number[]>;
   /** Supervisor lines saying a process exited (a crash: it is restarted). */
   crashes(): string[];
@@ -87,7 +90,8 @@ async function childrenOf(pid: number): Promise<number[]> {
     if (!/^\d+$/.test(entry)) continue;
     try {
       const stat = await readFile(`/proc/${entry}/stat`, "utf8");
-      // Field 4 is the parent pid; the command name (field 2) may contain spaces, so split after ")".
+      // Field 4 is the parent pid; the command name (field 2) may contain spaces, so split after
+      // ")".
       const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
       if (ppid === pid) out.push(Number(entry));
     } catch {

@@ -7,7 +7,9 @@ import { connect } from "node:net";
 
 export interface RawRequest {
   method: string;
-  /** The request target exactly as written on the request line (path and query, already encoded). */
+  /**
+   * The request target exactly as written on the request line (path and query, already encoded).
+   */
   target: string;
   /** Header lines in order; written as latin1 bytes, so any byte can be placed. */
   headers: ReadonlyArray<readonly [string, string]>;
@@ -28,7 +30,10 @@ export type RawOutcome =
   /** The server closed or reset the connection without a complete response. */
   | { kind: "closed"; ms: number; partial: string; error?: string };
 
-/** The request's bytes: request line, the given headers, Host and Connection: close unless given, Content-Length for a body. */
+/**
+ * The request's bytes: request line, the given headers, Host and Connection: close unless given,
+ * Content-Length for a body.
+ */
 export function encodeRequest(request: RawRequest, options: { host?: string } = {}): Buffer {
   const names = new Set(request.headers.map(([n]) => n.toLowerCase()));
   const lines = [`${request.method} ${request.target} HTTP/1.1`];
@@ -119,7 +124,9 @@ function parse(data: Buffer, method: string, ended: boolean): Parsed | undefined
   }
 }
 
-/** Sends the bytes and waits for one complete response (or the deadline, or the connection's end). */
+/**
+ * Sends the bytes and waits for one complete response (or the deadline, or the connection's end).
+ */
 export function sendRaw(
   port: number,
   bytes: Buffer,

@@ -3,7 +3,9 @@ NetworkPolicy rules. An egress rule with an empty "to" would allow every destina
 dependency with neither cidrs nor peers fails the render instead.
 */}}
 
-{{/* Egress to one external dependency: (dict "what" "postgresql" "egress" .Values.postgresql.egress). */}}
+{{/*
+Egress to one external dependency: (dict "what" "postgresql" "egress" .Values.postgresql.egress).
+*/}}
 {{- define "integration-service.egressTo" -}}
 {{- if not (or .egress.cidrs .egress.peers) -}}
 {{- fail (printf "networkPolicy: %s.egress needs cidrs or peers" .what) -}}

@@ -61,7 +61,9 @@ prometheus.io/port: {{ include "integration-service.internalPort" . | quote }}
 prometheus.io/path: /metrics
 {{- end -}}
 
-{{/* Spread over zones and nodes; matchLabelKeys keeps a rollout's new pods from counting the old. */}}
+{{/*
+Spread over zones and nodes; matchLabelKeys keeps a rollout's new pods from counting the old.
+*/}}
 {{- define "integration-service.topologySpread" -}}
 {{- $ts := .root.Values.topologySpread -}}
 {{- range $key, $when := dict "topology.kubernetes.io/zone" $ts.zone "kubernetes.io/hostname" $ts.hostname }}

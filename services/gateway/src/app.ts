@@ -12,7 +12,10 @@ export interface AppDeps {
   routes?: ReadonlyArray<Route>;
 }
 
-/** Builds the gateway's request listener around the router; never listens (main.ts and the tests do). */
+/**
+ * Builds the gateway's request listener around the router; never listens (main.ts and the tests
+ * do).
+ */
 export function createApp(deps: AppDeps): RequestListener {
   return createRouter({
     routes: deps.routes ?? loadRoutes(),

@@ -15,7 +15,8 @@ export async function bareBaseline(o: {
   pacedRate: number;
   pacedSeconds: number;
 }) {
-  // One secure context, as the dispatcher has: a `ca` list per connection re-parses the root store each time.
+  // One secure context, as the dispatcher has: a `ca` list per connection re-parses the root store
+  // each time.
   const agent = new Agent({
     connect: { secureContext: createSecureContext({ ca: [...rootCertificates, o.caPem] }) },
     allowH2: false,

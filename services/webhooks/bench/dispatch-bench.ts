@@ -206,7 +206,9 @@ async function subscribe(
   return path;
 }
 
-/** The dispatcher process is up once a first event makes it through (start-up takes a few seconds). */
+/**
+ * The dispatcher process is up once a first event makes it through (start-up takes a few seconds).
+ */
 async function warmUp(): Promise<void> {
   const path = await subscribe("/bench/warm-up", "system.ping");
   const event = buildEvent({
@@ -326,13 +328,17 @@ async function pacedStages(published: Map<string, number>, path: string): Promis
   ].join("\n");
 }
 
-/** CPU time (user + system) a process has used so far, from /proc/<pid>/stat (clock ticks of 10 ms). */
+/**
+ * CPU time (user + system) a process has used so far, from /proc/<pid>/stat (clock ticks of 10 ms).
+ */
 function cpuMs(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
-/** Messages the deliveries stream has stored so far, and how many times its consumer handed one out. */
+/**
+ * Messages the deliveries stream has stored so far, and how many times its consumer handed one out.
+ */
 async function deliveriesConsumerCounts(): Promise<{ stored: number; delivered: number }> {
   const info = await jsm.consumers.info(n.deliveriesStream, n.consumers.deliveries);
   const stream = await jsm.streams.info(n.deliveriesStream);

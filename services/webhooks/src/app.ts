@@ -43,7 +43,10 @@ export type SubscriptionServiceConfig = Pick<
   | "WEBHOOK_SECRET_ROTATION_OVERLAP_MS"
 >;
 
-/** The domain module, built from the API's dependencies; the dispatcher's reconciler builds the same. */
+/**
+ * The domain module, built from the API's dependencies; the dispatcher's reconciler builds the
+ * same.
+ */
 export function createSubscriptionService(
   deps: Omit<AppDeps, "verify" | "config"> & { config: SubscriptionServiceConfig },
 ): SubscriptionService {

@@ -11,11 +11,14 @@ import {
 } from "@svc/config";
 import { telemetryEnvShape } from "@svc/telemetry";
 
-/** The only module of this service that reads the environment (STYLE.md practice 3). */
+/** The only module of this service that reads the environment. */
 export const SERVICE_NAME = "webhooks";
 export const SERVICE_VERSION = installationVersion;
 
-/** Spec part 8: waits after failed attempts 1..5 (+1 min, +5 min, +15 min, +1 h, +6 h). */
+/**
+ * The contract's retry schedule: waits after failed attempts 1..5 (+1 min, +5 min, +15 min, +1 h,
+ * +6 h).
+ */
 export const SPEC_RETRY_SCHEDULE_MS = [60_000, 300_000, 900_000, 3_600_000, 21_600_000] as const;
 
 /**
@@ -114,7 +117,9 @@ export function loadConfig(source: Record<string, string | undefined> = process.
   return parseEnv(apiShape, source);
 }
 
-/** Only what the telemetry preload needs, so a bad unrelated key is reported by main.ts, not here. */
+/**
+ * Only what the telemetry preload needs, so a bad unrelated key is reported by main.ts, not here.
+ */
 export function loadTelemetryConfig(source: Record<string, string | undefined> = process.env) {
   return parseEnv(
     z.object({
@@ -137,7 +142,10 @@ const dispatcherShape = z
     ...telemetryEnvShape,
     ...guardShape,
     ...secretShape,
-    /** Waits after failed attempts 1..n; attempts per delivery = entries + 1 (spec: 5 entries, 6 attempts). */
+    /**
+     * Waits after failed attempts 1..n; attempts per delivery = entries + 1 (the contract's: 5
+     * entries, 6 attempts).
+     */
     WEBHOOK_RETRY_SCHEDULE_MS: retrySchedule,
     /** Whole attempt: connect, TLS, request, response headers and the capped body. */
     WEBHOOK_ATTEMPT_TIMEOUT_MS: env.int(10_000, 100, 120_000),
@@ -156,10 +164,12 @@ const dispatcherShape = z
     WEBHOOK_DELIVERY_ACK_WAIT_MS: env.int(90_000, 1_000, 3_600_000),
     WEBHOOK_FANOUT_CONCURRENCY: env.int(16, 1, 256),
     WEBHOOK_FANOUT_ACK_WAIT_MS: env.int(30_000, 1_000, 3_600_000),
-    /** Deliveries recorded but not yet queued (a crash between the two) are queued after this age. */
+    /**
+     * Deliveries recorded but not yet queued (a crash between the two) are queued after this age.
+     */
     WEBHOOK_REQUEUE_SWEEP_MS: env.int(30_000, 100, 3_600_000),
     /**
-     * Retention (the spec names none; our default): succeeded, failed and dead deliveries with
+     * Retention (the contract names no period; ours): succeeded, failed and dead deliveries with
      * their attempts are deleted this many days after they finished, then events no delivery
      * references. Until then a failed or dead delivery can be redelivered. 0 keeps everything.
      */
@@ -168,7 +178,9 @@ const dispatcherShape = z
     WEBHOOK_RETENTION_SWEEP_MS: env.int(3_600_000, 1_000, 7 * 86_400_000),
     /** Rows per delete statement (bounded lock time). */
     WEBHOOK_RETENTION_BATCH_SIZE: env.int(500, 1, 10_000),
-    /** Run the WebhookSubscription controller (on the elected leader only); the chart turns it on. */
+    /**
+     * Run the WebhookSubscription controller (on the elected leader only); the chart turns it on.
+     */
     OPERATOR_ENABLED: env.bool(false),
     /**
      * How the one replica that runs retention and the operator is elected (one election,
@@ -205,7 +217,10 @@ const dispatcherShape = z
 
 export type DispatcherConfig = ReturnType<typeof loadDispatcherConfig>;
 
-/** The dispatcher is the second entry point of this codebase: no public API, only the internal port. */
+/**
+ * The dispatcher is the second entry point of this codebase: no public API, only the internal
+ * port.
+ */
 export function loadDispatcherConfig(source: Record<string, string | undefined> = process.env) {
   return parseEnv(dispatcherShape, source);
 }

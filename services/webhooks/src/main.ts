@@ -32,7 +32,7 @@ const metrics = createMetrics({
   environment: config.ENVIRONMENT,
   otlp: metricsPushEnabled(config),
 });
-// Revocations (auth's KV bucket): a revoked client's tokens are refused within seconds (shared/auth).
+// Revocations (auth's KV bucket): a revoked client's tokens are refused within seconds.
 const revocations = startRevocationFeed({ config, name: SERVICE_NAME, logger });
 const verify = createCachedTokenVerifier({
   keys: remoteKeys(config.AUTH_JWKS_URL),
@@ -59,7 +59,8 @@ const readiness: ReadinessCheck[] = [
   { name: "database", check: async () => void (await pool.query("SELECT 1")) },
   { name: "nats", check: () => nc.flush() },
 ];
-readiness.push(revocations.readiness); // only until the revocation list first loads; later NATS outages do not fail it
+// Only until the revocation list first loads; later NATS outages do not fail it.
+readiness.push(revocations.readiness);
 
 const serving = await serve({
   logger,

@@ -14,8 +14,8 @@ import {
 } from "./support/harness.ts";
 
 /**
- * What keeps the dispatcher's memory flat while a backlog drains (issue #12; the full-size
- * figure is bench/backlog-memory-bench.ts): however long the backlog, no more than
+ * What keeps the dispatcher's memory flat while a backlog drains (the full-size figure is
+ * bench/backlog-memory-bench.ts): however long the backlog, no more than
  * WEBHOOK_DELIVERY_CONCURRENCY attempts are in flight and about as many messages wait in the
  * client. A reduced backlog: 1,000 events × 5 subscriptions = 5,000 pending deliveries, recorded
  * and queued while no dispatcher runs, against a subscriber that takes 20 ms per POST.
@@ -111,8 +111,8 @@ describe("a dispatcher draining a backlog", () => {
     // The bound was really under pressure (a 20 ms subscriber and a 5,000-delivery backlog).
     expect(receiver.maxConcurrentTotal()).toBeGreaterThanOrEqual(CONCURRENCY / 2);
     // Handlers running (≤ concurrency), the client's outstanding pull (max_messages = concurrency)
-    // and acks still on their way to the server (measured: 49–55 of the 5,000 here): a small
-    // multiple of the concurrency, not a share of the backlog.
+    // and acks still on their way to the server: a small multiple of the concurrency, not a share
+    // of the backlog.
     expect(mostUnacked).toBeLessThanOrEqual(3 * CONCURRENCY);
     expect(mostUnacked).toBeGreaterThan(0);
     // Every delivery went out once and is recorded.

@@ -103,7 +103,7 @@ const failFirst =
 // Tests use a subscription and receiver path of their own, so most groups run concurrently;
 // the isolation test (timing) runs alone at the end.
 describe("a delivery", () => {
-  it("is a signed POST with the spec 6.3 headers and the event payload exactly as published", async () => {
+  it("is a signed POST with the delivery headers and the event payload exactly as published", async () => {
     const sub = await subscribe();
     const event = await h.publishEvent("vacancy.created", "vac-1");
     const [got] = await waitFor("the POST", () =>
@@ -147,7 +147,8 @@ describe("a delivery", () => {
       (await h.api(OWNER, "PATCH", `/v1/webhooks/${disabled.id}`, { enabled: false })).status,
     ).toBe(200);
     const event = await h.publishEvent("practice.updated");
-    // The same event again, as a relay that crashed before marking it sent would (past the window: new msg id).
+    // The same event again, as a relay that crashed before marking it sent would (past the window:
+    // new msg id).
     await publish(jetstream(h.nc), h.n.eventSubject("practice.updated"), event, {
       msgId: `${event.event_uuid}-again`,
     });
@@ -180,7 +181,7 @@ describe("trace context", () => {
   });
 });
 
-describe.concurrent("classification (spec 3, 7.3)", () => {
+describe.concurrent("classification", () => {
   it.each([
     [500, "http_server_error"],
     [503, "http_server_error"],
@@ -273,7 +274,7 @@ describe.concurrent("classification (spec 3, 7.3)", () => {
   });
 });
 
-describe.concurrent("the retry schedule (spec 8)", () => {
+describe.concurrent("the retry schedule", () => {
   it("makes six attempts at the configured gaps, then the delivery is dead with no new attempts", async () => {
     const sub = await subscribe({ behaviour: () => ({ status: 500 }) });
     const event = await h.publishEvent("vacancy.created");
@@ -297,11 +298,13 @@ describe.concurrent("the retry schedule (spec 8)", () => {
     console.info(`schedule ${SCHEDULE.join(",")} ms → measured gaps ${gaps.join(",")} ms`);
     gaps.forEach((gap, i) => {
       expect(gap).toBeGreaterThanOrEqual(SCHEDULE[i]! - 5);
-      expect(gap).toBeLessThan(SCHEDULE[i]! + 750); // processing and redelivery pickup on a busy 2-core machine
+      // Processing and redelivery pickup on a busy 2-core machine.
+      expect(gap).toBeLessThan(SCHEDULE[i]! + 750);
     });
     await sleep(1_000);
     expect(receiver.received(sub.path, event.event_uuid)).toHaveLength(6);
-    // Retries are driven by nak(delay): no consumer backoff, no delivery cap (see start-dispatcher.ts).
+    // Retries are driven by nak(delay): no consumer backoff, no delivery cap
+    // (docs/decisions/delivery-retries-with-nak-delay.md).
     const info = await (
       await jetstreamManager(h.nc)
     ).consumers.info(h.n.deliveriesStream, h.n.consumers.deliveries);
@@ -405,7 +408,7 @@ describe.concurrent("manual redelivery", () => {
   });
 });
 
-describe.concurrent("test ping (spec 4.11)", () => {
+describe.concurrent("test ping", () => {
   it("sends system.ping to that subscription only", async () => {
     const target = await subscribe({ types: ["vacancy.deleted"] });
     const bystander = await subscribe({ types: ["system.ping"] });
@@ -531,7 +534,8 @@ describe("isolation of subscribers", () => {
       behaviour: () => ({ status: 200, delayMs: 500 }),
     });
     const fast = await subscribe({ types: ["application.created"] });
-    // The slow backlog is queued first, so without the per-subscription cap it would take every slot.
+    // The slow backlog is queued first, so without the per-subscription cap it would take every
+    // slot.
     for (let i = 0; i < 80; i++) await h.publishEvent("candidate.created");
     const started = Date.now();
     for (let i = 0; i < 40; i++) await h.publishEvent("application.created");
@@ -541,7 +545,8 @@ describe("isolation of subscribers", () => {
     console.info(
       `80 slow events queued first, then 40 fast: fast subscriber done ${fastDone} ms after its first event; slow had ${slowSoFar}, at most ${receiver.maxConcurrent(slow.path)} at once`,
     );
-    expect(receiver.maxConcurrent(slow.path)).toBeLessThanOrEqual(16); // WEBHOOK_MAX_IN_FLIGHT_PER_SUBSCRIPTION default
+    // The WEBHOOK_MAX_IN_FLIGHT_PER_SUBSCRIPTION default.
+    expect(receiver.maxConcurrent(slow.path)).toBeLessThanOrEqual(16);
     expect(slowSoFar).toBeLessThan(80);
     expect(fastDone).toBeLessThan(3_000);
   });

@@ -58,7 +58,8 @@ afterAll(async () => {
   ca?.dispose();
 });
 
-// One event in twenty fails its first attempt with 503, so retries (nak with delay) are in flight too.
+// One event in twenty fails its first attempt with 503, so retries (nak with delay) are in flight
+// too.
 const flaky = (eventId: string) => createHash("sha256").update(eventId).digest()[0]! < 13;
 
 async function publishBurst(count: number): Promise<EventPayload[]> {
@@ -157,7 +158,8 @@ describe("the dispatcher under SIGKILL and a nats-server restart", () => {
     await waitFor(
       `all ${EXPECTED} deliveries (last dispatcher output: ${child.output().slice(-2_000)})`,
       () => {
-        if (child.exitCode !== null) child = spawnTracked(env); // e.g. started while NATS was still down
+        // E.g. started while NATS was still down.
+        if (child.exitCode !== null) child = spawnTracked(env);
         return delivered() >= EXPECTED;
       },
       45_000,

@@ -1,4 +1,5 @@
-// The SubscriptionPort the WebhookSubscription reconciler calls, over the real domain module and PostgreSQL.
+// The SubscriptionPort the WebhookSubscription reconciler calls, over the real domain module and
+// PostgreSQL.
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type pg from "pg";

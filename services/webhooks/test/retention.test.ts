@@ -332,7 +332,8 @@ describe("the dispatcher", () => {
       200,
     );
     expect(await attemptsOf(agedId)).toBe(0);
-    // Its event goes in a later statement of the same pass (deliveries first, then the events they freed).
+    // Its event goes in a later statement of the same pass (deliveries first, then the events they
+    // freed).
     await waitFor(
       "the aged event to be deleted",
       async () => !(await eventExists(aged.event_uuid)),

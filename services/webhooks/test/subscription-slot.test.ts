@@ -38,7 +38,8 @@ describe("the per-subscription slot", () => {
     receiver.setSecrets(path, [res.body.data.secret]);
     const sub = res.body.data.webhook_uuid as string;
 
-    // Every attempt record (its delivery_attempts row) now waits for this transaction; reads do not.
+    // Every attempt record (its delivery_attempts row) now waits for this transaction; reads do
+    // not.
     const blocker = await h.pool.connect();
     try {
       await blocker.query("BEGIN");

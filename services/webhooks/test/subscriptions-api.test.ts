@@ -108,7 +108,7 @@ describe("POST /v1/webhooks", () => {
     expect(res.body.error.details.map((d: { field: string }) => d.field)).toContain(field);
   });
 
-  it("refuses application.submitted in the sandbox catalogue (spec 6.2)", async () => {
+  it("refuses application.submitted in the sandbox catalogue", async () => {
     const res = await h.api(ALICE, "POST", "/v1/webhooks", {
       url: "https://hooks.example.com/in",
       event_types: ["application.created", "application.submitted"],

@@ -13,7 +13,7 @@ import { verifySignatures } from "./support/receiver.ts";
 
 const KEY = Buffer.alloc(32, 7).toString("base64");
 
-describe("signing (spec 6.3)", () => {
+describe("signing", () => {
   it("is v1= hex HMAC-SHA256 of `<timestamp>.<raw body>` keyed with the secret's text", () => {
     const body = '{"event_uuid":"e","event_type":"system.ping"}';
     const expected = createHmac("sha256", "whsec_abc").update(`1700000000.${body}`).digest("hex");
@@ -27,11 +27,12 @@ describe("signing (spec 6.3)", () => {
     expect(verifySignatures(header, "1700000000", "{}", "whsec_new")).toBe(true);
     expect(verifySignatures(header, "1700000000", "{}", "whsec_old")).toBe(true);
     expect(verifySignatures(header, "1700000000", "{}", "whsec_other")).toBe(false);
-    expect(verifySignatures(header, "1700000001", "{}", "whsec_new")).toBe(false); // the timestamp is signed
-    expect(verifySignatures(header, "1700000000", "{ }", "whsec_new")).toBe(false); // so is the exact body
+    // The timestamp is signed, and so is the exact body.
+    expect(verifySignatures(header, "1700000001", "{}", "whsec_new")).toBe(false);
+    expect(verifySignatures(header, "1700000000", "{ }", "whsec_new")).toBe(false);
   });
 
-  it("sends the spec headers plus the delivery id", () => {
+  it("sends the contract's headers plus the delivery id", () => {
     const headers = deliveryHeaders({
       eventUuid: "e1",
       eventType: "vacancy.created",
@@ -117,7 +118,7 @@ describe("classification and the retry schedule", () => {
     expect(classify(result).kind).toBe(kind);
   });
 
-  it("waits the spec's +1 m, +5 m, +15 m, +1 h, +6 h by default, and the sixth failure is dead", () => {
+  it("waits the contract's +1 m, +5 m, +15 m, +1 h, +6 h by default, and the sixth failure is dead", () => {
     expect(loadDispatcherConfig({}).WEBHOOK_RETRY_SCHEDULE_MS).toEqual([...SPEC_RETRY_SCHEDULE_MS]);
     const policy = retryPolicy(SPEC_RETRY_SCHEDULE_MS);
     expect(policy.maxAttempts).toBe(6);

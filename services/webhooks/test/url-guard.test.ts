@@ -15,7 +15,7 @@ import {
 } from "./support/harness.ts";
 
 /**
- * Spec 4.11 against hostile input: every URL here is rejected when a subscription is created
+ * The URL rules against hostile input: every URL here is rejected when a subscription is created
  * (422 naming `url`) and again when a delivery is attempted (a guard failure, never retried, and
  * the receiver listening on 127.0.0.1 sees nothing). Loopback literals carry the receiver's port,
  * so a guard that let one through would show up as a request.
@@ -138,7 +138,7 @@ const hostile = (): string[] => [
   "//hooks.example.com/x",
 ];
 
-describe("URL rules at creation (spec 4.11)", () => {
+describe("URL rules at creation", () => {
   it("has at least 40 hostile cases", () => {
     expect(hostile().length).toBeGreaterThanOrEqual(40);
   });
@@ -298,7 +298,8 @@ describe("the guarded client", () => {
       await client.post(`https://hooks.example.com:${port}/pinned`, "{}", {
         "x-svc-event-id": "e2",
       });
-      expect(counting.calls).toEqual(["hooks.example.com", "hooks.example.com"]); // vetted again on every request
+      // Vetted again on every request.
+      expect(counting.calls).toEqual(["hooks.example.com", "hooks.example.com"]);
     } finally {
       await client.close();
     }

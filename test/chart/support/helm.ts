@@ -50,7 +50,10 @@ export async function helm(args: string[]): Promise<HelmResult> {
   }
 }
 
-/** `-f` arguments for value files named relative to test/chart/values/ (absolute paths pass through). */
+/**
+ * `-f` arguments for value files named relative to test/chart/values/ (absolute paths pass
+ * through).
+ */
 export function valueArgs(files: string[]): string[] {
   return files.flatMap((f) => ["-f", f.startsWith("/") ? f : join(valuesDir, f)]);
 }
@@ -65,7 +68,10 @@ export function parseObjects(text: string): K8sObject[] {
     .filter((o): o is K8sObject => o !== null && typeof o === "object");
 }
 
-/** `helm template` of the chart (with CRDs and test hooks), parsed; throws with helm's message on failure. */
+/**
+ * `helm template` of the chart (with CRDs and test hooks), parsed; throws with helm's message on
+ * failure.
+ */
 export async function render(
   files: string[] = [],
   extra: string[] = [],

@@ -2,7 +2,10 @@ import { Recorder, type Sample } from "./load.ts";
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-/** Polls until `check` returns a truthy value; fails naming `what` (and `detail()`) after `timeoutMs`. */
+/**
+ * Polls until `check` returns a truthy value; fails naming `what` (and `detail()`) after
+ * `timeoutMs`.
+ */
 export async function waitUntil<T>(
   what: string,
   check: () => T | Promise<T>,

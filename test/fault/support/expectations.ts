@@ -8,8 +8,8 @@ import type { Sample } from "./load.ts";
 /** Added to every bound: a busy 2-core machine. */
 export const SLACK_MS = 3_000;
 /**
- * The bounds a request must answer within. The first three are set in STACK_ENV; the PostgreSQL pool's
- * are @svc/db's (2 s to connect, statement timeout 5 s + 1 s client-side); a retry whose
+ * The bounds a request must answer within. The first three are set in STACK_ENV; the PostgreSQL
+ * pool's are @svc/db's (2 s to connect, statement timeout 5 s + 1 s client-side); a retry whose
  * Idempotency-Key is held waits 10 s before its 409 (identity README).
  */
 export const TIMEOUTS = {
@@ -86,7 +86,9 @@ export function whileDown(source: Source, how: "stopped" | "frozen"): Record<str
   }
 }
 export const OK_BOUND_MS = 5_000 + SLACK_MS;
-/** A service that is gone, as the gateway answers for it (the token endpoint in RFC 6749's form). */
+/**
+ * A service that is gone, as the gateway answers for it (the token endpoint in RFC 6749's form).
+ */
 export const UNAVAILABLE_CODES = new Set(["SERVICE_UNAVAILABLE", "temporarily_unavailable"]);
 /** The longest bound of any request: anything slower hung. */
 export const HANG_MS =

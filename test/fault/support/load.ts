@@ -10,7 +10,9 @@ export interface Sample {
   end: number;
   /** HTTP status, or 0 when no answer came (connection refused or reset, client timeout). */
   status: number;
-  /** `error.code` of an error envelope (`error` of an OAuth error), or the transport error's code. */
+  /**
+   * `error.code` of an error envelope (`error` of an OAuth error), or the transport error's code.
+   */
   code: string | null;
   /** The gateway's X-Request-Id: finds the request in the processes' logs (FAULT_SUITE_LOG). */
   requestId?: string;
@@ -46,7 +48,8 @@ export class Recorder {
       } catch {
         body = undefined;
       }
-      // The spec's envelope has error.code; /oauth/token answers RFC 6749's { error: "<code>" }.
+      // The contract's envelope has error.code; /oauth/token answers RFC 6749's
+      // { error: "<code>" }.
       const error = (body as { error?: unknown } | undefined)?.error;
       const code =
         typeof error === "string" ? error : (error as { code?: unknown } | undefined)?.code;

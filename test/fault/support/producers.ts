@@ -35,7 +35,9 @@ export interface ApplicationProducer {
   stop(graceMs: number): Promise<void>;
 }
 
-/** Statuses a client retries with the same Idempotency-Key: no answer, 409 in progress, 429, 5xx. */
+/**
+ * Statuses a client retries with the same Idempotency-Key: no answer, 409 in progress, 429, 5xx.
+ */
 const transient = (status: number) =>
   status === 0 || status === 409 || status === 429 || status >= 500;
 

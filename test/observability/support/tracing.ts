@@ -11,7 +11,10 @@ export type Tracing = {
   spans(): ReadableSpan[];
   /** The one finished span matching `pick`; fails naming what was there. */
   one(what: string, pick: (s: ReadableSpan) => boolean): ReadableSpan;
-  /** Like one(), waiting up to `timeoutMs` for the span to end (a server span ends after the response). */
+  /**
+   * Like one(), waiting up to `timeoutMs` for the span to end (a server span ends after the
+   * response).
+   */
   ended(
     what: string,
     pick: (s: ReadableSpan) => boolean,

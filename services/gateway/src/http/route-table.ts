@@ -5,7 +5,10 @@ export interface Route {
   service: string;
 }
 
-/** The one route table (charts/integration-service/routes.json): the Ingress is rendered from it too. */
+/**
+ * The one route table (charts/integration-service/routes.json): the Ingress is rendered from it
+ * too.
+ */
 export const ROUTES_FILE = new URL(
   "../../../../charts/integration-service/routes.json",
   import.meta.url,

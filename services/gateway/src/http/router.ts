@@ -53,7 +53,7 @@ function sendError(
 }
 
 /**
- * The token endpoint speaks RFC 6749 (spec 7.2), also while auth is down: an OAuth client reads
+ * The token endpoint speaks RFC 6749's error bodies, also while auth is down: an OAuth client reads
  * `{ error, error_description }`, never cached, as auth itself answers an outage.
  */
 const TOKEN_PATH = "/oauth/token";

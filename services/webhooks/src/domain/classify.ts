@@ -1,10 +1,13 @@
 import type { ErrorClass } from "./model.ts";
 import type { PostResult } from "./ports.ts";
 
-/** How one attempt's result counts (spec 3 "Webhook delivery moves", 7.3). */
+/**
+ * How one attempt's result counts in the delivery state machine: success, retried, or final
+ * (docs/decisions/delivery-status-model.md).
+ */
 export type Verdict = { kind: "success" | "retryable" | "final"; errorClass: ErrorClass | null };
 
-// Spec 7.3: these 4xx are "try again later", not "never".
+// These 4xx are "try again later", not "never".
 const RETRYABLE_4XX = new Set([408, 425, 429]);
 
 export function classify(result: PostResult): Verdict {
@@ -17,7 +20,7 @@ export function classify(result: PostResult): Verdict {
   }
   const status = result.statusCode;
   if (status >= 200 && status < 300) return { kind: "success", errorClass: null };
-  // Redirects are never followed (spec 4.11); the attempt failed and is retried on schedule.
+  // Redirects are never followed; the attempt failed and is retried on schedule.
   if (status >= 300 && status < 400) return { kind: "retryable", errorClass: "http_redirect" };
   if (RETRYABLE_4XX.has(status)) return { kind: "retryable", errorClass: "http_retryable_status" };
   if (status >= 400 && status < 500) return { kind: "final", errorClass: "http_client_error" };

@@ -1,7 +1,10 @@
+/** A delivery's status (docs/decisions/delivery-status-model.md). */
 export const DELIVERY_STATUSES = ["pending", "succeeded", "failed", "dead"] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
-/** A webhook subscription as the domain sees it; its secrets never leave the store sealed or not. */
+/**
+ * A webhook subscription as the domain sees it; its secrets never leave the store, sealed or not.
+ */
 export type Subscription = {
   id: string;
   ownerClientId: string;

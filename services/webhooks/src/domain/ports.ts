@@ -39,7 +39,10 @@ export interface SubscriptionStore {
     now: Date,
   ): Promise<Subscription | undefined>;
   delete(owner: string, id: string): Promise<boolean>;
-  /** The current secret becomes the previous one (signing until `overlapUntil`); the new one is current. */
+  /**
+   * The current secret becomes the previous one (signing until `overlapUntil`); the new one is
+   * current.
+   */
   rotateSecret(
     owner: string,
     id: string,
@@ -54,7 +57,10 @@ export type NewEvent = {
   trace?: TraceContext | undefined;
 };
 
-/** Delivery records as the API reads and changes them (the subscription's ownership is checked first). */
+/**
+ * Delivery records as the API reads and changes them (the subscription's ownership is checked
+ * first).
+ */
 export interface DeliveryStore {
   list(
     subscriptionId: string,
@@ -96,7 +102,10 @@ export type AttemptContext = {
   /** When the delivery record was made (its fan-out, ping or redelivery). */
   createdAt: Date;
   body: string;
-  /** The fan-out's W3C trace context, stored with the event: attempts are its children or link to it. */
+  /**
+   * The fan-out's W3C trace context, stored with the event: attempts are its children or link to
+   * it.
+   */
   trace: TraceContext | undefined;
   url: string;
   enabled: boolean;
@@ -126,8 +135,8 @@ export type AttemptRecord = {
 export interface DispatchStore {
   /**
    * Records the event and one delivery per matching enabled subscription (idempotent), and
-   * returns every first-round delivery of the event still pending: the caller publishes them
-   * all before acking the event, so a crash before that republishes them (the stream de-duplicates).
+   * returns every first-round delivery of the event still pending: the caller publishes them all
+   * before acking the event, so a crash before that republishes them (the stream de-duplicates).
    */
   fanOut(event: NewEvent, now: Date): Promise<DeliveryMessage[]>;
   markQueued(messages: ReadonlyArray<DeliveryMessage>, now: Date): Promise<void>;
@@ -158,7 +167,9 @@ export type PostResult =
   | { kind: "response"; statusCode: number; durationMs: number; sample: string }
   | { kind: "error"; errorClass: TransportErrorClass; message: string; durationMs: number };
 
-/** The one outbound HTTP client of the webhook dispatcher (ARCHITECTURE: "one guarded HTTP client"). */
+/**
+ * The one outbound HTTP client of the webhook dispatcher: every POST goes through the URL guard.
+ */
 export interface WebhookHttpClient {
   post(url: string, body: string, headers: Record<string, string>): Promise<PostResult>;
   close(): Promise<void>;

@@ -2,9 +2,10 @@ import type { AttemptOutcome, FailureReason } from "./model.ts";
 import type { Verdict } from "./classify.ts";
 
 /**
- * Spec part 8 as data: `scheduleMs[n-1]` is the wait after failed attempt n, counted from the end
- * of that attempt; there are `scheduleMs.length + 1` attempts (spec: 6) and then the delivery is
- * dead. The wait is carried out by JetStream: the message is nak'd with exactly this delay.
+ * The retry schedule as data: `scheduleMs[n-1]` is the wait after failed attempt n, counted from
+ * the end of that attempt; there are `scheduleMs.length + 1` attempts (6 by default) and then the
+ * delivery is dead. The wait is carried out by JetStream: the message is nak'd with exactly this
+ * delay (docs/decisions/delivery-retries-with-nak-delay.md).
  */
 export type RetryPolicy = { maxAttempts: number; delayAfterAttempt(attempt: number): number };
 

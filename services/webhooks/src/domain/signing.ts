@@ -1,10 +1,10 @@
 import { createHmac, randomBytes } from "node:crypto";
 
-/** The signature scheme's version tag (spec 6.3, 9.3). */
+/** The signature scheme's version tag: the `v1=` before every signature. */
 export const SIGNATURE_VERSION = "v1";
 
 /**
- * Spec 6.3: `v1=` + hex HMAC-SHA256 of `<timestamp>.<raw body>`, keyed with the subscription
+ * `v1=` + hex HMAC-SHA256 of `<timestamp>.<raw body>`, keyed with the subscription
  * secret (its UTF-8 text, exactly as shown to the subscriber). During a rotation's overlap one
  * signature per secret is sent, newest first, comma-separated: `v1=<new>,v1=<old>`; a receiver
  * accepts the delivery when any of them verifies with the secret it holds.
@@ -23,7 +23,7 @@ export function sign(secret: string, timestampSeconds: number, body: string): st
   return createHmac("sha256", secret).update(`${timestampSeconds}.${body}`).digest("hex");
 }
 
-/** The spec 6.3 delivery headers (the dispatcher adds content type and user agent). */
+/** The delivery headers (the dispatcher adds content type and user agent). */
 export function deliveryHeaders(input: {
   eventUuid: string;
   eventType: string;
@@ -37,7 +37,8 @@ export function deliveryHeaders(input: {
     "x-svc-event-type": input.eventType,
     "x-svc-timestamp": String(input.timestampSeconds),
     "x-svc-signature": signatureHeader(input.secrets, input.timestampSeconds, input.body),
-    // Not in the spec's table: lets a receiver tell one subscription's delivery from another's.
+    // Not among the contract's headers: lets a receiver tell one subscription's delivery from
+    // another's.
     "x-svc-delivery-id": input.deliveryUuid,
   };
 }

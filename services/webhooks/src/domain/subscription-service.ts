@@ -43,8 +43,8 @@ export type WithSecret = { subscription: Subscription; secret: string };
 
 /**
  * Webhook subscriptions and their deliveries, for one owner (an API client id) at a time: the
- * API calls it with the token's client, and a later reconciler (Kubernetes custom resources)
- * can call it with the client id a resource names. Another owner's subscription is NOT_FOUND.
+ * API calls it with the token's client, and the Kubernetes reconciler (src/operator) with the
+ * client id a resource names. Another owner's subscription is NOT_FOUND.
  */
 export class SubscriptionService {
   readonly #d: SubscriptionServiceDeps;
@@ -94,7 +94,10 @@ export class SubscriptionService {
     return orNotFound(await this.#d.subscriptions.update(owner, id, checked, this.#d.clock.now()));
   }
 
-  /** Deletes the subscription and its delivery records; a pending delivery then stops before its next attempt. */
+  /**
+   * Deletes the subscription and its delivery records; a pending delivery then stops before its
+   * next attempt.
+   */
   async remove(owner: string, id: string): Promise<void> {
     if (!(await this.#d.subscriptions.delete(owner, id)))
       throw new NotFoundError("webhook subscription not found");
@@ -113,7 +116,7 @@ export class SubscriptionService {
     return { subscription: orNotFound(subscription), secret };
   }
 
-  /** Spec 4.11: a `system.ping` event to this subscription only, delivered like any other. */
+  /** The test ping: a `system.ping` event to this subscription only, delivered like any other. */
   async sendTest(owner: string, id: string): Promise<Delivery> {
     const subscription = await this.#owned(owner, id);
     if (!subscription.enabled)

@@ -1,5 +1,5 @@
 /**
- * The webhook subscription operations (spec 4.11; README "API"), declared once: the router mounts
+ * The webhook subscription operations (README "API"), declared once: the router mounts
  * these paths with these scopes, parses these query shapes and bodies, and the OpenAPI document
  * (tools/openapi.ts) is generated from them. The response schemas state the presenters' shapes
  * (present.ts); compile-time checks keep their keys and enums equal.
@@ -30,7 +30,7 @@ export const WEBHOOK_TAGS: TagSpec[] = [
   {
     name: "Webhooks",
     description:
-      "A client's webhook subscriptions and their deliveries (spec 4.11, 6). A client sees only its own subscriptions; anything else is 404. URLs must be public https (no localhost, private, link-local or metadata addresses, also through DNS); redirects are not followed.",
+      "A client's webhook subscriptions and their deliveries. A client sees only its own subscriptions; anything else is 404. URLs must be public https (no localhost, private, link-local or metadata addresses, also through DNS); redirects are not followed.",
   },
 ];
 
@@ -154,14 +154,17 @@ const deliveryDetail: NamedSchema = {
   schema: deliveryDetailSchema,
 };
 
-/** The create body with the event types spelled out (the service checks them against the environment's catalogue). */
+/**
+ * The create body with the event types spelled out (the service checks them against the
+ * environment's catalogue).
+ */
 function withEventTypeEnum(schema: z.ZodType): Record<string, unknown> {
   const json = toSchema(schema, "input");
   const eventTypes = (json.properties as Record<string, Record<string, unknown>>)
     .event_types as Record<string, unknown>;
   eventTypes.items = { type: "string", enum: [...EVENT_TYPES] };
   eventTypes.description =
-    "Event types from the catalogue (spec 6.2); `application.submitted` exists in production only (422 in the sandbox). Duplicates are collapsed.";
+    "Event types from the event catalogue; `application.submitted` exists in production only (422 in the sandbox). Duplicates are collapsed.";
   return json;
 }
 

@@ -1,7 +1,9 @@
 import { isoWithOffset } from "@svc/events";
 import type { Attempt, Delivery, DeliveryDetail, Subscription } from "../domain/model.ts";
 
-/** Domain → response shapes (README "Webhooks API"). Secrets appear only where a handler adds them. */
+/**
+ * Domain → response shapes (README, "API"). Secrets appear only where a handler adds them.
+ */
 const iso = (d: Date | null): string | null => (d === null ? null : isoWithOffset(d));
 
 export function presentSubscription(s: Subscription) {

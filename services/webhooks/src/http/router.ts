@@ -37,7 +37,10 @@ function uuidParam(req: Request, name: "webhook_uuid" | "delivery_uuid"): string
   return value.toLowerCase();
 }
 
-/** Method, path and scope of a route, from its operation descriptor (./operations.ts, also the OpenAPI document's source). */
+/**
+ * Method, path and scope of a route, from its operation descriptor (./operations.ts, also the
+ * OpenAPI document's source).
+ */
 function route(
   op: OperationSpec & { method: Route["method"]; auth: { scope: Route["scope"] } },
 ): Pick<Route, "method" | "path" | "scope" | "parsesQuery"> {
@@ -49,7 +52,7 @@ function route(
   };
 }
 
-/** An operation without query parameters refuses any (ARCHITECTURE: unknown query parameters are 422). */
+/** An operation without query parameters refuses any: an unknown query parameter is 422. */
 const noQuery: RequestHandler = (req, _res, next) => {
   try {
     parseQuery({}, req.query);
@@ -59,7 +62,10 @@ const noQuery: RequestHandler = (req, _res, next) => {
   }
 };
 
-/** The API's routes as a table of named handlers; each parses input, calls one service method, wraps the result. */
+/**
+ * The API's routes as a table of named handlers; each parses input, calls one service method,
+ * wraps the result.
+ */
 function routeTable(service: SubscriptionService): Route[] {
   const webhook = (req: Request) => uuidParam(req, "webhook_uuid");
   const delivery = (req: Request) => uuidParam(req, "delivery_uuid");
@@ -184,7 +190,10 @@ export interface RouterDeps {
   verify: TokenVerifier;
 }
 
-/** Mounts the table: scope guard, JSON check where a body is expected, then the handler. A known path with another method is 405. */
+/**
+ * Mounts the table: scope guard, JSON check where a body is expected, then the handler. A known
+ * path with another method is 405.
+ */
 export function createRouter(deps: RouterDeps): express.Router {
   const router = express.Router();
   const routes = routeTable(deps.service);

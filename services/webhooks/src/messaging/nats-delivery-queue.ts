@@ -19,7 +19,9 @@ export function deliveryMessageId(m: DeliveryMessage): string {
   return m.round === 1 ? base : `${base}:r${m.round}`;
 }
 
-/** Publishes delivery messages to the deliveries work stream, all at once, waiting for every ack. */
+/**
+ * Publishes delivery messages to the deliveries work stream, all at once, waiting for every ack.
+ */
 export function createNatsDeliveryQueue(js: JetStreamClient, n: Names): DeliveryQueue {
   return {
     async enqueue(messages, trace?: TraceContext) {

@@ -16,7 +16,10 @@ export type GuardedClientOptions = {
   userAgent: string;
 };
 
-/** Characters of the response body kept with an attempt (ARCHITECTURE: a short capped sample). */
+/**
+ * Characters of the response body kept with an attempt: a short, capped sample
+ * (docs/decisions/delivery-status-model.md).
+ */
 export const RESPONSE_SAMPLE_CHARS = 512;
 const MAX_PINNED_HOSTS = 10_000;
 
@@ -34,7 +37,8 @@ export function createGuardedClient(options: GuardedClientOptions): WebhookHttpC
       lookup: pinnedLookup(pins),
       timeout: options.timeoutMs,
       rejectUnauthorized: true,
-      // Built once: passing `ca` per connection would parse the whole root store on every handshake.
+      // Built once: passing `ca` per connection would parse the whole root store on every
+      // handshake.
       ...(options.extraCa !== undefined && {
         secureContext: createSecureContext({ ca: [...rootCertificates, options.extraCa] }),
       }),

@@ -3,10 +3,10 @@ import ipaddr from "ipaddr.js";
 import type { HostResolver, ResolvedAddress } from "./resolver.ts";
 
 /**
- * The subscription URL rules (spec 4.11, ARCHITECTURE "Events and webhooks"), applied when a
- * subscription is created or changed and again before every delivery attempt: https only, no
- * credentials, no internal names, and EVERY address the host resolves to must be public. One
- * forbidden answer among public ones rejects the URL (the connection could land on either).
+ * The subscription URL rules, applied when a subscription is created or changed and again before
+ * every delivery attempt: https only, no credentials, no internal names, and EVERY address the
+ * host resolves to must be public. One forbidden answer among public ones rejects the URL (the
+ * connection could land on either).
  */
 
 export type BlockReason =
@@ -142,7 +142,10 @@ function hasControlOrSpace(raw: string): boolean {
   return false;
 }
 
-/** The hostname without IPv6 brackets; the parser has already lower-cased and normalised IPv4 forms. */
+/**
+ * The hostname without IPv6 brackets; the parser has already lower-cased and normalised IPv4
+ * forms.
+ */
 function bareHost(url: URL): string {
   return url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname;
 }

@@ -30,8 +30,8 @@ const BATCH = { maxBatch: 200, maxInFlight: 4 };
 
 /**
  * The dispatcher's hot path in plain SQL on the pg pool (prepared statements, no query builder):
- * every attempt reads its context and writes its record, and at a thousand deliveries a second
- * those reads and writes are grouped (micro-batcher) into one statement and one commit each.
+ * every attempt reads its context and writes its record, and under load those reads and writes
+ * are grouped (micro-batcher) into one statement and one commit each.
  */
 export class PgDispatchStore implements DispatchStore {
   readonly #pool: pg.Pool;
@@ -139,7 +139,8 @@ export class PgDispatchStore implements DispatchStore {
   }
 
   async #recordMany(records: AttemptRecord[]): Promise<boolean[]> {
-    // Two copies of one delivery in the same batch: only the first may record (the other lost the race).
+    // Two copies of one delivery in the same batch: only the first may record (the other lost the
+    // race).
     const first = new Map<string, AttemptRecord>();
     for (const r of records) if (!first.has(r.deliveryId)) first.set(r.deliveryId, r);
     const unique = [...first.values()];

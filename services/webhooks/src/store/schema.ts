@@ -77,7 +77,7 @@ export const deliveries = webhooksSchema.table(
       .references(() => events.eventUuid),
     eventType: text("event_type").notNull(),
     status: text("status").$type<DeliveryStatus>().notNull(),
-    /** Why a delivery ended failed or dead (see delivery.ts). */
+    /** Why a delivery ended failed or dead (FailureReason, domain/model.ts). */
     failureReason: text("failure_reason"),
     /** Bumped by a manual redelivery; queue messages of an older round are ignored. */
     round: integer("round").notNull().default(1),
@@ -87,7 +87,9 @@ export const deliveries = webhooksSchema.table(
     lastStatusCode: integer("last_status_code"),
     lastAttemptAt: at("last_attempt_at"),
     nextAttemptAt: at("next_attempt_at"),
-    /** When the current round's queue message was stored; null = not yet queued (the sweep will). */
+    /**
+     * When the current round's queue message was stored; null = not yet queued (the sweep will).
+     */
     queuedAt: at("queued_at"),
     createdAt: at("created_at").notNull(),
     updatedAt: at("updated_at").notNull(),
@@ -100,7 +102,7 @@ export const deliveries = webhooksSchema.table(
     index("deliveries_unqueued_idx")
       .on(t.createdAt)
       .where(sql`queued_at IS NULL`),
-    // Retention finds finished deliveries by when they finished (retention-store.ts).
+    // Retention finds finished deliveries by when they finished (pg-retention-store.ts).
     index("deliveries_finished_idx")
       .on(t.updatedAt)
       .where(sql`status <> 'pending'`),
@@ -126,7 +128,7 @@ export const deliveryAttempts = webhooksSchema.table(
     errorClass: text("error_class"),
     /** Error names and codes of a transport failure (never headers, bodies or secrets). */
     errorDetail: text("error_detail"),
-    /** The first few hundred characters of the response body, never more. */
+    /** The start of the response body, capped (RESPONSE_SAMPLE_CHARS, guarded-client.ts). */
     responseSample: text("response_sample"),
   },
   (t) => [index("delivery_attempts_delivery_idx").on(t.deliveryId, t.number)],

@@ -6,9 +6,10 @@ import { NODE_FLAGS, RUNTIME_ENV } from "@svc/runtime";
 const ENTRY = fileURLToPath(new URL("../../src/dispatcher-main.ts", import.meta.url));
 
 /**
- * The real dispatcher entry point as a child process on this Node (24), with exactly `env`, started
- * as deployed (the production node flags, allocator settings and its instrument.ts preload), plus `nodeArgs`;
- * from the sources (tests), or from the built bundles (benchmarks: what production runs; build first).
+ * The real dispatcher entry point as a child process on this Node (24), with exactly `env`,
+ * started as deployed (the production node flags, allocator settings and its instrument.ts
+ * preload), plus `nodeArgs`; from the sources (tests), or from the built bundles (benchmarks: what
+ * production runs; build first).
  */
 export function spawnDispatcher(
   env: Record<string, string>,

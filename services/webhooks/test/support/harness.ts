@@ -55,7 +55,10 @@ export function testNamespace(): string {
   return `t${randomBytes(6).toString("hex")}`;
 }
 
-/** A resolver whose answers a test sets and changes: name → addresses; unknown names do not resolve. */
+/**
+ * A resolver whose answers a test sets and changes: name → addresses; unknown names do not
+ * resolve.
+ */
 export function fakeResolver(
   initial: Record<string, string[]> = {},
 ): HostResolver & { set(name: string, addresses: string[]): void } {

@@ -4,7 +4,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { validateWebhookPayload } from "@svc/testing";
 
-/** One POST as the receiver saw it, judged by the spec's consumer rules (6.3). */
+/** One POST as the receiver saw it, judged by the contract's rules for subscribers. */
 export type Received = {
   path: string;
   eventId: string;
@@ -29,7 +29,10 @@ export type Reply = {
   body?: string;
   delayMs?: number;
 };
-/** `n` counts this path's requests for this event so far, 1-based (each test publishes its own events). */
+/**
+ * `n` counts this path's requests for this event so far, 1-based (each test publishes its own
+ * events).
+ */
 export type Behaviour = (n: number, eventId: string) => Reply;
 
 export type Receiver = {
@@ -43,13 +46,19 @@ export type Receiver = {
   maxConcurrent(path: string): number;
   /** The most requests open at the same time over all paths. */
   maxConcurrentTotal(): number;
-  /** Rejects, naming each one, when a payload received did not match the OpenAPI document's `webhooks`. */
+  /**
+   * Rejects, naming each one, when a payload received did not match the OpenAPI document's
+   * `webhooks`.
+   */
   close(): Promise<void>;
 };
 
 const TOLERANCE_SECONDS = 300;
 
-/** Verifies like a subscriber written from the spec: raw body, constant-time compare, 300 s window. */
+/**
+ * Verifies like a subscriber written from the contract: raw body, constant-time compare, 300 s
+ * window.
+ */
 export function verifySignatures(
   header: string,
   timestamp: string,
@@ -77,7 +86,7 @@ export async function startReceiver(tls: { key: string; cert: string }): Promise
   const peak = new Map<string, number>();
   let openTotal = 0;
   let peakTotal = 0;
-  // Contract check of every payload (spec 6.1) against the document; reported by close().
+  // Contract check of every payload against the document; reported by close().
   const contractViolations: string[] = [];
   const checkPayload = (eventId: string, eventType: string, body: string) => {
     try {
@@ -107,7 +116,8 @@ export async function startReceiver(tls: { key: string; cert: string }): Promise
     const timestampOk =
       /^\d+$/.test(ts) && Math.abs(Date.now() / 1000 - Number(ts)) <= TOLERANCE_SECONDS;
     const duplicate = seen.has(key);
-    // A delivery carries the event type; other POSTs (the URL guard's client tests) are no deliveries.
+    // A delivery carries the event type; other POSTs (the URL guard's client tests) are no
+    // deliveries.
     const eventType = req.headers["x-svc-event-type"];
     if (typeof eventType === "string") checkPayload(eventId, eventType, body);
     seen.add(key);
@@ -126,8 +136,9 @@ export async function startReceiver(tls: { key: string; cert: string }): Promise
       servername: String((req.socket as { servername?: string | false }).servername || ""),
       at: Date.now(),
     });
-    // The spec's consumer rules: verify first (401 when neither a signature nor the timestamp
-    // holds up), then a delivery already processed is answered 2xx and not processed again.
+    // The contract's rules for subscribers: verify first (401 when neither a signature nor the
+    // timestamp holds up), then a delivery already processed is answered 2xx and not processed
+    // again.
     const reply: Reply =
       held.length > 0 && (verifiedWith.length === 0 || !timestampOk)
         ? { status: 401, body: "bad signature" }

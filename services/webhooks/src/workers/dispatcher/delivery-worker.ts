@@ -44,7 +44,8 @@ const EARLY_TOLERANCE_MS = 50;
  * One delivery message → at most one attempt. The attempt number, the schedule and the final
  * state come from the delivery record, not from JetStream's delivery count: that count also
  * rises for redeliveries that were no attempt (a crashed worker, a busy subscriber, a database
- * outage), and the consumer has no max_deliver for that reason.
+ * outage), and the consumer has no max_deliver for that reason
+ * (docs/decisions/delivery-retries-with-nak-delay.md).
  */
 export function createDeliveryHandler(
   deps: DeliveryWorkerDeps,

@@ -5,7 +5,9 @@ import type { Clock } from "../../domain/model.ts";
 import type { DeliveryQueue, DispatchStore } from "../../domain/ports.ts";
 import { inFanOutSpan } from "./tracing.ts";
 
-/** Spec 6.1; anything else on the events stream is terminated as poison by the consumer. */
+/**
+ * The event payload; anything else on the events stream is terminated as poison by the consumer.
+ */
 export const eventPayloadSchema = z.object({
   event_uuid: z.uuid(),
   event_type: z.enum(EVENT_TYPES as [string, ...string[]]),
@@ -27,8 +29,9 @@ export function createFanOutHandler(
   deps: FanOutDeps,
 ): (d: Delivery<EventPayload>) => Promise<Decision> {
   return ({ data, msg, headers, subject }) =>
-    // The producer's trace context comes in the headers (any case); the fan-out span's own context
-    // is stored with the event, so each attempt of each delivery can find its way back here.
+    // The producer's trace context comes in the headers (any case); the fan-out span's own
+    // context is stored with the event, so each attempt of each delivery can find its way back
+    // here.
     inFanOutSpan(
       {
         trace: getTraceContext(headers),
@@ -37,7 +40,7 @@ export function createFanOutHandler(
         eventType: data.event_type,
       },
       async (trace) => {
-        // The raw text, not a re-serialisation: it is what gets signed and POSTed (spec 6.3).
+        // The raw text, not a re-serialisation: it is what gets signed and POSTed.
         const event = {
           eventUuid: data.event_uuid,
           eventType: data.event_type,

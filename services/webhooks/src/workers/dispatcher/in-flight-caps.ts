@@ -30,7 +30,8 @@ export type InFlightCapsOptions = {
 };
 
 type Waiter = { grant: () => void; timer: NodeJS.Timeout };
-// startedAt is paired FIFO with releases: any pairing gives the same sum of hold times, so the average holds.
+// startedAt is paired FIFO with releases: any pairing gives the same sum of hold times, so the
+// average holds.
 type State = {
   held: number;
   waiting: Waiter[];
@@ -139,7 +140,10 @@ export function inFlightCaps(options: InFlightCapsOptions): InFlightCaps {
   };
 }
 
-/** Drops a few expired entries from the front (insertion order is roughly expiry order); returns how many. */
+/**
+ * Drops a few expired entries from the front (insertion order is roughly expiry order); returns
+ * how many.
+ */
 function forgetExpired(parked: Map<string, number>, now: number): number {
   let checked = 0;
   let dropped = 0;

@@ -4,7 +4,10 @@ import type { AttemptOutcome } from "../../domain/model.ts";
 
 /** What the delivery worker records; built once per dispatcher from the process's Meter. */
 export type DeliveryMetrics = {
-  /** One per attempt made: `outcome` (succeeded, retrying, failed, dead) and `attempt` (1-based, within the round). */
+  /**
+   * One per attempt made: `outcome` (succeeded, retrying, failed, dead) and `attempt` (1-based,
+   * within the round).
+   */
   attempts: Counter;
   /** The POST: connect, TLS, request and the capped response, by outcome. */
   attemptDuration: Histogram;
@@ -15,7 +18,8 @@ export type DeliveryMetrics = {
 };
 
 const SECONDS_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
-// Retries stretch a delivery over hours (spec 8: up to ~7.4 h), so the latency buckets do too.
+// Retries stretch a delivery over hours (the default schedule: up to ~7.4 h), so the latency
+// buckets do too.
 const LATENCY_BUCKETS = [
   0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3_600, 21_600, 43_200,
 ];

@@ -40,7 +40,9 @@ export type DispatcherDeps = {
   client: WebhookHttpClient;
   clock: Clock;
   logger: Logger;
-  /** The process's Meter: delivery outcomes and latency, consumer pending and ack-pending counts. */
+  /**
+   * The process's Meter: delivery outcomes and latency, consumer pending and ack-pending counts.
+   */
   meter?: Meter;
 };
 
@@ -66,8 +68,8 @@ export function createDeliveryClient(
 }
 
 /**
- * The streams and consumers per notes/jetstream-on-nats-2.9.md ("Recommended setup"): no consumer
- * backoff (nak(delay) drives the schedule), max_ack_pending high enough for parked retries.
+ * The streams and consumers: no consumer backoff (nak(delay) drives the schedule), max_ack_pending
+ * high enough for parked retries (docs/decisions/delivery-retries-with-nak-delay.md).
  */
 async function reconcileStreams(
   jsm: JetStreamManager,
@@ -92,10 +94,10 @@ async function reconcileStreams(
 }
 
 /**
- * Reconciles the streams and consumers (per notes/jetstream-on-nats-2.9.md), then runs the
- * fan-out (events → delivery records and queue messages), the delivery worker (queue → signed
- * POST, retries by nak(delay)) and the requeue sweep, until stop(). The retention job and the
- * operator run in the dispatcher's leader group (workers/leader-group.ts).
+ * Reconciles the streams and consumers, then runs the fan-out (events → delivery records and
+ * queue messages), the delivery worker (queue → signed POST, retries by nak(delay)) and the
+ * requeue sweep, until stop(). The retention job and the operator run in the dispatcher's leader
+ * group (workers/leader-group.ts).
  */
 export async function startDispatcher(deps: DispatcherDeps): Promise<RunningDispatcher> {
   const { config, nc, logger, clock } = deps;

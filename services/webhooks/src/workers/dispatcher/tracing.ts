@@ -57,7 +57,7 @@ export function inFanOutSpan<T>(
     },
     parent,
   );
-  // Untraced (no SDK): keep passing the producer's context along, as before tracing existed.
+  // Untraced (no SDK): keep passing the producer's context along.
   return inSpan(span, parent, () => work(traceContextOf(trace.setSpan(parent, span)) ?? msg.trace));
 }
 
