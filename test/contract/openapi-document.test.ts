@@ -17,6 +17,7 @@ import { createRouter as identityRouter } from "../../services/identity/src/http
 import { webhooksRouter } from "../../services/webhooks/src/http/webhooks-router.ts";
 import { tokenRoutes } from "../../services/auth/src/http/token-route.ts";
 import { openApiRoutes } from "../../services/auth/src/http/openapi-route.ts";
+import { referenceRoutes } from "../../services/auth/src/http/reference-route.ts";
 import { registeredRoutes } from "./routes.ts";
 
 // Building a router only wires handlers; none of these is called.
@@ -37,6 +38,7 @@ function routedBy(): Record<string, string[]> {
         .use(
           tokenRoutes({ service: unused, environmentScopes: new Set(), logger: silentLogger() }),
           openApiRoutes("{}"),
+          referenceRoutes(),
         ),
     ),
     practices: registeredRoutes(
@@ -115,6 +117,8 @@ describe("the checked-in OpenAPI document", () => {
           "/version",
           "/v1/version",
           "/openapi.json",
+          "/reference",
+          "/reference/{file}",
         ].includes(path);
         if (isPublic) expect(op.security, `${method} ${path}`).toEqual([]);
         else if (path !== "/oauth/token") expect(scopes.length, `${method} ${path}`).toBe(1);

@@ -59,7 +59,15 @@ export const SERVICES: ReadonlyArray<ServiceManifest> = [
     workspace: "services/auth",
     schema: "auth",
     migrations: "drizzle",
-    routes: ["/oauth/token", "/v1/health", "/v1/version", "/health", "/version", "/openapi.json"],
+    routes: [
+      "/oauth/token",
+      "/v1/health",
+      "/v1/version",
+      "/health",
+      "/version",
+      "/openapi.json",
+      "/reference",
+    ],
   },
   {
     name: "practices",
