@@ -68,6 +68,13 @@ describe("GET /reference", () => {
     expect(start).toContain("validatorUrl: null");
   });
 
+  it("takes the renderer from a production dependency, so the image installs it", () => {
+    const manifest = JSON.parse(
+      readFileSync(new URL("../package.json", import.meta.url), "utf8"),
+    ) as { dependencies: Record<string, string> };
+    expect(manifest.dependencies["swagger-ui-dist"]).toBeDefined();
+  });
+
   it("answers an unknown file with 404 and another method with 405, in the error envelope", async () => {
     const missing = await fetchJson<{ error: { code: string } }>(
       `${auth.app.baseUrl}/reference/swagger-ui-bundle.js`,
