@@ -169,7 +169,7 @@ export const openApiOperation = {
   },
 } as const satisfies OperationSpec;
 
-/** The files of the reference page (GET /reference/{file}), by name: what each is, its type. */
+/** The files of the reference page (GET /reference/{file}), by name, with their Content-Type. */
 export const REFERENCE_FILES = {
   "renderer.js": { type: "text/javascript; charset=utf-8" },
   "renderer.css": { type: "text/css; charset=utf-8" },
