@@ -17,6 +17,7 @@ import { createRouter as identityRouter } from "../../services/identity/src/http
 import { createRouter as webhooksRouter } from "../../services/webhooks/src/http/router.ts";
 import { tokenRoutes } from "../../services/auth/src/http/token-route.ts";
 import { openApiRoutes } from "../../services/auth/src/http/openapi-route.ts";
+import { referenceRoutes } from "../../services/auth/src/http/reference-route.ts";
 import { registeredRoutes } from "./routes.ts";
 
 // Building a router only wires handlers; none of these is called.
@@ -40,6 +41,7 @@ function routedBy(): Record<string, string[]> {
         .use(
           tokenRoutes({ service: unused, environmentScopes: new Set(), logger: silentLogger() }),
           openApiRoutes("{}"),
+          referenceRoutes(),
         ),
     ),
     practices: registeredRoutes(
@@ -120,6 +122,8 @@ describe("the checked-in OpenAPI document", () => {
           "/version",
           "/v1/version",
           "/openapi.json",
+          "/reference",
+          "/reference/{file}",
         ].includes(path);
         if (isPublic) expect(op.security, `${method} ${path}`).toEqual([]);
         else if (path !== "/oauth/token") expect(scopes.length, `${method} ${path}`).toBe(1);

@@ -95,14 +95,26 @@ describe("the image's file set (bundles and RUNTIME_FILES only)", () => {
   });
 
   // Every process the chart deploys, with what it needs besides the image, by process name.
-  const needs: Record<string, { env?: Record<string, string>; publicPath?: string }> = {
-    auth: { publicPath: "/openapi.json" },
+  interface Needs {
+    env?: Record<string, string>;
+    publicPath?: string;
+    /** Further public paths that must answer 200 with a body. */
+    alsoServes?: string[];
+  }
+  const needs: Record<string, Needs> = {
+    // The reference page's files come from node_modules (swagger-ui-dist), found from the bundle.
+    auth: {
+      publicPath: "/openapi.json",
+      alsoServes: ["/reference", "/reference/renderer.js", "/reference/renderer.css"],
+    },
     practices: { env: { LEGACY_DATABASE_URL: "" } },
     vacancies: { env: { LEGACY_DATABASE_URL: "" } },
     identity: { env: { IDENTITY_PEPPER: "image-layout-test-pepper-of-at-least-32-bytes" } },
   };
-  const services: Array<{ entry: string; env?: Record<string, string>; publicPath?: string }> =
-    DEPLOYED_PROCESSES.map((p) => ({ entry: `${p.workspace}/${p.entry}`, ...needs[p.name] }));
+  const services: Array<Needs & { entry: string }> = DEPLOYED_PROCESSES.map((p) => ({
+    entry: `${p.workspace}/${p.entry}`,
+    ...needs[p.name],
+  }));
   for (const service of services) {
     it(
       `${service.entry}: starts, migrates its schema, becomes ready and reports the installation's version`,
@@ -129,6 +141,11 @@ describe("the image's file set (bundles and RUNTIME_FILES only)", () => {
             expect(await served.text()).toBe(
               readFileSync(join(REPO_ROOT, "shared/openapi/openapi.json"), "utf8"),
             );
+          }
+          for (const path of service.alsoServes ?? []) {
+            const served = await fetch(`${started.origin}${path}`);
+            expect(served.status, path).toBe(200);
+            expect((await served.text()).length, path).toBeGreaterThan(0);
           }
           if (!service.entry.endsWith("dispatcher-main.ts")) {
             const reported = await fetchJson<{ data: { build: string } }>(

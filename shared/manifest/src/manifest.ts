@@ -65,7 +65,15 @@ export const SERVICES: ReadonlyArray<ServiceManifest> = [
     schema: "auth",
     migrations: "drizzle",
     operations: "src/http/operations.ts",
-    routes: ["/oauth/token", "/v1/health", "/v1/version", "/health", "/version", "/openapi.json"],
+    routes: [
+      "/oauth/token",
+      "/v1/health",
+      "/v1/version",
+      "/health",
+      "/version",
+      "/openapi.json",
+      "/reference",
+    ],
   },
   {
     name: "practices",

@@ -141,10 +141,11 @@ class Builder {
 
   success(spec: ResponseSpec): Record<string, unknown> {
     const body = spec.body;
-    let contentType = "application/json";
+    let contentTypes: ReadonlyArray<string> = ["application/json"];
     let schema: JsonSchema;
     if ("raw" in body) {
-      contentType = body.contentType ?? contentType;
+      if (body.contentType !== undefined)
+        contentTypes = typeof body.contentType === "string" ? [body.contentType] : body.contentType;
       schema = this.schema(body.raw, "output");
     } else if (body.envelope === "page") {
       schema = envelopeSchema(this.schema(body.items, "output"), true);
@@ -154,7 +155,7 @@ class Builder {
     return {
       description: spec.description,
       headers: this.headers(spec.headers),
-      content: { [contentType]: { schema } },
+      content: Object.fromEntries(contentTypes.map((type) => [type, { schema }])),
     };
   }
 

@@ -44,8 +44,11 @@ export type ResponseBody =
   | { envelope: "data"; schema: SchemaRef }
   /** The success envelope around a list page, with meta.pagination. */
   | { envelope: "page"; items: SchemaRef }
-  /** Not in the envelope (health, OAuth token, the document itself). */
-  | { raw: SchemaRef; contentType?: string };
+  /**
+   * Not in the envelope (health, OAuth token, the document itself); `contentType` default
+   * `application/json`, several: the same schema under each (files of different types).
+   */
+  | { raw: SchemaRef; contentType?: string | ReadonlyArray<string> };
 
 export interface ResponseSpec {
   description: string;

@@ -175,6 +175,31 @@ describe("buildOpenApiDocument", () => {
     expect(operation.description).toMatch(/in the sandbox the route does not exist/);
   });
 
+  it("describes a raw body under its content type, or under each of several", () => {
+    const file = (contentType?: string | string[]) => {
+      const document = build([
+        op({
+          auth: { public: true },
+          responses: {
+            200: {
+              description: "A file.",
+              body: { raw: { type: "string" }, ...(contentType && { contentType }) },
+            },
+          },
+        }),
+      ]);
+      const ok = (document.paths["/v1/things"]?.get as { responses: Record<string, unknown> })
+        .responses["200"] as { content: Record<string, unknown> };
+      return ok.content;
+    };
+    expect(file()).toEqual({ "application/json": { schema: { type: "string" } } });
+    expect(file("text/html")).toEqual({ "text/html": { schema: { type: "string" } } });
+    expect(file(["text/javascript", "text/css"])).toEqual({
+      "text/javascript": { schema: { type: "string" } },
+      "text/css": { schema: { type: "string" } },
+    });
+  });
+
   it("is the same bytes whatever the order of the operations", () => {
     const a = op();
     const b = op({

@@ -1,7 +1,7 @@
 /**
- * The auth service's public operations, declared once: the token endpoint and the OpenAPI document
- * itself. The router mounts these paths; tools/openapi.ts builds the document from them. The
- * scopes' descriptions live here, beside the service that grants them.
+ * The auth service's public operations, declared once: the token endpoint, the OpenAPI document
+ * itself and its reference page. The router mounts these paths; tools/openapi.ts builds the
+ * document from them. The scopes' descriptions live here, beside the service that grants them.
  */
 import { z } from "zod";
 import type { Scope } from "@svc/auth";
@@ -31,7 +31,10 @@ export const AUTH_TAGS: TagSpec[] = [
     description:
       "OAuth 2.0 client credentials (spec 4.2, 5; RFC 6749): server to server, no user, no refresh token.",
   },
-  { name: "Platform", description: "Public endpoints every service answers, and this document." },
+  {
+    name: "Platform",
+    description: "Public endpoints every service answers, this document and its reference page.",
+  },
 ];
 
 const tokenResponseSchema = z.strictObject({
@@ -165,7 +168,66 @@ export const openApiOperation = {
   },
 } as const satisfies OperationSpec;
 
-export const AUTH_OPERATIONS: ReadonlyArray<OperationSpec> = [tokenOperation, openApiOperation];
+/** The files of the reference page (GET /reference/{file}), by name, with their Content-Type. */
+export const REFERENCE_FILES = {
+  "renderer.js": { type: "text/javascript; charset=utf-8" },
+  "renderer.css": { type: "text/css; charset=utf-8" },
+  "reference.js": { type: "text/javascript; charset=utf-8" },
+} as const;
+
+export const referenceOperation = {
+  operationId: "getApiReference",
+  method: "get",
+  path: "/reference",
+  summary: "This document, as a web page",
+  description:
+    "Public. The API reference: this document rendered in the browser (Swagger UI, served by this installation; the page loads nothing from elsewhere).",
+  tag: "Platform",
+  auth: { public: true },
+  responses: {
+    200: {
+      description: "The page.",
+      body: { raw: { type: "string" }, contentType: "text/html" },
+      headers: {
+        "Content-Security-Policy": {
+          description: "Scripts, styles and requests from this origin only.",
+          schema: { type: "string", pattern: "script-src 'self'" },
+          required: true,
+        },
+      },
+    },
+  },
+} as const satisfies OperationSpec;
+
+export const referenceFileOperation = {
+  operationId: "getApiReferenceFile",
+  method: "get",
+  path: "/reference/{file}",
+  summary: "A file of the reference page",
+  description: "Public. The scripts and the stylesheet GET /reference loads.",
+  tag: "Platform",
+  auth: { public: true },
+  pathParams: {
+    file: {
+      description: "The file's name.",
+      schema: { type: "string", enum: Object.keys(REFERENCE_FILES) },
+    },
+  },
+  responses: {
+    200: {
+      description: "The file.",
+      body: { raw: { type: "string" }, contentType: ["text/javascript", "text/css"] },
+    },
+  },
+  errors: { 404: ["NOT_FOUND"] },
+} as const satisfies OperationSpec;
+
+export const AUTH_OPERATIONS: ReadonlyArray<OperationSpec> = [
+  tokenOperation,
+  openApiOperation,
+  referenceOperation,
+  referenceFileOperation,
+];
 
 /** This service's part of the OpenAPI document (tools/openapi.ts). */
 export const OPENAPI: ServiceOpenApi = {

@@ -5,6 +5,7 @@ import type { SigningKeys } from "../domain/keys/signing-keys.ts";
 import type { TokenService } from "../domain/token/token-service.ts";
 import { jwksRoutes } from "./jwks-route.ts";
 import { openApiRoutes } from "./openapi-route.ts";
+import { referenceRoutes } from "./reference-route.ts";
 import { tokenRoutes } from "./token-route.ts";
 
 export interface RouterDeps {
@@ -19,7 +20,10 @@ export interface RouterDeps {
   meter?: Meter | undefined;
 }
 
-/** Every route of the auth service: POST /oauth/token, the JWKS and GET /openapi.json. */
+/**
+ * Every route of the auth service: POST /oauth/token, the JWKS, GET /openapi.json and its
+ * reference page (GET /reference and its files).
+ */
 export function createRouter(deps: RouterDeps): express.Router {
   const router = express.Router();
   router.use(
@@ -32,5 +36,6 @@ export function createRouter(deps: RouterDeps): express.Router {
   );
   router.use(jwksRoutes(deps.keys));
   router.use(openApiRoutes(deps.openApiJson));
+  router.use(referenceRoutes());
   return router;
 }
