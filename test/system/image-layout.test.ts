@@ -70,27 +70,16 @@ describe("the image's file set (bundles and RUNTIME_FILES only)", () => {
   });
 
   it("the seeding Job loads the sandbox data set", { timeout: 120_000 }, async () => {
-    const url = new URL(legacy.url);
-    const database = url.pathname.slice(1);
-    url.pathname = "/";
-    const { stdout } = await node([
-      ...bundleArgs("shared/legacy/src/cli/seed.ts"),
-      "--url",
-      url.toString(),
-      "--database",
-      database,
-      "--if-empty",
-    ]);
+    // As the chart runs it: only --if-empty, the target from LEGACY_DATABASE_URL.
+    const database = new URL(legacy.url).pathname.slice(1);
+    const job = () =>
+      node([...bundleArgs("shared/legacy/src/cli/seed.ts"), "--if-empty"], {
+        LEGACY_DATABASE_URL: legacy.url,
+      });
+    const { stdout } = await job();
     expect(stdout).toContain(`sandbox database "${database}" loaded`);
     // Run again (a Helm upgrade): the data set is kept, not reloaded.
-    const again = await node([
-      ...bundleArgs("shared/legacy/src/cli/seed.ts"),
-      "--url",
-      url.toString(),
-      "--database",
-      database,
-      "--if-empty",
-    ]);
+    const again = await job();
     expect(again.stdout).toContain(`sandbox database "${database}" already loaded`);
   });
 

@@ -1,6 +1,7 @@
 /**
  * npm run sandbox:seed -- --seed 42 --scale 1 [--today 2025-06-15] [--database legacy_sandbox]
- * [--url mysql://root@127.0.0.1:3306] [--if-empty]
+ * [--url mysql://root@127.0.0.1:3306] [--if-empty]; without --url/--database it writes where
+ * LEGACY_DATABASE_URL points (the chart's seeding Job sets it).
  *
  * (Re)loads the synthetic legacy data set into a sandbox database. Refuses databases it did not
  * create.
@@ -11,13 +12,14 @@ import { PER_SCALE } from "../generator/dataset.ts";
 import { openServerConnection } from "../load/connection.ts";
 import { SandboxRefusedError } from "../load/sandbox-guard.ts";
 import { seedDatabase, type SeedMode } from "../load/seed-database.ts";
+import { seedTarget } from "./config.ts";
 
 const USAGE = `usage: npm run sandbox:seed -- [options]
   --seed N          generator seed (default 1)
   --scale S         bulk volume multiplier (default 1 = ${PER_SCALE.vacancies} vacancies; 50 = ${50 * PER_SCALE.vacancies})
   --today DATE      reference date YYYY-MM-DD (default: today in Europe/Brussels)
-  --database NAME   sandbox database (default legacy_sandbox)
-  --url URL         server (default mysql://root@127.0.0.1:3306)
+  --database NAME   sandbox database (default: the database of LEGACY_DATABASE_URL, else legacy_sandbox)
+  --url URL         server (default: the server of LEGACY_DATABASE_URL, else mysql://root@127.0.0.1:3306)
   --if-empty        keep a complete data set that is already there instead of reloading it
                     (the chart's seeding Job, so an upgrade does not replace the sandbox's data)`;
 
@@ -29,13 +31,14 @@ function parse(): {
   url: string;
   mode: SeedMode;
 } | null {
+  const target = seedTarget();
   const { values } = parseArgs({
     options: {
       seed: { type: "string", default: "1" },
       scale: { type: "string", default: "1" },
       today: { type: "string" },
-      database: { type: "string", default: "legacy_sandbox" },
-      url: { type: "string", default: "mysql://root@127.0.0.1:3306" },
+      database: { type: "string", default: target.database },
+      url: { type: "string", default: target.url },
       "if-empty": { type: "boolean", default: false },
       help: { type: "boolean", short: "h", default: false },
     },
