@@ -141,7 +141,7 @@ function visible(res: JsonResponse): {
   return { status: res.status, headers, body: res.text };
 }
 
-describe("spec 5.6: unknown, wrong secret, revoked and expired clients look the same", () => {
+describe("one 401 for every bad client: unknown, wrong secret, revoked and expired look the same", () => {
   const cases = () => ({
     unknown: () => withAuthorization(`Basic ${b64(`cl_${"A".repeat(22)}:${active.secret}`)}`),
     "wrong secret": () => withAuthorization(`Basic ${b64(`${active.id}:${revoked.secret}`)}`),

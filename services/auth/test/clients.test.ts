@@ -57,7 +57,7 @@ describe("clients: generated credentials", () => {
   });
 });
 
-describe("clients: scopes per environment (spec 5)", () => {
+describe("clients: scopes per environment", () => {
   it.each<[string, () => Promise<unknown>, RegExp]>([
     [
       "crm-mirror:write in the sandbox",

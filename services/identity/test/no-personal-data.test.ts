@@ -120,7 +120,7 @@ async function columnsContaining(needle: string): Promise<string[]> {
   return hits;
 }
 
-describe("no personal data, anywhere (spec 1.6)", () => {
+describe("no personal data, anywhere", () => {
   it("scans every text, json and bytea column of the identity schema, and the scan finds what is there", async () => {
     const columns = (await textColumns()).map((c) => `${c.table}.${c.column}`);
     for (const expected of [

@@ -54,7 +54,7 @@ const TABLES = [
 ];
 const countAll = () => Promise.all(TABLES.map((t) => countRows(h.pool, t)));
 
-describe("events in the outbox, written with the change (spec 6.2)", () => {
+describe("events in the outbox, written with the change", () => {
   it("writes candidate.created, recruitment_case.created and application.created for a new person", async () => {
     let data: Record<string, unknown> = {};
     const events = await eventsDuring(async () => {

@@ -62,7 +62,7 @@ afterAll(() => h.close());
 const uuidsOf = (body: Body, field: string) => body.data.map((item) => item[field]);
 
 describe("GET /v1/candidates", () => {
-  it("lists identities with exactly the fields of spec 2.5, oldest first, with pagination", async () => {
+  it("lists identities with exactly the candidate fields, oldest first, with pagination", async () => {
     const res = await h.get("/v1/candidates");
     expect(res.status).toBe(200);
     expect(uuidsOf(res.body, "candidate_uuid")).toEqual(seed.candidates);
@@ -179,7 +179,7 @@ describe("GET /v1/applications", () => {
     "vacancy_uuid",
   ];
 
-  it("lists applications with the fields of spec 2.6 and updated_at, no internal links", async () => {
+  it("lists applications with the application fields and updated_at, no internal links", async () => {
     const res = await h.get("/v1/applications");
     expect(uuidsOf(res.body, "application_uuid")).toEqual(seed.applications);
     for (const item of res.body.data) expect(Object.keys(item).sort()).toEqual(FIELDS);
@@ -284,7 +284,7 @@ describe("GET /v1/recruitment-cases", () => {
   });
 });
 
-describe("scopes (spec 5)", () => {
+describe("scopes", () => {
   const endpoints: Array<[string, string]> = [
     ["/v1/candidates", "candidates:read"],
     [`/v1/candidates/00000000-0000-4000-8000-000000000000`, "candidates:read"],

@@ -92,7 +92,7 @@ describe("POST /v1/applications/{uuid}/submission (production)", () => {
   });
 });
 
-describe("sandbox differences (spec 5, 6.2)", () => {
+describe("sandbox differences", () => {
   it("has no submission route: 404 even with applications:write", async () => {
     const uuid = await newApplication(sandbox);
     const res = await submit(sandbox, uuid);

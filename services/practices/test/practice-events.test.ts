@@ -136,7 +136,7 @@ describe("practice events in the stream", () => {
     );
   });
 
-  it("reports a new CRM record without primary row as practice.created in the spec 6.1 shape; links.self returns it", async () => {
+  it("reports a new CRM record without primary row as practice.created in the event payload shape; links.self returns it", async () => {
     let id = "";
     const events = await w.step(async () => {
       id = await insertSecondary({ naam: "Tandartspraktijk Nieuwpoort" });

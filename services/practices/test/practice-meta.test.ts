@@ -51,7 +51,7 @@ function valueAt(resource: unknown, path: string): unknown {
 }
 
 describe("practice metadata", () => {
-  it("describes the practice resource with every part of spec 2.7 and no reference lists", () => {
+  it("describes the practice resource with every part of the metadata resource and no reference lists", () => {
     expect(meta).toMatchObject({
       resource: "practice",
       endpoint: "/v1/practices",

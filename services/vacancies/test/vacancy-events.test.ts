@@ -92,7 +92,7 @@ describe("vacancy events in the stream", () => {
     ]);
   });
 
-  it("reports an inserted vacancy as vacancy.created in the spec 6.1 shape, with links.self pointing at it", async () => {
+  it("reports an inserted vacancy as vacancy.created in the event payload shape, with links.self pointing at it", async () => {
     let uuid = "";
     const events = await w.step(async () => {
       uuid = await w.insert({ kop_publiek: "Tandarts (m/v) Gent" });

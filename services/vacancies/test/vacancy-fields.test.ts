@@ -41,7 +41,7 @@ async function one(uuid: string): Promise<Vacancy> {
 }
 
 describe("GET /v1/vacancies/{uuid}", () => {
-  it("returns an ordinary vacancy with every field of spec 2.4", async () => {
+  it("returns an ordinary vacancy with every vacancy field", async () => {
     const v = await one(V.ordinary);
     expect(v).toMatchObject({
       uuid: V.ordinary,

@@ -51,7 +51,7 @@ const expectedEntries = (
     .map((r) => ({ code: String(r[code]), label: r.omschrijving, active: r.actief === 1 }));
 
 describe("GET /v1/meta/vacancies", () => {
-  it("describes the resource with every part of spec 2.7", () => {
+  it("describes the resource with every part of the metadata resource", () => {
     expect(meta.status).toBe(200);
     const data = meta.body.data;
     expect(Object.keys(data).sort()).toEqual([

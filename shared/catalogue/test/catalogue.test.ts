@@ -71,8 +71,8 @@ const fields: FieldSpec[] = [
   },
 ];
 
-describe("metadataResource (spec 2.7)", () => {
-  it("describes each field with every attribute the spec lists", () => {
+describe("metadataResource", () => {
+  it("describes each field with every attribute a metadata field has", () => {
     const meta = metadataResource(
       { resource: "vacancy", endpoint: "/v1/vacancies", identifier: "uuid", schemaVersion: 1 },
       fields,

@@ -3,7 +3,7 @@ import { EVENT_CATALOGUE, selfLink, type EntityType, type EventType } from "./ca
 
 export const EVENT_VERSION = 1;
 
-/** The webhook payload, exactly spec 6.1. One type for producers and the dispatcher. */
+/** The webhook event payload, exactly as delivered. One type for producers and the dispatcher. */
 export interface EventPayload {
   event_uuid: string;
   event_type: EventType;

@@ -76,10 +76,10 @@ const DEFAULTS = {
 type Settings = typeof DEFAULTS & RelayOptions;
 
 /**
- * The outbox relay of one service schema (ARCHITECTURE "Events and webhooks"): pending outbox
- * rows → the events stream, `Nats-Msg-Id` = event_uuid. Any number of replicas may run it.
- * Failures (NATS or PostgreSQL unreachable) leave rows pending and are retried with backoff;
- * the caller owns the pool and the NATS connection, which reconnect on their own.
+ * The outbox relay of one service schema: pending outbox rows → the events stream, `Nats-Msg-Id` =
+ * event_uuid. Any number of replicas may run it. Failures (NATS or PostgreSQL unreachable) leave
+ * rows pending and are retried with backoff; the caller owns the pool and the NATS connection,
+ * which reconnect on their own.
  */
 export function startRelay(options: RelayOptions): Relay {
   const relay = new OutboxRelay({

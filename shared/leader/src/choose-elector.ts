@@ -12,7 +12,7 @@ export type ElectionSettings = {
 
 /**
  * The elector of the one replica that runs a process's leader-only work (change detection; the
- * dispatcher's retention and operator) (ARCHITECTURE "Operator-style"):
+ * dispatcher's retention and operator):
  * `pg` an advisory lock in our own PostgreSQL (works anywhere, the default), `lease` a Kubernetes
  * Lease (the service account needs get/create/update on leases), `solo` no election at all.
  * `name` says what is led; it must be a valid Lease name (lower-case, digits, dashes).

@@ -286,7 +286,7 @@ function webhookObject(type: EventType): Record<string, unknown> {
     post: {
       operationId: `event_${type.replace(/[.]/g, "_")}`,
       summary: `${type} event`,
-      description: `${what} Webhooks are notifications, not data (spec 1.5, 6).${production ? " Production only: the sandbox catalogue omits it." : ""}`,
+      description: `${what} Webhooks are notifications, not data.${production ? " Production only: the sandbox catalogue omits it." : ""}`,
       tags: ["Webhook events"],
       // Deliveries carry no token: the receiver verifies X-SVC-Signature with the subscription
       // secret.
@@ -312,7 +312,7 @@ function webhookObject(type: EventType): Record<string, unknown> {
         },
         "5XX": {
           description:
-            "Retried on the schedule of spec 8 (+1 min, +5 min, +15 min, +1 h, +6 h); the sixth failure is `dead`.",
+            "Retried on the retry schedule (+1 min, +5 min, +15 min, +1 h, +6 h); the sixth failure is `dead`.",
         },
       },
     },
@@ -362,7 +362,7 @@ export function buildOpenApiDocument(input: DocumentInput): OpenApiDocument {
   if (missing.length > 0) throw new Error(`tags without a description: ${missing.join(", ")}`);
   tags.push({
     name: "Webhook events",
-    description: "What a subscription's endpoint receives (spec 6): a signed POST per event.",
+    description: "What a subscription's endpoint receives: a signed POST per event.",
   });
 
   return {
@@ -395,7 +395,7 @@ export function buildOpenApiDocument(input: DocumentInput): OpenApiDocument {
         [SECURITY.oauth2]: {
           type: "oauth2",
           description:
-            "OAuth 2.0 client credentials (spec 5): send the token as `Authorization: Bearer <token>`. A token without the operation's scope is 403 INSUFFICIENT_SCOPE.",
+            "OAuth 2.0 client credentials: send the token as `Authorization: Bearer <token>`. A token without the operation's scope is 403 INSUFFICIENT_SCOPE.",
           flows: { clientCredentials: { tokenUrl: "/oauth/token", scopes: { ...input.scopes } } },
         },
         [SECURITY.basic]: {

@@ -18,8 +18,7 @@ const health: NamedSchema = {
       version: {
         type: "string",
         pattern: "^\\d+\\.\\d+\\.\\d+$",
-        description:
-          "The installation's semantic version (spec 9.2), also `info.version` of this document.",
+        description: "The installation's semantic version, also `info.version` of this document.",
       },
     },
   },
@@ -36,7 +35,7 @@ const version: NamedSchema = {
       build: {
         type: "string",
         pattern: "^\\d+\\.\\d+\\.\\d+$",
-        description: "The installation's semantic version (spec 9.2).",
+        description: "The installation's semantic version.",
       },
       php: {
         type: "string",

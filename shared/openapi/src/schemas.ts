@@ -158,7 +158,7 @@ export const paginationSchema: JsonSchema = {
 export function metaSchema(withPagination: boolean): JsonSchema {
   const properties: Record<string, JsonSchema> = {
     request_id: { $ref: "#/components/schemas/RequestId" },
-    api_version: { const: API_VERSION, description: "The API version (spec 9.1)." },
+    api_version: { const: API_VERSION, description: "The API version." },
   };
   if (withPagination) properties.pagination = { $ref: "#/components/schemas/Pagination" };
   return {
@@ -278,7 +278,7 @@ const fieldMetadataSchema: JsonSchema = {
     kind: {
       type: "string",
       enum: Object.keys(KINDS),
-      description: "Field kind (spec 2.2); `kinds` describes each.",
+      description: "Field kind; `kinds` describes each.",
     },
     description: { type: "string" },
     source: {
@@ -346,7 +346,7 @@ export function metadataResourceSchema(referenceLists: JsonSchema): JsonSchema {
       schema_version: {
         type: "integer",
         minimum: 1,
-        description: "Version of the resource's field schema (spec 9.4).",
+        description: "Version of the resource's field schema.",
       },
       fields: { type: "array", items: { $ref: "#/components/schemas/FieldMetadata" } },
       reference_lists: referenceLists,
@@ -371,7 +371,7 @@ export function eventPayloadSchema(type: EventType): JsonSchema {
         description: "Unique per event; also X-SVC-Event-Id. Deduplicate on it.",
       },
       event_type: { const: type },
-      event_version: { const: EVENT_VERSION, description: "Payload version (spec 9.3)." },
+      event_version: { const: EVENT_VERSION, description: "Payload version." },
       occurred_at: { type: "string", format: "date-time", description: "ISO 8601 with offset." },
       entity: {
         type: "object",

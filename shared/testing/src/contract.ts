@@ -176,7 +176,7 @@ export class ContractValidator {
     return problems;
   }
 
-  /** Problems with a webhook delivery's payload against the document's `webhooks` (spec 6.1). */
+  /** Problems with a webhook delivery's payload against the document's `webhooks`. */
   webhookPayloadProblems(eventType: string, body: unknown): string[] {
     const name = eventSchemaName(eventType as Parameters<typeof eventSchemaName>[0]);
     if (!this.document.components.schemas[name])

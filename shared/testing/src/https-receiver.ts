@@ -2,7 +2,7 @@
  * A loopback HTTPS endpoint for webhook tests across packages: a throw-away CA (what the
  * dispatcher's WEBHOOK_EXTRA_CA_FILE points at) with a server certificate for 127.0.0.1/localhost,
  * and a receiver that records every request byte for byte, so a test checks signatures itself
- * against the raw body (spec 6.3 rule 1) instead of trusting the sender's code.
+ * against the raw body, as a subscriber must, instead of trusting the sender's code.
  */
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";

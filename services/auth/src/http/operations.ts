@@ -29,7 +29,7 @@ export const AUTH_TAGS: TagSpec[] = [
   {
     name: "OAuth",
     description:
-      "OAuth 2.0 client credentials (spec 4.2, 5; RFC 6749): server to server, no user, no refresh token.",
+      "OAuth 2.0 client credentials (RFC 6749): server to server, no user, no refresh token.",
   },
   {
     name: "Platform",
@@ -60,7 +60,7 @@ const OAUTH_ERRORS = [
 ] as const;
 const oauthError: NamedSchema = {
   name: "OAuthError",
-  description: "RFC 6749 5.2 error body (spec 7.2), not the /v1 envelope.",
+  description: "RFC 6749 5.2 error body, not the `/v1` error envelope.",
   schema: z.strictObject({ error: z.enum(OAUTH_ERRORS), error_description: z.string() }),
 };
 

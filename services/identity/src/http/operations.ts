@@ -28,13 +28,12 @@ import { UUID_SHAPE } from "./validation.ts";
 export const IDENTITY_TAGS: TagSpec[] = [
   {
     name: "Candidates",
-    description:
-      "Candidate identities (spec 2.5): an identity and its merge link, never personal data.",
+    description: "Candidate identities: an identity and its merge link, never personal data.",
   },
   {
     name: "Applications",
     description:
-      "Applications (spec 2.6): created with identity resolution, read, and (production) recorded as submitted.",
+      "Applications: created with identity resolution, read, and (production) recorded as submitted.",
   },
   {
     name: "Recruitment cases",
@@ -148,18 +147,18 @@ export const _submissionKeys: SameKeys<
 
 const candidate: NamedSchema = {
   name: "Candidate",
-  description: "A candidate identity (spec 2.5); no personal data, no lookup hash.",
+  description: "A candidate identity; no personal data, no lookup hash.",
   schema: candidateSchema,
 };
 const application: NamedSchema = {
   name: "Application",
-  description: "An application (spec 2.6).",
+  description: "An application.",
   schema: applicationSchema,
 };
 const applicationCreated: NamedSchema = {
   name: "ApplicationCreated",
   description:
-    "The create response (spec 2.6): the application without updated_at, plus the two outcome flags.",
+    "The create response: the application without updated_at, plus the two outcome flags.",
   schema: applicationCreatedSchema,
 };
 const recruitmentCase: NamedSchema = { name: "RecruitmentCase", schema: recruitmentCaseSchema };

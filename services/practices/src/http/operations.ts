@@ -30,7 +30,7 @@ export const CRM_MIRROR_SCOPE = "crm-mirror:write";
 export const PRACTICE_TAGS: TagSpec[] = [
   {
     name: "Practices",
-    description: "Practices from both sources (spec 2.3), read-only, with their metadata.",
+    description: "Practices from both sources, read-only, with their metadata.",
   },
   {
     name: "CRM mirror",
@@ -41,14 +41,14 @@ export const PRACTICE_TAGS: TagSpec[] = [
 
 const practice: NamedSchema = {
   name: "Practice",
-  description: "A practice (spec 2.3), from the primary system or the secondary source.",
+  description: "A practice, from the primary system or the secondary source.",
   schema: catalogueSchema(PRACTICE_FIELDS),
 };
 
 const practiceMetadata: NamedSchema = {
   name: "PracticeMetadata",
   description:
-    "The practice field catalogue (spec 2.7) with the values the sources hold; practices have no reference lists.",
+    "The practice field catalogue with the values the sources hold; practices have no reference lists.",
   schema: metadataResourceSchema({
     type: "object",
     additionalProperties: false,
@@ -120,7 +120,7 @@ export const practiceMetadataOperation = {
   path: "/v1/meta/practices",
   summary: "Practice field metadata",
   description:
-    "What every practice field means (spec 2.7), with `observed_values` for the free-text fields clients filter on; no business data.",
+    "What every practice field means, with `observed_values` for the free-text fields clients filter on; no business data.",
   tag: "Practices",
   auth: { scope: PRACTICES_SCOPE },
   query: {},

@@ -20,13 +20,13 @@ export const VACANCY_TAGS: TagSpec[] = [
   {
     name: "Vacancies",
     description:
-      "Vacancies of the primary system (spec 2.4), read-only, with their metadata and reference lists.",
+      "Vacancies of the primary system, read-only, with their metadata and reference lists.",
   },
 ];
 
 const vacancy: NamedSchema = {
   name: "Vacancy",
-  description: "A vacancy (spec 2.4); deleted vacancies are never returned.",
+  description: "A vacancy; deleted vacancies are never returned.",
   schema: catalogueSchema(VACANCY_FIELDS),
 };
 
@@ -59,7 +59,7 @@ const referenceList = (usedBy: string) => ({
 const vacancyMetadata: NamedSchema = {
   name: "VacancyMetadata",
   description:
-    "The vacancy field catalogue (spec 2.7) with the live reference lists `positions` and `provinces`.",
+    "The vacancy field catalogue with the live reference lists `positions` and `provinces`.",
   schema: metadataResourceSchema({
     type: "object",
     additionalProperties: false,
@@ -141,7 +141,7 @@ export const vacancyMetadataOperation = {
   path: "/v1/meta/vacancies",
   summary: "Vacancy field metadata and reference lists",
   description:
-    "What every vacancy field means (spec 2.7), with the reference lists `positions` and `provinces`; no business data.",
+    "What every vacancy field means, with the reference lists `positions` and `provinces`; no business data.",
   tag: "Vacancies",
   auth: { scope: VACANCIES_SCOPE },
   query: {},

@@ -54,7 +54,7 @@ export interface ChangeSource<T extends object = object> {
   byIds(ids: string[], ctx: PassContext): Promise<ChangeRecord<T>[]>;
 }
 
-/** Fails fast on a source whose event types do not belong to its entity type (spec 6.2). */
+/** Fails fast on a source with an event type that the event catalogue gives another entity type. */
 export function checkSource<T extends object>(source: ChangeSource<T>): ChangeSource<T> {
   for (const type of Object.values(source.events)) {
     if (EVENT_CATALOGUE[type] !== source.entityType) {

@@ -34,8 +34,8 @@ export function createSubscriptionPort(
 
 /**
  * The WebhookSubscription controller as a task of the dispatcher's leader group, so it runs on
- * the elected replica only (ARCHITECTURE "Operator-style"); the others wait as candidates. Losing
- * leadership or stopping the group ends the controller.
+ * the elected replica only; the others wait as candidates. Losing leadership or stopping the group
+ * ends the controller.
  */
 export function operatorTask(deps: OperatorDeps): LeaderTask {
   const { config, logger } = deps;
