@@ -1,4 +1,4 @@
-/** The event catalogue (spec 6.2): event type → entity type. */
+/** The event catalogue: event type → entity type. */
 export const EVENT_CATALOGUE = {
   "vacancy.created": "vacancy",
   "vacancy.updated": "vacancy",
@@ -18,7 +18,7 @@ export type EntityType = (typeof EVENT_CATALOGUE)[EventType];
 
 export const EVENT_TYPES = Object.keys(EVENT_CATALOGUE) as EventType[];
 
-/** The sandbox catalogue omits `application.submitted` (spec 6.2). */
+/** The sandbox catalogue omits `application.submitted` (the sandbox has no submissions). */
 export function eventTypesFor(environment: "production" | "sandbox"): ReadonlyArray<EventType> {
   return environment === "sandbox"
     ? EVENT_TYPES.filter((t) => t !== "application.submitted")

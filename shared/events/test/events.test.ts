@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTempPgDatabase, type TempDatabase } from "@svc/testing";
 import { buildEvent, enqueueEvents, eventTypesFor, outboxTable, selfLink } from "../src/index.ts";
 
-describe("event payload (spec 6.1)", () => {
+describe("event payload", () => {
   it("has exactly the contract's fields, a UUID, an offset timestamp and an absolute self link", () => {
     const event = buildEvent({
       type: "vacancy.updated",

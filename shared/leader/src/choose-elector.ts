@@ -12,7 +12,7 @@ export type ElectionSettings = {
 
 /**
  * The elector of the one replica that runs a process's leader-only work (change detection; the
- * dispatcher's retention and operator) (ARCHITECTURE "Operator-style"):
+ * dispatcher's retention and operator):
  * `pg` an advisory lock in our own PostgreSQL (works anywhere, the default), `lease` a Kubernetes
  * Lease (the service account needs get/create/update on leases), `solo` no election at all.
  * `name` says what is led; it must be a valid Lease name (lower-case, digits, dashes).
@@ -25,7 +25,8 @@ export async function createLeaderElector(
     case "solo":
       return new SoloElector();
     case "lease": {
-      // Loaded only here: the Kubernetes client takes seconds to import, and only this mode uses it.
+      // Loaded only here, the one mode that uses it: the Kubernetes client takes seconds to
+      // import.
       const [{ KubeConfig }, { LeaseElector }] = await Promise.all([
         import("@kubernetes/client-node"),
         import("./lease-elector.ts"),

@@ -2,7 +2,7 @@
  * A loopback HTTPS endpoint for webhook tests across packages: a throw-away CA (what the
  * dispatcher's WEBHOOK_EXTRA_CA_FILE points at) with a server certificate for 127.0.0.1/localhost,
  * and a receiver that records every request byte for byte, so a test checks signatures itself
- * against the raw body (spec 6.3 rule 1) instead of trusting the sender's code.
+ * against the raw body, as a subscriber must, instead of trusting the sender's code.
  */
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -22,7 +22,9 @@ export interface TestCa {
   dispose(): void;
 }
 
-/** A CA and a server certificate it signed, made with the openssl CLI at run time (valid 2 days). */
+/**
+ * A CA and a server certificate it signed, made with the openssl CLI at run time (valid 2 days).
+ */
 export function createTestCa(): TestCa {
   const dir = mkdtempSync(join(tmpdir(), "test-ca-"));
   const file = (name: string) => join(dir, name);
@@ -107,7 +109,9 @@ export interface HttpsReceiver {
   close(): Promise<void>;
 }
 
-/** Listens on 127.0.0.1 with the given certificate and answers every request with `status` (204). */
+/**
+ * Listens on 127.0.0.1 with the given certificate and answers every request with `status` (204).
+ */
 export async function startHttpsReceiver(
   tls: { key: string; cert: string },
   options: { status?: number } = {},

@@ -4,8 +4,9 @@ import { fetchJson, type StartedApp } from "./http.ts";
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /**
- * The platform behaviour every service shares (spec 4.1, 7.1, 9.5), checked against that service's
- * real app booted on port 0. `app()` is read lazily, after the suite's beforeAll has started it.
+ * The platform behaviour every service shares (health and version, their unversioned aliases, the
+ * error envelope), checked against that service's real app booted on port 0. `app()` is read
+ * lazily, after the suite's beforeAll has started it.
  */
 export function platformContract(service: string, app: () => StartedApp): void {
   describe(`${service}: platform endpoints`, () => {
