@@ -1,5 +1,6 @@
-// Child process of token-bench.ts: a stand-in /v1 service on a free loopback port, printing {"port":N}:
-// /v1/open (no token) and /v1/guarded (the shared verifier + revocation view, as every service has).
+// Child process of token-bench.ts: a stand-in /v1 service on a free loopback port, printing
+// {"port":N}: /v1/open (no token) and /v1/guarded (the shared verifier + revocation view, as every
+// service has).
 // (Auth itself runs as its real entry point, src/main.ts.)
 import express from "express";
 import {

@@ -24,7 +24,9 @@ async function send(pool: Pool, shot: Shot): Promise<number> {
   return res.statusCode;
 }
 
-/** `connections` loops send `make(i)` back to back for `durationMs`; completed requests per second. */
+/**
+ * `connections` loops send `make(i)` back to back for `durationMs`; completed requests per second.
+ */
 export async function throughput(
   origin: string,
   make: (i: number) => Shot,

@@ -1,10 +1,10 @@
-// `npm run bench -w @services/auth`: the token endpoint's throughput (first-time argon2 requests and
-// repeats served from the proof cache), the shared verifier's cost per API request, and /v1
+// `npm run bench -w @services/auth`: the token endpoint's throughput (first-time argon2 requests
+// and repeats served from the proof cache), the shared verifier's cost per API request, and /v1
 // latency while the token endpoint is flooded; each beside a baseline measured in the same run.
-// Auth runs as its real entry point (src/main.ts, launched with tools/stack.ts NODE_FLAGS, logging
-// at info) and a stand-in /v1 service as bench-server.ts, each its own process whose RSS is read
-// from /proc; this process only generates load. Needs the local PostgreSQL and NATS (TEST_PG_URL,
-// TEST_NATS_URL).
+// Auth runs as its real entry point (the bundle of src/main.ts, launched with @svc/runtime's
+// NODE_FLAGS, logging at info) and a stand-in /v1 service as bench-server.ts, each its own process
+// whose RSS is read from /proc; this process only generates load. Needs the local PostgreSQL and
+// NATS (TEST_PG_URL, TEST_NATS_URL).
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
@@ -214,7 +214,8 @@ async function measureFlood(auth: string, resource: string, token: string) {
   const idleUntil = Date.now() + 3_000;
   const idle = await sampleUntil(resource, guarded, () => Date.now() > idleUntil);
   let flooding = true;
-  // Distinct client ids and caller addresses: no per-IP or per-client limit stops it, so every request reaches the argon2 gate.
+  // Distinct client ids and caller addresses: no per-IP or per-client limit stops it, so every
+  // request reaches the argon2 gate.
   const flood = throughput(
     auth,
     (i) =>
@@ -381,7 +382,8 @@ try {
       ).json()) as { access_token: string }
     ).access_token,
   );
-  // Warm-up (JIT, pools, the proof cache), then the idle RSS once settled; the peak is over every measurement after it.
+  // Warm-up (JIT, pools, the proof cache), then the idle RSS once settled; the peak is over every
+  // measurement after it.
   await batch(
     auth,
     Array.from({ length: 300 }, () => tokenShot(clients.main.id, clients.main.secret)),

@@ -1,10 +1,11 @@
-// POST /v1/applications throughput and latency at 16 concurrent clients, against a baseline measured
-// in the same run: a plain node:http server doing a bare insert of the same rows (candidate, two
-// identifiers, recruitment case, application, three outbox events) in one transaction straight
-// through pg (baseline-process.ts, its own database). Both loaded by the same client, in
-// alternating rounds. The service is its real entry point (src/main.ts, launched with tools/stack.ts
-// NODE_FLAGS, logging at info, its outbox relay publishing to NATS) in its own process; each
-// server's RSS is read from /proc. Vacancy lookups are answered by a responder in this process.
+// POST /v1/applications throughput and latency at 16 concurrent clients, against a baseline
+// measured in the same run: a plain node:http server doing a bare insert of the same rows
+// (candidate, two identifiers, recruitment case, application, three outbox events) in one
+// transaction straight through pg (baseline-process.ts, its own database). Both loaded by the same
+// client, in alternating rounds. The service is its real entry point (the bundle of src/main.ts,
+// launched with @svc/runtime's NODE_FLAGS, logging at info, its outbox relay publishing to NATS) in
+// its own process; each server's RSS is read from /proc. Vacancy lookups are answered by a
+// responder in this process.
 //   npm exec -c 'node services/identity/bench/applications-bench.ts [requests]'
 // Needs the local PostgreSQL and NATS (TEST_PG_URL / TEST_NATS_URL as for the tests).
 import { randomBytes, randomUUID } from "node:crypto";
@@ -68,7 +69,10 @@ const body = () =>
     entrypoint: "website",
   });
 
-/** `total` POSTs with CONCURRENCY in flight; each call's latency, the server's CPU time and peak RSS. */
+/**
+ * `total` POSTs with CONCURRENCY in flight; each call's latency, the server's CPU time and peak
+ * RSS.
+ */
 async function measure(name: string, target: Target, total: number): Promise<Result> {
   const pool = new Pool(target.origin, { connections: CONCURRENCY, pipelining: 1 });
   const latenciesMs: number[] = [];

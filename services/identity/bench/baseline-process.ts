@@ -5,7 +5,8 @@
  * transaction straight through pg: the floor any implementation pays, plus the HTTP hop the
  * service pays too. No validation, no auth, no identity resolution. Prints {"port":N}.
  *
- *   node services/identity/bench/baseline-process.ts <postgres url of the service's database> <pool size>
+ *   node services/identity/bench/baseline-process.ts \
+ *     <postgres url of the service's database> <pool size>
  */
 import { randomBytes, randomUUID } from "node:crypto";
 import { once } from "node:events";

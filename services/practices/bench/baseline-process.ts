@@ -6,7 +6,8 @@
  *
  *   node services/practices/bench/baseline-process.ts <legacy database url> <today YYYY-MM-DD>
  *
- *   GET /list?per_page=25&page=3[&count=false]   one page (+ the COUNT over the union unless count=false)
+ *   GET /list?per_page=25&page=3[&count=false]   one page (+ the COUNT over the union unless
+ *                                                count=false)
  *   GET /one/<practice_id>                       one practice
  */
 import { createServer } from "node:http";

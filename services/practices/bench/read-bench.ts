@@ -1,16 +1,17 @@
 /**
- * Practice read throughput at benchmark scale (issue #6), against a bare baseline measured in the
- * same run, alternating slices, both loaded by the same client (32 connections, closed loop).
+ * Practice read throughput at benchmark scale, against a bare baseline measured in the same run,
+ * alternating slices, both loaded by the same client (32 connections, closed loop).
  *
- *   npm exec -c 'node services/practices/bench/read-bench.ts' [-- --seconds 8 --connections 32 --node-args="…"]
+ *   npm exec -c 'node services/practices/bench/read-bench.ts' \
+ *     [-- --seconds 8 --connections 32 --node-args="…"]
  *
  * Uses the `legacy_bench` database, seeded with scale 50 through the generator's own guard and
  * lock only when absent (another service's bench may have made it already; it is then kept).
- * The service is its real entry point (src/main.ts) in its own process, launched as in production
- * (tools/stack.ts NODE_FLAGS), twice: as configured by default (5 s totals and page-marks caches)
- * and with both off; the baseline (baseline-process.ts) is its own process too. Each one's RSS is
- * read from /proc: idle after start-up and warm-up, and the peak while loaded. This process only
- * generates load.
+ * The service is its real entry point (the bundle of src/main.ts) in its own process, launched as
+ * in production (@svc/runtime's NODE_FLAGS), twice: as configured by default (5 s totals and
+ * page-marks caches) and with both off; the baseline (baseline-process.ts) is its own process too.
+ * Each one's RSS is read from /proc: idle after start-up and warm-up, and the peak while loaded.
+ * This process only generates load.
  *
  * Targets: list ≥ 60% of the baseline's throughput; p99 < 100 ms (list, single read);
  * RSS < 120 MB idle and < 200 MB under load.
@@ -103,7 +104,10 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 }
 
-/** Closed loop for `seconds`: CONNECTIONS clients, each sending its next request when the last one is answered (closedLoopLoad). */
+/**
+ * Closed loop for `seconds`: CONNECTIONS clients, each sending its next request when the last one
+ * is answered (closedLoopLoad).
+ */
 async function slice(target: Target, seconds: number): Promise<Slice> {
   target.process.memory.reset();
   const cpuBefore = processCpuMs(target.process.pid);
@@ -203,7 +207,8 @@ async function startApp(
     keep: /change detection pass done/,
     ...benchMemoryLimit("practices"),
   });
-  // The first pass over a fresh database is the baseline sweep of every practice: not inside the measurements.
+  // The first pass over a fresh database is the baseline sweep of every practice: not inside the
+  // measurements.
   await service.process.waitForLine(/change detection pass done/, 300_000);
   return service;
 }

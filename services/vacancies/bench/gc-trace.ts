@@ -1,18 +1,18 @@
 /**
  * What a list load does to V8's collector in the vacancies service: its bundle (src/main.ts) as in
- * production (tools/stack.ts NODE_FLAGS, the chart's memory limit) with `--trace-gc-nvp`, loaded by
+ * production (@svc/runtime's NODE_FLAGS, the chart's memory limit) with `--trace-gc-nvp`, loaded by
  * the benchmark client on one path, and per young collection (scavenge) what survived it and what
  * was promoted to the old generation, how often a full Mark-Compact ran and what it cost (its
  * pause, and the marking done on helper threads), the peak RSS split into the process's own
  * memory and the node binary's pages, the service's CPU per request, and how many of the slow
  * responses (over 1.5x the median) completed in the 400 ms before a Mark-Compact, beside how much
  * of the run those windows cover (the marking before one takes the helper threads' CPU from
- * MariaDB and the load generator: README "Where the list tail comes from"). How the
- * `--no-allocation-site-pretenuring` flag was found and checked (README "Benchmarks"). Against
- * legacy_bench, seeded by read-bench.ts.
+ * MariaDB and the load generator). What it showed about the production node flags:
+ * docs/decisions/process-runtime-settings.md. Against legacy_bench, seeded by read-bench.ts.
  *
- *   node services/vacancies/bench/gc-trace.ts [--path /v1/vacancies?per_page=100] [--connections 32]
- *     [--seconds 5] [--node-args "--max-semi-space-size=16"]   (replaces NODE_FLAGS)
+ *   node services/vacancies/bench/gc-trace.ts [--path /v1/vacancies?per_page=100]
+ *     [--connections 32] [--seconds 5]
+ *     [--node-args "--max-semi-space-size=16"]   (replaces NODE_FLAGS)
  */
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
@@ -40,7 +40,10 @@ const nodeArgs =
   args["node-args"] === undefined ? [...NODE_FLAGS] : args["node-args"].split(" ").filter(Boolean);
 const root = fileURLToPath(new URL("../../..", import.meta.url));
 
-/** One `--trace-gc-nvp` line: `pause=1.2 mutator=3.4 gc=s … promoted=123 …`, and when it arrived (performance.now()). */
+/**
+ * One `--trace-gc-nvp` line: `pause=1.2 mutator=3.4 gc=s … promoted=123 …`, and when it arrived
+ * (performance.now()).
+ */
 type GcLine = Record<string, string> & { arrivedAt: number };
 const parse = (line: string): GcLine => ({
   ...Object.fromEntries(
@@ -86,7 +89,10 @@ const mean = (lines: GcLine[], key: string) =>
   lines.reduce((sum, l) => sum + Number(l[key] ?? 0), 0) / Math.max(1, lines.length);
 const mb = (bytes: number) => `${(bytes / 1e6).toFixed(2)} MB`;
 
-/** The largest RSS, and its anonymous and file-backed parts, seen while `during` runs (sampled every 20 ms), in MB. */
+/**
+ * The largest RSS, and its anonymous and file-backed parts, seen while `during` runs (sampled every
+ * 20 ms), in MB.
+ */
 async function peakRss<T>(
   pid: number,
   during: Promise<T>,

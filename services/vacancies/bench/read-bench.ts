@@ -1,16 +1,17 @@
 /**
- * Read benchmark (issue #5): the vacancies service against benchmark-scale data (legacy_bench,
- * scale 50 ≈ 100,000 vacancies, seeded if absent), beside a bare node:http baseline that runs the
- * same SQL and serialises the rows unmapped, measured in the same run, alternating rounds, both
- * loaded by the same client (32 connections, closed loop).
+ * Read benchmark: the vacancies service against benchmark-scale data (legacy_bench, scale 50 ≈
+ * 100,000 vacancies, seeded if absent), beside a bare node:http baseline that runs the same SQL
+ * and serialises the rows unmapped, measured in the same run, alternating rounds, both loaded by
+ * the same client (32 connections, closed loop).
  *
- * The service is its real entry point (src/main.ts) in its own process, launched as in production
- * (tools/stack.ts NODE_FLAGS; request logging at info, change detection and the outbox relay
- * running), against a private PostgreSQL database and NATS namespace; the baseline is its own
- * process too (baseline-process.ts). Each one's RSS is read from /proc: idle after start-up and
- * warm-up, and the peak while loaded.
+ * The service is its real entry point (the bundle of src/main.ts) in its own process, launched as
+ * in production (@svc/runtime's NODE_FLAGS; request logging at info, change detection and the
+ * outbox relay running), against a private PostgreSQL database and NATS namespace; the baseline is
+ * its own process too (baseline-process.ts). Each one's RSS is read from /proc: idle after start-up
+ * and warm-up, and the peak while loaded.
  *
- *   npm exec -c 'node services/vacancies/bench/read-bench.ts' [-- --seconds 4 --rounds 2 --node-args="--optimize-for-size"]
+ *   npm exec -c 'node services/vacancies/bench/read-bench.ts' \
+ *     [-- --seconds 4 --rounds 2 --node-args="--optimize-for-size"]
  *
  * Targets: list ≥ 60% of baseline throughput with p99 < 100 ms; single reads p99 < 10 ms;
  * RSS < 120 MB idle and < 200 MB under load.
@@ -108,7 +109,10 @@ async function startBaseline(legacyUrl: string): Promise<Target> {
 /** Latencies (ms) of the answered requests, and the server process's CPU time meanwhile. */
 type Sample = { latencies: number[]; errors: number; elapsedMs: number; cpuMs: number };
 
-/** CONNECTIONS loops, each sending its next request as soon as the previous body is read (closedLoopLoad). */
+/**
+ * CONNECTIONS loops, each sending its next request as soon as the previous body is read
+ * (closedLoopLoad).
+ */
 async function load(target: Target, pathFor: () => string, ms: number): Promise<Sample> {
   const headers = { authorization: `Bearer ${target.token}`, accept: "application/json" };
   const cpuBefore = processCpuMs(target.process.pid);

@@ -9,9 +9,11 @@
  * exporter's, libuv's crypto): on a machine shared with other work, wall-clock throughput also
  * measures the neighbours, CPU time measures the server.
  *
- *   npm exec -c 'node services/vacancies/bench/tracing-bench.ts' [-- --seconds 2 --rounds 8 --connections 16 --only single --sampler always_off]
+ *   npm exec -c 'node services/vacancies/bench/tracing-bench.ts' \
+ *     [-- --seconds 2 --rounds 8 --connections 16 --only single --sampler always_off]
  *
- * Target (issue #11): tracing costs under 15 % of throughput at 100 % sampling.
+ * Target: tracing costs under 15 % of throughput at 100 % sampling
+ * (docs/decisions/tracing-cost.md).
  */
 import { once } from "node:events";
 import { createServer } from "node:http";
@@ -64,7 +66,10 @@ async function ensureBenchData(): Promise<string> {
   return url.toString();
 }
 
-/** Spans in an OTLP ExportTraceServiceRequest (protobuf): resource_spans(1) → scope_spans(2) → spans(2). */
+/**
+ * Spans in an OTLP ExportTraceServiceRequest (protobuf): resource_spans(1) → scope_spans(2) →
+ * spans(2).
+ */
 function countSpans(buf: Uint8Array): number {
   const nested = (b: Uint8Array, field: number): Uint8Array[] => {
     const found: Uint8Array[] = [];
@@ -209,7 +214,10 @@ type Sample = {
 const WARM_UP_REQUESTS = 3_000;
 const WARM_UP_MS = 15_000;
 
-/** CONNECTIONS loops, each sending its next request as soon as the previous body is read, for `ms` (or `maxRequests`). */
+/**
+ * CONNECTIONS loops, each sending its next request as soon as the previous body is read, for `ms`
+ * (or `maxRequests`).
+ */
 async function load(
   target: Target,
   pathFor: () => string,

@@ -20,7 +20,7 @@ export interface BenchRow {
   unit: string;
   /** The same metric of the bare baseline measured in the same run. */
   baseline?: number;
-  /** The issue's target in words, e.g. "< 100 ms" or "≥ 60% of baseline". */
+  /** The target in words, e.g. "< 100 ms" or "≥ 60% of baseline". */
   target?: string;
   met?: boolean;
 }
@@ -83,7 +83,10 @@ export interface ProcessMemory {
   peakMb: number;
   /** Of the RSS: anonymous memory, the process's own (RssAnon: heap, stacks, malloc, V8 heap). */
   anonMb: number;
-  /** Of the RSS: file-backed pages (RssFile: mostly the node binary's code), shared with every other process mapping them. */
+  /**
+   * Of the RSS: file-backed pages (RssFile: mostly the node binary's code), shared with every other
+   * process mapping them.
+   */
   fileMb: number;
 }
 
@@ -114,7 +117,7 @@ export function processMemory(pid: number): ProcessMemory | null {
 export function processCpuMs(pid: number): number {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    // Fields after the command name (which may hold spaces), from field 3 on: utime is 14, stime 15.
+    // After the command name (which may hold spaces), from field 3 on: utime is 14, stime 15.
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
     return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_SECOND;
   } catch {
@@ -197,14 +200,21 @@ export async function settledRss(
 
 /**
  * How long a process has served nothing before its RSS counts as idle: longer than the idle heap
- * release (@svc/telemetry, every service's instrument.ts) needs to see a quiet period and act.
+ * release (@svc/runtime's tuneProcess, called by every service's instrument.ts) needs to see a
+ * quiet period and act.
  */
 export const IDLE_SETTLE_MS = 12_000;
 
-/** The issue's memory targets for every service process (issue #12). */
+/**
+ * The memory targets of every service process: resident set idle, and at the peak of a load
+ * (docs/decisions/process-runtime-settings.md).
+ */
 export const MEMORY_TARGETS = { idleMb: 120, loadMb: 200 } as const;
 
-/** The rows of one measured process: idle RSS (target < 120 MB) and/or peak RSS under load (< 200 MB). */
+/**
+ * The rows of one measured process: idle RSS (target < 120 MB) and/or peak RSS under load
+ * (< 200 MB).
+ */
 export function memoryRows(
   scenario: string,
   memory: { idleMb?: number; peakMb?: number; baselinePeakMb?: number; baselineIdleMb?: number },
@@ -241,9 +251,14 @@ export interface BenchProcess {
   pid: number;
   /** RSS sampled every 100 ms from the start. */
   memory: MemorySampler;
-  /** Lines of stdout (and stderr) seen so far matching `keep` (see startBenchProcess), the last 200. */
+  /**
+   * Lines of stdout (and stderr) seen so far matching `keep` (see startBenchProcess), the last 200.
+   */
   kept(): string[];
-  /** Resolves with the first line (from now on, or already kept) that matches, or rejects after `timeoutMs` or when the process exits. */
+  /**
+   * Resolves with the first line (from now on, or already kept) that matches, or rejects after
+   * `timeoutMs` or when the process exits.
+   */
   waitForLine(pattern: RegExp, timeoutMs: number): Promise<string>;
   /** SIGTERM, SIGKILL after `graceMs`; resolves once it has exited. */
   stop(graceMs?: number): Promise<void>;

@@ -40,7 +40,9 @@ export interface ServiceUnderBenchOptions {
   root: string;
   /** Relative to root, e.g. services/vacancies/src/main.ts (names the process in errors). */
   entry: string;
-  /** The whole command line after `node`: flags, preload and entry point (@svc/manifest entryArgs). */
+  /**
+   * The whole command line after `node`: flags, preload and entry point (@svc/manifest entryArgs).
+   */
   args: ReadonlyArray<string>;
   /** The service's own settings (LEGACY_DATABASE_URL, …); they win over the wiring below. */
   env: Record<string, string>;

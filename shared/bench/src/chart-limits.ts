@@ -22,7 +22,10 @@ export function memoryQuantityBytes(quantity: string): number {
   return Math.round(Number(match[1]) * UNITS[match[2]!]!);
 }
 
-/** The memory limit of a chart component (auth, practices, vacancies, identity, webhooks, dispatcher), in bytes. */
+/**
+ * The memory limit of a chart component (auth, practices, vacancies, identity, webhooks,
+ * dispatcher), in bytes.
+ */
 export function chartMemoryLimitBytes(component: string): number {
   const values = parse(
     readFileSync(`${REPO_ROOT}charts/integration-service/values.yaml`, "utf8"),

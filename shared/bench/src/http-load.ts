@@ -21,7 +21,10 @@ export interface LoadResult {
   latencies: number[];
   /** When each of those requests was written: milliseconds after `startedAt`, in the same order. */
   starts: number[];
-  /** `performance.now()` when the clock started (every connection set up), to place other events in the run. */
+  /**
+   * `performance.now()` when the clock started (every connection set up), to place other events in
+   * the run.
+   */
   startedAt: number;
   /** Responses by status code. */
   statuses: Record<number, number>;
@@ -38,7 +41,9 @@ interface Response {
   close: boolean;
 }
 
-/** How the body of a response ends: after `length` bytes, or at the last chunk of a chunked body. */
+/**
+ * How the body of a response ends: after `length` bytes, or at the last chunk of a chunked body.
+ */
 type Framing = { kind: "length"; length: number } | { kind: "chunked" };
 
 /** Status, framing and connection handling of a response head (without its final CRLFCRLF). */
@@ -116,13 +121,18 @@ class ChunkedBody {
   }
 }
 
-/** One kept-alive connection; `exchange` sends a request and resolves when its response has been read. */
+/**
+ * One kept-alive connection; `exchange` sends a request and resolves when its response has been
+ * read.
+ */
 class LoadConnection {
   readonly #host: string;
   readonly #port: number;
   #socket: Socket | undefined;
   #head: Buffer = Buffer.alloc(0);
-  /** The body being read: bytes still to come, or a chunked decoder; undefined while reading a head. */
+  /**
+   * The body being read: bytes still to come, or a chunked decoder; undefined while reading a head.
+   */
   #body: { left: number } | ChunkedBody | undefined;
   #response: Response | undefined;
   #settle: { resolve: (r: Response) => void; reject: (e: Error) => void } | undefined;

@@ -32,13 +32,19 @@ export function cpuProbeMicros(): number {
   return Math.round(best * 1000);
 }
 
-/** The machine-wide CPU counters of /proc/stat's first line (clock ticks), or null where there is none. */
+/**
+ * The machine-wide CPU counters of /proc/stat's first line (clock ticks), or null where there is
+ * none.
+ */
 export interface CpuTicks {
   total: number;
   steal: number;
 }
 
-/** Parses the `cpu` line of /proc/stat: user nice system idle iowait irq softirq steal [guest guest_nice]. */
+/**
+ * Parses the `cpu` line of /proc/stat: user nice system idle iowait irq softirq steal [guest
+ * guest_nice].
+ */
 export function parseCpuTicks(procStat: string): CpuTicks | null {
   const line = procStat.split("\n").find((l) => l.startsWith("cpu "));
   const fields = line?.trim().split(/\s+/).slice(1, 9).map(Number);
@@ -54,7 +60,9 @@ export function readCpuTicks(): CpuTicks | null {
   }
 }
 
-/** Percent of CPU time stolen between two readings; null when either is missing or no time passed. */
+/**
+ * Percent of CPU time stolen between two readings; null when either is missing or no time passed.
+ */
 export function stealPercent(from: CpuTicks | null, to: CpuTicks | null): number | null {
   if (!from || !to || to.total <= from.total) return null;
   return (100 * (to.steal - from.steal)) / (to.total - from.total);

@@ -45,7 +45,9 @@ export function ratioOf(row: Pick<BenchRow, "value" | "baseline">): string {
   return `${(row.value / row.baseline).toFixed(2)}×`;
 }
 
-/** One benchmark's rows as a markdown table: scenario, metric, value, baseline, ratio, target, met. */
+/**
+ * One benchmark's rows as a markdown table: scenario, metric, value, baseline, ratio, target, met.
+ */
 export function benchTable(rows: BenchRow[]): string {
   const lines = [
     "| scenario | metric | value | baseline | ratio | target | met |",

@@ -25,7 +25,9 @@ export interface BenchRun {
   cores: number;
   /** Load average (1, 5 and 15 minutes) at the start and at the end. */
   load: { start: string; end: string };
-  /** The machine probe (cpuProbeMicros, µs, lower is faster) at the start and the end; null: none. */
+  /**
+   * The machine probe (cpuProbeMicros, µs, lower is faster) at the start and the end; null: none.
+   */
   probeMicros: { start: number; end: number } | null;
   /** Share of CPU time the hypervisor gave to other guests over the run (%); null: unknown. */
   stealPercent: number | null;

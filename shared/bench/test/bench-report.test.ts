@@ -161,7 +161,8 @@ describe("startBenchProcess under a memory limit", () => {
         cgroup: string;
       };
       if (child.memoryLimit === null) {
-        // A machine where no cgroup can be made (not root, no v1 memory controller): unconstrained, and it says so.
+        // A machine where no cgroup can be made (not root, no v1 memory controller): unconstrained,
+        // and it says so.
         expect(seen.cgroup).not.toMatch(/memory:\/bench-/);
       } else {
         expect(child.memoryLimit).toBe(limit);

@@ -156,7 +156,8 @@ describe("closedLoopLoad", () => {
     // then a body longer than that buffer in several writes.
     const body = Buffer.alloc(200_000, "y");
     const raw = createTcpServer((socket) => {
-      socket.on("error", () => undefined); // a write after the client closed: not this test's concern
+      // A write after the client closed: not this test's concern.
+      socket.on("error", () => undefined);
       socket.on("data", () => {
         socket.write("HTTP/1.1 201 Created\r\ncontent-type: text/pl");
         setTimeout(() => {

@@ -11,7 +11,9 @@ const quiet = { info: () => {}, warn: () => {}, error: () => {} };
 
 export type ThroughputRow = { variant: string; events: number; seconds: number; perSecond: number };
 
-/** Bare JetStream: the same payloads, pipelined in windows of `window`, each with a fresh msg id. */
+/**
+ * Bare JetStream: the same payloads, pipelined in windows of `window`, each with a fresh msg id.
+ */
 async function bareBaseline(
   js: JetStreamClient,
   jsm: JetStreamManager,
@@ -74,7 +76,8 @@ type Variant = { name: string; run: () => Promise<number> };
 
 /**
  * Every variant `rounds` times, interleaved (the order rotates each round), median reported: on
- * a shared 2-core machine one run of anything varies by ±50 %, and interleaving spreads the noise.
+ * a shared machine one run of anything varies widely, and interleaving spreads the noise
+ * (docs/decisions/bench-harness.md).
  */
 export async function measureRelay(o: {
   pool: pg.Pool;
@@ -85,7 +88,8 @@ export async function measureRelay(o: {
   rounds: number;
   namespaces: string[];
 }): Promise<ThroughputRow[]> {
-  await relayDrain({ ...o, count: 2_000, relays: 1, concurrency: 2 }); // warm-up: JIT, connections, code paths
+  // Warm-up: JIT, connections, code paths.
+  await relayDrain({ ...o, count: 2_000, relays: 1, concurrency: 2 });
   let payloads: EventPayload[] = [];
   const drain = (relays: number, concurrency: number) => async () => {
     const r = await relayDrain({ ...o, relays, concurrency });

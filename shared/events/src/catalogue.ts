@@ -18,7 +18,7 @@ export type EntityType = (typeof EVENT_CATALOGUE)[EventType];
 
 export const EVENT_TYPES = Object.keys(EVENT_CATALOGUE) as EventType[];
 
-/** The sandbox catalogue omits `application.submitted`. */
+/** The sandbox catalogue omits `application.submitted` (the sandbox has no submissions). */
 export function eventTypesFor(environment: "production" | "sandbox"): ReadonlyArray<EventType> {
   return environment === "sandbox"
     ? EVENT_TYPES.filter((t) => t !== "application.submitted")

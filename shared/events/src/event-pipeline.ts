@@ -13,7 +13,9 @@ import {
   type NatsConnection,
 } from "@svc/messaging";
 
-/** The config keys the event pipeline reads (relayEnvShape, detectorEnvShape and the service's own). */
+/**
+ * The config keys the event pipeline reads (relayEnvShape, detectorEnvShape and the service's own).
+ */
 export type EventSettings = {
   NATS_NAMESPACE: string;
   PUBLIC_BASE_URL: string;
@@ -46,7 +48,9 @@ export type EventPipelineOptions = {
       elector?: never;
     }
   | {
-      /** An election of the detector's own (a group of one), started and stopped with the pipeline. */
+      /**
+       * An election of the detector's own (a group of one), started and stopped with the pipeline.
+       */
       elector: LeaderElector;
       leader?: never;
     }

@@ -3,7 +3,10 @@ import { EVENT_CATALOGUE, selfLink, type EntityType, type EventType } from "./ca
 
 export const EVENT_VERSION = 1;
 
-/** The webhook event payload, exactly as delivered. One type for producers and the dispatcher. */
+/**
+ * The webhook event payload, exactly as the contract defines it. One type for producers and the
+ * dispatcher.
+ */
 export interface EventPayload {
   event_uuid: string;
   event_type: EventType;

@@ -2,7 +2,10 @@ import type pg from "pg";
 
 const IDENTIFIER = /^[a-z_][a-z0-9_]{0,62}$/;
 
-/** A schema or table name, checked, so it can be quoted into SQL text (it cannot be a bind parameter). */
+/**
+ * A schema or table name, checked, so it can be quoted into SQL text (it cannot be a bind
+ * parameter).
+ */
 export function checkedIdentifier(name: string): string {
   if (!IDENTIFIER.test(name))
     throw new RangeError(`invalid schema or table name: ${JSON.stringify(name)}`);

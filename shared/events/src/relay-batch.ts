@@ -39,7 +39,9 @@ export type BatchOutcome = {
   sent: number;
   /** Of those, how many the stream already held (a re-publish inside the duplicate window). */
   duplicates: number;
-  /** The first transient publish failure (NATS down, timeout, no stream); those rows stay pending. */
+  /**
+   * The first transient publish failure (NATS down, timeout, no stream); those rows stay pending.
+   */
   error?: unknown;
   /**
    * Rows that can never be published (their event type makes no valid subject). They stay
@@ -65,7 +67,8 @@ export function relayBatch(o: BatchOptions): Promise<BatchOutcome> {
       [o.batchSize],
     );
     if (rows.length === 0) return { claimed: 0, sent: 0, duplicates: 0, unpublishable: [] };
-    // A span only for batches that found work: an idle poll every 200 ms is no operation worth a trace.
+    // A span only for batches that found work: an idle poll every 200 ms is no operation worth a
+    // trace.
     const span = tracer.startSpan("outbox relay batch", {
       root: true,
       startTime,
@@ -167,7 +170,9 @@ async function publishRow(o: BatchOptions, row: OutboxRow, batch: Span): Promise
   }
 }
 
-/** The trace context to continue in the dispatcher: the publish span's, or the stored one untouched. */
+/**
+ * The trace context to continue in the dispatcher: the publish span's, or the stored one untouched.
+ */
 function traceHeaders(carried: Record<string, string> | null | undefined): MsgHdrs {
   const h = makeHeaders();
   const traceparent = carried?.traceparent;

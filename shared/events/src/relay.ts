@@ -40,7 +40,10 @@ export type RelayOptions = {
   autoStart?: boolean;
   /** Test seam: see BatchOptions.afterPublish. */
   afterPublish?: BatchOptions["afterPublish"];
-  /** The process's Meter: outbox backlog and the age of its oldest pending row, read at each collection. */
+  /**
+   * The process's Meter: outbox backlog and the age of its oldest pending row, read at each
+   * collection.
+   */
   meter?: Meter;
 };
 
@@ -76,10 +79,10 @@ const DEFAULTS = {
 type Settings = typeof DEFAULTS & RelayOptions;
 
 /**
- * The outbox relay of one service schema: pending outbox rows → the events stream, `Nats-Msg-Id` =
- * event_uuid. Any number of replicas may run it. Failures (NATS or PostgreSQL unreachable) leave
- * rows pending and are retried with backoff; the caller owns the pool and the NATS connection,
- * which reconnect on their own.
+ * The outbox relay of one service schema: pending outbox rows → the events stream,
+ * `Nats-Msg-Id` = event_uuid. Any number of replicas may run it. Failures (NATS or PostgreSQL
+ * unreachable) leave rows pending and are retried with backoff; the caller owns the pool and the
+ * NATS connection, which reconnect on their own.
  */
 export function startRelay(options: RelayOptions): Relay {
   const relay = new OutboxRelay({
@@ -105,8 +108,8 @@ export function startRelay(options: RelayOptions): Relay {
 
 /**
  * `outbox.pending` (rows not yet published) and `outbox.oldest_pending.age` (seconds since the
- * oldest of them was written; 0 when none), per schema. Read from the table at each collection
- * (the partial index over pending rows keeps it cheap), so every replica reports the shared backlog.
+ * oldest of them was written; 0 when none), per schema. Read from the table at each collection (the
+ * partial index over pending rows keeps it cheap), so every replica reports the shared backlog.
  */
 function observeBacklog(meter: Meter, pool: pg.Pool, schema: string): () => void {
   const pending = meter.createObservableGauge("outbox.pending", {

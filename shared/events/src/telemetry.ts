@@ -27,7 +27,9 @@ export function contextFrom(stored: Record<string, string> | null | undefined): 
   return stored?.traceparent ? propagation.extract(ROOT_CONTEXT, stored) : ROOT_CONTEXT;
 }
 
-/** Seconds since `startMs` (performance.now()), for histograms in the semantic conventions' unit. */
+/**
+ * Seconds since `startMs` (performance.now()), for histograms in the semantic conventions' unit.
+ */
 export function secondsSince(startMs: number): number {
   return (performance.now() - startMs) / 1000;
 }

@@ -140,7 +140,8 @@ describe("change detection under a PostgreSQL advisory lock election", () => {
     const reported = new Set(events);
     expect(ids.filter((id) => !reported.has(`vacancy.updated ${id}`))).toEqual([]);
     expect(events.every((e) => e.startsWith("vacancy.updated "))).toBe(true);
-    // At-least-once: a batch committed just as the lock went could be reported again; at most one batch.
+    // At-least-once: a batch committed just as the lock went could be reported again; at most one
+    // batch.
     expect(events.length - ids.length).toBeLessThanOrEqual(50);
     console.info(
       `leader loss: ${events.length - ids.length} duplicate events over ${ids.length} changes`,

@@ -129,7 +129,8 @@ describe("change detection", () => {
     await s.detector.runIncremental();
     s.clock.ms = Date.parse("2024-06-10T21:59:30Z"); // 23:59:30 in Brussels
     expect(await s.detector.runIncremental()).toMatchObject({ updated: 0 });
-    s.clock.ms = Date.parse("2024-06-10T22:00:30Z"); // 00:00:30 on the 11th in Brussels, still the 10th in UTC
+    // 00:00:30 on the 11th in Brussels, still the 10th in UTC.
+    s.clock.ms = Date.parse("2024-06-10T22:00:30Z");
     expect(await s.detector.runIncremental()).toMatchObject({ updated: 1 });
     await s.detector.runIncremental();
     await s.detector.runSweep();

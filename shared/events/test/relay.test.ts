@@ -118,7 +118,8 @@ describe("outbox relay", () => {
     await Promise.all(relays.map((r) => r.stop()));
 
     const [a, b] = relays.map((r) => r.stats());
-    expect((a?.published ?? 0) + (b?.published ?? 0)).toBe(events.length); // no row published by both
+    // No row published by both.
+    expect((a?.published ?? 0) + (b?.published ?? 0)).toBe(events.length);
     expect([a?.duplicates, b?.duplicates]).toEqual([0, 0]);
     expect(a?.published).toBeGreaterThan(0); // both really worked
     expect(b?.published).toBeGreaterThan(0);

@@ -159,7 +159,9 @@ export class ListWatch {
     });
   }
 
-  /** Applies one watch event; "stop" ends the watch (an ERROR event: the server is done with it). */
+  /**
+   * Applies one watch event; "stop" ends the watch (an ERROR event: the server is done with it).
+   */
   #onWatchEvent(outcome: WatchOutcome, type: string, object: WatchObject): "go" | "stop" {
     outcome.events += 1;
     if (type === "ERROR") {

@@ -10,13 +10,17 @@ export type PolicyRule = {
 };
 
 function grants(rule: PolicyRule, apiGroup: string, resource: string, verb: string): boolean {
-  if (rule.resourceNames && rule.resourceNames.length > 0) return false; // not enough for list/watch/create
+  // A rule limited to resourceNames is not enough for list, watch or create.
+  if (rule.resourceNames && rule.resourceNames.length > 0) return false;
   const has = (list: string[] | undefined, value: string) =>
     (list ?? []).some((v) => v === "*" || v === value);
   return has(rule.apiGroups, apiGroup) && has(rule.resources, resource) && has(rule.verbs, verb);
 }
 
-/** Permissions `required` that no rule grants, one entry per (group, resource) with the missing verbs. */
+/**
+ * Permissions `required` that no rule grants, one entry per (group, resource) with the missing
+ * verbs.
+ */
 export function missingPermissions(
   required: readonly Permission[],
   rules: readonly PolicyRule[],

@@ -1,4 +1,6 @@
-/** Waits `ms`, or less when `signal` aborts; never rejects, so loops simply re-check their state. */
+/**
+ * Waits `ms`, or less when `signal` aborts; never rejects, so loops simply re-check their state.
+ */
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   if (signal?.aborted) return Promise.resolve();
   return new Promise((resolve) => {

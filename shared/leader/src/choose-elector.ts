@@ -25,7 +25,8 @@ export async function createLeaderElector(
     case "solo":
       return new SoloElector();
     case "lease": {
-      // Loaded only here: the Kubernetes client takes seconds to import, and only this mode uses it.
+      // Loaded only here, the one mode that uses it: the Kubernetes client takes seconds to
+      // import.
       const [{ KubeConfig }, { LeaseElector }] = await Promise.all([
         import("@kubernetes/client-node"),
         import("./lease-elector.ts"),

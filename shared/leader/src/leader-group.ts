@@ -22,13 +22,13 @@ export type LeaderGroupOptions = { elector: LeaderElector; logger: Logger };
  * called, that signal aborts and the group waits for every task to return before leadership is
  * handed back. After a loss the group campaigns again, and every task runs anew when it wins.
  *
- * A task is expected to run until its signal aborts and to retry its own failures (change
- * detection and retention log a failed pass and retry, keeping leadership). A task that throws or
- * returns while leading ends the term, as it did when each task had an elector of its own: the
- * group logs it, aborts the other tasks' signal and waits for them; then the elector hands
- * leadership back (logging the error as "leader task failed; handing over"), so a peer may take
- * over, and this replica campaigns again after the elector's retry pause. The process keeps
- * running. An error a task throws after its signal aborted is ignored, as electors do.
+ * A task is expected to run until its signal aborts and to retry its own failures (change detection
+ * and retention log a failed pass and retry, keeping leadership). A task that throws or returns
+ * while leading ends the term for every task: the group logs it, aborts the other tasks' signal and
+ * waits for them; then the elector hands leadership back (logging the error as "leader task failed;
+ * handing over"), so a peer may take over, and this replica campaigns again after the elector's
+ * retry pause. The process keeps running. An error a task throws after its signal aborted is
+ * ignored, as electors do.
  *
  * A group without tasks does not campaign.
  */

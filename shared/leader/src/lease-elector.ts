@@ -238,7 +238,10 @@ export class LeaseElector implements LeaderElector {
     return undefined;
   }
 
-  /** Clears holderIdentity so a peer takes over at once; the resourceVersion makes it a no-op when a peer already has. */
+  /**
+   * Clears holderIdentity so a peer takes over at once; the resourceVersion makes it a no-op when a
+   * peer already has.
+   */
   async #release(term: Term): Promise<void> {
     const { namespace, name, identity } = this.#o;
     // Not tied to `stop`: releasing is part of stopping. One re-read after a 409, because a

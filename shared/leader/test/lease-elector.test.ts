@@ -25,7 +25,8 @@ afterEach(async () => {
 });
 
 function elector(identity: string, overrides: Partial<LeaseElectorOptions> = {}): LeaseElector {
-  // Short but realistic ratios: lease 1 s, give up after 600 ms without renewal, retry every 100 ms.
+  // Short but realistic ratios: lease 1 s, give up after 600 ms without renewal, retry every
+  // 100 ms.
   return new LeaseElector({
     kubeConfig: api.kubeConfig(),
     namespace: NS,

@@ -209,9 +209,15 @@ const LOOPBACK = new Set(["127.0.0.1", "localhost", "[::1]"]);
 const INSTALLED = Symbol.for("svc.contract.fetch");
 
 export interface ContractValidation {
-  /** Waits (bounded) for the checks of responses already received, then returns and forgets the violations. */
+  /**
+   * Waits (bounded) for the checks of responses already received, then returns and forgets the
+   * violations.
+   */
   takeViolations(): Promise<string[]>;
-  /** Returns and forgets what was checked, by `METHOD /template status` (`* /v1/… status` for envelope-only checks). */
+  /**
+   * Returns and forgets what was checked, by `METHOD /template status` (`* /v1/… status` for
+   * envelope-only checks).
+   */
   takeCoverage(): Record<string, number>;
 }
 
@@ -267,7 +273,8 @@ export function installFetchContractValidation(
     }
     if (!LOOPBACK.has(request.url.hostname) || !request.url.protocol.startsWith("http"))
       return response;
-    // A body the caller abandons (an aborted or cut stream) cannot be checked; that is not a violation.
+    // A body the caller abandons (an aborted or cut stream) cannot be checked; that is not a
+    // violation.
     const task = check(request, response.clone()).catch(() => undefined);
     pending.add(task);
     void task.finally(() => pending.delete(task));

@@ -19,7 +19,9 @@ function withDatabase(url: string, database: string): string {
   return u.toString();
 }
 
-/** A fresh PostgreSQL database for one test file, so files run in parallel without sharing state. */
+/**
+ * A fresh PostgreSQL database for one test file, so files run in parallel without sharing state.
+ */
 export async function createTempPgDatabase(prefix = "t"): Promise<TempDatabase> {
   const name = uniqueName(prefix);
   const admin = new pg.Client({ connectionString: testEnv.TEST_PG_URL });

@@ -1,7 +1,8 @@
 // An in-test fake of the few Kubernetes API endpoints the @svc/k8s machinery, the Lease elector
 // (@svc/leader) and the webhooks operator use, served over real HTTP on loopback so the real
 // @kubernetes/client-node requests (paths, bodies, errors, watch streams) are exercised. A fake,
-// because no kube-apiserver (or envtest binary) can run on these machines (shared/k8s/README.md).
+// because no kube-apiserver (or envtest binary) can run on these machines (shared/k8s/README.md,
+// "Tests").
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { KubeConfig } from "@kubernetes/client-node";
@@ -18,7 +19,9 @@ export type Fault = {
   status?: number;
   /** Wait this long first (then answer normally unless `status` is set). */
   delayMs?: number;
-  /** Apply the request at once but answer only after this long (a write that lands, then times out). */
+  /**
+   * Apply the request at once but answer only after this long (a write that lands, then times out).
+   */
   respondAfterMs?: number;
   /** Never answer (the client must time out). */
   hang?: boolean;

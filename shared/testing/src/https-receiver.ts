@@ -22,7 +22,9 @@ export interface TestCa {
   dispose(): void;
 }
 
-/** A CA and a server certificate it signed, made with the openssl CLI at run time (valid 2 days). */
+/**
+ * A CA and a server certificate it signed, made with the openssl CLI at run time (valid 2 days).
+ */
 export function createTestCa(): TestCa {
   const dir = mkdtempSync(join(tmpdir(), "test-ca-"));
   const file = (name: string) => join(dir, name);
@@ -107,7 +109,9 @@ export interface HttpsReceiver {
   close(): Promise<void>;
 }
 
-/** Listens on 127.0.0.1 with the given certificate and answers every request with `status` (204). */
+/**
+ * Listens on 127.0.0.1 with the given certificate and answers every request with `status` (204).
+ */
 export async function startHttpsReceiver(
   tls: { key: string; cert: string },
   options: { status?: number } = {},

@@ -4,7 +4,9 @@ export type LogLine = { level: string; obj: object; msg: string };
 
 type LogFn = (obj: object, msg: string) => void;
 
-/** A pino-shaped logger that keeps every line, so tests can assert on logs (and on what is absent). */
+/**
+ * A pino-shaped logger that keeps every line, so tests can assert on logs (and on what is absent).
+ */
 export function memoryLogger(): {
   lines: LogLine[];
   debug: LogFn;

@@ -7,7 +7,10 @@ import { unusedPort } from "./tcp-proxy.ts";
 
 const NATS_SERVER = "/usr/sbin/nats-server";
 
-/** A private nats-server with JetStream and file storage, killable and restartable in place (fault tests). */
+/**
+ * A private nats-server with JetStream and file storage, killable and restartable in place (fault
+ * tests).
+ */
 export type PrivateNatsServer = {
   url: string;
   /** SIGKILL: no shutdown, no final flush; waits until the process is gone. */

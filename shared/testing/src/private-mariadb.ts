@@ -19,13 +19,18 @@ export interface PrivateMariaDb {
   urlFor(database: string): string;
   dataDir: string;
   running(): boolean;
-  /** Starts it (again) on the same port and data directory; resolves once it accepts connections. */
+  /**
+   * Starts it (again) on the same port and data directory; resolves once it accepts connections.
+   */
   start(): Promise<void>;
   /** Normal shutdown (SIGTERM: connections closed, InnoDB flushed). */
   stop(): Promise<void>;
   /** SIGKILL; the next start runs InnoDB crash recovery. */
   kill(): Promise<void>;
-  /** SIGSTOP to the server's processes: it hangs (connections stay open, nothing answers) until thaw(). */
+  /**
+   * SIGSTOP to the server's processes: it hangs (connections stay open, nothing answers) until
+   * thaw().
+   */
   freeze(): void;
   thaw(): void;
   /** stop() if running, then start(). */

@@ -19,13 +19,18 @@ export interface PrivatePostgres {
   urlFor(database: string): string;
   dataDir: string;
   running(): boolean;
-  /** Starts it (again) on the same port and data directory; resolves once it accepts connections. */
+  /**
+   * Starts it (again) on the same port and data directory; resolves once it accepts connections.
+   */
   start(): Promise<void>;
   /** Fast shutdown (SIGINT: clients disconnected, open transactions rolled back, checkpoint). */
   stop(): Promise<void>;
   /** SIGKILL to the server and its backends; the next start runs crash recovery. */
   kill(): Promise<void>;
-  /** SIGSTOP to the server's processes: it hangs (connections stay open, nothing answers) until thaw(). */
+  /**
+   * SIGSTOP to the server's processes: it hangs (connections stay open, nothing answers) until
+   * thaw().
+   */
   freeze(): void;
   thaw(): void;
   /** stop() if running, then start(). */

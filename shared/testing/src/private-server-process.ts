@@ -23,11 +23,20 @@ export interface LaunchedServer {
   pid: number;
   /** The last 20 kB of its log. */
   log(): string;
-  /** Sends `signal` to the server process and waits until every process of its group is gone; SIGKILL after `graceMs`. */
+  /**
+   * Sends `signal` to the server process and waits until every process of its group is gone;
+   * SIGKILL after `graceMs`.
+   */
   stop(signal: NodeJS.Signals, graceMs: number): Promise<void>;
-  /** SIGKILL to the server and every process it started (a container killed), then waits until they are gone. */
+  /**
+   * SIGKILL to the server and every process it started (a container killed), then waits until they
+   * are gone.
+   */
   kill(): Promise<void>;
-  /** SIGSTOP / SIGCONT to the whole tree: a server that hangs (connections stay open, nothing answers). */
+  /**
+   * SIGSTOP / SIGCONT to the whole tree: a server that hangs (connections stay open, nothing
+   * answers).
+   */
   freeze(): void;
   thaw(): void;
 }
@@ -87,7 +96,10 @@ async function allGone(pids: number[], timeoutMs: number): Promise<boolean> {
   return true;
 }
 
-/** Starts the server and resolves once it logged its ready line; rejects with its log if it exits or is slow. */
+/**
+ * Starts the server and resolves once it logged its ready line; rejects with its log if it exits or
+ * is slow.
+ */
 export async function launchServer(spec: ServerLaunch): Promise<LaunchedServer> {
   const child: ChildProcess = spawn(spec.command, spec.args, {
     stdio: ["ignore", "pipe", "pipe"],

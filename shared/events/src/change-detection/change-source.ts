@@ -16,11 +16,15 @@ export type ChangeRecord<T extends object = object> = {
    * again (`byIds`) and an `updated` event follows if its canonical form did change.
    */
   recheckOn?: string | null;
-  /** The source's modification time as stored (wall clock, `YYYY-MM-DD HH:MM:SS`); moves the cursor. */
+  /**
+   * The source's modification time as stored (wall clock, `YYYY-MM-DD HH:MM:SS`); moves the cursor.
+   */
   modifiedLocal?: string | null;
 };
 
-/** What a pass tells the source: the mapper must derive calendar fields from `today`, not the clock. */
+/**
+ * What a pass tells the source: the mapper must derive calendar fields from `today`, not the clock.
+ */
 export type PassContext = {
   /** Today in the detector's zone, YYYY-MM-DD. */
   today: string;
@@ -54,7 +58,7 @@ export interface ChangeSource<T extends object = object> {
   byIds(ids: string[], ctx: PassContext): Promise<ChangeRecord<T>[]>;
 }
 
-/** Fails fast on a source with an event type that the event catalogue gives another entity type. */
+/** Fails fast on a source whose event types are not its entity type's in the event catalogue. */
 export function checkSource<T extends object>(source: ChangeSource<T>): ChangeSource<T> {
   for (const type of Object.values(source.events)) {
     if (EVENT_CATALOGUE[type] !== source.entityType) {

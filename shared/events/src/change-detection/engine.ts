@@ -31,7 +31,10 @@ export type ChangeDetectorOptions = {
   batchSize?: number;
   /** Emit `created` for every record found by the very first run; default false (baseline only). */
   emitCreatedOnBaseline?: boolean;
-  /** Table name of this source's state (a second source in one schema needs its own); default change_state. */
+  /**
+   * Table name of this source's state (a second source in one schema needs its own); default
+   * change_state.
+   */
   stateTable?: string;
   /** W3C trace context stored with the events; default: the pass's span (when tracing is on). */
   traceContext?: () => Record<string, string> | undefined;
@@ -39,7 +42,9 @@ export type ChangeDetectorOptions = {
   meter?: Meter;
 };
 
-/** Who runs the pass: aborted when leadership is lost; the fence runs in every batch transaction. */
+/**
+ * Who runs the pass: aborted when leadership is lost; the fence runs in every batch transaction.
+ */
 export type PassControl = { signal?: AbortSignal; fence?: Fence };
 
 export type ChangeDetector = {

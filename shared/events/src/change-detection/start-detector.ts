@@ -7,7 +7,10 @@ import type { ChangeDetector, ChangeDetectorOptions } from "./engine.ts";
 export type DetectorSchedule = ChangeDetectorOptions & {
   /** Pause between passes while leader; default 5 s. */
   incrementalEveryMs?: number;
-  /** A full sweep replaces the incremental pass when the last one (any leader's) is this old; default 15 min. */
+  /**
+   * A full sweep replaces the incremental pass when the last one (any leader's) is this old;
+   * default 15 min.
+   */
   sweepEveryMs?: number;
   /** Ceiling of the retry backoff while a source or PostgreSQL is unavailable; default 30 s. */
   maxBackoffMs?: number;
@@ -19,7 +22,9 @@ export type DetectorStats = { passes: number; failures: number; last: PassResult
 
 /** A detector in a leader group: it runs while the group leads. */
 export type LeadingDetector = {
-  /** Runs an incremental pass now, after any pass in flight; null when this replica is not leader. */
+  /**
+   * Runs an incremental pass now, after any pass in flight; null when this replica is not leader.
+   */
   runIncremental(): Promise<PassResult | null>;
   runSweep(): Promise<PassResult | null>;
   isLeader(): boolean;

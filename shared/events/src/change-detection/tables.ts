@@ -37,7 +37,10 @@ export function changeStateTable(schema: PgSchema, name = "change_state") {
 export function changeCursorTable(schema: PgSchema) {
   return schema.table("change_cursor", {
     source: text("source").primaryKey(),
-    /** Source wall-clock time (`YYYY-MM-DD HH:MM:SS`) the next incremental pass reads from (minus the overlap). */
+    /**
+     * Source wall-clock time (`YYYY-MM-DD HH:MM:SS`) the next incremental pass reads from (minus
+     * the overlap).
+     */
     modifiedAfterLocal: text("modified_after_local").notNull(),
     /** When the baseline was recorded; the row's existence means "baseline done". */
     baselineAt: timestamp("baseline_at", { withTimezone: true }).notNull(),

@@ -2,7 +2,9 @@ import { randomBytes } from "node:crypto";
 import { connectNats, getHeader, jetstream, jetstreamManager } from "@svc/messaging";
 import type { JetStreamClient, JetStreamManager, Logger, NatsConnection } from "@svc/messaging";
 
-/** A namespace no other test file uses, so files share one NATS server without seeing each other. */
+/**
+ * A namespace no other test file uses, so files share one NATS server without seeing each other.
+ */
 export function testNamespace(): string {
   return `t${randomBytes(5).toString("hex")}`;
 }
