@@ -78,7 +78,8 @@ export const listVacanciesOperation = {
   method: "get",
   path: "/v1/vacancies",
   summary: "List vacancies",
-  description: "Filters are combined (AND). Ordered by uuid.",
+  description:
+    "Filters are combined (AND). Ordered by the primary system's own stable order (its internal id), so pages do not overlap while the data stands still.",
   tag: "Vacancies",
   auth: { scope: VACANCIES_SCOPE },
   query: {
