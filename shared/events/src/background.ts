@@ -1,28 +1,3 @@
-/**
- * Waits `ms`, or less when `signal` aborts; never rejects, so loops simply re-check their state.
- */
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  if (signal?.aborted) return Promise.resolve();
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      signal?.removeEventListener("abort", done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal?.addEventListener("abort", done, { once: true });
-  });
-}
-
-/**
- * Exponential backoff with jitter: min·2^(failures-1), capped at max, then scaled to 50–100 %
- * so replicas that failed together (NATS or PostgreSQL went away) do not retry in lockstep.
- */
-export function backoffMs(failures: number, minMs: number, maxMs: number): number {
-  const ceiling = Math.min(maxMs, minMs * 2 ** Math.max(0, failures - 1));
-  return Math.round(ceiling * (0.5 + Math.random() / 2));
-}
-
 /** Runs one task at a time, in call order: passes of one detector never overlap. */
 export function serialQueue(): <T>(task: () => Promise<T>) => Promise<T> {
   let tail: Promise<unknown> = Promise.resolve();

@@ -1,7 +1,7 @@
 import type pg from "pg";
 import { ensureStream, eventsStreamConfig } from "@svc/messaging";
 import type { JetStreamClient, JetStreamManager, Logger, Names } from "@svc/messaging";
-import { backoffMs, sleep } from "./background.ts";
+import { backoffMs, sleep } from "@svc/time";
 import { pruneOutbox } from "./outbox-prune.ts";
 import { checkedIdentifier } from "./pg-transaction.ts";
 import { relayBatch } from "./relay-batch.ts";

@@ -3,7 +3,7 @@ import type { KubeConfig, KubernetesObject } from "@kubernetes/client-node";
 import { describeError, isGone } from "./api-errors.ts";
 import type { Logger } from "./logger.ts";
 import { withTimeout } from "./request-options.ts";
-import { backoffMs, sleep } from "./timing.ts";
+import { backoffMs, sleep } from "@svc/time";
 
 /** A namespaced custom resource kind: group/version/plural as in its CRD. */
 export type ResourceKind = { group: string; version: string; plural: string; namespace: string };

@@ -1,4 +1,4 @@
-import { backoffMs } from "./timing.ts";
+import { backoffMs } from "@svc/time";
 
 export type WorkQueueOptions = {
   /** First retry delay after a failure; doubles per consecutive failure of the same key. */

@@ -14,7 +14,7 @@ import {
 import { LeadershipLostError } from "./leader.ts";
 import type { Fence, LeaderElector } from "./leader.ts";
 import type { Logger } from "./logger.ts";
-import { jittered, sleep } from "./timing.ts";
+import { jittered, sleep } from "@svc/time";
 
 export type LeaseElectorOptions = {
   kubeConfig: KubeConfig;

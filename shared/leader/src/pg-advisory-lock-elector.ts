@@ -3,7 +3,7 @@ import type pg from "pg";
 import { LeadershipLostError } from "./leader.ts";
 import type { Fence, LeaderElector, PgExecutor } from "./leader.ts";
 import type { Logger } from "./logger.ts";
-import { sleep } from "./timing.ts";
+import { sleep } from "@svc/time";
 
 export type PgAdvisoryLockElectorOptions = {
   /** Lends the dedicated lock session (held for the whole leadership) and campaign attempts. */

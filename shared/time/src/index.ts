@@ -125,3 +125,5 @@ export function localToIso(local: string | null, zone: string): string | null {
 export function localOfInstant(instantMs: number, zone: string): string {
   return isoInZone(instantMs, zone).slice(0, 19).replace("T", " ");
 }
+
+export { backoffMs, jittered, sleep } from "./wait.ts";

@@ -1,5 +1,6 @@
 import { LeaderGroup, type Fence, type LeaderElector } from "@svc/leader";
-import { backoffMs, serialQueue, sleep } from "../background.ts";
+import { backoffMs, sleep } from "@svc/time";
+import { serialQueue } from "../background.ts";
 import type { PassResult } from "./detection-pass.ts";
 import { createChangeDetector } from "./engine.ts";
 import type { ChangeDetector, ChangeDetectorOptions } from "./engine.ts";

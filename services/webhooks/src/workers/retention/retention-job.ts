@@ -1,6 +1,7 @@
 import type { LeaderTask } from "@svc/leader";
 import type { Logger } from "@svc/logging";
 import type { Clock } from "../../domain/model.ts";
+import { sleep } from "@svc/time";
 
 /** A position in the (received_at, event_uuid) walk over old events. */
 export type EventCursor = { receivedAt: string; eventUuid: string };
@@ -99,17 +100,4 @@ export function retentionTask(deps: RetentionDeps): LeaderTask {
     }
   };
   return { name: "retention", run: lead };
-}
-
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  if (signal?.aborted) return Promise.resolve();
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      signal?.removeEventListener("abort", done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal?.addEventListener("abort", done, { once: true });
-  });
 }

@@ -14,6 +14,15 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
+/**
+ * Exponential backoff with jitter: min·2^(failures-1), capped at max, then scaled to 50–100 %
+ * so replicas that failed together (a dependency went away) do not retry in lockstep.
+ */
+export function backoffMs(failures: number, minMs: number, maxMs: number): number {
+  const ceiling = Math.min(maxMs, minMs * 2 ** Math.max(0, failures - 1));
+  return Math.round(ceiling * (0.5 + Math.random() / 2));
+}
+
 /** `ms` stretched by up to `factor` (client-go's wait.Jitter): candidates spread their attempts. */
 export function jittered(ms: number, factor = 0.2): number {
   return Math.round(ms * (1 + Math.random() * factor));
