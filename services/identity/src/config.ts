@@ -10,22 +10,12 @@ import {
   z,
 } from "@svc/config";
 import { telemetryEnvShape } from "@svc/telemetry";
-import { assertTimeZone } from "@svc/time";
 
 /** The only module of this service that reads the environment (a lint rule enforces it). */
 export const SERVICE_NAME = "identity";
 export const SERVICE_VERSION = installationVersion;
 
 const MIN_PEPPER_BYTES = 32;
-
-function isTimeZone(zone: string): boolean {
-  try {
-    assertTimeZone(zone);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 const identityShape = {
   /**
@@ -37,10 +27,7 @@ const identityShape = {
     message: `must be at least ${MIN_PEPPER_BYTES} bytes (e.g. \`openssl rand -base64 48\`)`,
   }),
   /** A `created_since` date (YYYY-MM-DD) means midnight in this zone. */
-  TIME_ZONE: z
-    .string()
-    .default("Europe/Brussels")
-    .refine(isTimeZone, { message: "must be an IANA time zone such as Europe/Brussels" }),
+  TIME_ZONE: env.timeZone("Europe/Brussels"),
   /** How long POST /v1/applications waits for the vacancies service before answering 503. */
   VACANCY_LOOKUP_TIMEOUT_MS: env.int(2_000, 50, 30_000),
   /** How long an Idempotency-Key and its stored response are kept (at least 24 h). */

@@ -13,20 +13,10 @@ import {
   z,
 } from "@svc/config";
 import { telemetryEnvShape } from "@svc/telemetry";
-import { assertTimeZone } from "@svc/time";
 
 /** The only module of this service that reads the environment (a lint rule enforces it). */
 export const SERVICE_NAME = "practices";
 export const SERVICE_VERSION = installationVersion;
-
-function isTimeZone(zone: string): boolean {
-  try {
-    assertTimeZone(zone);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 const shape = z
   .object({
@@ -40,10 +30,7 @@ const shape = z
     ...detectorEnvShape,
     // The primary system's zone: its calendar date is the "today" of a secondary practice's
     // `active`, whatever zone the server or the database runs in.
-    TIME_ZONE: z
-      .string()
-      .default("Europe/Brussels")
-      .refine(isTimeZone, { message: "must be an IANA time zone such as Europe/Brussels" }),
+    TIME_ZONE: env.timeZone("Europe/Brussels"),
     // How long a list total (COUNT over the whole union, a full scan) is reused for the same
     // filters and day; 0 counts on every request. Page contents are always read fresh.
     PRACTICE_TOTALS_CACHE_MS: env.int(5_000, 0, 300_000),

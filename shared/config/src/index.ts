@@ -76,7 +76,22 @@ export const env = {
   logLevel: () =>
     z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   environment: () => z.enum(["production", "sandbox"]).default("sandbox"),
+  /** An IANA time zone the runtime knows (its ICU data), such as Europe/Brussels. */
+  timeZone: (fallback: string) =>
+    z
+      .string()
+      .default(fallback)
+      .refine(isTimeZone, { message: "must be an IANA time zone such as Europe/Brussels" }),
 };
+
+function isTimeZone(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat("en", { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 const rootPackage = JSON.parse(
   readFileSync(new URL("../../../package.json", import.meta.url), "utf8"),

@@ -53,4 +53,13 @@ describe("parseEnv", () => {
   it("reads the installation version from the root package as semver 0.x.y", () => {
     expect(installationVersion).toMatch(/^0\.\d+\.\d+$/);
   });
+
+  it("accepts a time zone the runtime knows and names TIME_ZONE when it does not", () => {
+    const zoned = z.object({ TIME_ZONE: env.timeZone("Europe/Brussels") });
+    expect(parseEnv(zoned, {})).toEqual({ TIME_ZONE: "Europe/Brussels" });
+    expect(parseEnv(zoned, { TIME_ZONE: "America/New_York" }).TIME_ZONE).toBe("America/New_York");
+    expect(() => parseEnv(zoned, { TIME_ZONE: "Mars/Olympus" })).toThrow(
+      /TIME_ZONE: must be an IANA time zone/,
+    );
+  });
 });
