@@ -17,7 +17,7 @@ import { promisify } from "node:util";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startReceiver, type Receiver } from "../../services/webhooks/test/support/receiver.ts";
-import { createTestCa, type TestCa } from "../../services/webhooks/test/support/test-ca.ts";
+import { createTestCa, type TestCa } from "@svc/testing";
 import { describeSamples, latency, ok, recovered, sleep, waitUntil } from "./support/checks.ts";
 import { faultSize } from "./support/fault-size.ts";
 import {

@@ -3,7 +3,7 @@
 import { SpanKind } from "@opentelemetry/api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createMetrics, sampleValue, type Metrics } from "@svc/telemetry";
-import { silentLogger } from "@svc/testing";
+import { silentLogger, createTestCa, type TestCa } from "@svc/testing";
 import { loadDispatcherConfig } from "../../services/webhooks/src/config.ts";
 import { systemClock } from "../../services/webhooks/src/domain/model.ts";
 import {
@@ -23,7 +23,6 @@ import {
   type Behaviour,
   type Receiver,
 } from "../../services/webhooks/test/support/receiver.ts";
-import { createTestCa, type TestCa } from "../../services/webhooks/test/support/test-ca.ts";
 import {
   parentIdOf,
   spanIdOf,

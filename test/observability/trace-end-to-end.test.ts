@@ -7,10 +7,9 @@ import { readFileSync } from "node:fs";
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sampleValue } from "@svc/telemetry";
-import { waitFor } from "@svc/testing";
+import { waitFor, createTestCa, type TestCa } from "@svc/testing";
 import { startPrivateStack, type PrivateStack } from "../support/private-stack.ts";
 import { startReceiver, type Receiver } from "../../services/webhooks/test/support/receiver.ts";
-import { createTestCa, type TestCa } from "../../services/webhooks/test/support/test-ca.ts";
 import {
   KIND,
   startOtlpReceiver,

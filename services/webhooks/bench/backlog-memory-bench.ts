@@ -26,7 +26,7 @@ import {
 } from "@svc/messaging";
 import { processMemory, recordBenchRows, type BenchRow } from "@svc/bench";
 import { build } from "@svc/build";
-import { createTempPgDatabase, silentLogger, testEnv } from "@svc/testing";
+import { createTempPgDatabase, silentLogger, testEnv, createTestCa } from "@svc/testing";
 import { createSubscriptionService } from "../src/app.ts";
 import { loadConfig } from "../src/config.ts";
 import { MIGRATIONS_FOLDER } from "../src/store/migrations.ts";
@@ -37,7 +37,6 @@ import { PgDispatchStore } from "../src/store/pg-dispatch-store.ts";
 import { baseEnv, testNamespace } from "../test/support/harness.ts";
 import { spawnDispatcher } from "../test/support/dispatcher-process.ts";
 import { killHard } from "../test/support/private-nats.ts";
-import { createTestCa } from "../test/support/test-ca.ts";
 import { startFastReceiver, type FastReceiver } from "./fast-receiver.ts";
 
 const arg = (name: string) =>

@@ -17,7 +17,7 @@ import {
 } from "@svc/messaging";
 import { recordBenchRows } from "@svc/bench";
 import { build } from "@svc/build";
-import { createTempPgDatabase, silentLogger, testEnv } from "@svc/testing";
+import { createTempPgDatabase, silentLogger, testEnv, createTestCa } from "@svc/testing";
 import { createSubscriptionService } from "../src/app.ts";
 import { loadConfig } from "../src/config.ts";
 import { MIGRATIONS_FOLDER } from "../src/store/migrations.ts";
@@ -27,7 +27,6 @@ import { baseEnv, testNamespace } from "../test/support/harness.ts";
 import { spawnDispatcher } from "../test/support/dispatcher-process.ts";
 import { killHard } from "../test/support/private-nats.ts";
 import { startReceiver } from "../test/support/receiver.ts";
-import { createTestCa } from "../test/support/test-ca.ts";
 import { bareBaseline, percentile, waitUntil } from "./bare-baseline.ts";
 
 const THROUGHPUT_SUBSCRIPTIONS = 10;

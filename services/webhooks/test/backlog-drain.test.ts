@@ -4,7 +4,7 @@ import { deliveriesStreamConfig, ensureStream, jetstream, jetstreamManager } fro
 import { createNatsDeliveryQueue } from "../src/messaging/nats-delivery-queue.ts";
 import { PgDispatchStore } from "../src/store/pg-dispatch-store.ts";
 import { startReceiver, type Receiver } from "./support/receiver.ts";
-import { createTestCa, type TestCa } from "./support/test-ca.ts";
+import { createTestCa, type TestCa } from "@svc/testing";
 import {
   fakeResolver,
   PUBLIC_BASE_URL,

@@ -3,8 +3,7 @@ import { randomUUID } from "node:crypto";
 import { createDrizzle } from "@svc/db";
 import { buildEvent } from "@svc/events";
 import { jetstream, jetstreamManager, publish } from "@svc/messaging";
-import { unusedPort } from "@svc/testing";
-import { createTestCa, type TestCa } from "./support/test-ca.ts";
+import { unusedPort, createTestCa, type TestCa } from "@svc/testing";
 import { startReceiver, type Behaviour, type Receiver } from "./support/receiver.ts";
 import {
   fakeResolver,

@@ -11,7 +11,7 @@ import {
 import { spawnDispatcher } from "./support/dispatcher-process.ts";
 import { killHard, startPrivateNats, type PrivateNats } from "./support/private-nats.ts";
 import { startReceiver, type Receiver } from "./support/receiver.ts";
-import { createTestCa, type TestCa } from "./support/test-ca.ts";
+import { createTestCa, type TestCa } from "@svc/testing";
 import {
   fakeResolver,
   PUBLIC_BASE_URL,

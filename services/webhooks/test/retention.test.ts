@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { purgeExpired, type RetentionStore } from "../src/workers/retention/retention-job.ts";
 import { PgRetentionStore } from "../src/store/pg-retention-store.ts";
 import { startReceiver, type Receiver } from "./support/receiver.ts";
-import { createTestCa, type TestCa } from "./support/test-ca.ts";
+import { createTestCa, type TestCa } from "@svc/testing";
 import { fakeResolver, startHarness, waitFor, type Harness } from "./support/harness.ts";
 
 const DAY = 86_400_000;

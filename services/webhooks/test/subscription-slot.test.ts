@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startReceiver, type Receiver } from "./support/receiver.ts";
-import { createTestCa, type TestCa } from "./support/test-ca.ts";
+import { createTestCa, type TestCa } from "@svc/testing";
 import { fakeResolver, sleep, startHarness, waitFor, type Harness } from "./support/harness.ts";
 
 /**

@@ -4,7 +4,7 @@ import { createGuardedClient } from "../src/outbound/guarded-client.ts";
 import { addressProblem, createUrlGuard } from "../src/outbound/url-guard.ts";
 import type { HostResolver } from "../src/outbound/resolver.ts";
 import { createSecretBox } from "../src/store/secret-box.ts";
-import { createTestCa, type TestCa } from "./support/test-ca.ts";
+import { createTestCa, type TestCa } from "@svc/testing";
 import { startReceiver, type Receiver } from "./support/receiver.ts";
 import {
   fakeResolver,
