@@ -24,7 +24,7 @@ afterAll(async () => {
   await database.drop();
 });
 
-/** This session's statement counters (SHOW is itself prepared and executed once). */
+/** The connection's own statement counters (SHOW is itself prepared and executed once). */
 async function counters(): Promise<{ prepared: number; executed: number }> {
   const rows = await db.query<{ Variable_name: string; Value: string }>(
     "SHOW SESSION STATUS WHERE Variable_name IN ('Com_stmt_prepare', 'Com_stmt_execute')",
