@@ -26,8 +26,9 @@ seccompProfile:
 {{- end -}}
 
 {{/*
-Probes on the internal port. /livez never touches a dependency, so a database outage takes pods
-out of the Service (readiness) without restarting them all (liveness).
+Probes on the internal port. /livez never touches a dependency, so an outage restarts nothing;
+/readyz holds a pod back until its first connections are open, and a later outage of a shared
+dependency keeps it in the Service answering the API's 503 envelope (docs/decisions/readiness-rule.md).
 */}}
 {{- define "integration-service.probes" -}}
 {{- $p := .Values.probes -}}

@@ -58,9 +58,9 @@ describe("graceful shutdown", () => {
 });
 
 describe("internal endpoints", () => {
-  it("answers /livez without touching dependencies, /readyz per dependency, and 503 while draining", async () => {
+  it("answers /livez without touching dependencies, /readyz 503 until every dependency has answered once, then 200 reporting outages, and 503 while draining", async () => {
     let draining = false;
-    let dbUp = true;
+    let dbUp = false;
     const server = await listen(
       internalEndpoints({
         readiness: [
@@ -80,10 +80,21 @@ describe("internal endpoints", () => {
     );
     try {
       expect((await get(server.port, "/livez")).status).toBe(200);
-      expect((await get(server.port, "/readyz")).status).toBe(200);
+      const starting = await get(server.port, "/readyz");
+      expect(starting.status).toBe(503);
+      expect(JSON.parse(starting.body)).toMatchObject({ status: "starting" });
+      dbUp = true;
+      const ready = await get(server.port, "/readyz");
+      expect(ready.status).toBe(200);
+      expect(JSON.parse(ready.body)).toMatchObject({ status: "ok" });
+      // A shared dependency's outage after start is reported (from the previous probe's run, so
+      // the probe never waits for a hung dependency) but keeps the pod in the Service.
       dbUp = false;
+      expect(JSON.parse((await get(server.port, "/readyz")).body)).toMatchObject({ status: "ok" });
+      await new Promise((r) => setTimeout(r, 50));
       const down = await get(server.port, "/readyz");
-      expect(down.status).toBe(503);
+      expect(down.status).toBe(200);
+      expect(JSON.parse(down.body)).toMatchObject({ status: "degraded" });
       expect(JSON.parse(down.body).checks).toContainEqual({
         name: "database",
         ok: false,
@@ -93,6 +104,38 @@ describe("internal endpoints", () => {
       dbUp = true;
       draining = true;
       expect((await get(server.port, "/readyz")).status).toBe(503);
+    } finally {
+      await server.close(100);
+    }
+  });
+
+  it("answers /readyz at once after start even while a dependency check hangs", async () => {
+    let hang = false;
+    const server = await listen(
+      internalEndpoints({
+        readiness: [
+          {
+            name: "database",
+            check: () => (hang ? new Promise<void>(() => undefined) : Promise.resolve()),
+          },
+        ],
+        checkTimeoutMs: 1_000,
+      }),
+      0,
+      "127.0.0.1",
+    );
+    try {
+      expect((await get(server.port, "/readyz")).status).toBe(200);
+      hang = true;
+      for (let i = 0; i < 3; i += 1) {
+        const started = Date.now();
+        expect((await get(server.port, "/readyz")).status).toBe(200);
+        expect(Date.now() - started).toBeLessThan(200);
+      }
+      await new Promise((r) => setTimeout(r, 1_100));
+      const down = JSON.parse((await get(server.port, "/readyz")).body);
+      expect(down).toMatchObject({ status: "degraded" });
+      expect(down.checks[0]).toMatchObject({ name: "database", ok: false });
     } finally {
       await server.close(100);
     }
