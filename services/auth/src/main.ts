@@ -55,7 +55,12 @@ const pool = createPgPool({
 });
 if (config.MIGRATE_ON_START)
   await runMigrations(pool, { schema: SERVICE_NAME, migrationsFolder: MIGRATIONS_FOLDER });
-const revocations = startRevocationFeed({ config, name: SERVICE_NAME, logger });
+const revocations = startRevocationFeed({
+  config,
+  name: SERVICE_NAME,
+  logger,
+  meter: metrics.meter,
+});
 const reconciliation = scheduleReconciliation(revocations, {
   store: new PgClientStore(pool),
   logger,

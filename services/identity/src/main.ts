@@ -36,7 +36,12 @@ const metrics = createMetrics({
   otlp: metricsPushEnabled(config),
 });
 // Revocations (auth's KV bucket): a revoked client's tokens are refused within seconds.
-const revocations = startRevocationFeed({ config, name: SERVICE_NAME, logger });
+const revocations = startRevocationFeed({
+  config,
+  name: SERVICE_NAME,
+  logger,
+  meter: metrics.meter,
+});
 const verify = createCachedTokenVerifier({
   keys: remoteKeys(config.AUTH_JWKS_URL),
   issuer: config.TOKEN_ISSUER,

@@ -45,6 +45,7 @@ const revocations = startRevocationFeed({
   config: loadRevocationFeedConfig(),
   name: SERVICE_NAME,
   logger,
+  meter: metrics.meter,
 });
 const verify = createCachedTokenVerifier({
   keys: remoteKeys(config.AUTH_JWKS_URL),

@@ -1,3 +1,4 @@
+import type { Meter } from "@opentelemetry/api";
 import type { ReadinessCheck } from "@svc/http";
 import {
   connectNats,
@@ -30,6 +31,8 @@ export interface RevocationFeedOptions {
   retryDelayMs?: number;
   probeIntervalMs?: number;
   restartAfterMs?: number;
+  /** The process's Meter: `auth.revocation_list.staleness` is observed on it when given. */
+  meter?: Meter;
 }
 
 export interface RevocationFeed {
@@ -65,6 +68,7 @@ export function startRevocationFeed(options: RevocationFeedOptions): RevocationF
     for (const listener of listeners) watch.onRevocation(listener);
     void watch.loaded.then(markLoaded);
   });
+  const unobserve = options.meter ? observeStaleness(options.meter, state) : () => undefined;
   return {
     view: { status: (token) => state.watch?.status(token) ?? "unknown" },
     readiness: {
@@ -82,6 +86,7 @@ export function startRevocationFeed(options: RevocationFeedOptions): RevocationF
       state.watch?.onRevocation(listener);
     },
     stop: async () => {
+      unobserve();
       state.stopped = true;
       state.wake();
       await started;
@@ -89,6 +94,24 @@ export function startRevocationFeed(options: RevocationFeedOptions): RevocationF
       if (state.nc && !options.connection) await drainNats(state.nc, { timeoutMs: 2_000 });
     },
   };
+}
+
+/**
+ * `auth.revocation_list.staleness`: seconds since this process last confirmed that its revocation
+ * list holds everything in the bucket (about a second while the watch is healthy). It is how late
+ * a revocation can take effect in this process; nothing is observed before the first load.
+ */
+function observeStaleness(meter: Meter, state: FeedState): () => void {
+  const gauge = meter.createObservableGauge("auth.revocation_list.staleness", {
+    unit: "s",
+    description: "Seconds since the revocation list was last confirmed complete",
+  });
+  const callback = (result: { observe(value: number): void }) => {
+    const ago = state.watch?.health().confirmedAgoMs;
+    if (ago !== null && ago !== undefined) result.observe(ago / 1_000);
+  };
+  gauge.addCallback(callback);
+  return () => gauge.removeCallback(callback);
 }
 
 interface FeedState {

@@ -9,7 +9,8 @@ import {
   type KV,
   type NatsConnection,
 } from "@svc/messaging";
-import { TcpProxy, testEnv } from "@svc/testing";
+import { createMetrics, sampleValue } from "@svc/telemetry";
+import { TcpProxy, testEnv, waitFor as waitUntil } from "@svc/testing";
 import {
   REVOCATION_BUCKET_OPTIONS,
   encodeRevocation,
@@ -286,6 +287,56 @@ describe("startRevocationFeed", () => {
       expect(feed.bucket()).toBeDefined();
     } finally {
       await feed.stop();
+    }
+  });
+});
+
+describe("auth.revocation_list.staleness", () => {
+  it("reports about a second while the watch is healthy, grows while NATS cannot be reached, and falls back once it can", async () => {
+    const target = new URL(testEnv.TEST_NATS_URL);
+    const proxy = await TcpProxy.start({
+      host: target.hostname,
+      port: Number(target.port || 4222),
+    });
+    const proxied = await connectNats({
+      servers: `nats://127.0.0.1:${proxy.port}`,
+      name: "revocation-staleness-proxied",
+      logger: recordingLogger(),
+      reconnectTimeWaitMs: 100,
+    });
+    const metrics = createMetrics({
+      serviceName: "auth-test",
+      serviceVersion: "0.0.0",
+      environment: "sandbox",
+      otlp: false,
+    });
+    const staleness = async () =>
+      sampleValue(await metrics.scrape(), "auth_revocation_list_staleness");
+    const feed = startRevocationFeed({
+      config: { NATS_SERVERS: [], NATS_NAMESPACE: namespace, REVOCATION_MAX_STALENESS_MS: 60_000 },
+      name: "feed-staleness-test",
+      logger: recordingLogger(),
+      connection: proxied,
+      probeIntervalMs: 100,
+      meter: metrics.meter,
+    });
+    try {
+      await feed.loaded;
+      await waitUntil("a fresh confirmation", async () => ((await staleness()) ?? 99) < 1, 3_000);
+      proxy.pause();
+      await waitUntil("staleness to grow", async () => ((await staleness()) ?? 0) > 1.5, 5_000);
+      proxy.resume();
+      await waitUntil(
+        "confirmation after the outage",
+        async () => ((await staleness()) ?? 99) < 1,
+        10_000,
+      );
+    } finally {
+      proxy.resume();
+      await feed.stop();
+      await drainNats(proxied, { timeoutMs: 1_000 });
+      await proxy.close();
+      await metrics.shutdown();
     }
   });
 });
