@@ -11,12 +11,17 @@ import { unknownFields, unknownFieldsStrict, validateModel } from "./support/k8s
 
 /**
  * Kinds from CRDs that kubernetes-models does not cover, with the fields their spec may use
- * (the Prometheus Operator's ServiceMonitor, as far as the chart uses it).
+ * (the Prometheus Operator's ServiceMonitor and PrometheusRule, as far as the chart uses them;
+ * test/chart/alerts.test.ts checks the rules themselves).
  */
 const foreignKinds: Record<string, { apiVersion: string; specFields: string[] }> = {
   ServiceMonitor: {
     apiVersion: "monitoring.coreos.com/v1",
     specFields: ["selector", "jobLabel", "endpoints", "namespaceSelector"],
+  },
+  PrometheusRule: {
+    apiVersion: "monitoring.coreos.com/v1",
+    specFields: ["groups"],
   },
 };
 /** Our own custom resources: validated against the CRD in crd.test.ts. */

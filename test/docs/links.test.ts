@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { anchorsOf } from "./support/markdown.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
@@ -11,27 +12,6 @@ function trackedFiles(): string[] {
   return execFileSync("git", ["ls-files", "-z"], { cwd: ROOT, encoding: "utf8" })
     .split("\0")
     .filter((f) => f !== "" && existsSync(join(ROOT, f)));
-}
-
-/** GitHub's anchor of a heading: lower case, punctuation dropped, spaces to dashes. */
-function anchorOf(heading: string): string {
-  return heading
-    .trim()
-    .toLowerCase()
-    .replace(/[`*_~[\]()]/g, "")
-    .replace(/[^\p{L}\p{N} -]/gu, "")
-    .replace(/ /g, "-");
-}
-
-function anchorsOf(markdown: string): Set<string> {
-  const anchors = new Set<string>();
-  let inFence = false;
-  for (const line of markdown.split("\n")) {
-    if (/^\s*(`{3,}|~{3,})/.test(line)) inFence = !inFence;
-    const heading = !inFence && /^#{1,6}\s+(.*)$/.exec(line);
-    if (heading) anchors.add(anchorOf(heading[1]!));
-  }
-  return anchors;
 }
 
 /** Inline links `[text](target)` outside code, with their line numbers. */

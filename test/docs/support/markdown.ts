@@ -51,3 +51,25 @@ export function blockLabel(block: FencedBlock, root: string): string {
     : block.file;
   return `${rel}:${block.line} (${block.lang})`;
 }
+
+/** GitHub's anchor of a heading: lower case, punctuation dropped, spaces to dashes. */
+export function anchorOf(heading: string): string {
+  return heading
+    .trim()
+    .toLowerCase()
+    .replace(/[`*_~[\]()]/g, "")
+    .replace(/[^\p{L}\p{N} -]/gu, "")
+    .replace(/ /g, "-");
+}
+
+/** The anchors of every heading of a markdown document (outside fenced code). */
+export function anchorsOf(markdown: string): Set<string> {
+  const anchors = new Set<string>();
+  let inFence = false;
+  for (const line of markdown.split("\n")) {
+    if (/^\s*(`{3,}|~{3,})/.test(line)) inFence = !inFence;
+    const heading = !inFence && /^#{1,6}\s+(.*)$/.exec(line);
+    if (heading) anchors.add(anchorOf(heading[1]!));
+  }
+  return anchors;
+}

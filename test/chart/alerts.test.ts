@@ -1,0 +1,176 @@
+// The chart's PrometheusRule and Grafana dashboard: every expression is valid PromQL (parsed with
+// Prometheus' own grammar), uses only metrics the code exports, and every alert links to a runbook
+// section of the platform guide that exists.
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { parser } from "@prometheus-io/lezer-promql";
+import { describe, expect, it } from "vitest";
+import { anchorsOf } from "../docs/support/markdown.ts";
+import { byKind, render, repoRoot, valueSets, type K8sObject } from "./support/helm.ts";
+
+interface Rule {
+  alert: string;
+  expr: string;
+  for?: string;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+}
+
+interface Dashboard {
+  uid: string;
+  panels: Array<{ title: string; targets: Array<{ expr: string }> }>;
+}
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (name === "node_modules" || name === "test") return [];
+    if (statSync(path).isDirectory()) return sourceFiles(path);
+    return name.endsWith(".ts") && !name.endsWith(".test.ts") ? [path] : [];
+  });
+}
+
+/**
+ * The Prometheus series of every OpenTelemetry instrument the services and shared packages create:
+ * dots become underscores, counters get `_total`, histograms `_bucket`, `_count` and `_sum`.
+ */
+function exportedSeries(): Set<string> {
+  const series = new Set<string>();
+  const files = ["services", "shared"].flatMap((top) =>
+    readdirSync(join(repoRoot, top)).flatMap((ws) => {
+      const src = join(repoRoot, top, ws, "src");
+      try {
+        return sourceFiles(src);
+      } catch {
+        return [];
+      }
+    }),
+  );
+  const created = /\.create(\w+)\(\s*"([a-z0-9_.]+)"/g;
+  for (const file of files) {
+    for (const [, kind, name] of readFileSync(file, "utf8").matchAll(created)) {
+      const base = name!.replaceAll(".", "_");
+      if (kind === "Counter" || kind === "ObservableCounter") series.add(`${base}_total`);
+      else if (kind === "Histogram")
+        for (const s of ["bucket", "count", "sum"]) series.add(`${base}_${s}`);
+      else if (/Gauge|UpDownCounter/.test(kind!)) series.add(base);
+    }
+  }
+  return series;
+}
+
+/** Parses a PromQL expression; throws naming the position of a syntax error. */
+function metricsOf(expr: string): string[] {
+  const tree = parser.parse(expr);
+  const metrics: string[] = [];
+  const cursor = tree.cursor();
+  do {
+    if (cursor.type.isError) throw new Error(`PromQL syntax error at ${cursor.from} in: ${expr}`);
+    if (cursor.name === "Identifier" && cursor.node.parent?.name === "VectorSelector")
+      metrics.push(expr.slice(cursor.from, cursor.to));
+  } while (cursor.next());
+  return metrics;
+}
+
+/** Grafana's variables, replaced by values PromQL accepts. */
+const grafanaExpr = (expr: string) =>
+  expr.replaceAll("$__rate_interval", "5m").replaceAll("$namespace", "integration");
+
+const rulesOf = (objects: K8sObject[]): Rule[] =>
+  byKind(objects, "PrometheusRule").flatMap((r) =>
+    (r.spec as { groups: Array<{ rules: Rule[] }> }).groups.flatMap((g) => g.rules),
+  );
+
+const series = exportedSeries();
+const runbookAnchors = anchorsOf(readFileSync(join(repoRoot, "docs/platform.md"), "utf8"));
+
+describe("alerting rules", () => {
+  it("are not rendered unless metrics.prometheusRule.enabled", async () => {
+    expect(byKind(await render(valueSets.default), "PrometheusRule")).toEqual([]);
+  });
+
+  it("parse as PromQL and use only metrics the services export, scoped to the release's namespace", async () => {
+    const rules = rulesOf(await render(valueSets.production));
+    expect(rules.length).toBeGreaterThanOrEqual(10);
+    for (const rule of rules) {
+      const used = metricsOf(rule.expr);
+      expect(used.length, rule.alert).toBeGreaterThan(0);
+      for (const metric of used) expect(series, `${rule.alert}: ${metric}`).toContain(metric);
+      expect(rule.expr, rule.alert).not.toMatch(/\{(?![^}]*namespace="integration")[^}]*\}/);
+    }
+  });
+
+  it("cover dead deliveries, delivery failures, both consumers' lag, change detection, the outbox, 5xx and revocations", async () => {
+    const rules = rulesOf(await render(valueSets.production));
+    const using = (metric: string, text = "") =>
+      rules.filter((r) => metricsOf(r.expr).includes(metric) && r.expr.includes(text));
+    expect(using("webhook_delivery_dead_total")).not.toEqual([]);
+    expect(using("webhook_delivery_attempts_total", 'outcome!="succeeded"')).not.toEqual([]);
+    expect(using("messaging_consumer_pending", "_EVENTS")).not.toEqual([]);
+    expect(using("messaging_consumer_pending", "_WEBHOOK_DELIVERIES")).not.toEqual([]);
+    expect(using("change_detection_pass_duration_count", 'outcome="ok"')).not.toEqual([]);
+    expect(using("change_detection_pass_duration_bucket")).not.toEqual([]);
+    expect(using("outbox_oldest_pending_age")).not.toEqual([]);
+    expect(using("http_server_request_duration_count", '"5.."')).not.toEqual([]);
+    expect(using("auth_revocation_list_staleness")).not.toEqual([]);
+  });
+
+  it("carry a severity, a summary and a runbook section of the platform guide that exists", async () => {
+    for (const [values, prefix] of [
+      [valueSets.production, "https://docs.integration.example.com/platform#"],
+      [["--set", "metrics.prometheusRule.enabled=true"], "docs/platform.md#"],
+    ] as const) {
+      const objects =
+        values === valueSets.production
+          ? await render(valueSets.production)
+          : await render([], [...values]);
+      for (const rule of rulesOf(objects)) {
+        expect(["critical", "warning", "info"], rule.alert).toContain(rule.labels?.severity);
+        expect(rule.annotations?.summary, rule.alert).toBeTruthy();
+        const link = rule.annotations?.runbook_url ?? rule.annotations?.runbook ?? "";
+        expect(link.startsWith(prefix), `${rule.alert}: ${link}`).toBe(true);
+        expect(runbookAnchors, `${rule.alert}: ${link}`).toContain(link.slice(prefix.length));
+      }
+    }
+  });
+
+  it("take their thresholds from values", async () => {
+    const rules = rulesOf(
+      await render(
+        [],
+        [
+          "--set",
+          "metrics.prometheusRule.enabled=true",
+          "--set",
+          "metrics.prometheusRule.thresholds.outboxAgeSeconds=42",
+        ],
+      ),
+    );
+    const outbox = rules.find((r) => metricsOf(r.expr).includes("outbox_oldest_pending_age"));
+    expect(outbox?.expr).toMatch(/> 42\s*$/);
+  });
+});
+
+describe("Grafana dashboard", () => {
+  it("is not rendered unless metrics.dashboard.enabled", async () => {
+    const maps = byKind(await render(valueSets.default), "ConfigMap");
+    expect(maps.filter((m) => m.metadata.name.endsWith("-dashboard"))).toEqual([]);
+  });
+
+  it("is a ConfigMap with the sidecar's label whose panels query only exported metrics", async () => {
+    const [map] = byKind(await render(valueSets.production), "ConfigMap").filter((m) =>
+      m.metadata.name.endsWith("-dashboard"),
+    );
+    expect(map?.metadata.labels).toMatchObject({ grafana_dashboard: "1" });
+    const data = (map as unknown as { data: Record<string, string> }).data;
+    const dashboard = JSON.parse(data["integration-service.json"]!) as Dashboard;
+    expect(dashboard.uid).toBe("integration-service");
+    expect(dashboard.panels.length).toBeGreaterThanOrEqual(10);
+    for (const panel of dashboard.panels) {
+      expect(panel.targets.length, panel.title).toBeGreaterThan(0);
+      for (const target of panel.targets)
+        for (const metric of metricsOf(grafanaExpr(target.expr)))
+          expect(series, `${panel.title}: ${metric}`).toContain(metric);
+    }
+  });
+});
