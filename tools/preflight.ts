@@ -45,7 +45,8 @@ export function dependencies(urls: { pg: string; mysql: string; nats: string }):
       howToStart:
         "start-stop-daemon --start --oknodo --background --exec /usr/sbin/nats-server -- -a 127.0.0.1 -p 4222 -js -sd /var/lib/nats-server -l /var/log/nats-server.log",
       check: async () => {
-        const nc = await connect({ servers: urls.nats, timeout: 3_000, maxReconnectAttempts: 0 });
+        const servers = urls.nats.split(",").map((s) => s.trim());
+        const nc = await connect({ servers, timeout: 3_000, maxReconnectAttempts: 0 });
         try {
           await (await jetstreamManager(nc)).getAccountInfo();
         } finally {

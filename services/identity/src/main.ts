@@ -9,7 +9,7 @@ import {
 } from "@svc/http";
 import { createCachedTokenVerifier, remoteKeys, startRevocationFeed } from "@svc/auth";
 import { createPgPool, runMigrations } from "@svc/db";
-import { connectNats, drainNats, names } from "@svc/messaging";
+import { connectNats, drainNats, names, natsConnectSettings } from "@svc/messaging";
 import { loadConfig, SERVICE_NAME, SERVICE_VERSION, type Config } from "./config.ts";
 import { createApp } from "./app.ts";
 import { MIGRATIONS_FOLDER } from "./store/migrations.ts";
@@ -56,7 +56,11 @@ const pool = createPgPool({
 });
 if (config.MIGRATE_ON_START)
   await runMigrations(pool, { schema: SERVICE_NAME, migrationsFolder: MIGRATIONS_FOLDER });
-const nc = await connectNats({ servers: [...config.NATS_SERVERS], name: SERVICE_NAME, logger });
+const nc = await connectNats({
+  ...natsConnectSettings(config),
+  name: SERVICE_NAME,
+  logger,
+});
 const vacancies = new NatsVacancyDirectory({
   nc,
   subject: names(config.NATS_NAMESPACE).rpc.vacancyExists,

@@ -14,7 +14,7 @@ import {
   startRevocationFeed,
 } from "@svc/auth";
 import { createLegacyDb, createPgPool, runMigrations } from "@svc/db";
-import { connectNats, drainNats } from "@svc/messaging";
+import { connectNats, drainNats, natsConnectSettings } from "@svc/messaging";
 import { loadConfig, SERVICE_NAME, SERVICE_VERSION, type Config } from "./config.ts";
 import { createApp } from "./app.ts";
 import { createLeaderGroup } from "@svc/leader";
@@ -89,7 +89,11 @@ readiness.push(revocations.readiness);
 // process's leader group (one replica at a time), and the outbox relay to the events stream in
 // every replica. NATS is not a readiness check: the read API does not need it, and events wait in
 // the outbox while it is away.
-const nc = await connectNats({ servers: [...config.NATS_SERVERS], name: SERVICE_NAME, logger });
+const nc = await connectNats({
+  ...natsConnectSettings(config),
+  name: SERVICE_NAME,
+  logger,
+});
 const leader = await createLeaderGroup(config, { pool, logger, name: "practices-change-detector" });
 const events = await startEventPipeline({
   settings: config,

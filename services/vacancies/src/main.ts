@@ -9,7 +9,7 @@ import {
 } from "@svc/http";
 import { createCachedTokenVerifier, remoteKeys, startRevocationFeed } from "@svc/auth";
 import { createLegacyDb, createPgPool, runMigrations } from "@svc/db";
-import { connectNats, drainNats } from "@svc/messaging";
+import { connectNats, drainNats, natsConnectSettings } from "@svc/messaging";
 import { loadConfig, SERVICE_NAME, SERVICE_VERSION, type Config } from "./config.ts";
 import { createApp } from "./app.ts";
 import { createLeaderGroup } from "@svc/leader";
@@ -64,7 +64,11 @@ const pool = createPgPool({
 if (config.MIGRATE_ON_START)
   await runMigrations(pool, { schema: SERVICE_NAME, migrationsFolder: MIGRATIONS_FOLDER });
 const vacancies = vacancySourceFor(legacy, config);
-const nc = await connectNats({ servers: [...config.NATS_SERVERS], name: SERVICE_NAME, logger });
+const nc = await connectNats({
+  ...natsConnectSettings(config),
+  name: SERVICE_NAME,
+  logger,
+});
 const vacancyExists = serveVacancyExists(nc, config.NATS_NAMESPACE, vacancies, logger);
 // NATS is not a readiness check: the HTTP read API does not need it, and a NATS outage must not
 // take vacancy reads offline (the client reconnects on its own).

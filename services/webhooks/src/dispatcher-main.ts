@@ -8,7 +8,7 @@ import {
   type ReadinessCheck,
 } from "@svc/http";
 import { createPgPool, runMigrations } from "@svc/db";
-import { connectNats, drainNats, jetstream, names } from "@svc/messaging";
+import { connectNats, drainNats, jetstream, names, natsConnectSettings } from "@svc/messaging";
 import {
   loadDispatcherConfig,
   SERVICE_NAME,
@@ -50,7 +50,11 @@ if (config.WEBHOOK_SECRET_KEY.isDevelopmentKey)
   logger.warn(
     "WEBHOOK_SECRET_KEY is not set: webhook secrets are opened with the public development key",
   );
-const nc = await connectNats({ servers: [...config.NATS_SERVERS], name: PROCESS_NAME, logger });
+const nc = await connectNats({
+  ...natsConnectSettings(config),
+  name: PROCESS_NAME,
+  logger,
+});
 const client = createDeliveryClient(config, systemResolver());
 const dispatcher = await startDispatcher({
   config,

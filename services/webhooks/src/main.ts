@@ -9,7 +9,7 @@ import {
 } from "@svc/http";
 import { createCachedTokenVerifier, remoteKeys, startRevocationFeed } from "@svc/auth";
 import { createPgPool, runMigrations } from "@svc/db";
-import { connectNats, drainNats, jetstream, names } from "@svc/messaging";
+import { connectNats, drainNats, jetstream, names, natsConnectSettings } from "@svc/messaging";
 import { loadConfig, SERVICE_NAME, SERVICE_VERSION, type Config } from "./config.ts";
 import { createApp } from "./app.ts";
 import { MIGRATIONS_FOLDER } from "./store/migrations.ts";
@@ -58,7 +58,11 @@ if (config.WEBHOOK_SECRET_KEY.isDevelopmentKey)
     "WEBHOOK_SECRET_KEY is not set: webhook secrets are sealed with the public development key",
   );
 // Ping and manual redelivery publish to the deliveries work stream the dispatcher consumes.
-const nc = await connectNats({ servers: [...config.NATS_SERVERS], name: SERVICE_NAME, logger });
+const nc = await connectNats({
+  ...natsConnectSettings(config),
+  name: SERVICE_NAME,
+  logger,
+});
 const queue = createNatsDeliveryQueue(jetstream(nc), names(config.NATS_NAMESPACE));
 const readiness: ReadinessCheck[] = [
   { name: "database", check: async () => void (await pool.query("SELECT 1")) },

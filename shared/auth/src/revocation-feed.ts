@@ -3,11 +3,15 @@ import type { ReadinessCheck } from "@svc/http";
 import {
   connectNats,
   drainNats,
+  jetStreamTopology,
   names,
+  natsConnectSettings,
   openKv,
   type KV,
   type Logger,
   type NatsConnection,
+  type NatsSettings,
+  type TopologySettings,
 } from "@svc/messaging";
 import { REVOCATION_BUCKET_OPTIONS, type ClientRevocation } from "./revocation-record.ts";
 import { watchRevocations, type RevocationWatch } from "./revocation-watch.ts";
@@ -17,11 +21,11 @@ export interface RevocationFeedOptions {
   /**
    * A service config carrying natsEnvShape (or revocationFeedEnvShape); staleness defaults to 60 s.
    */
-  config: {
-    NATS_SERVERS: ReadonlyArray<string>;
-    NATS_NAMESPACE: string;
-    REVOCATION_MAX_STALENESS_MS?: number;
-  };
+  config: NatsSettings &
+    TopologySettings & {
+      NATS_NAMESPACE: string;
+      REVOCATION_MAX_STALENESS_MS?: number;
+    };
   /** NATS connection name (service and role). */
   name: string;
   logger: Logger;
@@ -133,11 +137,14 @@ async function connectLoop(
       state.nc ??=
         options.connection ??
         (await connectNats({
-          servers: [...options.config.NATS_SERVERS],
+          ...natsConnectSettings(options.config),
           name: options.name,
           logger: options.logger,
         }));
-      state.kv = await openKv(state.nc, bucket, REVOCATION_BUCKET_OPTIONS);
+      state.kv = await openKv(state.nc, bucket, {
+        ...REVOCATION_BUCKET_OPTIONS,
+        topology: jetStreamTopology(options.config),
+      });
       if (state.stopped) return;
       state.watch = watchRevocations({
         kv: state.kv,

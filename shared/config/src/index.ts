@@ -147,6 +147,25 @@ export const natsEnvShape = {
       message: "must be 1-16 lower-case letters or digits, starting with a letter",
     })
     .default("svc"),
+  /** Authentication, at most one way: user and password, a token, a .creds file or an NKEY seed. */
+  NATS_USER: z.string().min(1).optional(),
+  NATS_PASSWORD: z.string().min(1).optional(),
+  NATS_TOKEN: z.string().min(1).optional(),
+  NATS_CREDS_FILE: z.string().min(1).optional(),
+  NATS_NKEY_SEED_FILE: z.string().min(1).optional(),
+  /** TLS: the CA that signed the servers' certificates, and a client certificate if required. */
+  NATS_TLS_CA_FILE: z.string().min(1).optional(),
+  NATS_TLS_CERT_FILE: z.string().min(1).optional(),
+  NATS_TLS_KEY_FILE: z.string().min(1).optional(),
+  /** Copies of every stream and KV bucket this installation creates: 1, 3 or 5. */
+  NATS_REPLICAS: z.coerce
+    .number()
+    .int()
+    .refine((n) => n === 1 || n === 3 || n === 5, { message: "must be 1, 3 or 5" })
+    .default(1),
+  /** JetStream placement of those streams: a cluster name and server tags. */
+  NATS_PLACEMENT_CLUSTER: z.string().min(1).optional(),
+  NATS_PLACEMENT_TAGS: env.list(""),
 };
 
 /** The outbox relay (`startRelay` of @svc/events): every service that writes events. */

@@ -8,15 +8,17 @@ import {
   eventsStreamConfig,
   jetstream,
   jetstreamManager,
-  names,
+  jetStreamTopology,
   type Logger,
+  names,
   type NatsConnection,
+  type TopologySettings,
 } from "@svc/messaging";
 
 /**
  * The config keys the event pipeline reads (relayEnvShape, detectorEnvShape and the service's own).
  */
-export type EventSettings = {
+export type EventSettings = TopologySettings & {
   NATS_NAMESPACE: string;
   PUBLIC_BASE_URL: string;
   TIME_ZONE: string;
@@ -76,8 +78,9 @@ export type EventPipeline = {
 export async function startEventPipeline(options: EventPipelineOptions): Promise<EventPipeline> {
   const { settings, schema, pool, nc, logger } = options;
   const eventNames = names(settings.NATS_NAMESPACE);
+  const topology = jetStreamTopology(settings);
   const jsm = await jetstreamManager(nc);
-  await ensureStream(jsm, eventsStreamConfig(eventNames));
+  await ensureStream(jsm, eventsStreamConfig(eventNames, topology));
   const meter = options.meter ? { meter: options.meter } : {};
   const relay = startRelay({
     pool,
@@ -85,6 +88,7 @@ export async function startEventPipeline(options: EventPipelineOptions): Promise
     js: jetstream(nc),
     jsm,
     names: eventNames,
+    topology,
     logger,
     pollMs: settings.RELAY_POLL_MS,
     ...meter,

@@ -1,5 +1,5 @@
 import type pg from "pg";
-import { ensureStream, eventsStreamConfig } from "@svc/messaging";
+import { ensureStream, eventsStreamConfig, type JetStreamTopology } from "@svc/messaging";
 import type { JetStreamClient, JetStreamManager, Logger, Names } from "@svc/messaging";
 import { backoffMs, sleep } from "@svc/time";
 import { pruneOutbox } from "./outbox-prune.ts";
@@ -16,6 +16,8 @@ export type RelayOptions = {
   js: JetStreamClient;
   jsm: JetStreamManager;
   names: Names;
+  /** Replicas and placement of the events stream when the relay creates it; one by default. */
+  topology?: JetStreamTopology;
   logger: Logger;
   /** Rows claimed, published and marked per transaction; default 500. */
   batchSize?: number;
@@ -149,7 +151,10 @@ class OutboxRelay {
     // Created idempotently by whichever replica comes first; checked again after any failure,
     // in case the stream was deleted or the server lost its store.
     if (!this.#streamReady)
-      await ensureStream(this.settings.jsm, eventsStreamConfig(this.settings.names));
+      await ensureStream(
+        this.settings.jsm,
+        eventsStreamConfig(this.settings.names, this.settings.topology),
+      );
     this.#streamReady = true;
     const drains = await Promise.allSettled(
       Array.from({ length: this.settings.concurrency }, () => this.#drain()),

@@ -1,5 +1,5 @@
 import { connect } from "@nats-io/transport-node";
-import type { NatsConnection, Status } from "@nats-io/transport-node";
+import type { Authenticator, NatsConnection, Status, TlsOptions } from "@nats-io/transport-node";
 import type { Logger } from "./logger.ts";
 
 export type ConnectNatsOptions = {
@@ -11,6 +11,9 @@ export type ConnectNatsOptions = {
   connectTimeoutMs?: number;
   /** Pause between reconnect attempts; tests shorten it to make restarts quick. */
   reconnectTimeWaitMs?: number;
+  /** Credentials and TLS, from `natsConnectSettings(config)`. */
+  authenticator?: Authenticator;
+  tls?: TlsOptions;
 };
 
 /**
@@ -27,6 +30,8 @@ export async function connectNats(options: ConnectNatsOptions): Promise<NatsConn
     reconnectTimeWait: options.reconnectTimeWaitMs ?? 2_000,
     // Retrying the very first connect forever would hide a misconfigured address at startup.
     waitOnFirstConnect: false,
+    ...(options.authenticator && { authenticator: options.authenticator }),
+    ...(options.tls && { tls: options.tls }),
   });
   logger.info({ server: nc.getServer(), name }, "nats connected");
   void logStatus(nc, logger, name);

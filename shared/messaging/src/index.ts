@@ -1,6 +1,18 @@
 export type { Logger } from "./logger.ts";
 export { connectNats, drainNats } from "./connection.ts";
 export type { ConnectNatsOptions } from "./connection.ts";
+export {
+  jetStreamTopology,
+  natsConnectSettings,
+  SINGLE_SERVER,
+  topologyFields,
+} from "./settings.ts";
+export type {
+  JetStreamTopology,
+  NatsConnectSettings,
+  NatsSettings,
+  TopologySettings,
+} from "./settings.ts";
 export { names } from "./subjects.ts";
 export type { Names } from "./subjects.ts";
 export {

@@ -5,17 +5,20 @@ import { nanos } from "@nats-io/transport-node";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { ensureStream } from "./ensure.ts";
 import type { Logger } from "./logger.ts";
+import { SINGLE_SERVER, topologyFields, type JetStreamTopology } from "./settings.ts";
 
 export type OpenKvOptions = {
   /** Values kept per key, 1..64. */
   history: number;
   /** Entries older than this are removed by the server; unset keeps them forever. */
   ttlMs?: number;
+  /** Replicas and placement of the bucket's stream; one replica by default. */
+  topology?: JetStreamTopology;
 };
 
 /**
  * Opens the bucket, creating it if needed. The client leaves an existing bucket's settings as
- * they are, so history and ttl are reconciled on its stream afterwards: changing them in
+ * they are, so history, ttl and replicas are reconciled on its stream afterwards: changing them in
  * configuration takes effect at the next start.
  */
 export async function openKv(
@@ -23,12 +26,16 @@ export async function openKv(
   bucket: string,
   options: OpenKvOptions,
 ): Promise<KV> {
+  const topology = options.topology ?? SINGLE_SERVER;
   const kv = await new Kvm(nc).create(bucket, {
     history: options.history,
+    replicas: topology.replicas,
+    ...(topology.placement && { placement: topology.placement }),
     ...(options.ttlMs !== undefined && { ttl: options.ttlMs }),
   });
   await ensureStream(await jetstreamManager(nc), {
     name: `KV_${bucket}`,
+    ...topologyFields(topology),
     max_msgs_per_subject: options.history,
     max_age: nanos(options.ttlMs ?? 0),
     // The server's default window is 2 min but may not exceed max_age, as it chose on creation.

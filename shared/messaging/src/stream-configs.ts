@@ -1,6 +1,7 @@
 import { AckPolicy, DeliverPolicy, RetentionPolicy, StorageType } from "@nats-io/jetstream";
 import { nanos } from "@nats-io/transport-node";
 import type { ConsumerConfig, StreamConfig } from "@nats-io/jetstream";
+import { SINGLE_SERVER, topologyFields, type JetStreamTopology } from "./settings.ts";
 import type { Names } from "./subjects.ts";
 
 const HOUR_MS = 3_600_000;
@@ -13,9 +14,13 @@ export type ConsumerSpec = Partial<ConsumerConfig> & { durable_name: string };
  * The events stream: every domain event, published by the outbox relays, read by the webhook
  * fan-out. Limits retention so more than one reader may consume it independently.
  */
-export function eventsStreamConfig(n: Names): StreamSpec {
+export function eventsStreamConfig(
+  n: Names,
+  topology: JetStreamTopology = SINGLE_SERVER,
+): StreamSpec {
   return {
     name: n.eventsStream,
+    ...topologyFields(topology),
     subjects: [n.eventsWildcard],
     storage: StorageType.File,
     retention: RetentionPolicy.Limits,
@@ -33,9 +38,13 @@ export function eventsStreamConfig(n: Names): StreamSpec {
  * The delivery work queue: one message per (event, subscription), consumed by the dispatcher.
  * Why this setup on NATS 2.9: docs/decisions/jetstream-delivery-queue.md.
  */
-export function deliveriesStreamConfig(n: Names, options: { maxAgeMs?: number } = {}): StreamSpec {
+export function deliveriesStreamConfig(
+  n: Names,
+  options: { maxAgeMs?: number; topology?: JetStreamTopology } = {},
+): StreamSpec {
   return {
     name: n.deliveriesStream,
+    ...topologyFields(options.topology ?? SINGLE_SERVER),
     subjects: [n.deliveriesWildcard],
     storage: StorageType.File,
     // Work queue: a message is deleted once acked or terminated, so the stream holds only work.

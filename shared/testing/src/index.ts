@@ -11,7 +11,13 @@ export { TcpProxy, unusedPort } from "./tcp-proxy.ts";
 export { createTempPgDatabase, createTempMysqlDatabase, type TempDatabase } from "./databases.ts";
 export { platformContract } from "./platform-contract.ts";
 export { readEventStream, waitFor, sleep, type StreamReader } from "./event-stream.ts";
-export { type PrivateNatsServer, startPrivateNatsServer } from "./nats-server.ts";
+export {
+  type PrivateNatsCluster,
+  type PrivateNatsOptions,
+  type PrivateNatsServer,
+  startPrivateNatsCluster,
+  startPrivateNatsServer,
+} from "./nats-server.ts";
 export { spawnServiceProcess, type ServiceProcess } from "./service-process.ts";
 export { k8sTools, type K8sTools } from "./k8s-tools.ts";
 export {

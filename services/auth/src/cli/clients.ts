@@ -10,10 +10,12 @@ import { createPgPool } from "@svc/db";
 import {
   connectNats,
   drainNats,
-  names,
-  openKv,
+  jetStreamTopology,
   type KV,
+  names,
   type NatsConnection,
+  natsConnectSettings,
+  openKv,
 } from "@svc/messaging";
 import { ClientManager } from "../domain/clients/client-manager.ts";
 import { PgClientStore } from "../store/pg-client-store.ts";
@@ -38,18 +40,17 @@ let nats: { nc: NatsConnection; kv: KV } | undefined;
 async function publish(revocation: ClientRevocation): Promise<void> {
   if (!nats) {
     const nc = await connectNats({
-      servers: [...config.NATS_SERVERS],
+      ...natsConnectSettings(config),
       name: `${SERVICE_NAME}-cli`,
       logger: quiet,
       connectTimeoutMs: 3_000,
     });
     nats = {
       nc,
-      kv: await openKv(
-        nc,
-        names(config.NATS_NAMESPACE).revocationsBucket,
-        REVOCATION_BUCKET_OPTIONS,
-      ),
+      kv: await openKv(nc, names(config.NATS_NAMESPACE).revocationsBucket, {
+        ...REVOCATION_BUCKET_OPTIONS,
+        topology: jetStreamTopology(config),
+      }),
     };
   }
   await nats.kv.put(revocationKey(revocation.clientId), encodeRevocation(revocation));

@@ -6,9 +6,11 @@ import {
   eventsStreamConfig,
   jetstream,
   jetstreamManager,
-  names,
+  jetStreamTopology,
   type Logger,
+  names,
   type NatsConnection,
+  type TopologySettings,
 } from "@svc/messaging";
 
 /**
@@ -17,7 +19,7 @@ import {
  * stream is created at start, so a misconfigured JetStream fails the start, not the first event.
  */
 export async function startOutboxRelay(options: {
-  settings: { NATS_NAMESPACE: string; RELAY_POLL_MS: number };
+  settings: TopologySettings & { NATS_NAMESPACE: string; RELAY_POLL_MS: number };
   schema: string;
   pool: pg.Pool;
   nc: NatsConnection;
@@ -27,14 +29,16 @@ export async function startOutboxRelay(options: {
 }): Promise<Relay> {
   const { settings, schema, pool, nc, logger } = options;
   const eventNames = names(settings.NATS_NAMESPACE);
+  const topology = jetStreamTopology(settings);
   const jsm = await jetstreamManager(nc);
-  await ensureStream(jsm, eventsStreamConfig(eventNames));
+  await ensureStream(jsm, eventsStreamConfig(eventNames, topology));
   return startRelay({
     pool,
     schema,
     js: jetstream(nc),
     jsm,
     names: eventNames,
+    topology,
     logger,
     pollMs: settings.RELAY_POLL_MS,
     ...(options.meter && { meter: options.meter }),

@@ -10,12 +10,13 @@ import {
   eventsFanoutConsumerConfig,
   eventsStreamConfig,
   jetstream,
-  jetstreamManager,
-  names,
-  startConsumer,
   type JetStreamManager,
+  jetstreamManager,
+  jetStreamTopology,
   type Names,
+  names,
   type NatsConnection,
+  startConsumer,
 } from "@svc/messaging";
 import { readExtraCa, SERVICE_VERSION, type DispatcherConfig } from "../../config.ts";
 import type { Clock, DeliveryMessage } from "../../domain/model.ts";
@@ -76,8 +77,9 @@ async function reconcileStreams(
   n: Names,
   config: DispatcherConfig,
 ): Promise<void> {
-  await ensureStream(jsm, eventsStreamConfig(n));
-  await ensureStream(jsm, deliveriesStreamConfig(n));
+  const topology = jetStreamTopology(config);
+  await ensureStream(jsm, eventsStreamConfig(n, topology));
+  await ensureStream(jsm, deliveriesStreamConfig(n, { topology }));
   await ensureConsumer(
     jsm,
     n.eventsStream,
