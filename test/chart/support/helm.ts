@@ -73,15 +73,25 @@ export function parseObjects(text: string): K8sObject[] {
  * `helm template` of the chart (with CRDs and test hooks), parsed; throws with helm's message on
  * failure. Without files: the default value set.
  */
-export async function render(
+export function render(
   files: string[] = valueSets.default,
+  extra: string[] = [],
+  name = release,
+): Promise<K8sObject[]> {
+  return renderChartAt(chartDir, files, extra, name);
+}
+
+/** render() of the chart in another directory (an earlier version of it). */
+export async function renderChartAt(
+  chart: string,
+  files: string[],
   extra: string[] = [],
   name = release,
 ): Promise<K8sObject[]> {
   const result = await helm([
     "template",
     name,
-    chartDir,
+    chart,
     "--namespace",
     "integration",
     "--kube-version",
