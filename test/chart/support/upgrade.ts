@@ -78,7 +78,7 @@ const IMMUTABLE: Record<string, string[]> = {
     "spec.podManagementPolicy",
   ],
   Job: ["spec.selector", "spec.template", "spec.completions", "spec.completionMode"],
-  Service: ["spec.clusterIP", "spec.clusterIPs", "spec.type"],
+  Service: ["spec.clusterIP", "spec.clusterIPs"],
   PodDisruptionBudget: ["spec.selector"],
   RoleBinding: ["roleRef"],
   ClusterRoleBinding: ["roleRef"],
