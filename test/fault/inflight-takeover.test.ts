@@ -24,6 +24,7 @@ import {
   type Receiver,
 } from "../../services/webhooks/test/support/receiver.ts";
 import {
+  allDeliveriesSucceeded,
   fakeResolver,
   PUBLIC_BASE_URL,
   sleep,
@@ -141,12 +142,7 @@ describe("a dispatcher killed while subscribers hold its POSTs", () => {
     const takeoverMs = Math.max(...retaken().map((r) => r.at)) - killedAt;
     await waitFor(
       "every delivery record to be succeeded",
-      async () => {
-        const { rows } = await h.pool.query(
-          "SELECT status, count(*)::int AS n FROM webhooks.deliveries GROUP BY status",
-        );
-        return rows.length === 1 && rows[0].status === "succeeded" && rows[0].n === EXPECTED;
-      },
+      () => allDeliveriesSucceeded(h.pool, EXPECTED),
       TAKEOVER_BOUND_MS + LONGEST_HOLD_MS,
       100,
     );
