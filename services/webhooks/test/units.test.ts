@@ -208,17 +208,6 @@ describe("configuration", () => {
       ).toEqual(["WEBHOOK_RETRY_SCHEDULE_MS"]);
     }
   });
-
-  it("wants the redelivery wait longer than an attempt can take", () => {
-    expect(
-      problems(() =>
-        loadDispatcherConfig({
-          WEBHOOK_ATTEMPT_TIMEOUT_MS: "5000",
-          WEBHOOK_DELIVERY_ACK_WAIT_MS: "5000",
-        }),
-      ),
-    ).toEqual(["WEBHOOK_DELIVERY_ACK_WAIT_MS"]);
-  });
 });
 
 describe("micro-batcher", () => {
