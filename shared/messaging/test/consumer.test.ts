@@ -63,7 +63,12 @@ async function consumerFor(caseName: string, ackWaitMs = 1_000) {
 async function start<T>(
   caseName: string,
   handler: (d: Delivery<T>) => Promise<Decision> | Decision,
-  extra: { concurrency?: number; errorDelayMs?: number; parse?: (d: unknown) => T } = {},
+  extra: {
+    concurrency?: number;
+    errorDelayMs?: number;
+    errorMaxDelayMs?: number;
+    parse?: (d: unknown) => T;
+  } = {},
 ) {
   const logger = recordingLogger();
   const consumer = await startConsumer<T>({

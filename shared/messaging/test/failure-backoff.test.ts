@@ -176,7 +176,7 @@ describe("failureBackoff", () => {
     const { resourceMetrics } = await reader.collect();
     const points = resourceMetrics.scopeMetrics
       .flatMap((s) => s.metrics)
-      .flatMap((m) => m.dataPoints);
+      .flatMap((m): Array<{ value: unknown; attributes: object }> => m.dataPoints);
     expect(points).toHaveLength(1);
     expect(points[0]!.value).toBe(3);
     expect(points[0]!.attributes).toEqual({
