@@ -178,7 +178,7 @@ describe("startConsumer", () => {
     );
     await publish(js, subject, { i: 1 });
     await publish(js, subject, { i: 2 });
-    await waitFor("the first failure", () => calls === 1);
+    await waitFor("the first failure", () => calls >= 1);
     const started = Date.now();
     await consumer.stop();
     expect(Date.now() - started).toBeLessThan(2_000);
