@@ -86,7 +86,8 @@ describe("failureBackoff", () => {
     // Pause k is 50–100 % of min(20·2^(k-1), 160): 10–20, 20–40, 40–80, 80–160, then the cap.
     const floors = [10, 20, 40, 80, 80, 80];
     waits.forEach((w, i) => expect(w).toBeGreaterThanOrEqual(floors[i]! - 2));
-    waits.forEach((w) => expect(w).toBeLessThan(160 + 60));
+    // Uncapped, the sixth would be 320–640 ms; the margin is for timers on a busy machine.
+    waits.forEach((w) => expect(w).toBeLessThan(160 + 140));
     expect(gate.failing()).toBe(true);
   });
 
@@ -104,38 +105,38 @@ describe("failureBackoff", () => {
   });
 
   it("counts failures of handlers admitted before the pause without lengthening it or reopening a closed outage", async () => {
-    const { gate, logger } = gateWith({ minMs: 40, maxMs: 40 });
-    const inFlight = await Promise.all([1, 2, 3, 4].map(() => gate.admit(never)));
-    for (const a of inFlight.slice(0, 3)) a.failed(new Error("down"), {});
-    // One pause (20–40 ms), not three stacked ones.
+    const { gate, logger } = gateWith({ minMs: 40, maxMs: 4_000 });
+    const inFlight = await Promise.all([1, 2, 3, 4, 5].map(() => gate.admit(never)));
+    for (const a of inFlight.slice(0, 4)) a.failed(new Error("down"), {});
+    // One first pause (20–40 ms), not the fourth (160–320 ms).
     const { admission, waitedMs } = await admitTime(gate);
-    expect(waitedMs).toBeLessThan(40 + 25);
+    expect(waitedMs).toBeLessThan(150);
     admission.succeeded();
     expect(logger.entries.at(-1)).toMatchObject({ msg: "message handler recovered" });
-    expect(logger.entries.at(-1)!.obj).toMatchObject({ failures: 3 });
+    expect(logger.entries.at(-1)!.obj).toMatchObject({ failures: 4 });
     // The last of the old handlers fails after the recovery: no new outage, no new line.
-    inFlight[3]!.failed(new Error("down"), {});
+    inFlight[4]!.failed(new Error("down"), {});
     expect(gate.failing()).toBe(false);
     expect(logger.entries).toHaveLength(2);
   });
 
   it("writes a 'still failing' line at most once per stillFailingLogMs during a long outage", async () => {
     const { gate, logger } = gateWith({ minMs: 10, maxMs: 20, stillFailingLogMs: 150 });
+    const started = Date.now();
     (await gate.admit(never)).failed(new Error("down"), {});
-    const until = Date.now() + 400;
     let failures = 1;
-    while (Date.now() < until) {
+    while (Date.now() - started < 400 || failures < 10) {
       (await gate.admit(never)).failed(new Error("down"), {});
       failures++;
     }
+    const elapsed = Date.now() - started;
     (await gate.admit(never)).succeeded();
     const lines = logger.entries.map((e) => e.msg);
-    expect(failures).toBeGreaterThan(15);
     expect(lines[0]).toBe("message handler failing; backing off");
     expect(lines.at(-1)).toBe("message handler recovered");
     const still = lines.filter((m) => m === "message handler still failing; backing off");
     expect(still.length).toBeGreaterThanOrEqual(1);
-    expect(still.length).toBeLessThanOrEqual(2);
+    expect(still.length).toBeLessThanOrEqual(Math.floor(elapsed / 150));
     expect(logger.entries.at(-1)!.obj).toMatchObject({ failures });
   });
 
