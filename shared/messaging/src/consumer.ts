@@ -44,7 +44,7 @@ export type StartConsumerOptions<T> = {
    * consumer, both doubling with each further failure; default 1 s.
    */
   errorDelayMs?: number;
-  /** The longest retry delay and consumer pause after handler failures; default 30 s. */
+  /** The longest retry delay and consumer pause after handler failures; default 10 s. */
   errorMaxDelayMs?: number;
   /** Least time between two "still failing" lines of one outage; default 60 s. */
   stillFailingLogMs?: number;
@@ -89,7 +89,7 @@ export async function startConsumer<T>(options: StartConsumerOptions<T>): Promis
   const workingIntervalMs = options.workingIntervalMs ?? Math.max(100, Math.floor(ackWaitMs / 3));
   const gate = failureBackoff({
     minMs: options.errorDelayMs ?? 1_000,
-    maxMs: options.errorMaxDelayMs ?? 30_000,
+    maxMs: options.errorMaxDelayMs ?? 10_000,
     stillFailingLogMs: options.stillFailingLogMs ?? 60_000,
     logger,
     where: { stream, consumer: name },
