@@ -113,6 +113,7 @@ export async function startDispatcher(deps: DispatcherDeps): Promise<RunningDisp
     consumer: n.consumers.deliveries,
     concurrency: config.WEBHOOK_DELIVERY_CONCURRENCY,
     logger,
+    meter: deps.meter,
     parse: (data) => deliveryMessageSchema.parse(data) as DeliveryMessage,
     handler: createDeliveryHandler({
       store,
@@ -137,6 +138,7 @@ export async function startDispatcher(deps: DispatcherDeps): Promise<RunningDisp
     consumer: n.consumers.eventsFanout,
     concurrency: config.WEBHOOK_FANOUT_CONCURRENCY,
     logger,
+    meter: deps.meter,
     parse: (data) => eventPayloadSchema.parse(data) as EventPayload,
     handler: createFanOutHandler({ store, queue, clock }),
   });
