@@ -394,3 +394,36 @@ export class IndexHints {
     return this.#pending;
   }
 }
+
+const NOT_AN_ALIAS = new Set(["on", "where", "join", "left", "force", "straight_join", "order"]);
+
+/**
+ * The legacy columns a statement names, as `table.column`: `alias.column` through the aliases of
+ * its FROM and JOIN clauses, and a bare column where exactly one of its tables has it (a bare
+ * name two of them have, or an `AS` name, is skipped). The sources' tests compare the union over
+ * their statements with LEGACY_READS.
+ */
+export function columnsIn(sql: string): Set<string> {
+  const schema = sandboxColumns();
+  const text = sql.replace(/'(?:[^'\\]|\\.)*'/g, "''");
+  const aliases = new Map<string, string>();
+  for (const m of text.matchAll(/\b(?:FROM|JOIN)\s+(\w+)(?:\s+(\w+))?/gi)) {
+    const table = m[1]!;
+    if (!schema.has(table)) continue;
+    aliases.set(table, table);
+    const alias = m[2];
+    if (alias && !NOT_AN_ALIAS.has(alias.toLowerCase())) aliases.set(alias, table);
+  }
+  const tables = [...new Set(aliases.values())];
+  const found = new Set<string>();
+  for (const m of text.matchAll(/\b(\w+)\.(\w+)\b/g)) {
+    const table = aliases.get(m[1]!);
+    if (table) found.add(`${table}.${m[2]}`);
+  }
+  for (const m of text.matchAll(/(?<![.\w])(\w+)(?![.\w])/g)) {
+    if (/\bAS\s+$/i.test(text.slice(Math.max(0, m.index - 4), m.index))) continue;
+    const owners = tables.filter((t) => schema.get(t)?.has(m[1]!));
+    if (owners.length === 1) found.add(`${owners[0]}.${m[1]}`);
+  }
+  return found;
+}

@@ -14,12 +14,7 @@ import {
 } from "@svc/legacy/reads";
 import type { AsOf, FeedPosition, VacancyChangeFeed, VacancyFeedEntry } from "../domain/ports.ts";
 import { zonedIso, type LocalToIso } from "./local-time.ts";
-import {
-  COLUMNS,
-  LABEL_JOINS,
-  vacancyIndexHints,
-  type Statement,
-} from "./mysql-vacancy-source.ts";
+import { COLUMNS, LABEL_JOINS, vacancyIndexHints, type Statement } from "./mysql-vacancy-source.ts";
 import { toVacancy, type VacancyRow } from "./to-vacancy.ts";
 
 interface FeedRow extends VacancyRow {
