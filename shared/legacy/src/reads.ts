@@ -363,6 +363,9 @@ export function hintsFor(found: IndexMap, tables: readonly LegacyTable[]): Index
   };
 }
 
+/** MySQL's and MariaDB's answer to a hint naming an index the table does not have. */
+const ER_KEY_DOES_NOT_EXIST = 1176;
+
 /**
  * The index hints of one source, looked up once from `information_schema` (INDEX_STATISTICS_SQL
  * through `read`, the source's own connection). `prefetch()` at start; a lookup that fails (the
@@ -381,6 +384,22 @@ export class IndexHints {
   /** Starts the lookup without waiting for it. */
   prefetch(): void {
     this.available().catch(() => undefined);
+  }
+
+  /**
+   * `read` with the current hints. An index dropped since the lookup fails it with
+   * ER_KEY_DOES_NOT_EXIST: the indexes are looked up again and `read` runs once more.
+   */
+  async run<T>(read: (hints: IndexHint) => Promise<T>): Promise<T> {
+    const hints = await this.available();
+    try {
+      return await read(hints);
+    } catch (err) {
+      if ((err as { errno?: unknown }).errno !== ER_KEY_DOES_NOT_EXIST) throw err;
+      // Unless a concurrent read has looked them up again already.
+      if ((await this.#pending?.catch(() => undefined)) === hints) this.#pending = undefined;
+      return read(await this.available());
+    }
   }
 
   available(): Promise<IndexHint> {

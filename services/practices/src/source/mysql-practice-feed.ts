@@ -73,11 +73,10 @@ export class MysqlPracticeFeed implements PracticeChangeFeed {
     after: PracticeModification | null,
     limit: number,
   ): Promise<PracticeModification[]> {
-    const q = modificationsSql(sinceLocal, after, limit, await this.#hints.available());
-    const rows = await this.#db.query<{ modified_local: string; practice_id: string }>(
-      q.text,
-      q.params,
-    );
+    const rows = await this.#hints.run((hints) => {
+      const q = modificationsSql(sinceLocal, after, limit, hints);
+      return this.#db.query<{ modified_local: string; practice_id: string }>(q.text, q.params);
+    });
     return rows.map((r) => ({ practiceId: r.practice_id, modifiedLocal: r.modified_local }));
   }
 

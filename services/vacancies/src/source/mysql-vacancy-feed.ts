@@ -97,12 +97,13 @@ export class MysqlVacancyFeed implements VacancyChangeFeed {
     limit: number,
     asOf: AsOf,
   ): Promise<VacancyFeedEntry[]> {
-    const hints = await this.#hints.available();
-    return this.#read(modifiedSinceStatement(sinceLocal, after, limit, asOf, hints));
+    return this.#hints.run((hints) =>
+      this.#read(modifiedSinceStatement(sinceLocal, after, limit, asOf, hints)),
+    );
   }
 
   async live(afterRowKey: number | null, limit: number, asOf: AsOf): Promise<VacancyFeedEntry[]> {
-    return this.#read(liveStatement(afterRowKey, limit, asOf, await this.#hints.available()));
+    return this.#hints.run((hints) => this.#read(liveStatement(afterRowKey, limit, asOf, hints)));
   }
 
   async byUuids(uuids: readonly string[], asOf: AsOf): Promise<VacancyFeedEntry[]> {

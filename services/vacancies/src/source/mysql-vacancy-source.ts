@@ -375,8 +375,16 @@ export class MysqlVacancySource implements VacancySource {
     this.#hints.prefetch();
   }
 
-  async page(filter: VacancyFilter, asOf: AsOf, page: PageRequest): Promise<Vacancy[]> {
-    const hints = await this.#hints.available();
+  page(filter: VacancyFilter, asOf: AsOf, page: PageRequest): Promise<Vacancy[]> {
+    return this.#hints.run((hints) => this.#page(filter, asOf, page, hints));
+  }
+
+  async #page(
+    filter: VacancyFilter,
+    asOf: AsOf,
+    page: PageRequest,
+    hints: IndexHint,
+  ): Promise<Vacancy[]> {
     const statement = await this.#pageStatement(filter, asOf, page, hints);
     let rows = await this.#db.query<VacancyRow>(statement.sql, statement.params);
     if (statement.windowPrefix && rows.length < page.limit) {
@@ -430,8 +438,10 @@ export class MysqlVacancySource implements VacancySource {
   }
 
   async count(filter: VacancyFilter, asOf: AsOf): Promise<number> {
-    const statement = countStatement(filter, asOf, await this.#hints.available());
-    const [row] = await this.#db.query<{ n: number | string }>(statement.sql, statement.params);
+    const [row] = await this.#hints.run((hints) => {
+      const statement = countStatement(filter, asOf, hints);
+      return this.#db.query<{ n: number | string }>(statement.sql, statement.params);
+    });
     return Number(row?.n ?? 0);
   }
 

@@ -230,10 +230,12 @@ async function readProbes(connection: Connection): Promise<AccountFinding[]> {
 export async function checkLegacyDatabase(connection: Connection): Promise<CheckReport> {
   // Every statement of this session refuses to write, whatever the account may do.
   await connection.query("SET SESSION TRANSACTION READ ONLY");
-  const [{ database, version }] = await rows<{ database: string | null; version: string }>(
+  const [session] = await rows<{ database: string | null; version: string }>(
     connection,
     "SELECT DATABASE() AS `database`, VERSION() AS version",
   );
+  const database = session?.database;
+  const version = session?.version ?? "unknown server";
   if (!database) throw new RangeError("the URL names no database (mysql://…/<database>)");
   const columns = await rows<ColumnRow>(
     connection,
