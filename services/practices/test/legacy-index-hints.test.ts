@@ -4,21 +4,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createConnection } from "mysql2/promise";
 import { createLegacyDb, type LegacyDb } from "@svc/db";
-import type { TempDatabase } from "@svc/testing";
+import { recordingClient, type TempDatabase } from "@svc/testing";
 import { MysqlPracticeFeed } from "../src/source/mysql-practice-feed.ts";
 import { seedLegacy } from "./support/harness.ts";
 
 let database: TempDatabase;
 let legacy: LegacyDb;
 const sent: string[] = [];
-const recording: LegacyDb = {
-  query: (sql, params) => {
-    sent.push(sql);
-    return legacy.query(sql, params);
-  },
-  ping: () => legacy.ping(),
-  close: async () => undefined,
-};
+const recording: LegacyDb = recordingClient(() => legacy, sent);
 
 /** Two pages of modifications through a fresh feed (a fresh lookup). */
 async function modifications() {

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createConnection, type Connection } from "mysql2/promise";
 import { createLegacyDb, type LegacyDb } from "@svc/db";
 import { EVERY_INDEX } from "@svc/legacy/reads";
-import type { TempDatabase } from "@svc/testing";
+import { recordingClient, type TempDatabase } from "@svc/testing";
 import type { VacancyFilter } from "../src/domain/ports.ts";
 import { MysqlVacancyFeed } from "../src/source/mysql-vacancy-feed.ts";
 import { countStatement, MysqlVacancySource } from "../src/source/mysql-vacancy-source.ts";
@@ -32,14 +32,7 @@ let legacy: LegacyDb;
 let owner: Connection;
 /** Every statement the sources sent, in order (the real database answers each). */
 const sent: string[] = [];
-const recording: LegacyDb = {
-  query: (sql, params) => {
-    sent.push(sql);
-    return legacy.query(sql, params);
-  },
-  ping: () => legacy.ping(),
-  close: async () => undefined,
-};
+const recording: LegacyDb = recordingClient(() => legacy, sent);
 
 /** Every read the API and change detection make, through fresh sources (a fresh lookup). */
 async function readEverything(): Promise<unknown[]> {
