@@ -1,7 +1,8 @@
 /**
  * Vacancies from the legacy primary database (MySQL/MariaDB, read-only). Every filter is a SQL
  * predicate answered by an index of `tbl_vacature`; nothing is filtered or paged in memory. With
- * to-vacancy.ts the only module that knows legacy table, column and index names.
+ * to-vacancy.ts the only module that knows legacy table and column names; the index names come
+ * from @svc/legacy/reads, and each is forced only where the database has it (IndexHints).
  *
  * The rows are large (five MEDIUMTEXT columns), so reading one is the cost to avoid: a list finds
  * its ids and its total on covering secondary indexes alone, and reads only the page's rows.
