@@ -189,6 +189,11 @@ export const JOBS: ReadonlyArray<JobManifest> = [
   { name: "sandbox-seed", entry: "shared/legacy/src/cli/seed.ts" },
 ];
 
+/** The chart's `helm test` pods that run code of the image (templates/tests/<name>.yaml). */
+export const HELM_TESTS: ReadonlyArray<JobManifest> = [
+  { name: "legacy-check", entry: "shared/legacy/src/cli/legacy-check.ts" },
+];
+
 // ---- Derived -------------------------------------------------------------------------------
 
 /** The service whose workspace holds a process's code. */

@@ -9,6 +9,7 @@ export {
 } from "./tokens.ts";
 export { TcpProxy, unusedPort } from "./tcp-proxy.ts";
 export { createTempPgDatabase, createTempMysqlDatabase, type TempDatabase } from "./databases.ts";
+export { recordingClient, type StatementClient } from "./recording-db.ts";
 export { platformContract } from "./platform-contract.ts";
 export { readEventStream, waitFor, sleep, type StreamReader } from "./event-stream.ts";
 export { type PrivateNatsServer, startPrivateNatsServer } from "./nats-server.ts";
