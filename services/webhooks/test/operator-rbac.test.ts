@@ -190,16 +190,16 @@ for (const layout of [
     it("is exactly what the chart's Roles grant, namespace by namespace", () => {
       const roles = renderedRoles(layout.set);
       expect([...roles.keys()].sort()).toEqual([...declared.keys()].sort());
-      for (const [ns, grants] of declared) expect(grantList(roles.get(ns) ?? []), ns).toEqual(grants);
+      for (const [ns, grants] of declared)
+        expect(grantList(roles.get(ns) ?? []), ns).toEqual(grants);
       const perms = dispatcherPermissions({
         leaseName: LEADERSHIP_NAME,
         separateSecretNamespace: layout.separate,
       });
       const check: Array<[Permission[], PolicyRule[]]> = [[perms.own, roles.get(NS) ?? []]];
       if (layout.separate) check.push([perms.secrets, roles.get(SECRET_NS) ?? []]);
-      for (const [required, rules] of check) expect(missingPermissions(required, rules)).toEqual([]);
+      for (const [required, rules] of check)
+        expect(missingPermissions(required, rules)).toEqual([]);
     });
   });
 }
-
-

@@ -12,7 +12,10 @@ export interface ControllerMetrics {
   queueAdded(queue: string): void;
   queueRetried(queue: string): void;
   /** Reports a queue's depth and the loop's worker counts at each collection. */
-  observe(controller: string, state: () => { depth: number; active: number; workers: number }): void;
+  observe(
+    controller: string,
+    state: () => { depth: number; active: number; workers: number },
+  ): void;
   /** Whether this process holds the election named `name` (1) or not (0). */
   leading(name: string, isLeader: boolean): void;
 }
@@ -67,7 +70,8 @@ export function controllerMetrics(meter: Meter): ControllerMetrics {
     description: "Maximum number of concurrent reconciles per controller",
   });
   const master = meter.createObservableGauge("leader_election_master_status", {
-    description: "Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates master",
+    description:
+      "Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates master",
   });
   const loops = new Map<string, () => { depth: number; active: number; workers: number }>();
   const elections = new Map<string, number>();

@@ -1,9 +1,5 @@
 import { CoreV1Api, CustomObjectsApi, Watch } from "@kubernetes/client-node";
-import type {
-  ConfigurationOptions,
-  KubeConfig,
-  KubernetesObject,
-} from "@kubernetes/client-node";
+import type { ConfigurationOptions, KubeConfig, KubernetesObject } from "@kubernetes/client-node";
 import { describeError, isGone } from "./api-errors.ts";
 import type { Logger } from "./logger.ts";
 import { withTimeout } from "./request-options.ts";
@@ -16,7 +12,10 @@ import { backoffMs, sleep } from "@svc/time";
 export type ResourceKind = { group: string; version: string; plural: string; namespace: string };
 
 type ListResult = { metadata?: { resourceVersion?: string }; items?: KubernetesObject[] };
-type Lister = (labelSelector: string | undefined, opts: ConfigurationOptions) => Promise<ListResult>;
+type Lister = (
+  labelSelector: string | undefined,
+  opts: ConfigurationOptions,
+) => Promise<ListResult>;
 
 /** The list call for a kind: CustomObjectsApi for custom resources, the typed API for core ones. */
 function listerFor(kubeConfig: KubeConfig, kind: ResourceKind): Lister {

@@ -39,7 +39,12 @@ describe("resourceNames", () => {
 
   it("grant only the objects they name", () => {
     const need = (names?: string[]) => [
-      { apiGroup: "coordination.k8s.io", resource: "leases", verbs: ["get"], ...(names && { resourceNames: names }) },
+      {
+        apiGroup: "coordination.k8s.io",
+        resource: "leases",
+        verbs: ["get"],
+        ...(names && { resourceNames: names }),
+      },
     ];
     expect(missingPermissions(need(["webhooks-dispatcher"]), [lease])).toEqual([]);
     expect(missingPermissions(need(["other"]), [lease])).toHaveLength(1);
