@@ -209,6 +209,19 @@ describe("configuration", () => {
     }
   });
 
+  it("takes the signing Secrets' namespace only as a namespace name", () => {
+    expect(
+      loadDispatcherConfig({ OPERATOR_SECRET_NAMESPACE: "integration-webhook-secrets" })
+        .OPERATOR_SECRET_NAMESPACE,
+    ).toBe("integration-webhook-secrets");
+    expect(loadDispatcherConfig({}).OPERATOR_SECRET_NAMESPACE).toBeUndefined();
+    for (const bad of ["", "Upper", "-dash", "a/b", "x".repeat(64)])
+      expect(
+        problems(() => loadDispatcherConfig({ OPERATOR_SECRET_NAMESPACE: bad })),
+        bad,
+      ).toEqual(["OPERATOR_SECRET_NAMESPACE"]);
+  });
+
   it("wants the redelivery wait longer than an attempt can take", () => {
     expect(
       problems(() =>
