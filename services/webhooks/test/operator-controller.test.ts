@@ -26,6 +26,7 @@ describe("the signing Secret watch", () => {
     h = await Harness.start({ resyncMs: TEN_MINUTES });
     h.create("feed");
     const cr = await h.waitReady("feed", "True", "Reconciled");
+    await sleep(300); // the passes its own writes cause are over: only the watch can react now
     const first = h.secretValue(SECRET);
 
     const deletedAt = Date.now();
@@ -50,6 +51,7 @@ describe("the signing Secret watch", () => {
     h = await Harness.start({ resyncMs: TEN_MINUTES });
     h.create("feed");
     await h.waitReady("feed", "True", "Reconciled");
+    await sleep(300); // the passes its own writes cause are over: only the watch can react now
     const secret = h.secret(SECRET)!;
     h.api.store.update(SECRETS, NS, SECRET, { ...secret, data: {} });
     await waitFor("secret rewritten", () => h?.secretValue(SECRET), 3_000);
@@ -79,6 +81,7 @@ describe("signing Secrets in a namespace of their own", () => {
       [OWNER_ANNOTATION]: `${NS}/feed`,
       [OWNER_UID_ANNOTATION]: created.metadata.uid,
     });
+    await sleep(300); // the passes its own writes cause are over: only the watch can react now
 
     h.api.store.delete(SECRETS, SECRET_NS, SECRET);
     await waitFor("secret restored", () => h?.secretValue(SECRET), 3_000);
