@@ -188,6 +188,14 @@ const dispatcherShape = z
      */
     OPERATOR_ENABLED: env.bool(false),
     /**
+     * A namespace that holds only the signing Secrets of WebhookSubscriptions (the dispatcher's
+     * Secret rights are then confined to it); unset: the resources' own namespace.
+     */
+    OPERATOR_SECRET_NAMESPACE: z
+      .string()
+      .regex(/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/, "must be a namespace name (RFC 1123 label)")
+      .optional(),
+    /**
      * How the one replica that runs retention and the operator is elected (one election,
      * `webhooks-dispatcher`): `lease` (a Kubernetes Lease in POD_NAMESPACE, held as POD_NAME; the
      * chart) or `pg` (an advisory lock in our PostgreSQL; anywhere else).

@@ -20,7 +20,7 @@ import { systemClock } from "./domain/model.ts";
 import { systemResolver } from "./outbound/resolver.ts";
 import { createDeliveryClient, startDispatcher } from "./workers/dispatcher/start-dispatcher.ts";
 import { createNatsDeliveryQueue } from "./messaging/nats-delivery-queue.ts";
-import { createDispatcherLeaderGroup } from "./workers/leader-group.ts";
+import { createDispatcherLeaderGroup, LEADERSHIP_NAME } from "./workers/leader-group.ts";
 
 // Composition root of the webhook dispatcher (same codebase and image as the webhooks API).
 const PROCESS_NAME = `${SERVICE_NAME}-dispatcher`;
@@ -74,6 +74,8 @@ if (config.OPERATOR_ENABLED)
       resolver: systemResolver(),
       clock: systemClock,
       logger,
+      meter: metrics.meter,
+      leadership: LEADERSHIP_NAME,
     }),
   );
 leader.start();

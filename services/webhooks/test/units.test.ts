@@ -208,6 +208,20 @@ describe("configuration", () => {
       ).toEqual(["WEBHOOK_RETRY_SCHEDULE_MS"]);
     }
   });
+
+  it("takes the signing Secrets' namespace only as a namespace name", () => {
+    expect(
+      loadDispatcherConfig({ OPERATOR_SECRET_NAMESPACE: "integration-webhook-secrets" })
+        .OPERATOR_SECRET_NAMESPACE,
+    ).toBe("integration-webhook-secrets");
+    expect(loadDispatcherConfig({}).OPERATOR_SECRET_NAMESPACE).toBeUndefined();
+    for (const bad of ["", "Upper", "-dash", "a/b", "x".repeat(64)])
+      expect(
+        problems(() => loadDispatcherConfig({ OPERATOR_SECRET_NAMESPACE: bad })),
+        bad,
+      ).toEqual(["OPERATOR_SECRET_NAMESPACE"]);
+  });
+
 });
 
 describe("micro-batcher", () => {
