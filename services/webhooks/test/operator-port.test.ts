@@ -45,6 +45,7 @@ beforeAll(async () => {
       WEBHOOK_ALLOW_LOOPBACK_FOR_TESTS: false,
       WEBHOOK_SECRET_KEY: { base64: SECRET_KEY, isDevelopmentKey: false },
       WEBHOOK_SECRET_ROTATION_OVERLAP_MS: 60_000,
+      WEBHOOK_RETENTION_DAYS: 30,
     },
     pool,
     queue: { enqueue: async () => {} }, // the port never queues (no ping or redelivery)
