@@ -76,7 +76,10 @@ const subscriptionFields = {
     description:
       "Null while enabled. `requested`: disabled by its owner (`enabled: false`). `endpoint_failing`: disabled automatically after every attempt failed for a period (5 days unless the installation says otherwise) with no success since; `enabled: true` enables it again.",
   }),
-  disabled_at: doc.instant().nullable().meta({ description: "When it was disabled; null while enabled." }),
+  disabled_at: doc
+    .instant()
+    .nullable()
+    .meta({ description: "When it was disabled; null while enabled." }),
   secret_rotated_at: doc.instant().nullable(),
   previous_secret_expires_at: doc.instant().nullable().meta({
     description:

@@ -18,7 +18,9 @@ export function toSubscription(row: SubscriptionRow): Subscription {
     eventTypes: row.eventTypes,
     enabled: row.enabled,
     // A row disabled by a version that did not record why was disabled on request.
-    disabledReason: row.enabled ? null : ((row.disabledReason as DisabledReason | null) ?? "requested"),
+    disabledReason: row.enabled
+      ? null
+      : ((row.disabledReason as DisabledReason | null) ?? "requested"),
     disabledAt: row.enabled ? null : row.disabledAt,
     secretRotatedAt: row.secretRotatedAt,
     previousSecretExpiresAt: row.previousSecretExpiresAt,

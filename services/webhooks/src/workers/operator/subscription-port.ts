@@ -83,7 +83,9 @@ function patchFor(current: Subscription, spec: DesiredSubscription): Subscriptio
   // An automatic disabling (endpoint_failing) stands through resyncs; setting enabled to false
   // makes it the resource's own, and true then enables it again.
   const autoDisabled = current.disabledReason === "endpoint_failing";
-  const setEnabled = spec.enabled ? !current.enabled && !autoDisabled : current.enabled || autoDisabled;
+  const setEnabled = spec.enabled
+    ? !current.enabled && !autoDisabled
+    : current.enabled || autoDisabled;
   const patch: SubscriptionPatch = {
     ...(normalised(spec.url) !== current.url && { url: spec.url }),
     ...(!sameTypes && { eventTypes: spec.eventTypes }),
