@@ -125,13 +125,7 @@ export class SubscriptionService {
 
   /** The test ping: a `system.ping` event to this subscription only, delivered like any other. */
   async sendTest(owner: string, id: string): Promise<Delivery> {
-    const subscription = await this.#owned(owner, id);
-    if (!subscription.enabled)
-      throw new DomainError(
-        409,
-        "CONFLICT",
-        "the webhook subscription is disabled; enable it to send a test event",
-      );
+    await this.#ownedEnabled(owner, id, "send a test event");
     const event = buildEvent({
       type: "system.ping",
       entityId: id,
@@ -175,13 +169,7 @@ export class SubscriptionService {
 
   /** A failed or dead delivery gets a new round of attempts on the full schedule. */
   async redeliver(owner: string, id: string, deliveryId: string): Promise<Delivery> {
-    const subscription = await this.#owned(owner, id);
-    if (!subscription.enabled)
-      throw new DomainError(
-        409,
-        "CONFLICT",
-        "the webhook subscription is disabled; enable it to redeliver",
-      );
+    await this.#ownedEnabled(owner, id, "redeliver");
     const delivery = await this.#d.deliveries.startNewRound(id, deliveryId, this.#d.clock.now());
     if (!delivery) {
       const existing = await this.#d.deliveries.get(id, deliveryId);
@@ -206,13 +194,7 @@ export class SubscriptionService {
     id: string,
     window: { since: Date; until?: Date | undefined },
   ): Promise<Recovery> {
-    const subscription = await this.#owned(owner, id);
-    if (!subscription.enabled)
-      throw new DomainError(
-        409,
-        "CONFLICT",
-        "the webhook subscription is disabled; enable it to recover its deliveries",
-      );
+    await this.#ownedEnabled(owner, id, "recover its deliveries");
     const now = this.#d.clock.now();
     const { since } = window;
     const until = window.until ?? now;
@@ -273,6 +255,18 @@ export class SubscriptionService {
         round: delivery.round,
       },
     ]);
+  }
+
+  /** A disabled subscription sends nothing: what would send is 409 until it is enabled. */
+  async #ownedEnabled(owner: string, id: string, toDo: string): Promise<Subscription> {
+    const subscription = await this.#owned(owner, id);
+    if (!subscription.enabled)
+      throw new DomainError(
+        409,
+        "CONFLICT",
+        `the webhook subscription is disabled; enable it to ${toDo}`,
+      );
+    return subscription;
   }
 
   async #owned(owner: string, id: string): Promise<Subscription> {
