@@ -62,8 +62,9 @@ const dispatcher = await startDispatcher({
   meter: metrics.meter,
 });
 // Leader-only work, on the elected replica only, under one election ("webhooks-dispatcher"): the
-// retention job, the auto-disable check and the WebhookSubscription controller (the chart enables it). The operator is
-// imported only then: the Kubernetes client is ~20 MB of heap a dispatcher without it never uses.
+// retention job, the auto-disable check and the WebhookSubscription controller (the chart enables
+// it). The operator is imported only then: the Kubernetes client is ~20 MB of heap a dispatcher
+// without it never uses.
 const leader = await createDispatcherLeaderGroup({
   config,
   pool,

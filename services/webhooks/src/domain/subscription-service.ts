@@ -34,7 +34,7 @@ export type SubscriptionServiceDeps = {
   environment: "production" | "sandbox";
   publicBaseUrl: string;
   rotationOverlapMs: number;
-  /** How far back bulk recovery may reach: finished deliveries older than this are deleted. 0: no bound. */
+  /** How far back bulk recovery may reach (older finished deliveries are deleted); 0: no bound. */
   retentionMs: number;
 };
 
@@ -214,7 +214,7 @@ export class SubscriptionService {
       throw new ValidationError([
         {
           field: "since",
-          message: `must be within the retention period (the last ${days} days): older deliveries are deleted`,
+          message: `must be within the retention period (the last ${days} days)`,
         },
       ]);
     }

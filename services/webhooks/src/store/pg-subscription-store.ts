@@ -25,7 +25,8 @@ function disableOnRequest(now: Date) {
   return {
     enabled: false,
     disabledReason: "requested",
-    disabledAt: sql`CASE WHEN ${subscriptions.enabled} THEN ${now}::timestamptz ELSE COALESCE(${subscriptions.disabledAt}, ${now}::timestamptz) END`,
+    disabledAt: sql`CASE WHEN ${subscriptions.enabled} THEN ${now}::timestamptz
+      ELSE COALESCE(${subscriptions.disabledAt}, ${now}::timestamptz) END`,
   };
 }
 

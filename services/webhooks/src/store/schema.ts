@@ -45,10 +45,11 @@ export const subscriptions = webhooksSchema.table(
     disabledAt: at("disabled_at"),
     /**
      * The first failed attempt since the last success (null after a success or re-enabling);
-     * with last_success_at it decides automatic disabling (docs/decisions/auto-disable-failing-endpoints.md).
+     * with last_success_at it decides automatic disabling
+     * (docs/decisions/auto-disable-failing-endpoints.md).
      */
     firstFailureAt: at("first_failure_at"),
-    /** The last successful attempt, kept to the minute (a healthy subscription writes once a minute). */
+    /** The last successful attempt, to the minute (a healthy subscription writes once a minute). */
     lastSuccessAt: at("last_success_at"),
   },
   (t) => [
