@@ -127,11 +127,16 @@ async function autoDisabledTotal(): Promise<number> {
 }
 
 describe("a subscription whose endpoint keeps failing", () => {
-  it("is disabled once every attempt has failed for the period, with reason, time, log line and metric; one with a success in the period is not", async () => {
+  it("is disabled once every attempt has failed for the period, with reason, time, log line and metric; one with a success in the period, or a success after its last failure, is not", async () => {
     let flakyPosts = 0;
     const failing = await subscribe(() => 503);
     // Fails three POSTs in four: never a success-free stretch as long as the period.
     const flaky = await subscribe(() => (++flakyPosts % 4 === 0 ? 204 : 503));
+    // Fails once, then succeeds, then gets nothing more: its failure was followed by a success.
+    let recoveredPosts = 0;
+    const recovered = await subscribe(() => (++recoveredPosts === 1 ? 503 : 204));
+    const ping = await h.api(OWNER, "POST", `/v1/webhooks/${recovered.id}/test`);
+    expect(ping.status).toBe(202);
     const pinging = keepPinging([failing.id, flaky.id]);
     try {
       const disabled = await disabledAgain(failing.id);
@@ -155,6 +160,9 @@ describe("a subscription whose endpoint keeps failing", () => {
         disabled_reason: null,
         disabled_at: null,
       });
+      expect(recoveredPosts).toBe(2);
+      expect(Date.now() - (await firstAttemptAt(recovered.id))).toBeGreaterThan(AFTER_MS + 1_000);
+      expect((await subscription(recovered.id)).enabled).toBe(true);
     } finally {
       await pinging.stop();
     }
@@ -200,6 +208,13 @@ describe("a subscription whose endpoint keeps failing", () => {
       await pinging.stop();
     }
     const before = await autoDisabledTotal();
+    // No attempt still under way: one that began before enabling would start the new streak early.
+    await waitFor(
+      "the deliveries to settle",
+      async () => (await deliveries(failing.id)).every((d) => d.status !== "pending"),
+      20_000,
+      100,
+    );
 
     // Enabled while the endpoint still fails: the old streak is forgotten, a new one must last
     // the whole period (without the reset the next check, 200 ms on, would disable it).
@@ -213,6 +228,10 @@ describe("a subscription whose endpoint keeps failing", () => {
     pinging = keepPinging([failing.id]);
     try {
       const again = await disabledAgain(failing.id);
+      expect(
+        Date.parse(again.disabled_at) - enabledAt.getTime(),
+        "disabled again no earlier than the period after enabling",
+      ).toBeGreaterThanOrEqual(AFTER_MS);
       const newStreak = await firstAttemptAt(failing.id, enabledAt);
       expect(Date.parse(again.disabled_at) - newStreak).toBeGreaterThanOrEqual(AFTER_MS);
     } finally {
@@ -235,13 +254,17 @@ describe("a subscription whose endpoint keeps failing", () => {
       since: start.toISOString(),
     });
     expect(recovered.status).toBe(202);
-    expect(recovered.body.data.queued).toBe(unfinished.length);
+    expect(recovered.body.data.queued).toBeGreaterThanOrEqual(unfinished.length);
     await waitFor(
       "every recovered delivery to succeed",
       async () => (await deliveries(failing.id)).every((d) => d.status === "succeeded"),
       30_000,
       100,
     );
+    // Exactly the recovered ones went round again; each succeeded.
+    const rounds = (await deliveries(failing.id)).map((d) => d.round as number);
+    expect(rounds.filter((r) => r === 2)).toHaveLength(recovered.body.data.queued);
+    expect(rounds.every((r) => r <= 2)).toBe(true);
     // A success ends the failing streak.
     const { rows } = await h.pool.query(
       "SELECT first_failure_at, last_success_at FROM webhooks.subscriptions WHERE id = $1",
