@@ -3,7 +3,7 @@
  * private stack. The guide's Node and Python receivers run as shown, each behind a small
  * TLS-terminating proxy (what a subscriber's HTTPS front does), and verify real deliveries: the
  * test ping, an application's event, deliveries during a secret rotation, a redelivery after the
- * delivery went dead. The test then sends each receiver a tampered body, a wrong signature, stale
+ * delivery went dead, a recovery after an outage. The test then sends each receiver a tampered body, a wrong signature, stale
  * timestamps and duplicates itself. The openssl block runs on captured real deliveries. Shown
  * responses are compared with the real output; every failure names its block.
  */
@@ -713,6 +713,26 @@ describe("docs/webhook-subscribers.md", () => {
       after.find((d) => d.delivery_uuid === ping.delivery_uuid)?.status,
       label(blockWith("name", "redeliver")),
     ).toBe("succeeded");
+  });
+
+  it("after an outage, the recover block redelivers every dead delivery of it at once", async () => {
+    await node.stop();
+    readerEnv.OUTAGE_STARTED = new Date().toISOString();
+    const pings = [
+      (await api("POST", `/v1/webhooks/${subs.node.uuid}/test`)) as DeliveryRecord,
+      (await api("POST", `/v1/webhooks/${subs.node.uuid}/test`)) as DeliveryRecord,
+    ];
+    const records = await settled(subs.node.uuid);
+    for (const ping of pings)
+      expect(records.find((d) => d.delivery_uuid === ping.delivery_uuid)?.status).toBe("dead");
+    await node.start(subs.node.secret);
+    await runShell("recover");
+    for (const ping of pings) await awaitHandled(node, ping.event_uuid);
+    const after = await settled(subs.node.uuid);
+    expect(
+      pings.map((p) => after.find((d) => d.delivery_uuid === p.delivery_uuid)?.status),
+      label(blockWith("name", "recover")),
+    ).toEqual(["succeeded", "succeeded"]);
   });
 
   it("deletes the subscription with the delete block", async () => {

@@ -41,6 +41,7 @@ export type SubscriptionServiceConfig = Pick<
   | "WEBHOOK_ALLOW_LOOPBACK_FOR_TESTS"
   | "WEBHOOK_SECRET_KEY"
   | "WEBHOOK_SECRET_ROTATION_OVERLAP_MS"
+  | "WEBHOOK_RETENTION_DAYS"
 >;
 
 /**
@@ -67,6 +68,7 @@ export function createSubscriptionService(
     environment: config.ENVIRONMENT,
     publicBaseUrl: config.PUBLIC_BASE_URL,
     rotationOverlapMs: config.WEBHOOK_SECRET_ROTATION_OVERLAP_MS,
+    retentionMs: config.WEBHOOK_RETENTION_DAYS * 86_400_000,
   });
 }
 

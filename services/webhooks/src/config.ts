@@ -76,6 +76,16 @@ const secretShape = {
   WEBHOOK_SECRET_ROTATION_OVERLAP_MS: env.int(86_400_000, 0, 30 * 86_400_000),
 };
 
+/** Read by both: the dispatcher deletes by it, the API bounds bulk recovery's window by it. */
+const retentionShape = {
+  /**
+   * Retention (the contract names no period; ours): succeeded, failed and dead deliveries with
+   * their attempts are deleted this many days after they finished, then events no delivery
+   * references. Until then a failed or dead delivery can be redelivered. 0 keeps everything.
+   */
+  WEBHOOK_RETENTION_DAYS: env.int(30, 0, 3_650),
+};
+
 function refuseTestSettingsInProduction(
   value: {
     ENVIRONMENT: string;
@@ -108,6 +118,7 @@ const apiShape = z
     ...telemetryEnvShape,
     ...guardShape,
     ...secretShape,
+    ...retentionShape,
   })
   .superRefine(refuseTestSettingsInProduction);
 
@@ -173,16 +184,18 @@ const dispatcherShape = z
      * Deliveries recorded but not yet queued (a crash between the two) are queued after this age.
      */
     WEBHOOK_REQUEUE_SWEEP_MS: env.int(30_000, 100, 3_600_000),
-    /**
-     * Retention (the contract names no period; ours): succeeded, failed and dead deliveries with
-     * their attempts are deleted this many days after they finished, then events no delivery
-     * references. Until then a failed or dead delivery can be redelivered. 0 keeps everything.
-     */
-    WEBHOOK_RETENTION_DAYS: env.int(30, 0, 3_650),
+    ...retentionShape,
     /** How often the elected dispatcher runs a retention pass. */
     WEBHOOK_RETENTION_SWEEP_MS: env.int(3_600_000, 1_000, 7 * 86_400_000),
     /** Rows per delete statement (bounded lock time). */
     WEBHOOK_RETENTION_BATCH_SIZE: env.int(500, 1, 10_000),
+    /**
+     * A subscription whose attempts have all failed for this long, with no success in that time,
+     * is disabled (`endpoint_failing`); 5 days as Svix. 0 never disables.
+     */
+    WEBHOOK_AUTO_DISABLE_AFTER_MS: env.int(5 * 86_400_000, 0, 365 * 86_400_000),
+    /** How often the elected dispatcher looks for such subscriptions. */
+    WEBHOOK_AUTO_DISABLE_CHECK_MS: env.int(60_000, 100, 3_600_000),
     /**
      * Run the WebhookSubscription controller (on the elected leader only); the chart turns it on.
      */

@@ -62,9 +62,16 @@ const dispatcher = await startDispatcher({
   meter: metrics.meter,
 });
 // Leader-only work, on the elected replica only, under one election ("webhooks-dispatcher"): the
-// retention job and the WebhookSubscription controller (the chart enables it). The operator is
-// imported only then: the Kubernetes client is ~20 MB of heap a dispatcher without it never uses.
-const leader = await createDispatcherLeaderGroup({ config, pool, clock: systemClock, logger });
+// retention job, the auto-disable check and the WebhookSubscription controller (the chart enables
+// it). The operator is imported only then: the Kubernetes client is ~20 MB of heap a dispatcher
+// without it never uses.
+const leader = await createDispatcherLeaderGroup({
+  config,
+  pool,
+  clock: systemClock,
+  logger,
+  meter: metrics.meter,
+});
 if (config.OPERATOR_ENABLED)
   leader.add(
     (await import("./workers/operator/start-operator.ts")).operatorTask({
@@ -95,7 +102,7 @@ const serving = await serve({
 });
 // Order: stop taking messages and finish running attempts, then flush acks, then close clients.
 // The leader group first: it releases leadership (Lease or advisory lock) while the database is still there.
-shutdown.add("leader group (retention, operator)", () => leader.stop());
+shutdown.add("leader group (retention, auto-disable, operator)", () => leader.stop());
 shutdown.add("dispatcher", () => dispatcher.stop());
 shutdown.add("nats", () => drainNats(nc));
 shutdown.add("outbound http", () => client.close());

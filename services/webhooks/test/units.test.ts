@@ -221,7 +221,6 @@ describe("configuration", () => {
         bad,
       ).toEqual(["OPERATOR_SECRET_NAMESPACE"]);
   });
-
 });
 
 describe("micro-batcher", () => {

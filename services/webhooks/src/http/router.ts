@@ -4,7 +4,7 @@ import { parseQuery, requireJson, sendData, sendPage } from "@svc/http";
 import { MethodNotAllowedError, ValidationError } from "@svc/errors";
 import { expressPath, type OperationSpec } from "@svc/openapi";
 import type { SubscriptionService } from "../domain/subscription-service.ts";
-import { createBody, parseBody, patchBody } from "./bodies.ts";
+import { createBody, parseBody, patchBody, recoverBody } from "./bodies.ts";
 import {
   createWebhookOperation,
   deleteWebhookOperation,
@@ -12,12 +12,18 @@ import {
   getWebhookOperation,
   listDeliveriesOperation,
   listWebhooksOperation,
+  recoverWebhookOperation,
   redeliverOperation,
   rotateWebhookSecretOperation,
   testWebhookOperation,
   updateWebhookOperation,
 } from "./operations.ts";
-import { presentDelivery, presentDeliveryDetail, presentSubscription } from "./present.ts";
+import {
+  presentDelivery,
+  presentDeliveryDetail,
+  presentRecovery,
+  presentSubscription,
+} from "./present.ts";
 
 type Handler = (req: Request, res: Response, owner: string) => Promise<void>;
 type Route = {
@@ -179,6 +185,17 @@ function routeTable(service: SubscriptionService): Route[] {
           presentDelivery(await service.redeliver(owner, webhook(req), delivery(req))),
           { status: 202 },
         );
+      },
+    },
+    // Bulk recovery.
+    {
+      ...route(recoverWebhookOperation),
+      json: true,
+      handler: async (req, res, owner) => {
+        const id = webhook(req);
+        const body = parseBody(recoverBody, req.body);
+        const recovery = await service.recover(owner, id, { since: body.since, until: body.until });
+        sendData(res, presentRecovery(id, recovery), { status: 202 });
       },
     },
   ];

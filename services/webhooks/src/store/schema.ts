@@ -40,11 +40,26 @@ export const subscriptions = webhooksSchema.table(
      * ones). Unique, so a repeated or concurrent reconcile can never create a second one.
      */
     k8sUid: text("k8s_uid").unique("subscriptions_k8s_uid_key"),
+    /** Why it is disabled (SubscriptionDisabledReason); null while enabled. */
+    disabledReason: text("disabled_reason"),
+    disabledAt: at("disabled_at"),
+    /**
+     * The first failed attempt since the last success (null after a success or re-enabling);
+     * with last_success_at it decides automatic disabling
+     * (docs/decisions/auto-disable-failing-endpoints.md).
+     */
+    firstFailureAt: at("first_failure_at"),
+    /** The last successful attempt, to the minute (a healthy subscription writes once a minute). */
+    lastSuccessAt: at("last_success_at"),
   },
   (t) => [
     index("subscriptions_owner_idx").on(t.ownerClientId, t.createdAt, t.id),
     // Fan-out asks "which enabled subscriptions want this type": event_types @> ARRAY[type].
     index("subscriptions_event_types_idx").using("gin", t.eventTypes),
+    check(
+      "subscriptions_disabled_reason_check",
+      sql`disabled_reason IN ('requested', 'endpoint_failing')`,
+    ),
   ],
 );
 
