@@ -70,6 +70,15 @@ const guardShape = {
   WEBHOOK_DNS_TIMEOUT_MS: env.int(2_000, 100, 30_000),
 };
 
+/** Both processes: the API serves the feed's window, the dispatcher's retention prunes past it. */
+const eventsFeedShape = {
+  /**
+   * How long an event stays in the events feed (GET /v1/events); retention then deletes it unless
+   * a delivery still references it.
+   */
+  WEBHOOK_EVENTS_RETENTION_DAYS: env.int(30, 1, 3_650),
+};
+
 const secretShape = {
   WEBHOOK_SECRET_KEY: secretKey,
   /** How long the previous secret still signs after a rotation (documented: 24 h). */
@@ -108,6 +117,7 @@ const apiShape = z
     ...telemetryEnvShape,
     ...guardShape,
     ...secretShape,
+    ...eventsFeedShape,
   })
   .superRefine(refuseTestSettingsInProduction);
 
@@ -142,6 +152,7 @@ const dispatcherShape = z
     ...telemetryEnvShape,
     ...guardShape,
     ...secretShape,
+    ...eventsFeedShape,
     /**
      * Waits after failed attempts 1..n; attempts per delivery = entries + 1 (the contract's: 5
      * entries, 6 attempts).
@@ -171,7 +182,8 @@ const dispatcherShape = z
     /**
      * Retention (the contract names no period; ours): succeeded, failed and dead deliveries with
      * their attempts are deleted this many days after they finished, then events no delivery
-     * references. Until then a failed or dead delivery can be redelivered. 0 keeps everything.
+     * references and older than WEBHOOK_EVENTS_RETENTION_DAYS. Until then a failed or dead
+     * delivery can be redelivered. 0 keeps everything.
      */
     WEBHOOK_RETENTION_DAYS: env.int(30, 0, 3_650),
     /** How often the elected dispatcher runs a retention pass. */

@@ -25,6 +25,7 @@ import {
 } from "../domain/model.ts";
 import { createBody, patchBody } from "./bodies.ts";
 import type { presentAttempt, presentDelivery, presentSubscription } from "./present.ts";
+import { EVENT_OPERATIONS, EVENT_TAGS } from "./events-operations.ts";
 
 export const WEBHOOK_TAGS: TagSpec[] = [
   {
@@ -409,4 +410,7 @@ export const WEBHOOK_OPERATIONS: ReadonlyArray<OperationSpec> = [
 ];
 
 /** This service's part of the OpenAPI document (tools/openapi.ts). */
-export const OPENAPI: ServiceOpenApi = { tags: WEBHOOK_TAGS, operations: WEBHOOK_OPERATIONS };
+export const OPENAPI: ServiceOpenApi = {
+  tags: [...WEBHOOK_TAGS, ...EVENT_TAGS],
+  operations: [...WEBHOOK_OPERATIONS, ...EVENT_OPERATIONS],
+};
