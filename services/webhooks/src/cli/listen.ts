@@ -145,19 +145,6 @@ export async function listen(
     return { value: body.access_token, date: Date.parse(res.headers.get("date") ?? "") };
   };
 
-  const first = await retrying(getToken);
-  const startQuery = new URLSearchParams({ per_page: "100" });
-  if (options.events) startQuery.set("type", options.events);
-  startQuery.set(
-    "created_since",
-    options.since ?? new Date(Number.isNaN(first.date) ? Date.now() : first.date).toISOString(),
-  );
-  let query = startQuery.toString();
-
-  print(`Ready. Forwarding events to ${options.forwardTo.href}`);
-  print(`Signing secret (verify deliveries with it): ${options.secret}`);
-  print(`Starting at events recorded since ${startQuery.get("created_since")}. Ctrl+C stops.`);
-
   async function retrying<T>(step: () => Promise<T>): Promise<T> {
     for (let failures = 1; ; failures++) {
       try {
@@ -171,6 +158,8 @@ export async function listen(
     }
   }
 
+  // The next page's query: the start's filters, then the cursor of the page before.
+  let query = "";
   const readPage = async (): Promise<FeedAnswer> => {
     if (!token || Date.now() >= token.renewAt) await getToken();
     const res = await fetch(`${feedUrl}?${query}`, {
@@ -192,6 +181,18 @@ export async function listen(
   };
 
   try {
+    const first = await retrying(getToken);
+    const startQuery = new URLSearchParams({ per_page: "100" });
+    if (options.events) startQuery.set("type", options.events);
+    startQuery.set(
+      "created_since",
+      options.since ?? new Date(Number.isNaN(first.date) ? Date.now() : first.date).toISOString(),
+    );
+    query = startQuery.toString();
+
+    print(`Ready. Forwarding events to ${options.forwardTo.href}`);
+    print(`Signing secret (verify deliveries with it): ${options.secret}`);
+    print(`Starting at events recorded since ${startQuery.get("created_since")}. Ctrl+C stops.`);
     while (!signal.aborted) {
       const page = await retrying(readPage);
       for (const event of page.data) {
@@ -248,9 +249,17 @@ async function forward(
   }
 }
 
+/** A short reason: the network error's code when there is one. */
 function describe(err: unknown): string {
-  const e = err as { name?: string; message?: string; cause?: { code?: string } };
-  return e.cause?.code ?? (e.name === "TimeoutError" ? "timeout" : (e.message ?? String(err)));
+  const e = err as {
+    name?: string;
+    message?: string;
+    cause?: { code?: string; message?: string; errors?: Array<{ code?: string }> };
+  };
+  if (e.name === "TimeoutError") return "timeout";
+  return (
+    e.cause?.code ?? e.cause?.errors?.[0]?.code ?? e.cause?.message ?? e.message ?? String(err)
+  );
 }
 
 export { FatalError };
