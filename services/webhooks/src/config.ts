@@ -245,3 +245,16 @@ export function readExtraCa(config: {
     ? undefined
     : readFileSync(config.WEBHOOK_EXTRA_CA_FILE, "utf8");
 }
+
+/** What `webhooks listen` (src/cli) reads from the environment; its flags override each. */
+export function loadListenEnv(source: Record<string, string | undefined> = process.env) {
+  return parseEnv(
+    z.object({
+      BASE_URL: z.url().optional(),
+      CLIENT_ID: z.string().min(1).optional(),
+      CLIENT_SECRET: z.string().min(1).optional(),
+      WEBHOOK_SECRET: z.string().min(1).optional(),
+    }),
+    source,
+  );
+}

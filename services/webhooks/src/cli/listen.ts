@@ -43,7 +43,12 @@ export type ListenOptions = {
 /** Options from the command line and the environment; a string is the usage error to print. */
 export function parseListenArgs(
   args: string[],
-  env: Record<string, string | undefined>,
+  env: {
+    BASE_URL?: string | undefined;
+    CLIENT_ID?: string | undefined;
+    CLIENT_SECRET?: string | undefined;
+    WEBHOOK_SECRET?: string | undefined;
+  },
 ): ListenOptions | string {
   let values;
   try {

@@ -1,5 +1,6 @@
 // `npm run webhooks -- <command>`: webhook tools for subscribers' developers.
 //   listen   follow the events feed and forward each event, signed, to a local URL (listen.ts)
+import { loadListenEnv } from "../config.ts";
 import { FatalError, listen, LISTEN_USAGE, parseListenArgs } from "./listen.ts";
 
 const USAGE = `Usage: npm run webhooks -- <command>
@@ -16,7 +17,14 @@ if (command !== "listen") {
   );
   process.exit(command === "help" ? 0 : 2);
 }
-const options = parseListenArgs(args, process.env);
+let env;
+try {
+  env = loadListenEnv();
+} catch (err) {
+  console.error((err as Error).message);
+  process.exit(2);
+}
+const options = parseListenArgs(args, env);
 if (typeof options === "string") {
   console.error(`${options}\n\n${LISTEN_USAGE}`);
   process.exit(2);

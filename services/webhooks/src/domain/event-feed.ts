@@ -112,7 +112,7 @@ export class EventFeed {
     clock: Clock;
     environment: "production" | "sandbox";
     retentionDays: number;
-    /** How long a list total is reused (ms); 0 counts on every page. */
+    /** How long a list total is reused (ms; a count reads every matching row); 0: every page. */
     totalsTtlMs?: number;
   }) {
     this.#store = deps.store;
@@ -120,7 +120,7 @@ export class EventFeed {
     this.#retentionMs = deps.retentionDays * DAY_MS;
     this.#types = feedEventTypes(deps.environment);
     this.#totals = new RefreshingCache({
-      ttlMs: deps.totalsTtlMs ?? 5_000,
+      ttlMs: deps.totalsTtlMs ?? 60_000,
       now: () => deps.clock.now().getTime(),
     });
   }

@@ -38,10 +38,9 @@ const feedFields = {
   }),
   payload: z.record(z.string(), z.unknown()),
 };
-const feedEventZod = z.strictObject(feedFields);
 export const _feedEventKeys: SameKeys<
   ReturnType<typeof presentFeedEvent>,
-  z.output<typeof feedEventZod>
+  z.output<z.ZodObject<typeof feedFields>>
 > = true;
 
 const feedEvent: NamedSchema = {
@@ -88,7 +87,7 @@ export const listEventsOperation = {
   path: "/v1/events",
   summary: "List events (the events feed)",
   description:
-    "Oldest first, in the order the service recorded them. Follow `meta.pagination.next_cursor` page after page: a reader that keeps following it while events arrive sees every event exactly once (an event appears only once nothing recorded before it can still appear). `has_more` false means caught up; poll the same cursor later for new events. The cursor carries the filters, so it is given alone (with `per_page`). `page`, `total` and `total_pages` count this walk's pages and the matching events now in the feed (recounted at most every few seconds).",
+    "Oldest first, in the order the service recorded them. Follow `meta.pagination.next_cursor` page after page: a reader that keeps following it while events arrive sees every event exactly once (an event appears only once nothing recorded before it can still appear). `has_more` false means caught up; poll the same cursor later for new events. The cursor carries the filters, so it is given alone (with `per_page`). `page`, `total` and `total_pages` count this walk's pages and the matching events now in the feed (a count at most a minute old).",
   tag: "Events",
   auth: { scope: "webhooks:read" },
   query: {
