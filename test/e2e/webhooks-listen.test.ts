@@ -22,7 +22,7 @@ import {
   type NatsConnection,
 } from "@svc/messaging";
 import { silentLogger } from "@svc/testing";
-import { startPrivateStack, type PrivateStack } from "../support/private-stack.ts";
+import { startPrivateStack, waitUntilReady, type PrivateStack } from "../support/private-stack.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const CLI = "services/webhooks/src/cli/webhooks.ts";
@@ -130,14 +130,7 @@ const sign = (secret: string, timestamp: string, body: string) =>
 
 beforeAll(async () => {
   stack = await startPrivateStack();
-  for (const p of stack.processes.filter((p) => p.internalPort !== null))
-    await waitFor(
-      `${p.name} to be ready`,
-      async () =>
-        (await fetch(`http://127.0.0.1:${p.internalPort}/readyz`).catch(() => undefined))
-          ?.status === 200,
-      60_000,
-    );
+  await waitUntilReady(stack);
   nc = await connectNats({ servers: stack.natsUrl, name: "listen-e2e", logger: silentLogger() });
   db = new pg.Pool({ connectionString: stack.pgUrl, max: 2 });
   receiver = await startReceiver();

@@ -3,7 +3,7 @@
  * OpenAPI document, like ./operations.ts.
  */
 import { z } from "zod";
-import { parseDateOrDateTime, q } from "@svc/http";
+import { q } from "@svc/http";
 import { EVENT_TYPES } from "@svc/events";
 import {
   doc,
@@ -67,20 +67,6 @@ const feedEvent: NamedSchema = {
   },
 };
 
-/** An instant: a date-time with offset, or a date (midnight UTC). */
-const instantParam = () =>
-  z
-    .string()
-    .transform((value, ctx) => {
-      const parsed = parseDateOrDateTime(value);
-      if (typeof parsed === "string") {
-        ctx.addIssue({ code: "custom", message: parsed });
-        return z.NEVER;
-      }
-      return parsed.kind === "date" ? new Date(`${parsed.date}T00:00:00Z`) : parsed.instant;
-    })
-    .optional();
-
 export const listEventsOperation = {
   operationId: "listEvents",
   method: "get",
@@ -100,21 +86,14 @@ export const listEventsOperation = {
       description:
         "Comma-separated event types (e.g. `vacancy.created,vacancy.updated`); absent: every type the token's scopes may read. A type whose scope the token lacks is 403.",
     }),
-    created_since: instantParam().meta({
+    created_since: q.dateOrDateTime().optional().meta({
       description:
         "Only events recorded at or after this instant (date-time with offset, or a date: midnight UTC).",
-      anyOf: [
-        { type: "string", format: "date" },
-        { type: "string", format: "date-time" },
-      ],
     }),
-    created_before: instantParam().meta({
-      description: "Only events recorded before this instant.",
-      anyOf: [
-        { type: "string", format: "date" },
-        { type: "string", format: "date-time" },
-      ],
-    }),
+    created_before: q
+      .dateOrDateTime()
+      .optional()
+      .meta({ description: "Only events recorded before this instant (as `created_since`)." }),
   },
   responses: {
     200: { description: "A page of events.", body: { envelope: "cursorPage", items: feedEvent } },

@@ -1,11 +1,17 @@
 import express, { type RequestHandler } from "express";
 import { callerOf, requireScope, type TokenVerifier } from "@svc/auth";
-import { parseQuery, sendData } from "@svc/http";
+import { parseQuery, sendData, type DateOrInstant } from "@svc/http";
 import { MethodNotAllowedError, ValidationError } from "@svc/errors";
 import { expressPath } from "@svc/openapi";
 import type { EventFeed } from "../domain/event-feed.ts";
 import { getEventOperation, listEventsOperation } from "./events-operations.ts";
 import { presentFeedEvent } from "./events-present.ts";
+
+/** A date means midnight UTC (this service keeps no time zone). */
+function instantOf(value: DateOrInstant | undefined): Date | null {
+  if (value === undefined) return null;
+  return value.kind === "date" ? new Date(`${value.date}T00:00:00Z`) : value.instant;
+}
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -30,8 +36,8 @@ export function createEventsRouter(deps: {
       const query = parseQuery(listEventsOperation.query, req.query);
       const filter = {
         types: deps.feed.parseTypes(query.type),
-        since: query.created_since ?? null,
-        before: query.created_before ?? null,
+        since: instantOf(query.created_since),
+        before: instantOf(query.created_before),
       };
       const page = await deps.feed.list(callerOf(res.locals).scopes, {
         ...(query.cursor !== undefined && { cursor: query.cursor }),
