@@ -70,6 +70,15 @@ const guardShape = {
   WEBHOOK_DNS_TIMEOUT_MS: env.int(2_000, 100, 30_000),
 };
 
+/** Both processes: the API serves the feed's window, the dispatcher's retention prunes past it. */
+const eventsFeedShape = {
+  /**
+   * How long an event stays in the events feed (GET /v1/events); retention then deletes it unless
+   * a delivery still references it.
+   */
+  WEBHOOK_EVENTS_RETENTION_DAYS: env.int(30, 1, 3_650),
+};
+
 const secretShape = {
   WEBHOOK_SECRET_KEY: secretKey,
   /** How long the previous secret still signs after a rotation (documented: 24 h). */
@@ -81,7 +90,8 @@ const retentionShape = {
   /**
    * Retention (the contract names no period; ours): succeeded, failed and dead deliveries with
    * their attempts are deleted this many days after they finished, then events no delivery
-   * references. Until then a failed or dead delivery can be redelivered. 0 keeps everything.
+   * references and older than WEBHOOK_EVENTS_RETENTION_DAYS. Until then a failed or dead
+   * delivery can be redelivered. 0 keeps everything.
    */
   WEBHOOK_RETENTION_DAYS: env.int(30, 0, 3_650),
 };
@@ -119,6 +129,7 @@ const apiShape = z
     ...guardShape,
     ...secretShape,
     ...retentionShape,
+    ...eventsFeedShape,
   })
   .superRefine(refuseTestSettingsInProduction);
 
@@ -153,6 +164,7 @@ const dispatcherShape = z
     ...telemetryEnvShape,
     ...guardShape,
     ...secretShape,
+    ...eventsFeedShape,
     /**
      * Waits after failed attempts 1..n; attempts per delivery = entries + 1 (the contract's: 5
      * entries, 6 attempts).
@@ -249,4 +261,17 @@ export function readExtraCa(config: {
   return config.WEBHOOK_EXTRA_CA_FILE === undefined
     ? undefined
     : readFileSync(config.WEBHOOK_EXTRA_CA_FILE, "utf8");
+}
+
+/** What `webhooks listen` (src/cli) reads from the environment; its flags override each. */
+export function loadListenEnv(source: Record<string, string | undefined> = process.env) {
+  return parseEnv(
+    z.object({
+      BASE_URL: z.url().optional(),
+      CLIENT_ID: z.string().min(1).optional(),
+      CLIENT_SECRET: z.string().min(1).optional(),
+      WEBHOOK_SECRET: z.string().min(1).optional(),
+    }),
+    source,
+  );
 }

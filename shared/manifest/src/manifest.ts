@@ -105,7 +105,7 @@ export const SERVICES: ReadonlyArray<ServiceManifest> = [
     schema: "webhooks",
     migrations: "drizzle",
     operations: "src/http/operations.ts",
-    routes: ["/v1/webhooks"],
+    routes: ["/v1/webhooks", "/v1/events"],
   },
   // The local gateway: routes like the Ingress, from routes.json; never deployed.
   {

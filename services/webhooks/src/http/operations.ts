@@ -31,6 +31,7 @@ import type {
   presentRecovery,
   presentSubscription,
 } from "./present.ts";
+import { EVENT_OPERATIONS, EVENT_TAGS } from "./events-operations.ts";
 
 export const WEBHOOK_TAGS: TagSpec[] = [
   {
@@ -463,4 +464,7 @@ export const WEBHOOK_OPERATIONS: ReadonlyArray<OperationSpec> = [
 ];
 
 /** This service's part of the OpenAPI document (tools/openapi.ts). */
-export const OPENAPI: ServiceOpenApi = { tags: WEBHOOK_TAGS, operations: WEBHOOK_OPERATIONS };
+export const OPENAPI: ServiceOpenApi = {
+  tags: [...WEBHOOK_TAGS, ...EVENT_TAGS],
+  operations: [...WEBHOOK_OPERATIONS, ...EVENT_OPERATIONS],
+};

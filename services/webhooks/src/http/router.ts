@@ -4,6 +4,8 @@ import { parseQuery, requireJson, sendData, sendPage } from "@svc/http";
 import { MethodNotAllowedError, ValidationError } from "@svc/errors";
 import { expressPath, type OperationSpec } from "@svc/openapi";
 import type { SubscriptionService } from "../domain/subscription-service.ts";
+import type { EventFeed } from "../domain/event-feed.ts";
+import { createEventsRouter } from "./events-routes.ts";
 import { createBody, parseBody, patchBody, recoverBody } from "./bodies.ts";
 import {
   createWebhookOperation,
@@ -201,9 +203,10 @@ function routeTable(service: SubscriptionService): Route[] {
   ];
 }
 
-/** What the router needs: the domain module and the token verifier. */
+/** What the router needs: the domain module, the events feed and the token verifier. */
 export interface RouterDeps {
   service: SubscriptionService;
+  feed: EventFeed;
   verify: TokenVerifier;
 }
 
@@ -230,5 +233,6 @@ export function createRouter(deps: RouterDeps): express.Router {
     const allowed = routes.filter((r) => r.path === path).map((r) => r.method.toUpperCase());
     router.all(path, (_req, _res, next) => next(new MethodNotAllowedError(allowed)));
   }
+  router.use(createEventsRouter({ feed: deps.feed, verify: deps.verify }));
   return router;
 }

@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
 import {
+  bigint,
   bigserial,
   boolean,
   check,
@@ -74,9 +75,22 @@ export const events = webhooksSchema.table(
     traceparent: text("traceparent"),
     tracestate: text("tracestate"),
     receivedAt: at("received_at").notNull(),
+    /**
+     * The id of the transaction that inserted the row: the events feed's order is (feed_xid,
+     * event_uuid), read only below the oldest transaction still running, so a feed reader never
+     * skips a row that commits late (docs/decisions/events-feed-cursor.md). Rows older than the
+     * feed hold 0.
+     */
+    feedXid: bigint("feed_xid", { mode: "number" })
+      .notNull()
+      .default(sql`(pg_current_xact_id()::text)::bigint`),
   },
-  // Retention walks old events in (received_at, event_uuid) order, a batch at a time.
-  (t) => [index("events_received_at_idx").on(t.receivedAt, t.eventUuid)],
+  (t) => [
+    // Retention walks old events in (received_at, event_uuid) order, a batch at a time.
+    index("events_received_at_idx").on(t.receivedAt, t.eventUuid),
+    // The events feed walks them in (feed_xid, event_uuid) order from a cursor.
+    index("events_feed_idx").on(t.feedXid, t.eventUuid),
+  ],
 );
 
 export const deliveries = webhooksSchema.table(

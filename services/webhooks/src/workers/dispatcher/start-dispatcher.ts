@@ -21,6 +21,7 @@ import { readExtraCa, SERVICE_VERSION, type DispatcherConfig } from "../../confi
 import type { Clock, DeliveryMessage } from "../../domain/model.ts";
 import type { WebhookHttpClient } from "../../domain/ports.ts";
 import { retryPolicy } from "../../domain/retry-policy.ts";
+import { deliveryUserAgent } from "../../domain/signing.ts";
 import { createGuardedClient } from "../../outbound/guarded-client.ts";
 import type { HostResolver } from "../../outbound/resolver.ts";
 import { createUrlGuard } from "../../outbound/url-guard.ts";
@@ -63,7 +64,7 @@ export function createDeliveryClient(
     timeoutMs: config.WEBHOOK_ATTEMPT_TIMEOUT_MS,
     readCapBytes: config.WEBHOOK_RESPONSE_READ_CAP_BYTES,
     extraCa: readExtraCa(config),
-    userAgent: `svc-webhooks/${SERVICE_VERSION}`,
+    userAgent: deliveryUserAgent(SERVICE_VERSION),
   });
 }
 
