@@ -1,12 +1,6 @@
 import { createMetrics, metricsPushEnabled } from "@svc/telemetry";
 import { createLogger } from "@svc/logging";
-import {
-  closeInternalLast,
-  exitOnStartupError,
-  serve,
-  Shutdown,
-  type ReadinessCheck,
-} from "@svc/http";
+import { closeInternalLast, exitOnStartupError, serve, Shutdown, type ReadinessCheck, httpLimits } from "@svc/http";
 import { startRevocationFeed } from "@svc/auth";
 import { createPgPool, runMigrations } from "@svc/db";
 import {
@@ -81,6 +75,7 @@ const serving = await serve({
   app,
   port: config.PORT,
   internalPort: config.INTERNAL_PORT,
+  limits: httpLimits(config),
   readiness,
   internalRoutes: { "/metrics": metrics.handler },
 });

@@ -1,12 +1,6 @@
 import { createMetrics, metricsPushEnabled } from "@svc/telemetry";
 import { createLogger } from "@svc/logging";
-import {
-  closeInternalLast,
-  exitOnStartupError,
-  serve,
-  Shutdown,
-  type ReadinessCheck,
-} from "@svc/http";
+import { closeInternalLast, exitOnStartupError, serve, Shutdown, type ReadinessCheck, httpLimits } from "@svc/http";
 import {
   createCachedTokenVerifier,
   loadRevocationFeedConfig,
@@ -108,6 +102,7 @@ const serving = await serve({
   app: createApp(appDeps),
   port: config.PORT,
   internalPort: config.INTERNAL_PORT,
+  limits: httpLimits(config),
   readiness,
   internalRoutes: { "/metrics": metrics.handler },
 });

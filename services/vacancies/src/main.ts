@@ -1,12 +1,6 @@
 import { createMetrics, metricsPushEnabled } from "@svc/telemetry";
 import { createLogger } from "@svc/logging";
-import {
-  closeInternalLast,
-  exitOnStartupError,
-  serve,
-  Shutdown,
-  type ReadinessCheck,
-} from "@svc/http";
+import { closeInternalLast, exitOnStartupError, serve, Shutdown, type ReadinessCheck, httpLimits } from "@svc/http";
 import { createCachedTokenVerifier, remoteKeys, startRevocationFeed } from "@svc/auth";
 import { createLegacyDb, createPgPool, runMigrations } from "@svc/db";
 import { connectNats, drainNats } from "@svc/messaging";
@@ -92,6 +86,7 @@ const serving = await serve({
   app: createApp({ meter: metrics.meter, config, logger, verify, vacancies, now: Date.now }),
   port: config.PORT,
   internalPort: config.INTERNAL_PORT,
+  limits: httpLimits(config),
   readiness,
   internalRoutes: { "/metrics": metrics.handler },
 });

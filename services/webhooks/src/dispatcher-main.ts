@@ -1,12 +1,6 @@
 import { createMetrics, metricsPushEnabled } from "@svc/telemetry";
 import { createLogger } from "@svc/logging";
-import {
-  closeInternalLast,
-  exitOnStartupError,
-  serve,
-  Shutdown,
-  type ReadinessCheck,
-} from "@svc/http";
+import { closeInternalLast, exitOnStartupError, serve, Shutdown, type ReadinessCheck, httpLimits } from "@svc/http";
 import { createPgPool, runMigrations } from "@svc/db";
 import { connectNats, drainNats, jetstream, names } from "@svc/messaging";
 import {
@@ -88,6 +82,7 @@ const serving = await serve({
   app: null,
   port: 0,
   internalPort: config.INTERNAL_PORT,
+  limits: httpLimits(config),
   readiness,
   internalRoutes: { "/metrics": metrics.handler },
 });

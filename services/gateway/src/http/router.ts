@@ -105,6 +105,7 @@ export function createRouter(options: RouterDeps): RequestListener {
     const base = route && options.upstreams[route.service];
     if (!route || !base) return sendError(res, 404, "NOT_FOUND", "no such endpoint", requestId);
     const target = new URL(req.url ?? "/", base);
+    let answered = false;
     const upstream = request(
       target,
       {
@@ -113,20 +114,40 @@ export function createRouter(options: RouterDeps): RequestListener {
         timeout: options.upstreamTimeoutMs ?? 30_000,
       },
       (answer) => {
-        const headers = Object.fromEntries(
+        answered = true;
+        const headers: Record<string, string | string[] | undefined> = Object.fromEntries(
           Object.entries(answer.headers).filter(([name]) => !HOP_BY_HOP.has(name)),
         );
+        // The service answered before the whole body arrived (a 408, a 413): what is left of the
+        // body would be read as the next request, so this connection ends with the answer.
+        if (!req.complete) {
+          headers.connection = "close";
+          req.unpipe(upstream);
+        }
         res.writeHead(answer.statusCode ?? 502, headers);
         answer.pipe(res);
+        answer.on("close", () => {
+          if (!answer.complete) res.destroy();
+        });
       },
     );
     upstream.on("timeout", () => upstream.destroy(new Error("upstream timeout")));
     upstream.on("error", (err) => {
+      // After an answer, an error is the service closing a connection whose request body it
+      // stopped reading; the answer itself is already on its way (or cut, above).
+      if (answered || clientGone) return;
       options.logger.warn(
         { error: err.message, service: route.service, request_id: requestId },
         "upstream unavailable",
       );
       sendUnavailable(res, path, route.service, requestId);
+    });
+    // The client is gone (it closed, or this listener cut it as too slow): so is its request.
+    let clientGone = false;
+    res.on("close", () => {
+      if (res.writableFinished) return;
+      clientGone = true;
+      upstream.destroy();
     });
     req.pipe(upstream);
   };
