@@ -86,7 +86,8 @@ beforeAll(async () => {
   await waitFor(`auth ready (output: ${auth.output().slice(-1_000)})`, ready, 30_000);
   await waitFor(
     "the gateway",
-    async () => (await fetch(`http://127.0.0.1:${gatewayPort}/version`).catch(() => null))?.ok,
+    async () =>
+      (await fetch(`http://127.0.0.1:${gatewayPort}/version`).catch(() => null))?.ok === true,
     10_000,
   );
 }, 60_000);
