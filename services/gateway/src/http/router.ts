@@ -34,6 +34,7 @@ function sendError(
   code: string,
   message: string,
   requestId: string,
+  headers: Record<string, string> = {},
 ): void {
   if (res.headersSent) {
     res.destroy();
@@ -42,6 +43,7 @@ function sendError(
   res.writeHead(status, {
     "content-type": "application/json; charset=utf-8",
     "x-request-id": requestId,
+    ...headers,
   });
   res.end(
     JSON.stringify({
@@ -65,7 +67,8 @@ function sendUnavailable(
   requestId: string,
 ): void {
   const message = `the ${service} service is unavailable; retry later`;
-  if (path !== TOKEN_PATH) return sendError(res, 503, "SERVICE_UNAVAILABLE", message, requestId);
+  if (path !== TOKEN_PATH)
+    return sendError(res, 503, "SERVICE_UNAVAILABLE", message, requestId, { "retry-after": "5" });
   if (res.headersSent) return void res.destroy();
   res.writeHead(503, {
     "content-type": "application/json; charset=utf-8",
@@ -95,7 +98,8 @@ function forwardHeaders(
 /**
  * The local stand-in for the Ingress: routes by the shared route table and streams requests and
  * responses through unchanged. A service that is down is 503 in the error envelope (the token
- * endpoint's RFC 6749 error), as the Ingress answers when a Service has no ready endpoints.
+ * endpoint's RFC 6749 error), as the Ingress answers when a Service has no ready endpoints. A
+ * service's answer that comes before the whole request (its 408 or 413) is passed through.
  */
 export function createRouter(options: RouterDeps): RequestListener {
   return (req, res) => {
