@@ -1,6 +1,13 @@
 import { createMetrics, metricsPushEnabled } from "@svc/telemetry";
 import { createLogger } from "@svc/logging";
-import { closeInternalLast, exitOnStartupError, serve, Shutdown, type ReadinessCheck, httpLimits } from "@svc/http";
+import {
+  closeInternalLast,
+  exitOnStartupError,
+  serve,
+  Shutdown,
+  type ReadinessCheck,
+  httpLimits,
+} from "@svc/http";
 import { createCachedTokenVerifier, remoteKeys, startRevocationFeed } from "@svc/auth";
 import { createPgPool, runMigrations } from "@svc/db";
 import { connectNats, drainNats, names } from "@svc/messaging";
