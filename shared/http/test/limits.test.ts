@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { connect, type Socket } from "node:net";
 import express from "express";
 import { afterEach, describe, expect, it } from "vitest";
-import { silentLogger } from "@svc/testing";
+import { silentLogger, trickleRequest } from "@svc/testing";
 import { createHttpApp, listen, sendData, type RunningServer } from "../src/index.ts";
 
 /**
@@ -37,28 +37,9 @@ async function start(limits: {
   return server;
 }
 
-interface Ended {
-  ms: number;
-  text: string;
-}
-
 /** Writes `first`, then `unit` every 100 ms, until the server ends the connection. */
-function trickle(port: number, first: string, unit: string): Promise<Ended> {
-  const started = performance.now();
-  return new Promise((resolve) => {
-    const socket = connect(port, "127.0.0.1");
-    let text = "";
-    const timer = setInterval(() => socket.writable && socket.write(unit), 100);
-    socket.setTimeout(10_000, () => socket.destroy());
-    socket.on("data", (c: Buffer) => (text += c.toString("latin1")));
-    socket.on("error", () => undefined);
-    socket.on("close", () => {
-      clearInterval(timer);
-      resolve({ ms: performance.now() - started, text });
-    });
-    socket.write(first);
-  });
-}
+const trickle = (port: number, first: string, unit: string) =>
+  trickleRequest(port, first, unit, { everyMs: 100, giveUpMs: 10_000 });
 
 function envelopeOf(text: string): { status: number; requestIdHeader: string; body: unknown } {
   const [head = "", body = ""] = text.split("\r\n\r\n", 2);

@@ -8,6 +8,7 @@ export {
   type MintOptions,
 } from "./tokens.ts";
 export { TcpProxy, unusedPort } from "./tcp-proxy.ts";
+export { trickleRequest, type TrickleOutcome } from "./trickle.ts";
 export { createTempPgDatabase, createTempMysqlDatabase, type TempDatabase } from "./databases.ts";
 export { platformContract } from "./platform-contract.ts";
 export { readEventStream, waitFor, sleep, type StreamReader } from "./event-stream.ts";
