@@ -6,6 +6,7 @@ import {
   serve,
   Shutdown,
   type ReadinessCheck,
+  httpLimits,
 } from "@svc/http";
 import { createPgPool, runMigrations } from "@svc/db";
 import { connectNats, drainNats, jetstream, names } from "@svc/messaging";
@@ -97,6 +98,7 @@ const serving = await serve({
   app: null,
   port: 0,
   internalPort: config.INTERNAL_PORT,
+  limits: httpLimits(config),
   readiness,
   internalRoutes: { "/metrics": metrics.handler },
 });

@@ -6,6 +6,7 @@ import {
   serve,
   Shutdown,
   type ReadinessCheck,
+  httpLimits,
 } from "@svc/http";
 import { createCachedTokenVerifier, remoteKeys, startRevocationFeed } from "@svc/auth";
 import { createPgPool, runMigrations } from "@svc/db";
@@ -82,6 +83,7 @@ const serving = await serve({
   }),
   port: config.PORT,
   internalPort: config.INTERNAL_PORT,
+  limits: httpLimits(config),
   readiness,
   internalRoutes: { "/metrics": metrics.handler },
 });

@@ -8,6 +8,7 @@ export {
   type MintOptions,
 } from "./tokens.ts";
 export { TcpProxy, unusedPort } from "./tcp-proxy.ts";
+export { trickleRequest, type TrickleOutcome } from "./trickle.ts";
 export { createTempPgDatabase, createTempMysqlDatabase, type TempDatabase } from "./databases.ts";
 export { recordingClient, type StatementClient } from "./recording-db.ts";
 export { platformContract } from "./platform-contract.ts";
