@@ -123,7 +123,7 @@ describe("alerting rules", () => {
       const objects =
         values === valueSets.production
           ? await render(valueSets.production)
-          : await render([], [...values]);
+          : await render(valueSets.default, [...values]);
       for (const rule of rulesOf(objects)) {
         expect(["critical", "warning", "info"], rule.alert).toContain(rule.labels?.severity);
         expect(rule.annotations?.summary, rule.alert).toBeTruthy();
@@ -136,15 +136,12 @@ describe("alerting rules", () => {
 
   it("take their thresholds from values", async () => {
     const rules = rulesOf(
-      await render(
-        [],
-        [
-          "--set",
-          "metrics.prometheusRule.enabled=true",
-          "--set",
-          "metrics.prometheusRule.thresholds.outboxAgeSeconds=42",
-        ],
-      ),
+      await render(valueSets.default, [
+        "--set",
+        "metrics.prometheusRule.enabled=true",
+        "--set",
+        "metrics.prometheusRule.thresholds.outboxAgeSeconds=42",
+      ]),
     );
     const outbox = rules.find((r) => metricsOf(r.expr).includes("outbox_oldest_pending_age"));
     expect(outbox?.expr).toMatch(/> 42\s*$/);

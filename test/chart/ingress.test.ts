@@ -68,7 +68,7 @@ describe("Ingress", () => {
 
   it("takes the host without the port of publicBaseUrl", async () => {
     const spec = ingressOf(
-      await render([], ["--set", "publicBaseUrl=https://api.example.com:8443"]),
+      await render(valueSets.default, ["--set", "publicBaseUrl=https://api.example.com:8443"]),
     );
     expect(spec.rules.map((r) => r.host)).toEqual(["api.example.com"]);
   });

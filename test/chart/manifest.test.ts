@@ -8,6 +8,7 @@ import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import {
   DEPLOYED_PROCESSES,
+  HELM_TESTS,
   JOBS,
   PROCESSES,
   processNamed,
@@ -119,6 +120,16 @@ describe("the chart agrees with the manifest", () => {
     ).map(
       (job) =>
         `templates/job-${job.name}.yaml: does not run ${job.entry} (manifest job ${job.name})`,
+    );
+    expect(problems).toEqual([]);
+  });
+
+  it("each helm test template that runs code of the image runs its manifest entry point", () => {
+    const problems = HELM_TESTS.filter(
+      (test) => !readChart(`templates/tests/${test.name}.yaml`).includes(`"file" "${test.entry}"`),
+    ).map(
+      (test) =>
+        `templates/tests/${test.name}.yaml: does not run ${test.entry} (manifest helm test ${test.name})`,
     );
     expect(problems).toEqual([]);
   });

@@ -56,7 +56,9 @@ describe("scrape annotations", () => {
   }
 
   it("are left out when metrics.podAnnotations is false", async () => {
-    for (const d of deploymentsOf(await render([], ["--set", "metrics.podAnnotations=false"]))) {
+    for (const d of deploymentsOf(
+      await render(valueSets.default, ["--set", "metrics.podAnnotations=false"]),
+    )) {
       const annotations =
         (d.spec as { template: PodTemplate }).template.metadata?.annotations ?? {};
       expect(

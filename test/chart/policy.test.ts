@@ -107,8 +107,8 @@ describe("workload policy", () => {
   });
 
   it("fails the render when preStop would outlast the grace period", async () => {
-    await expect(render([], ["--set", "components.auth.preStopSleepSeconds=40"])).rejects.toThrow(
-      /preStopSleepSeconds must be shorter/,
-    );
+    await expect(
+      render(valueSets.default, ["--set", "components.auth.preStopSleepSeconds=40"]),
+    ).rejects.toThrow(/preStopSleepSeconds must be shorter/);
   });
 });

@@ -52,7 +52,7 @@ describe("helm install --dry-run=client", () => {
 });
 
 describe("helm template", () => {
-  it("renders one Deployment, Service, ServiceAccount, PDB and NetworkPolicy per component by default", async () => {
+  it("renders one Deployment, Service, ServiceAccount, PDB and NetworkPolicy per component (and Job) by default", async () => {
     const objects = await render();
     for (const kind of ["Deployment", "Service", "ServiceAccount", "PodDisruptionBudget"]) {
       expect(
@@ -65,7 +65,7 @@ describe("helm template", () => {
       byKind(objects, "NetworkPolicy")
         .map((o) => o.metadata.name)
         .sort(),
-    ).toEqual([...componentNames, "jobs"].map((c) => `isvc-${c}`).sort());
+    ).toEqual([...componentNames, "migrations"].map((c) => `isvc-${c}`).sort());
     expect(byKind(objects, "HorizontalPodAutoscaler")).toEqual([]);
     expect(byKind(objects, "Job").map((o) => o.metadata.name)).toEqual(["isvc-migrations"]);
     expect(byKind(objects, "CustomResourceDefinition").map((o) => o.metadata.name)).toEqual([

@@ -23,7 +23,10 @@ const data = starlarkLiterals(tiltfile) as {
   EXAMPLE_SUBSCRIPTION: string;
   GATEWAY: { port: number; entrypoint: string };
 };
-const renderDev = () => render([join(repoRoot, data.DEV_VALUES)], [], data.RELEASE);
+// The Tiltfile adds the cluster's API server endpoints (kube_api_server_values); api-server.yaml
+// stands in for them.
+const renderDev = () =>
+  render([join(repoRoot, data.DEV_VALUES), "api-server.yaml"], [], data.RELEASE);
 const readObjects = (file: string): K8sObject[] =>
   parseObjects(readFileSync(join(repoRoot, file), "utf8"));
 

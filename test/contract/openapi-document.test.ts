@@ -63,7 +63,7 @@ function routedBy(): Record<string, string[]> {
         timeZone: "Europe/Brussels",
       }),
     ),
-    webhooks: registeredRoutes(webhooksRouter({ service: unused, verify: unused })),
+    webhooks: registeredRoutes(webhooksRouter({ service: unused, feed: unused, verify: unused })),
   };
 }
 

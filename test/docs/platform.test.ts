@@ -69,11 +69,15 @@ const crd = parse(
 // The commands README.md gave before this guide (its "Deploying with Helm"), with `-n integration`
 // so that they land in the release's namespace, and a generated key for its `<kid>` placeholder:
 // keys named after the variables instead of the keys the chart reads, and no webhook secret key.
-// The check must refuse them.
+// The check must refuse them. The values add the API server's endpoints, which the chart requires
+// before it renders anything, so that the check gets to the Secrets.
 const readmeBefore = (jwk: string) => `
 \`\`\`yaml tested file=my-values.yaml
 environment: production
 publicBaseUrl: https://api.example.com
+networkPolicy:
+  kubeApiServer:
+    cidrs: [172.18.0.2/32]
 \`\`\`
 
 \`\`\`json tested file=k1.active.jwk.json

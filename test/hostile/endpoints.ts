@@ -37,6 +37,7 @@ export type IdKind =
   | "recruitment-case"
   | "webhook"
   | "delivery"
+  | "event"
   | "crm";
 
 export interface Endpoint {
@@ -241,6 +242,29 @@ export const ENDPOINTS: ReadonlyArray<Endpoint> = [
     body: "webhook-create",
     bodyLimit: 256 * 1024,
     write: true,
+  },
+  {
+    name: "list events",
+    method: "GET",
+    path: "/v1/events",
+    target: "gateway",
+    scope: "webhooks:read",
+    write: false,
+    query: {
+      per_page: PAGE.per_page,
+      type: ["vacancy.updated", "vacancy.created,practice.updated", "system.ping"],
+      created_since: SINCE,
+      created_before: SINCE,
+    },
+  },
+  {
+    name: "get event",
+    method: "GET",
+    path: "/v1/events/{id}",
+    ids: ["event"],
+    target: "gateway",
+    scope: "webhooks:read",
+    write: false,
   },
   {
     name: "list webhooks",

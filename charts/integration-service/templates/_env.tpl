@@ -70,6 +70,10 @@ Called with (dict "root" $ "name" "auth" "traits" $traits).
   valueFrom:
     fieldRef:
       fieldPath: metadata.namespace
+{{- with $root.Values.rbac.secretNamespace }}
+- name: OPERATOR_SECRET_NAMESPACE
+  value: {{ . | quote }}
+{{- end }}
 {{- end }}
 {{ include "integration-service.otelEnv" . }}
 {{- with $v.extraEnv }}

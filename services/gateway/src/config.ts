@@ -1,4 +1,4 @@
-import { env, parseEnv, z } from "@svc/config";
+import { env, httpServerEnvShape, parseEnv, z } from "@svc/config";
 
 /** The only module of the gateway that reads the environment. */
 export const SERVICE_NAME = "gateway";
@@ -6,6 +6,7 @@ export const SERVICE_NAME = "gateway";
 const shape = z.object({
   PORT: env.port(8080),
   LOG_LEVEL: env.logLevel(),
+  ...httpServerEnvShape,
   /** service=url pairs, comma-separated; defaults are the local ports `npm start` uses. */
   GATEWAY_UPSTREAMS: z
     .string()

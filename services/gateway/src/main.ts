@@ -1,5 +1,5 @@
 import { createLogger } from "@svc/logging";
-import { exitOnStartupError, listen, Shutdown } from "@svc/http";
+import { exitOnStartupError, httpLimits, listen, Shutdown } from "@svc/http";
 import { loadConfig, SERVICE_NAME, type Config } from "./config.ts";
 import { createApp } from "./app.ts";
 
@@ -12,7 +12,12 @@ try {
 }
 const logger = createLogger({ service: SERVICE_NAME, level: config.LOG_LEVEL });
 const shutdown = new Shutdown(logger);
-const server = await listen(createApp({ config, logger }), config.PORT, "127.0.0.1");
+const server = await listen(
+  createApp({ config, logger }),
+  config.PORT,
+  "127.0.0.1",
+  httpLimits(config),
+);
 logger.info({ port: server.port }, "gateway listening");
 shutdown.add("gateway", () => server.close(5_000));
 shutdown.installSignalHandlers();

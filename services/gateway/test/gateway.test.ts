@@ -1,3 +1,6 @@
+import { once } from "node:events";
+import { createServer, type Server } from "node:http";
+import { connect, type AddressInfo } from "node:net";
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fetchJson, silentLogger, startApp, unusedPort, type StartedApp } from "@svc/testing";
@@ -27,7 +30,15 @@ describe("route table", () => {
 describe("gateway", () => {
   let upstream: StartedApp;
   let gateway: StartedApp;
+  let early: Server;
   beforeAll(async () => {
+    // A service that answers before the request body has arrived (as its 408 or 413 does) and
+    // closes the connection.
+    early = createServer((_req, res) => {
+      res.writeHead(408, { "content-type": "application/json", connection: "close" });
+      res.end('{"success":false,"error":{"code":"REQUEST_TIMEOUT","message":"slow"}}');
+    }).listen(0, "127.0.0.1");
+    await once(early, "listening");
     const app = express();
     app.use(express.text({ type: "*/*" }));
     app.all("/{*rest}", (req, res) => {
@@ -48,6 +59,7 @@ describe("gateway", () => {
             vacancies: upstream.baseUrl,
             practices: `http://127.0.0.1:${deadPort}`,
             auth: `http://127.0.0.1:${deadPort}`,
+            identity: `http://127.0.0.1:${(early.address() as AddressInfo).port}`,
           },
         },
         logger: silentLogger(),
@@ -57,6 +69,7 @@ describe("gateway", () => {
   afterAll(async () => {
     await gateway.close();
     await upstream.close();
+    early.close();
   });
 
   it("forwards method, path, query, headers and body, and streams the answer back", async () => {
@@ -79,6 +92,21 @@ describe("gateway", () => {
     expect(res.body.requestId).toMatch(/^[0-9a-f-]{36}$/);
   });
 
+  it("passes an answer the service gives before the body arrived through, then closes", async () => {
+    const socket = connect(gateway.port, "127.0.0.1");
+    let text = "";
+    socket.on("data", (c: Buffer) => (text += c.toString("latin1")));
+    const closed = once(socket, "close");
+    socket.write(
+      "POST /v1/applications HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n" +
+        'Content-Length: 1000\r\n\r\n{"a":',
+    );
+    await closed;
+    expect(text).toMatch(/^HTTP\/1\.1 408 /);
+    expect(text).toMatch(/\r\nconnection: close\r\n/i);
+    expect(text).toContain('"code":"REQUEST_TIMEOUT"');
+  });
+
   it("answers an unrouted path with 404 in the error envelope", async () => {
     const res = await fetchJson<{ error: { code: string } }>(`${gateway.baseUrl}/v2/anything`);
     expect(res.status).toBe(404);
@@ -89,6 +117,7 @@ describe("gateway", () => {
     const res = await fetchJson<{ error: { code: string } }>(`${gateway.baseUrl}/v1/practices`);
     expect(res.status).toBe(503);
     expect(res.body.error.code).toBe("SERVICE_UNAVAILABLE");
+    expect(res.headers.get("retry-after")).toBe("5");
   });
 
   it("answers 503 in RFC 6749's form, not cached, when auth is down and a token is asked for", async () => {

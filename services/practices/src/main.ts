@@ -6,6 +6,7 @@ import {
   serve,
   Shutdown,
   type ReadinessCheck,
+  httpLimits,
 } from "@svc/http";
 import {
   createCachedTokenVerifier,
@@ -113,6 +114,7 @@ const serving = await serve({
   app: createApp(appDeps),
   port: config.PORT,
   internalPort: config.INTERNAL_PORT,
+  limits: httpLimits(config),
   readiness,
   internalRoutes: { "/metrics": metrics.handler },
 });

@@ -6,6 +6,7 @@ import {
   serve,
   Shutdown,
   type ReadinessCheck,
+  httpLimits,
 } from "@svc/http";
 import { createCachedTokenVerifier, remoteKeys, startRevocationFeed } from "@svc/auth";
 import { createLegacyDb, createPgPool, runMigrations } from "@svc/db";
@@ -101,6 +102,7 @@ const serving = await serve({
   app: createApp({ meter: metrics.meter, config, logger, verify, vacancies, now: Date.now }),
   port: config.PORT,
   internalPort: config.INTERNAL_PORT,
+  limits: httpLimits(config),
   readiness,
   internalRoutes: { "/metrics": metrics.handler },
 });

@@ -16,6 +16,8 @@ import type { HostResolver } from "./outbound/resolver.ts";
 import { createSecretBox } from "./store/secret-box.ts";
 import { PgDeliveryStore } from "./store/pg-delivery-store.ts";
 import { PgSubscriptionStore } from "./store/pg-subscription-store.ts";
+import { EventFeed } from "./domain/event-feed.ts";
+import { PgEventFeedStore } from "./store/pg-event-feed-store.ts";
 
 /** Everything the webhook subscriptions API needs, built by main.ts (or a test) and passed in. */
 export interface AppDeps {
@@ -41,6 +43,7 @@ export type SubscriptionServiceConfig = Pick<
   | "WEBHOOK_ALLOW_LOOPBACK_FOR_TESTS"
   | "WEBHOOK_SECRET_KEY"
   | "WEBHOOK_SECRET_ROTATION_OVERLAP_MS"
+  | "WEBHOOK_RETENTION_DAYS"
 >;
 
 /**
@@ -67,6 +70,7 @@ export function createSubscriptionService(
     environment: config.ENVIRONMENT,
     publicBaseUrl: config.PUBLIC_BASE_URL,
     rotationOverlapMs: config.WEBHOOK_SECRET_ROTATION_OVERLAP_MS,
+    retentionMs: config.WEBHOOK_RETENTION_DAYS * 86_400_000,
   });
 }
 
@@ -80,6 +84,15 @@ export function createApp(deps: AppDeps): express.Express {
     },
     logger: deps.logger,
     ...(deps.meter ? { meter: deps.meter } : {}),
-    routes: createRouter({ service: createSubscriptionService(deps), verify: deps.verify }),
+    routes: createRouter({
+      service: createSubscriptionService(deps),
+      feed: new EventFeed({
+        store: new PgEventFeedStore(deps.pool),
+        clock: deps.clock,
+        environment: deps.config.ENVIRONMENT,
+        retentionDays: deps.config.WEBHOOK_EVENTS_RETENTION_DAYS,
+      }),
+      verify: deps.verify,
+    }),
   });
 }

@@ -70,10 +70,30 @@ const guardShape = {
   WEBHOOK_DNS_TIMEOUT_MS: env.int(2_000, 100, 30_000),
 };
 
+/** Both processes: the API serves the feed's window, the dispatcher's retention prunes past it. */
+const eventsFeedShape = {
+  /**
+   * How long an event stays in the events feed (GET /v1/events); retention then deletes it unless
+   * a delivery still references it.
+   */
+  WEBHOOK_EVENTS_RETENTION_DAYS: env.int(30, 1, 3_650),
+};
+
 const secretShape = {
   WEBHOOK_SECRET_KEY: secretKey,
   /** How long the previous secret still signs after a rotation (documented: 24 h). */
   WEBHOOK_SECRET_ROTATION_OVERLAP_MS: env.int(86_400_000, 0, 30 * 86_400_000),
+};
+
+/** Read by both: the dispatcher deletes by it, the API bounds bulk recovery's window by it. */
+const retentionShape = {
+  /**
+   * Retention (the contract names no period; ours): succeeded, failed and dead deliveries with
+   * their attempts are deleted this many days after they finished, then events no delivery
+   * references and older than WEBHOOK_EVENTS_RETENTION_DAYS. Until then a failed or dead
+   * delivery can be redelivered. 0 keeps everything.
+   */
+  WEBHOOK_RETENTION_DAYS: env.int(30, 0, 3_650),
 };
 
 function refuseTestSettingsInProduction(
@@ -108,6 +128,8 @@ const apiShape = z
     ...telemetryEnvShape,
     ...guardShape,
     ...secretShape,
+    ...retentionShape,
+    ...eventsFeedShape,
   })
   .superRefine(refuseTestSettingsInProduction);
 
@@ -142,6 +164,7 @@ const dispatcherShape = z
     ...telemetryEnvShape,
     ...guardShape,
     ...secretShape,
+    ...eventsFeedShape,
     /**
      * Waits after failed attempts 1..n; attempts per delivery = entries + 1 (the contract's: 5
      * entries, 6 attempts).
@@ -160,28 +183,43 @@ const dispatcherShape = z
      */
     WEBHOOK_MAX_IN_FLIGHT_PER_SUBSCRIPTION: env.int(16, 1, 1_024),
     WEBHOOK_SUBSCRIPTION_MAX_DEFER_MS: env.int(60_000, 100, 3_600_000),
-    /** Redelivery after a dispatcher died mid-attempt; must exceed the attempt timeout. */
-    WEBHOOK_DELIVERY_ACK_WAIT_MS: env.int(90_000, 1_000, 3_600_000),
+    /**
+     * The deliveries consumer's ack wait: a dispatcher that died mid-attempt has its deliveries
+     * redelivered to another within this. A running attempt marks its message in progress every
+     * third of it, so it may be shorter than the attempt timeout
+     * (docs/decisions/webhook-dispatcher-bounds.md).
+     */
+    WEBHOOK_DELIVERY_ACK_WAIT_MS: env.int(10_000, 1_000, 3_600_000),
     WEBHOOK_FANOUT_CONCURRENCY: env.int(16, 1, 256),
     WEBHOOK_FANOUT_ACK_WAIT_MS: env.int(30_000, 1_000, 3_600_000),
     /**
      * Deliveries recorded but not yet queued (a crash between the two) are queued after this age.
      */
     WEBHOOK_REQUEUE_SWEEP_MS: env.int(30_000, 100, 3_600_000),
-    /**
-     * Retention (the contract names no period; ours): succeeded, failed and dead deliveries with
-     * their attempts are deleted this many days after they finished, then events no delivery
-     * references. Until then a failed or dead delivery can be redelivered. 0 keeps everything.
-     */
-    WEBHOOK_RETENTION_DAYS: env.int(30, 0, 3_650),
+    ...retentionShape,
     /** How often the elected dispatcher runs a retention pass. */
     WEBHOOK_RETENTION_SWEEP_MS: env.int(3_600_000, 1_000, 7 * 86_400_000),
     /** Rows per delete statement (bounded lock time). */
     WEBHOOK_RETENTION_BATCH_SIZE: env.int(500, 1, 10_000),
     /**
+     * A subscription whose attempts have all failed for this long, with no success in that time,
+     * is disabled (`endpoint_failing`); 5 days as Svix. 0 never disables.
+     */
+    WEBHOOK_AUTO_DISABLE_AFTER_MS: env.int(5 * 86_400_000, 0, 365 * 86_400_000),
+    /** How often the elected dispatcher looks for such subscriptions. */
+    WEBHOOK_AUTO_DISABLE_CHECK_MS: env.int(60_000, 100, 3_600_000),
+    /**
      * Run the WebhookSubscription controller (on the elected leader only); the chart turns it on.
      */
     OPERATOR_ENABLED: env.bool(false),
+    /**
+     * A namespace that holds only the signing Secrets of WebhookSubscriptions (the dispatcher's
+     * Secret rights are then confined to it); unset: the resources' own namespace.
+     */
+    OPERATOR_SECRET_NAMESPACE: z
+      .string()
+      .regex(/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/, "must be a namespace name (RFC 1123 label)")
+      .optional(),
     /**
      * How the one replica that runs retention and the operator is elected (one election,
      * `webhooks-dispatcher`): `lease` (a Kubernetes Lease in POD_NAMESPACE, held as POD_NAME; the
@@ -204,15 +242,6 @@ const dispatcherShape = z
             "is required when LEADER_ELECTION is lease or OPERATOR_ENABLED is true (downward API)",
         });
     }
-  })
-  .superRefine((value, ctx) => {
-    if (value.WEBHOOK_DELIVERY_ACK_WAIT_MS <= value.WEBHOOK_ATTEMPT_TIMEOUT_MS) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["WEBHOOK_DELIVERY_ACK_WAIT_MS"],
-        message: "must be longer than WEBHOOK_ATTEMPT_TIMEOUT_MS",
-      });
-    }
   });
 
 export type DispatcherConfig = ReturnType<typeof loadDispatcherConfig>;
@@ -232,4 +261,17 @@ export function readExtraCa(config: {
   return config.WEBHOOK_EXTRA_CA_FILE === undefined
     ? undefined
     : readFileSync(config.WEBHOOK_EXTRA_CA_FILE, "utf8");
+}
+
+/** What `webhooks listen` (src/cli) reads from the environment; its flags override each. */
+export function loadListenEnv(source: Record<string, string | undefined> = process.env) {
+  return parseEnv(
+    z.object({
+      BASE_URL: z.url().optional(),
+      CLIENT_ID: z.string().min(1).optional(),
+      CLIENT_SECRET: z.string().min(1).optional(),
+      WEBHOOK_SECRET: z.string().min(1).optional(),
+    }),
+    source,
+  );
 }

@@ -6,6 +6,7 @@ import {
   serve,
   Shutdown,
   type ReadinessCheck,
+  httpLimits,
 } from "@svc/http";
 import { createPgPool, runMigrations } from "@svc/db";
 import { connectNats, drainNats, jetstream, names, natsConnectSettings } from "@svc/messaging";
@@ -20,7 +21,7 @@ import { systemClock } from "./domain/model.ts";
 import { systemResolver } from "./outbound/resolver.ts";
 import { createDeliveryClient, startDispatcher } from "./workers/dispatcher/start-dispatcher.ts";
 import { createNatsDeliveryQueue } from "./messaging/nats-delivery-queue.ts";
-import { createDispatcherLeaderGroup } from "./workers/leader-group.ts";
+import { createDispatcherLeaderGroup, LEADERSHIP_NAME } from "./workers/leader-group.ts";
 
 // Composition root of the webhook dispatcher (same codebase and image as the webhooks API).
 const PROCESS_NAME = `${SERVICE_NAME}-dispatcher`;
@@ -66,9 +67,16 @@ const dispatcher = await startDispatcher({
   meter: metrics.meter,
 });
 // Leader-only work, on the elected replica only, under one election ("webhooks-dispatcher"): the
-// retention job and the WebhookSubscription controller (the chart enables it). The operator is
-// imported only then: the Kubernetes client is ~20 MB of heap a dispatcher without it never uses.
-const leader = await createDispatcherLeaderGroup({ config, pool, clock: systemClock, logger });
+// retention job, the auto-disable check and the WebhookSubscription controller (the chart enables
+// it). The operator is imported only then: the Kubernetes client is ~20 MB of heap a dispatcher
+// without it never uses.
+const leader = await createDispatcherLeaderGroup({
+  config,
+  pool,
+  clock: systemClock,
+  logger,
+  meter: metrics.meter,
+});
 if (config.OPERATOR_ENABLED)
   leader.add(
     (await import("./workers/operator/start-operator.ts")).operatorTask({
@@ -78,6 +86,8 @@ if (config.OPERATOR_ENABLED)
       resolver: systemResolver(),
       clock: systemClock,
       logger,
+      meter: metrics.meter,
+      leadership: LEADERSHIP_NAME,
     }),
   );
 leader.start();
@@ -92,12 +102,13 @@ const serving = await serve({
   app: null,
   port: 0,
   internalPort: config.INTERNAL_PORT,
+  limits: httpLimits(config),
   readiness,
   internalRoutes: { "/metrics": metrics.handler },
 });
 // Order: stop taking messages and finish running attempts, then flush acks, then close clients.
 // The leader group first: it releases leadership (Lease or advisory lock) while the database is still there.
-shutdown.add("leader group (retention, operator)", () => leader.stop());
+shutdown.add("leader group (retention, auto-disable, operator)", () => leader.stop());
 shutdown.add("dispatcher", () => dispatcher.stop());
 shutdown.add("nats", () => drainNats(nc));
 shutdown.add("outbound http", () => client.close());

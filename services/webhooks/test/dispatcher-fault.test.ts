@@ -13,6 +13,7 @@ import { killHard, startPrivateNats, type PrivateNats } from "./support/private-
 import { startReceiver, type Receiver } from "./support/receiver.ts";
 import { createTestCa, type TestCa } from "@svc/testing";
 import {
+  allDeliveriesSucceeded,
   fakeResolver,
   PUBLIC_BASE_URL,
   sleep,
@@ -196,12 +197,7 @@ describe("the dispatcher under SIGKILL and a nats-server restart", () => {
     // The records catch up too: every delivery succeeded, none left pending or dead.
     await waitFor(
       "every delivery record to be succeeded",
-      async () => {
-        const { rows } = await h.pool.query(
-          "SELECT status, count(*)::int AS n FROM webhooks.deliveries GROUP BY status",
-        );
-        return rows.length === 1 && rows[0].status === "succeeded" && rows[0].n === EXPECTED;
-      },
+      () => allDeliveriesSucceeded(h.pool, EXPECTED),
       15_000,
       200,
     );

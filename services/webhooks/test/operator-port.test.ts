@@ -45,6 +45,7 @@ beforeAll(async () => {
       WEBHOOK_ALLOW_LOOPBACK_FOR_TESTS: false,
       WEBHOOK_SECRET_KEY: { base64: SECRET_KEY, isDevelopmentKey: false },
       WEBHOOK_SECRET_ROTATION_OVERLAP_MS: 60_000,
+      WEBHOOK_RETENTION_DAYS: 30,
     },
     pool,
     queue: { enqueue: async () => {} }, // the port never queues (no ping or redelivery)
@@ -102,6 +103,29 @@ describe("ServiceSubscriptionPort", () => {
     const r = ref();
     await port.ensure(r, OWNER, { ...spec, enabled: false }, { needSecret: false });
     expect((await rowsFor(r.uid))[0]?.enabled).toBe(false);
+  });
+
+  it("keeps an automatic disabling through resyncs; enabled false then true enables it again", async () => {
+    const r = ref();
+    const { subscriptionId } = await port.ensure(r, OWNER, spec, { needSecret: false });
+    // What the dispatcher's auto-disable check writes.
+    await pool.query(
+      "UPDATE webhooks.subscriptions SET enabled = false, disabled_reason = 'endpoint_failing', disabled_at = now() WHERE id = $1",
+      [subscriptionId],
+    );
+    const state = async () =>
+      (
+        await pool.query(
+          "SELECT enabled, disabled_reason FROM webhooks.subscriptions WHERE id = $1",
+          [subscriptionId],
+        )
+      ).rows[0];
+    await port.ensure(r, OWNER, spec, { needSecret: false });
+    expect(await state()).toEqual({ enabled: false, disabled_reason: "endpoint_failing" });
+    await port.ensure(r, OWNER, { ...spec, enabled: false }, { needSecret: false });
+    expect(await state()).toEqual({ enabled: false, disabled_reason: "requested" });
+    await port.ensure(r, OWNER, spec, { needSecret: false });
+    expect(await state()).toEqual({ enabled: true, disabled_reason: null });
   });
 
   it("updates url, event types and enabled to the spec", async () => {

@@ -1,22 +1,31 @@
+// The dispatcher's RBAC, derived from what the code asks: the operator and the Lease elector run
+// every path once against the fake API server (@svc/testing/kube: no kube-apiserver can run
+// here), each recorded request becomes the (namespace, group, resource, verb, name) the API
+// server's authorizer would check, and that is compared with the declaration (rbac.ts) and with
+// the Roles the chart renders, in both layouts (signing Secrets beside the resources, or in a
+// namespace of their own).
 import { execFileSync } from "node:child_process";
-import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parse, parseAllDocuments } from "yaml";
+import { beforeAll, describe, expect, it } from "vitest";
+import { parseAllDocuments } from "yaml";
 import { k8sTools } from "@svc/testing";
 import { LeaseElector } from "@svc/leader/lease";
-import { missingPermissions, unusedGrants } from "@svc/k8s";
+import { grantList, missingPermissions } from "@svc/k8s";
 import type { Permission, PolicyRule } from "@svc/k8s";
 import type { RecordedRequest } from "@svc/testing/kube";
 import { memoryLogger, waitFor } from "@svc/testing/kube";
-import { DISPATCHER_PERMISSIONS } from "../src/workers/operator/rbac.ts";
+import { LEADERSHIP_NAME } from "../src/workers/leader-group.ts";
+import { dispatcherPermissions } from "../src/workers/operator/rbac.ts";
 import { Harness, NS, SECRETS, WHS } from "./support/subscription-harness.ts";
 
 const repoRoot = resolve(import.meta.dirname, "../../..");
 const chartDir = join(repoRoot, "charts/integration-service");
+const SECRET_NS = "integration-webhook-secrets";
 
-/** The dispatcher Role's rules as the chart renders them with its default values. */
-function renderedDispatcherRole(): PolicyRule[] {
+type Role = { metadata: { name: string; namespace?: string }; rules: PolicyRule[] };
+
+/** The Roles the chart renders with its default values (plus `set`), by namespace. */
+function renderedRoles(set: string[] = []): Map<string, PolicyRule[]> {
   const out = execFileSync(
     k8sTools().helm,
     [
@@ -29,14 +38,18 @@ function renderedDispatcherRole(): PolicyRule[] {
       "1.34.0",
       "--show-only",
       "templates/rbac.yaml",
+      ...set.flatMap((s) => ["--set", s]),
     ],
     { encoding: "utf8" },
   );
-  const role = parseAllDocuments(out)
-    .map((d) => d.toJS() as { kind?: string; rules?: PolicyRule[] } | null)
-    .find((o) => o?.kind === "Role");
-  if (!role?.rules) throw new Error("no Role rendered from templates/rbac.yaml");
-  return role.rules;
+  const roles = new Map<string, PolicyRule[]>();
+  for (const doc of parseAllDocuments(out)) {
+    const o = doc.toJS() as (Role & { kind?: string }) | null;
+    if (o?.kind !== "Role") continue;
+    const ns = o.metadata.namespace ?? NS;
+    roles.set(ns, [...(roles.get(ns) ?? []), ...o.rules]);
+  }
+  return roles;
 }
 
 const VERBS: Record<string, string> = {
@@ -46,43 +59,40 @@ const VERBS: Record<string, string> = {
   DELETE: "delete",
 };
 
-/** (apiGroup, resource, verb) of one request, as the API server's authorizer sees it. */
-function permissionOf(r: RecordedRequest): { apiGroup: string; resource: string; verb: string } {
-  const parts = (r.resource ?? "").split("/"); // "v1/<plural>" (core group) or "<group>/<version>/<plural>"
+/** What the authorizer checks for one request; `name` only where RBAC can limit by name. */
+type Need = { namespace: string; grant: string };
+
+function needOf(r: RecordedRequest): Need {
+  const parts = (r.resource ?? "").split("/"); // "v1/<plural>" or "<group>/<version>/<plural>"
   const apiGroup = parts.length === 3 ? (parts[0] as string) : "";
   const plural = parts.at(-1) as string;
   const read = r.query.watch === "true" ? "watch" : r.name ? "get" : "list";
   const verb = r.method === "GET" ? read : (VERBS[r.method] ?? r.method.toLowerCase());
-  return { apiGroup, resource: r.subresource ? `${plural}/${r.subresource}` : plural, verb };
+  const resource = r.subresource ? `${plural}/${r.subresource}` : plural;
+  const namespace = /\/namespaces\/([^/]+)\//.exec(r.path)?.[1] ?? "";
+  return { namespace, grant: `${apiGroup}|${resource}|${verb}|${r.name ?? "*"}` };
 }
 
-function collect(requests: RecordedRequest[]): Permission[] {
-  const seen = new Map<string, Permission>();
-  for (const r of requests) {
-    const p = permissionOf(r);
-    const key = `${p.apiGroup}|${p.resource}`;
-    const entry = seen.get(key) ?? { apiGroup: p.apiGroup, resource: p.resource, verbs: [] };
-    if (!entry.verbs.includes(p.verb)) entry.verbs.push(p.verb);
-    seen.set(key, entry);
-  }
-  return [...seen.values()].map((p) => ({ ...p, verbs: p.verbs.sort() }));
+/** Whether a declared grant ("group|resource|verb|names") authorizes a need. */
+function covers(grant: string, need: string): boolean {
+  const [g, r, v, names] = grant.split("|");
+  const [ng, nr, nv, name] = need.split("|");
+  if (g !== ng || r !== nr || v !== nv) return false;
+  return names === "*" || (name !== "*" && (names ?? "").split(",").includes(name ?? ""));
 }
 
-const byKey = (a: Permission, b: Permission) =>
-  `${a.apiGroup}|${a.resource}`.localeCompare(`${b.apiGroup}|${b.resource}`);
-
-describe("RBAC the dispatcher needs", () => {
-  let h: Harness;
-  let used: Permission[];
-
-  beforeAll(async () => {
-    // Exercise every code path once against the fake and record what the code asked for.
-    h = await Harness.start({ resyncMs: 100 });
+/** Runs every path of the operator and the elector once; returns the requests that got an answer. */
+async function exercise(secretNamespace?: string): Promise<RecordedRequest[]> {
+  const h = await Harness.start({
+    resyncMs: 60_000,
+    ...(secretNamespace && { secretNamespace }),
+  });
+  try {
     const stop = new AbortController();
     const elector = new LeaseElector({
       kubeConfig: h.api.kubeConfig(),
       namespace: NS,
-      name: "dispatcher",
+      name: LEADERSHIP_NAME,
       identity: "dispatcher-0",
       logger: memoryLogger(),
       leaseDurationSeconds: 1,
@@ -94,64 +104,102 @@ describe("RBAC the dispatcher needs", () => {
         new Promise<void>((r) => signal.addEventListener("abort", () => r(), { once: true })),
       stop.signal,
     );
+    const secretName = "ats-vacancy-feed-signing";
     h.create("feed");
     await h.waitReady("feed", "True", "Reconciled");
-    h.api.store.delete(SECRETS, NS, "ats-vacancy-feed-signing");
-    await waitFor("secret restored", () => h.secretValue("ats-vacancy-feed-signing"));
+    h.api.store.delete(SECRETS, h.secretNamespace, secretName);
+    await waitFor("secret restored", () => h.secretValue(secretName));
     h.updateSpec("feed", { enabled: false });
     await waitFor("generation 2", () => h.cr("feed")?.status?.observedGeneration === 2);
-    const secret = h.secret("ats-vacancy-feed-signing");
-    h.api.store.update(SECRETS, NS, "ats-vacancy-feed-signing", {
+    const secret = h.secret(secretName);
+    h.api.store.update(SECRETS, h.secretNamespace, secretName, {
       ...secret,
       metadata: secret?.metadata ?? { name: "" },
       data: {},
     }); // emptied: rotation replaces it in place
-    await waitFor("secret rewritten", () => h.secretValue("ats-vacancy-feed-signing"));
+    await waitFor("secret rewritten", () => h.secretValue(secretName));
     h.api.store.delete(WHS, NS, "feed");
     await waitFor("gone", () => h.cr("feed") === undefined);
+    if (secretNamespace) await waitFor("secret deleted", () => h.secret(secretName) === undefined);
     stop.abort();
     await leading;
-    used = collect(h.api.requests.filter((r) => r.status !== 0));
-  });
-
-  afterAll(async () => {
+    return h.api.requests.filter((r) => r.status !== 0);
+  } finally {
     await h.close();
-  });
+  }
+}
 
-  it("declares exactly what the code uses (plus the finalizers subresource admission needs)", () => {
-    const declared = DISPATCHER_PERMISSIONS.filter(
-      (p) => p.resource !== "webhooksubscriptions/finalizers",
-    ).map((p) => ({ ...p, verbs: [...p.verbs].sort() }));
-    expect(used.sort(byKey)).toEqual(declared.sort(byKey));
+/** Per namespace, the declared grants as "group|resource|verb|names". */
+function declaredGrants(separate: boolean): Map<string, string[]> {
+  const declared = dispatcherPermissions({
+    leaseName: LEADERSHIP_NAME,
+    separateSecretNamespace: separate,
   });
+  const map = new Map([[NS, grantList(declared.own)]]);
+  if (separate) map.set(SECRET_NS, grantList(declared.secrets));
+  return map;
+}
 
-  it("is granted by the chart's dispatcher Role", () => {
-    const rules = renderedDispatcherRole();
-    expect(missingPermissions(DISPATCHER_PERMISSIONS, rules)).toEqual([]);
-  });
+/** Admission needs it, no request uses it (rbac.ts). */
+const ADMISSION_ONLY = "integration.svc.io|webhooksubscriptions/finalizers|update|*";
 
-  it("is granted by the rules as written in the template file (no helm needed)", () => {
-    // The Role's rules are plain YAML between "rules:" and the next document; no template logic inside.
-    const text = readFileSync(join(chartDir, "templates/rbac.yaml"), "utf8");
-    const rulesBlock = /\nrules:\n([\s\S]*?)\n---/.exec(text)?.[1];
-    const rules = parse(`rules:\n${rulesBlock ?? ""}`) as { rules: PolicyRule[] };
-    expect(rules.rules.length).toBeGreaterThan(0);
-    expect(missingPermissions(DISPATCHER_PERMISSIONS, rules.rules)).toEqual([]);
-  });
+for (const layout of [
+  { title: "signing Secrets beside the resources", separate: false, set: [] as string[] },
+  {
+    title: "signing Secrets in their own namespace",
+    separate: true,
+    set: [`rbac.secretNamespace=${SECRET_NS}`],
+  },
+]) {
+  describe(`the dispatcher's RBAC, ${layout.title}`, () => {
+    let needs: Need[];
+    const declared = declaredGrants(layout.separate);
 
-  it("lists what the chart grants beyond need (for least privilege)", () => {
-    const extra = unusedGrants(DISPATCHER_PERMISSIONS, renderedDispatcherRole()).sort(byKey);
-    expect(extra).toEqual([
-      { apiGroup: "", resource: "events", verbs: ["patch"] },
-      { apiGroup: "", resource: "secrets", verbs: ["list", "watch", "patch"] },
-      { apiGroup: "coordination.k8s.io", resource: "leases", verbs: ["list", "watch", "patch"] },
-      { apiGroup: "events.k8s.io", resource: "events", verbs: ["create", "patch"] },
-      { apiGroup: "integration.svc.io", resource: "webhooksubscriptions", verbs: ["patch"] },
-      {
-        apiGroup: "integration.svc.io",
-        resource: "webhooksubscriptions/status",
-        verbs: ["get", "patch"],
-      },
-    ]);
+    beforeAll(async () => {
+      needs = (await exercise(layout.separate ? SECRET_NS : undefined)).map(needOf);
+    });
+
+    it("declares nothing the code does not ask for, and everything it asks for", () => {
+      const uncovered = needs.filter(
+        (n) => !(declared.get(n.namespace) ?? []).some((g) => covers(g, n.grant)),
+      );
+      expect(uncovered).toEqual([]);
+      const unused = [...declared].flatMap(([ns, grants]) =>
+        grants
+          .filter((g) => g !== ADMISSION_ONLY)
+          .filter((g) => !needs.some((n) => n.namespace === ns && covers(g, n.grant)))
+          .map((g) => `${ns}: ${g}`),
+      );
+      expect(unused).toEqual([]);
+    });
+
+    it("limits the Lease to its name and keeps Secrets where the layout puts them", () => {
+      const own = declared.get(NS) ?? [];
+      expect(own.filter((g) => g.startsWith("coordination.k8s.io|leases|"))).toEqual([
+        "coordination.k8s.io|leases|create|*",
+        `coordination.k8s.io|leases|get|${LEADERSHIP_NAME}`,
+        `coordination.k8s.io|leases|update|${LEADERSHIP_NAME}`,
+      ]);
+      const secretsInOwn = own.some((g) => g.startsWith("|secrets|"));
+      expect(secretsInOwn).toBe(!layout.separate);
+      expect(needs.some((n) => n.namespace === NS && n.grant.startsWith("|secrets|"))).toBe(
+        !layout.separate,
+      );
+    });
+
+    it("is exactly what the chart's Roles grant, namespace by namespace", () => {
+      const roles = renderedRoles(layout.set);
+      expect([...roles.keys()].sort()).toEqual([...declared.keys()].sort());
+      for (const [ns, grants] of declared)
+        expect(grantList(roles.get(ns) ?? []), ns).toEqual(grants);
+      const perms = dispatcherPermissions({
+        leaseName: LEADERSHIP_NAME,
+        separateSecretNamespace: layout.separate,
+      });
+      const check: Array<[Permission[], PolicyRule[]]> = [[perms.own, roles.get(NS) ?? []]];
+      if (layout.separate) check.push([perms.secrets, roles.get(SECRET_NS) ?? []]);
+      for (const [required, rules] of check)
+        expect(missingPermissions(required, rules)).toEqual([]);
+    });
   });
-});
+}

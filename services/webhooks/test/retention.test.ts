@@ -7,7 +7,7 @@ import { createTestCa, type TestCa } from "@svc/testing";
 import { fakeResolver, startHarness, waitFor, type Harness } from "./support/harness.ts";
 
 const DAY = 86_400_000;
-const RETENTION = { retentionMs: 30 * DAY, batchSize: 500 };
+const RETENTION = { retentionMs: 30 * DAY, eventsRetentionMs: 30 * DAY, batchSize: 500 };
 let h: Harness;
 let ca: TestCa;
 let receiver: Receiver;
@@ -248,6 +248,28 @@ describe("the retention pass", () => {
         sub,
       ]),
     ).toBe(0);
+  });
+
+  it("keeps events for the events feed's retention, not the deliveries', and prunes them after it", async () => {
+    const sub = await subscription("client-retention-feed");
+    const orphan10 = await event(10);
+    const orphan3 = await event(3);
+    // Its delivery finished long enough ago for the deliveries' retention (2 days) to take it.
+    const delivered10 = await delivery(sub, { status: "succeeded", finishedDaysAgo: 9 });
+    const feedWeek = { ...RETENTION, retentionMs: 2 * DAY, eventsRetentionMs: 7 * DAY };
+
+    await purgeExpired(store, feedWeek, new Date());
+
+    expect(await deliveryExists(delivered10.id)).toBe(false);
+    expect(await eventExists(orphan10)).toBe(false);
+    expect(await eventExists(delivered10.eventUuid)).toBe(false);
+    expect(await eventExists(orphan3)).toBe(true);
+
+    // A week of feed with deliveries kept a month: an unreferenced event still goes after a week.
+    const orphan8 = await event(8);
+    await purgeExpired(store, { ...feedWeek, retentionMs: 30 * DAY }, new Date());
+    expect(await eventExists(orphan8)).toBe(false);
+    expect(await eventExists(orphan3)).toBe(true);
   });
 });
 

@@ -37,6 +37,8 @@ describe("POST /v1/webhooks", () => {
     const data = res.body.data;
     expect(Object.keys(data).sort()).toEqual([
       "created_at",
+      "disabled_at",
+      "disabled_reason",
       "enabled",
       "event_types",
       "previous_secret_expires_at",
@@ -50,6 +52,8 @@ describe("POST /v1/webhooks", () => {
       url: "https://hooks.example.com/in",
       event_types: ["vacancy.created", "vacancy.updated"],
       enabled: true,
+      disabled_reason: null,
+      disabled_at: null,
       secret_rotated_at: null,
       previous_secret_expires_at: null,
     });
@@ -209,6 +213,17 @@ describe("list, read, update, delete", () => {
       url: "https://other.example.org/x",
       event_types: ["practice.deleted"],
       enabled: false,
+      disabled_reason: "requested",
+      disabled_at: res.body.data.updated_at,
+    });
+    // Disabling again keeps the first time; enabling clears both.
+    const again = await h.api(ALICE, "PATCH", `/v1/webhooks/${id}`, { enabled: false });
+    expect(again.body.data.disabled_at).toBe(res.body.data.disabled_at);
+    const enabled = await h.api(ALICE, "PATCH", `/v1/webhooks/${id}`, { enabled: true });
+    expect(enabled.body.data).toMatchObject({
+      enabled: true,
+      disabled_reason: null,
+      disabled_at: null,
     });
     const internal = await h.api(ALICE, "PATCH", `/v1/webhooks/${id}`, {
       url: "https://10.0.0.8/x",

@@ -209,15 +209,17 @@ describe("configuration", () => {
     }
   });
 
-  it("wants the redelivery wait longer than an attempt can take", () => {
+  it("takes the signing Secrets' namespace only as a namespace name", () => {
     expect(
-      problems(() =>
-        loadDispatcherConfig({
-          WEBHOOK_ATTEMPT_TIMEOUT_MS: "5000",
-          WEBHOOK_DELIVERY_ACK_WAIT_MS: "5000",
-        }),
-      ),
-    ).toEqual(["WEBHOOK_DELIVERY_ACK_WAIT_MS"]);
+      loadDispatcherConfig({ OPERATOR_SECRET_NAMESPACE: "integration-webhook-secrets" })
+        .OPERATOR_SECRET_NAMESPACE,
+    ).toBe("integration-webhook-secrets");
+    expect(loadDispatcherConfig({}).OPERATOR_SECRET_NAMESPACE).toBeUndefined();
+    for (const bad of ["", "Upper", "-dash", "a/b", "x".repeat(64)])
+      expect(
+        problems(() => loadDispatcherConfig({ OPERATOR_SECRET_NAMESPACE: bad })),
+        bad,
+      ).toEqual(["OPERATOR_SECRET_NAMESPACE"]);
   });
 });
 

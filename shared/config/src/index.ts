@@ -103,8 +103,20 @@ const rootPackage = JSON.parse(
 export const installationVersion: string = rootPackage.version;
 
 /**
+ * Every HTTP listener (@svc/http `listen`: each service's API and internal ports, the gateway):
+ * how long a client may take to send a request's headers, and the whole request, before it is
+ * answered 408 and cut; and how many connections one listener holds at most (more are refused).
+ * The headers timeout is capped at the request timeout. docs/decisions/http-slow-clients.md.
+ */
+export const httpServerEnvShape = {
+  HTTP_HEADERS_TIMEOUT_MS: env.int(10_000, 500, 300_000),
+  HTTP_REQUEST_TIMEOUT_MS: env.int(30_000, 500, 600_000),
+  HTTP_MAX_CONNECTIONS: env.int(1_000, 1, 100_000),
+};
+
+/**
  * Keys every service process reads. Defaults suit one machine (`npm start`); the chart sets them
- * all.
+ * all but the HTTP limits, whose defaults hold in a cluster too (chart `extraEnv` overrides them).
  */
 export function serviceEnvShape(defaults: { port: number; internalPort: number }) {
   return {
@@ -113,6 +125,7 @@ export function serviceEnvShape(defaults: { port: number; internalPort: number }
     LOG_LEVEL: env.logLevel(),
     ENVIRONMENT: env.environment(),
     PUBLIC_BASE_URL: env.url("http://localhost:8080"),
+    ...httpServerEnvShape,
   };
 }
 

@@ -10,10 +10,16 @@ export interface Pagination {
   total_pages: number;
 }
 
+/** A list walked by an opaque cursor (the events feed) adds where to read on. */
+export interface CursorPagination extends Pagination {
+  next_cursor: string;
+  has_more: boolean;
+}
+
 export interface Meta {
   request_id: string;
   api_version: typeof API_VERSION;
-  pagination?: Pagination;
+  pagination?: Pagination | CursorPagination;
 }
 
 /** The request id that request-id middleware put on res.locals. */
@@ -21,7 +27,7 @@ export function requestIdOf(res: Response): string {
   return String(res.locals.requestId);
 }
 
-export function metaFor(res: Response, pagination?: Pagination): Meta {
+export function metaFor(res: Response, pagination?: Pagination | CursorPagination): Meta {
   return pagination
     ? { request_id: requestIdOf(res), api_version: API_VERSION, pagination }
     : { request_id: requestIdOf(res), api_version: API_VERSION };
@@ -31,7 +37,7 @@ export function metaFor(res: Response, pagination?: Pagination): Meta {
 export function sendData(
   res: Response,
   data: unknown,
-  options: { status?: number; pagination?: Pagination } = {},
+  options: { status?: number; pagination?: Pagination | CursorPagination } = {},
 ): void {
   res
     .status(options.status ?? 200)

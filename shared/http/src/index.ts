@@ -2,7 +2,13 @@ export * from "./envelope.ts";
 export * from "./query.ts";
 export { createHttpApp, type HttpAppOptions, type PlatformInfo } from "./app.ts";
 export { errorHandler, notFoundHandler } from "./error-handler.ts";
-export { listen, type RunningServer } from "./server.ts";
+export {
+  DEFAULT_HTTP_LIMITS,
+  httpLimits,
+  listen,
+  type HttpLimits,
+  type RunningServer,
+} from "./server.ts";
 export { Shutdown } from "./shutdown.ts";
 export {
   internalEndpoints,

@@ -26,8 +26,13 @@ function errorBody(code: string, message: string, requestId: string): string {
  * For a connection that has no request object (parse errors, CONNECT): the response written to
  * the socket itself.
  */
-function writeToSocket(socket: Duplex, status: number, code: string, message: string): void {
-  const requestId = randomUUID();
+function writeToSocket(
+  socket: Duplex,
+  status: number,
+  code: string,
+  message: string,
+  requestId: string = randomUUID(),
+): void {
   const body = errorBody(code, message, requestId);
   socket.end(
     [
@@ -85,7 +90,10 @@ export function withProtocolErrors(server: Server, handler: RequestListener): Re
       socket.destroy();
       return;
     }
-    writeToSocket(socket, ...protocolErrorOf(err.code));
+    // A request cut mid-body already has its id (the app set it): the 408 carries the same one.
+    const id = attached?.getHeader("x-request-id");
+    const [status, code, message] = protocolErrorOf(err.code);
+    writeToSocket(socket, status, code, message, typeof id === "string" ? id : undefined);
   });
   // This is an origin server, not a proxy.
   server.on("connect", (_req: IncomingMessage, socket: Duplex) =>

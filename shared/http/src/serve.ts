@@ -1,7 +1,7 @@
 import type { RequestListener } from "node:http";
 import type { Logger } from "@svc/logging";
 import { internalEndpoints, type ReadinessCheck } from "./internal.ts";
-import { listen, type RunningServer } from "./server.ts";
+import { listen, type HttpLimits, type RunningServer } from "./server.ts";
 import type { Shutdown } from "./shutdown.ts";
 
 export interface ServeOptions {
@@ -14,6 +14,8 @@ export interface ServeOptions {
   readiness: ReadinessCheck[];
   /** Extra internal routes, e.g. /metrics. */
   internalRoutes?: Record<string, RequestListener>;
+  /** Slow-client timeouts and the connection cap of both listeners (`httpLimits(config)`). */
+  limits: HttpLimits;
   /** How long in-flight requests get to finish once shutdown starts. */
   drainMs?: number;
 }
@@ -37,8 +39,12 @@ export async function serve(options: ServeOptions): Promise<Serving> {
       ...(options.internalRoutes ? { extra: options.internalRoutes } : {}),
     }),
     options.internalPort,
+    undefined,
+    options.limits,
   );
-  const api = options.app ? await listen(options.app, options.port) : undefined;
+  const api = options.app
+    ? await listen(options.app, options.port, undefined, options.limits)
+    : undefined;
   options.shutdown.add("stop accepting requests", async () => {
     draining = true;
     await api?.close(options.drainMs ?? 10_000);

@@ -5,7 +5,14 @@ export {
   type Reconcile,
   type ReconcileLoopOptions,
   type ReconcileRequest,
+  type SecondaryWatch,
 } from "./reconcile-loop.ts";
+export {
+  controllerMetrics,
+  NO_METRICS,
+  type ControllerMetrics,
+  type ReconcileResult,
+} from "./controller-metrics.ts";
 export {
   ListWatch,
   objectKey,
@@ -16,6 +23,6 @@ export {
 export { WorkQueue, type WorkQueueOptions } from "./work-queue.ts";
 export { withSignal, withTimeout } from "./request-options.ts";
 export { statusCodeOf, isConflict, isGone, isNotFound, describeError } from "./api-errors.ts";
-export { missingPermissions, unusedGrants, type Permission, type PolicyRule } from "./rbac.ts";
+export { grantList, missingPermissions, type Permission, type PolicyRule } from "./rbac.ts";
 export { EventRecorder, type EventType as KubernetesEventType } from "./event-recorder.ts";
 export type { Logger } from "./logger.ts";

@@ -1,12 +1,49 @@
-import { CustomObjectsApi, Watch } from "@kubernetes/client-node";
-import type { KubeConfig, KubernetesObject } from "@kubernetes/client-node";
+import { CoreV1Api, CustomObjectsApi, Watch } from "@kubernetes/client-node";
+import type { ConfigurationOptions, KubeConfig, KubernetesObject } from "@kubernetes/client-node";
 import { describeError, isGone } from "./api-errors.ts";
 import type { Logger } from "./logger.ts";
 import { withTimeout } from "./request-options.ts";
 import { backoffMs, sleep } from "@svc/time";
 
-/** A namespaced custom resource kind: group/version/plural as in its CRD. */
+/**
+ * A namespaced resource kind: group/version/plural as in its CRD, or group "" for the core
+ * resources ListWatch can list (secrets, configmaps).
+ */
 export type ResourceKind = { group: string; version: string; plural: string; namespace: string };
+
+type ListResult = { metadata?: { resourceVersion?: string }; items?: KubernetesObject[] };
+type Lister = (
+  labelSelector: string | undefined,
+  opts: ConfigurationOptions,
+) => Promise<ListResult>;
+
+/** The list call for a kind: CustomObjectsApi for custom resources, the typed API for core ones. */
+function listerFor(kubeConfig: KubeConfig, kind: ResourceKind): Lister {
+  const { group, version, namespace, plural } = kind;
+  if (group !== "") {
+    const api = kubeConfig.makeApiClient(CustomObjectsApi);
+    return async (labelSelector, opts) =>
+      (await api.listNamespacedCustomObject(
+        { group, version, namespace, plural, ...(labelSelector && { labelSelector }) },
+        opts,
+      )) as ListResult;
+  }
+  const core = kubeConfig.makeApiClient(CoreV1Api);
+  const args = (labelSelector: string | undefined) => ({
+    namespace,
+    ...(labelSelector && { labelSelector }),
+  });
+  if (plural === "secrets")
+    return (labelSelector, opts) => core.listNamespacedSecret(args(labelSelector), opts);
+  if (plural === "configmaps")
+    return (labelSelector, opts) => core.listNamespacedConfigMap(args(labelSelector), opts);
+  throw new Error(`ListWatch cannot list core resource ${plural}`);
+}
+
+function pathOf({ group, version, namespace, plural }: ResourceKind): string {
+  const base = group === "" ? `/api/${version}` : `/apis/${group}/${version}`;
+  return `${base}/namespaces/${namespace}/${plural}`;
+}
 
 export type WatchEventType = "ADDED" | "MODIFIED" | "DELETED";
 
@@ -20,6 +57,8 @@ export type ListWatchOptions = {
   backoffMaxMs?: number;
   /** Asks the server to end each watch after this long (it is then resumed); default 300 s. */
   watchTimeoutSeconds?: number;
+  /** Only objects with these labels (`key=value,...`), on the list and the watch alike. */
+  labelSelector?: string;
 };
 
 const LIST_TIMEOUT_MS = 60_000;
@@ -38,13 +77,14 @@ export function objectKey(object: KubernetesObject): string {
  * as DELETED. The client library's own informer stops for good on a watch error, hence this loop.
  */
 export class ListWatch {
-  readonly #o: Required<ListWatchOptions>;
-  readonly #api: CustomObjectsApi;
+  readonly #o: Required<Omit<ListWatchOptions, "labelSelector">> & { labelSelector?: string };
+  readonly #list: Lister;
+  /** Metadata only: a watched Secret's data is never kept. */
   readonly #known = new Map<string, KubernetesObject>();
 
   constructor(options: ListWatchOptions) {
     this.#o = { backoffMinMs: 250, backoffMaxMs: 30_000, watchTimeoutSeconds: 300, ...options };
-    this.#api = options.kubeConfig.makeApiClient(CustomObjectsApi);
+    this.#list = listerFor(options.kubeConfig, options.resource);
   }
 
   /** Keys of every object currently known (for periodic resync). */
@@ -95,15 +135,9 @@ export class ListWatch {
   }
 
   async #relist(signal: AbortSignal): Promise<string | undefined> {
-    const { group, version, namespace, plural } = this.#o.resource;
+    const { plural } = this.#o.resource;
     try {
-      const list = (await this.#api.listNamespacedCustomObject(
-        { group, version, namespace, plural },
-        withTimeout(LIST_TIMEOUT_MS, signal),
-      )) as {
-        metadata?: { resourceVersion?: string };
-        items?: KubernetesObject[];
-      };
+      const list = await this.#list(this.#o.labelSelector, withTimeout(LIST_TIMEOUT_MS, signal));
       const seen = new Set<string>();
       for (const item of list.items ?? []) {
         seen.add(objectKey(item));
@@ -121,13 +155,17 @@ export class ListWatch {
   #apply(type: WatchEventType, object: KubernetesObject): void {
     const key = objectKey(object);
     if (type === "DELETED") this.#known.delete(key);
-    else this.#known.set(key, object);
+    else
+      this.#known.set(key, {
+        apiVersion: object.apiVersion,
+        kind: object.kind,
+        metadata: object.metadata,
+      } as KubernetesObject);
     this.#o.onObject(type, object);
   }
 
   #watchOnce(resourceVersion: string, signal: AbortSignal): Promise<WatchOutcome> {
-    const { group, version, namespace, plural } = this.#o.resource;
-    const path = `/apis/${group}/${version}/namespaces/${namespace}/${plural}`;
+    const path = pathOf(this.#o.resource);
     const outcome: WatchOutcome = { resourceVersion, gone: false, events: 0 };
     return new Promise((resolve) => {
       let controller: AbortController | undefined;
@@ -151,6 +189,7 @@ export class ListWatch {
         resourceVersion,
         allowWatchBookmarks: true,
         timeoutSeconds: this.#o.watchTimeoutSeconds,
+        ...(this.#o.labelSelector && { labelSelector: this.#o.labelSelector }),
       };
       new Watch(this.#o.kubeConfig).watch(path, query, onEvent, done).then((c) => {
         controller = c;

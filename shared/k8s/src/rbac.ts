@@ -1,7 +1,16 @@
-/** One (apiGroup, resource, verbs) triple; "" is the core group, "x/y" a subresource. */
-export type Permission = { apiGroup: string; resource: string; verbs: string[] };
+/**
+ * One (apiGroup, resource, verbs) triple; "" is the core group, "x/y" a subresource. With
+ * `resourceNames`, only those objects (for get, update, patch, delete: Kubernetes cannot limit
+ * create, nor list and watch without a metadata.name field selector).
+ */
+export type Permission = {
+  apiGroup: string;
+  resource: string;
+  verbs: string[];
+  resourceNames?: string[];
+};
 
-/** A Role rule as written in rbac.authorization.k8s.io/v1 (resourceNames are not used here). */
+/** A Role rule as written in rbac.authorization.k8s.io/v1. */
 export type PolicyRule = {
   apiGroups?: string[];
   resources?: string[];
@@ -9,12 +18,23 @@ export type PolicyRule = {
   resourceNames?: string[];
 };
 
-function grants(rule: PolicyRule, apiGroup: string, resource: string, verb: string): boolean {
-  // A rule limited to resourceNames is not enough for list, watch or create.
-  if (rule.resourceNames && rule.resourceNames.length > 0) return false;
-  const has = (list: string[] | undefined, value: string) =>
-    (list ?? []).some((v) => v === "*" || v === value);
-  return has(rule.apiGroups, apiGroup) && has(rule.resources, resource) && has(rule.verbs, verb);
+const has = (list: string[] | undefined, value: string) =>
+  (list ?? []).some((v) => v === "*" || v === value);
+
+/** Whether `rule` authorizes `verb` on every object `names` allows (undefined: any object). */
+function grants(
+  rule: PolicyRule,
+  apiGroup: string,
+  resource: string,
+  verb: string,
+  names: string[] | undefined,
+): boolean {
+  if (!has(rule.apiGroups, apiGroup) || !has(rule.resources, resource) || !has(rule.verbs, verb))
+    return false;
+  const limited = rule.resourceNames ?? [];
+  if (limited.length === 0) return true;
+  // A rule limited to names never authorizes a request that names no object.
+  return names !== undefined && names.every((n) => limited.includes(n));
 }
 
 /**
@@ -29,30 +49,27 @@ export function missingPermissions(
     .map((p) => ({
       ...p,
       verbs: p.verbs.filter(
-        (verb) => !rules.some((rule) => grants(rule, p.apiGroup, p.resource, verb)),
+        (verb) =>
+          !rules.some((rule) => grants(rule, p.apiGroup, p.resource, verb, p.resourceNames)),
       ),
     }))
     .filter((p) => p.verbs.length > 0);
 }
 
-/** Verbs the rules grant on the required resources that the code never uses (least privilege). */
-export function unusedGrants(
-  required: readonly Permission[],
-  rules: readonly PolicyRule[],
-): Permission[] {
-  const extra = new Map<string, Permission>();
+/**
+ * Every single grant as `group|resource|verb|names` (names sorted, `*` for any object), sorted
+ * and without duplicates: two rule sets grant exactly the same when these lists are equal.
+ */
+export function grantList(rules: readonly (PolicyRule | Permission)[]): string[] {
+  const out = new Set<string>();
   for (const rule of rules) {
-    for (const apiGroup of rule.apiGroups ?? []) {
-      for (const resource of rule.resources ?? []) {
-        const needed =
-          required.find((p) => p.apiGroup === apiGroup && p.resource === resource)?.verbs ?? [];
-        const key = `${apiGroup}|${resource}`;
-        const entry = extra.get(key) ?? { apiGroup, resource, verbs: [] };
-        for (const verb of rule.verbs ?? [])
-          if (!needed.includes(verb) && !entry.verbs.includes(verb)) entry.verbs.push(verb);
-        extra.set(key, entry);
-      }
-    }
+    const permission = "apiGroup" in rule;
+    const groups = permission ? [rule.apiGroup] : (rule.apiGroups ?? []);
+    const resources = permission ? [rule.resource] : (rule.resources ?? []);
+    const names = rule.resourceNames?.length ? [...rule.resourceNames].sort().join(",") : "*";
+    for (const g of groups)
+      for (const r of resources)
+        for (const v of rule.verbs ?? []) out.add(`${g}|${r}|${v}|${names}`);
   }
-  return [...extra.values()].filter((p) => p.verbs.length > 0);
+  return [...out].sort();
 }

@@ -1,6 +1,8 @@
-import type { KubeConfig } from "@kubernetes/client-node";
+import type { KubeConfig, KubernetesObject } from "@kubernetes/client-node";
 import { describeError } from "./api-errors.ts";
-import { ListWatch } from "./list-watch.ts";
+import { NO_METRICS } from "./controller-metrics.ts";
+import type { ControllerMetrics } from "./controller-metrics.ts";
+import { ListWatch, objectKey } from "./list-watch.ts";
 import type { ResourceKind } from "./list-watch.ts";
 import type { Logger } from "./logger.ts";
 import { WorkQueue } from "./work-queue.ts";
@@ -12,6 +14,17 @@ export type ReconcileRequest = { key: string; namespace: string; name: string };
  * that queued the key only says "look again"), must be idempotent, and throws to be retried.
  */
 export type Reconcile = (request: ReconcileRequest, signal: AbortSignal) => Promise<void>;
+
+/**
+ * Another kind whose changes mean "look at these keys again" (controller-runtime's Owns/Watches):
+ * e.g. the Secrets a resource owns, so a deleted one is put back at once, not at the next resync.
+ */
+export type SecondaryWatch = {
+  resource: ResourceKind;
+  labelSelector?: string;
+  /** The primary keys ("namespace/name") to reconcile for a changed object; may be none. */
+  keysFor: (object: KubernetesObject) => string[];
+};
 
 export type ReconcileLoopOptions = {
   name: string;
@@ -28,6 +41,9 @@ export type ReconcileLoopOptions = {
   watchBackoffMinMs?: number;
   watchBackoffMaxMs?: number;
   watchTimeoutSeconds?: number;
+  watches?: readonly SecondaryWatch[];
+  /** controller-runtime's metrics for this loop (./controller-metrics.ts); none by default. */
+  metrics?: ControllerMetrics;
 };
 
 /**
@@ -39,25 +55,50 @@ export class ReconcileLoop {
   readonly #o: ReconcileLoopOptions & { workers: number; resyncMs: number };
   readonly #queue: WorkQueue;
   readonly #source: ListWatch;
+  readonly #secondary: ListWatch[];
+  readonly #metrics: ControllerMetrics;
+  #active = 0;
 
   constructor(options: ReconcileLoopOptions) {
     this.#o = { workers: 2, resyncMs: 300_000, ...options };
+    const metrics = options.metrics ?? NO_METRICS;
+    this.#metrics = metrics;
     this.#queue = new WorkQueue({
       retryMinMs: options.retryMinMs ?? 500,
       retryMaxMs: options.retryMaxMs ?? 60_000,
+      onAdd: () => metrics.queueAdded(options.name),
+      onRetry: () => metrics.queueRetried(options.name),
     });
-    this.#source = new ListWatch({
+    const watchOptions = {
       kubeConfig: options.kubeConfig,
-      resource: options.resource,
       logger: options.logger,
-      onObject: (_type, object) =>
-        this.#queue.add(`${object.metadata?.namespace ?? ""}/${object.metadata?.name ?? ""}`),
       ...(options.watchBackoffMinMs !== undefined && { backoffMinMs: options.watchBackoffMinMs }),
       ...(options.watchBackoffMaxMs !== undefined && { backoffMaxMs: options.watchBackoffMaxMs }),
       ...(options.watchTimeoutSeconds !== undefined && {
         watchTimeoutSeconds: options.watchTimeoutSeconds,
       }),
+    };
+    this.#source = new ListWatch({
+      ...watchOptions,
+      resource: options.resource,
+      onObject: (_type, object) => this.#queue.add(objectKey(object)),
     });
+    this.#secondary = (options.watches ?? []).map(
+      (w) =>
+        new ListWatch({
+          ...watchOptions,
+          resource: w.resource,
+          ...(w.labelSelector !== undefined && { labelSelector: w.labelSelector }),
+          onObject: (_type, object) => {
+            for (const key of w.keysFor(object)) this.#queue.add(key);
+          },
+        }),
+    );
+    metrics.observe(options.name, () => ({
+      depth: this.#queue.length,
+      active: this.#active,
+      workers: this.#o.workers,
+    }));
   }
 
   /** Queues a key from outside (another watch, a webhook); "namespace/name". */
@@ -83,7 +124,8 @@ export class ReconcileLoop {
     );
     try {
       const workers = Array.from({ length: this.#o.workers }, () => this.#work(signal));
-      await Promise.all([this.#source.run(signal), ...workers]);
+      const sources = [this.#source, ...this.#secondary].map((s) => s.run(signal));
+      await Promise.all([...sources, ...workers]);
     } finally {
       clearInterval(resync);
       signal.removeEventListener("abort", close);
@@ -97,11 +139,15 @@ export class ReconcileLoop {
       if (key === undefined) return;
       const slash = key.indexOf("/");
       const request = { key, namespace: key.slice(0, slash), name: key.slice(slash + 1) };
+      const started = performance.now();
+      this.#active += 1;
       try {
         await this.#o.reconcile(request, signal);
         this.#queue.forget(key);
+        this.#record("success", started);
       } catch (err) {
         if (!signal.aborted) {
+          this.#record("error", started);
           const retryInMs = this.#queue.retry(key);
           this.#o.logger.warn(
             { controller: this.#o.name, key, err: describeError(err), retryInMs },
@@ -109,8 +155,13 @@ export class ReconcileLoop {
           );
         }
       } finally {
+        this.#active -= 1;
         this.#queue.done(key);
       }
     }
+  }
+
+  #record(result: "success" | "error", started: number): void {
+    this.#metrics.reconciled(this.#o.name, result, (performance.now() - started) / 1000);
   }
 }

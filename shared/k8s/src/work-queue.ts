@@ -4,6 +4,10 @@ export type WorkQueueOptions = {
   /** First retry delay after a failure; doubles per consecutive failure of the same key. */
   retryMinMs: number;
   retryMaxMs: number;
+  /** Called for each add that puts the key in the queue (not for one already waiting). */
+  onAdd?: () => void;
+  /** Called for each retry scheduled. */
+  onRetry?: () => void;
 };
 
 /**
@@ -26,17 +30,29 @@ export class WorkQueue {
     this.#o = options;
   }
 
+  /** Keys waiting (not in progress), what client-go reports as the queue's depth. */
   get length(): number {
     return this.#queue.length;
+  }
+
+  /** Keys being worked on. */
+  get inProgress(): number {
+    return this.#processing.size;
   }
 
   add(key: string): void {
     if (this.#closed) return;
     if (this.#processing.has(key)) {
+      if (!this.#dirty.has(key)) this.#o.onAdd?.();
       this.#dirty.add(key);
       return;
     }
     if (this.#queued.has(key)) return;
+    this.#o.onAdd?.();
+    this.#enqueue(key);
+  }
+
+  #enqueue(key: string): void {
     const waiter = this.#waiters.shift();
     if (waiter) {
       this.#processing.add(key);
@@ -74,7 +90,7 @@ export class WorkQueue {
   /** Ends work on a key; a key added meanwhile goes back in the queue. */
   done(key: string): void {
     this.#processing.delete(key);
-    if (this.#dirty.delete(key)) this.add(key);
+    if (this.#dirty.delete(key) && !this.#closed) this.#enqueue(key);
   }
 
   /** Schedules a retry after the key's next backoff step; returns the delay. */
@@ -82,6 +98,7 @@ export class WorkQueue {
     const failures = (this.#failures.get(key) ?? 0) + 1;
     this.#failures.set(key, failures);
     const delay = backoffMs(failures, this.#o.retryMinMs, this.#o.retryMaxMs);
+    this.#o.onRetry?.();
     this.addAfter(key, delay);
     return delay;
   }

@@ -214,3 +214,93 @@ describe("ReconcileLoop", () => {
     );
   });
 });
+
+describe("ReconcileLoop secondary watches (Owns)", () => {
+  const SECRETS = "v1/secrets";
+  const secret = (name: string, owner: string | undefined, labels = { owned: "yes" }) =>
+    api.store.create(SECRETS, NS, {
+      metadata: { name, labels, ...(owner && { annotations: { owner } }) },
+      data: { k: "dg==" },
+    });
+  const watches = {
+    watches: [
+      {
+        resource: { group: "", version: "v1", plural: "secrets", namespace: NS },
+        labelSelector: "owned=yes",
+        keysFor: (o: { metadata?: { annotations?: Record<string, string> } }) =>
+          o.metadata?.annotations?.owner ? [`${NS}/${o.metadata.annotations.owner}`] : [],
+      },
+    ],
+  };
+
+  it("reconciles the owner of a Secret that is listed, changed or deleted", async () => {
+    create("a");
+    secret("a-secret", "a");
+    const { calls } = start(async () => {}, watches);
+    // Once for the resource, once for its Secret in the initial lists.
+    await waitFor("two passes", () => calls.filter((k) => k === `${NS}/a`).length >= 2, 3_000);
+    await sleep(100);
+    const before = calls.length;
+    api.store.delete(SECRETS, NS, "a-secret");
+    await waitFor("pass after delete", () => calls.length > before, 3_000);
+    expect(calls.slice(before)).toEqual([`${NS}/a`]);
+  });
+
+  it("lists and watches only the selected Secrets, and never asks for an unowned one", async () => {
+    create("a");
+    const { calls } = start(async () => {}, watches);
+    await waitFor("a", () => calls.includes(`${NS}/a`), 3_000);
+    secret("other", "b", { owned: "no" });
+    secret("orphan", undefined);
+    await sleep(300);
+    expect(calls).toEqual([`${NS}/a`]);
+    const secretRequests = api.requests.filter((r) => r.resource === SECRETS);
+    expect(secretRequests.length).toBeGreaterThanOrEqual(2);
+    for (const r of secretRequests) {
+      expect(r.method).toBe("GET");
+      expect(r.query.labelSelector).toBe("owned=yes");
+    }
+  });
+});
+
+describe("ReconcileLoop metrics hooks", () => {
+  it("reports each reconcile's result and time, queue adds and retries, and the queue's state", async () => {
+    const seen: string[] = [];
+    let state: (() => { depth: number; active: number; workers: number }) | undefined;
+    const metrics = {
+      reconciled: (c: string, result: string, seconds: number) =>
+        void seen.push(`${c} ${result} ${seconds >= 0.05 ? "slow" : "fast"}`),
+      queueAdded: (q: string) => void seen.push(`${q} add`),
+      queueRetried: (q: string) => void seen.push(`${q} retry`),
+      observe: (_c: string, s: typeof state) => void (state = s),
+      leading: () => {},
+    };
+    create("a");
+    let fail = true;
+    let release: () => void = () => {};
+    const gate = new Promise<void>((r) => (release = r));
+    const { calls } = start(
+      async () => {
+        if (fail) {
+          fail = false;
+          throw new Error("first pass fails");
+        }
+        await sleep(60);
+        await gate;
+      },
+      { metrics },
+    );
+    await waitFor("second pass running", () => calls.length === 2, 3_000);
+    expect(state?.()).toEqual({ depth: 0, active: 1, workers: 2 });
+    release();
+    await waitFor("the success", () => seen.some((s) => s.includes("success")));
+    expect(seen).toEqual([
+      "test add",
+      "test error fast",
+      "test retry",
+      "test add",
+      "test success slow",
+    ]);
+    expect(state?.()).toEqual({ depth: 0, active: 0, workers: 2 });
+  });
+});

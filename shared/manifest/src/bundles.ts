@@ -5,7 +5,7 @@
 import { existsSync } from "node:fs";
 import { dirname, isAbsolute, join, posix, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { JOBS, PROCESSES, SERVICES } from "./manifest.ts";
+import { HELM_TESTS, JOBS, PROCESSES, SERVICES } from "./manifest.ts";
 
 export const REPO_ROOT = fileURLToPath(new URL("../../..", import.meta.url));
 
@@ -15,7 +15,7 @@ export const DIST_DIR = "dist";
 /**
  * Every process the image runs, as its source entry point (relative to the repository root):
  * per workspace its processes' entry points and then their preload, then the Jobs' entry points
- * (the manifest's order).
+ * and the `helm test` pods' entry points (the manifest's order).
  */
 export const ENTRY_POINTS: ReadonlyArray<string> = [
   ...[...new Set(PROCESSES.map((p) => p.workspace))].flatMap((workspace) => {
@@ -26,6 +26,7 @@ export const ENTRY_POINTS: ReadonlyArray<string> = [
     );
   }),
   ...JOBS.map((j) => j.entry),
+  ...HELM_TESTS.map((t) => t.entry),
 ];
 
 /**

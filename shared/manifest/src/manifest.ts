@@ -105,7 +105,7 @@ export const SERVICES: ReadonlyArray<ServiceManifest> = [
     schema: "webhooks",
     migrations: "drizzle",
     operations: "src/http/operations.ts",
-    routes: ["/v1/webhooks"],
+    routes: ["/v1/webhooks", "/v1/events"],
   },
   // The local gateway: routes like the Ingress, from routes.json; never deployed.
   {
@@ -187,6 +187,11 @@ export const PROCESSES: ReadonlyArray<ProcessManifest> = [
 export const JOBS: ReadonlyArray<JobManifest> = [
   { name: "migrations", entry: "tools/migrate.ts" },
   { name: "sandbox-seed", entry: "shared/legacy/src/cli/seed.ts" },
+];
+
+/** The chart's `helm test` pods that run code of the image (templates/tests/<name>.yaml). */
+export const HELM_TESTS: ReadonlyArray<JobManifest> = [
+  { name: "legacy-check", entry: "shared/legacy/src/cli/legacy-check.ts" },
 ];
 
 // ---- Derived -------------------------------------------------------------------------------

@@ -8,6 +8,7 @@ import {
   DEPLOYED_PROCESSES,
   ENTRY_POINTS,
   entryArgs,
+  HELM_TESTS,
   JOBS,
   PROCESSES,
   processNamed,
@@ -69,7 +70,7 @@ describe("the manifest", () => {
       expect(p.preload ?? beside, p.name).toBe(beside);
       expect(exists(`${p.workspace}/${beside}`), `${p.name}: preload`).toBe(p.preload !== null);
     }
-    for (const job of JOBS) expect(exists(job.entry), job.name).toBe(true);
+    for (const job of [...JOBS, ...HELM_TESTS]) expect(exists(job.entry), job.name).toBe(true);
   });
 
   it("deploys every process but the local gateway, each as its own chart component", () => {
@@ -88,7 +89,7 @@ describe("the manifest", () => {
 });
 
 describe("the bundles", () => {
-  it("build every process's entry point and preload, and the Jobs, in the manifest's order", () => {
+  it("build every process's entry point and preload, the Jobs and the helm test pods, in the manifest's order", () => {
     expect(ENTRY_POINTS).toEqual([
       "services/auth/src/main.ts",
       "services/auth/src/instrument.ts",
@@ -104,6 +105,7 @@ describe("the bundles", () => {
       "services/gateway/src/main.ts",
       "tools/migrate.ts",
       "shared/legacy/src/cli/seed.ts",
+      "shared/legacy/src/cli/legacy-check.ts",
     ]);
     expect(unique(ENTRY_POINTS.map(bundlePath))).toBe(true);
   });

@@ -1,8 +1,11 @@
 import { millis } from "@nats-io/transport-node";
 import type { ConsumerMessages, JetStreamClient, JsMsg } from "@nats-io/jetstream";
 import type { MsgHdrs } from "@nats-io/transport-node";
+import type { Meter } from "@opentelemetry/api";
 import { concurrencyLimit } from "./concurrency-limit.ts";
 import type { ConcurrencyLimit } from "./concurrency-limit.ts";
+import { failureBackoff } from "./failure-backoff.ts";
+import type { Admission, FailureBackoff } from "./failure-backoff.ts";
 import type { Logger } from "./logger.ts";
 
 /**
@@ -36,8 +39,17 @@ export type StartConsumerOptions<T> = {
    * Validates the decoded JSON, e.g. a zod schema's `parse`; a message failing it is terminated.
    */
   parse?: (data: unknown) => T;
-  /** Retry delay after a handler throws; default 1 s. */
+  /**
+   * After a handler throws: the first retry delay of the message and the first pause of the
+   * consumer, both doubling with each further failure; default 1 s.
+   */
   errorDelayMs?: number;
+  /** The longest retry delay and consumer pause after handler failures; default 10 s. */
+  errorMaxDelayMs?: number;
+  /** Least time between two "still failing" lines of one outage; default 60 s. */
+  stillFailingLogMs?: number;
+  /** The process's Meter: handler failures are counted as `messaging.consumer.handler.failures`. */
+  meter?: Meter | undefined;
   /** How often a running handler's message is marked in progress; default ack_wait / 3. */
   workingIntervalMs?: number;
 };
@@ -54,6 +66,8 @@ export type RunningConsumer = {
   done: Promise<void>;
 };
 
+const FAILURES_METRIC = "messaging.consumer.handler.failures";
+
 /** The payload is not JSON or fails `parse`: retrying cannot help, so it is terminated. */
 class PoisonMessageError extends Error {}
 
@@ -63,6 +77,8 @@ class PoisonMessageError extends Error {}
  * restart); the bound comes from taking the next message only once a slot is free, and the
  * client only sends its next pull request when that message is taken, so at most about
  * `concurrency` received messages wait for a slot while their ack_wait runs.
+ * A handler that throws (a dependency is down) pauses the whole consumer with a growing backoff
+ * and its message is retried later (failure-backoff.ts).
  */
 export async function startConsumer<T>(options: StartConsumerOptions<T>): Promise<RunningConsumer> {
   const { js, stream, consumer: name, concurrency, logger } = options;
@@ -71,22 +87,40 @@ export async function startConsumer<T>(options: StartConsumerOptions<T>): Promis
   // The server always reports ack_wait; 30 s is its default should a field ever be missing.
   const ackWaitMs = millis((await consumer.info(true)).config.ack_wait ?? 30_000_000_000);
   const workingIntervalMs = options.workingIntervalMs ?? Math.max(100, Math.floor(ackWaitMs / 3));
+  const gate = failureBackoff({
+    minMs: options.errorDelayMs ?? 1_000,
+    maxMs: options.errorMaxDelayMs ?? 10_000,
+    stillFailingLogMs: options.stillFailingLogMs ?? 60_000,
+    logger,
+    where: { stream, consumer: name },
+    failures: options.meter?.createCounter(FAILURES_METRIC, {
+      unit: "{failure}",
+      description: "Message handler failures (the message is retried after a backoff)",
+    }),
+  });
   const messages = await consumer.consume({ max_messages: concurrency });
   void logNotifications(messages, logger, { stream, consumer: name });
-  const handle = (msg: JsMsg) => handleOne(msg, { ...options, workingIntervalMs });
-  const done = pullLoop(messages, slots, handle, logger, { stream, consumer: name });
+  const handle = (msg: JsMsg, admission: Admission) =>
+    handleOne(msg, admission, gate, { ...options, workingIntervalMs });
+  const stopping = new AbortController();
+  const done = pullLoop(messages, slots, gate, stopping.signal, handle, logger, {
+    stream,
+    consumer: name,
+  });
   // Rejections are logged by the loop; callers awaiting `done` still see them.
   done.catch(() => {});
-  let stopping: Promise<void> | undefined;
+  let stopped: Promise<void> | undefined;
   return {
     stop() {
-      if (!stopping) {
+      if (!stopped) {
+        // A pause of the failure backoff ends at once: buffered messages are still handled.
+        stopping.abort();
         // close() completes only when the loop reads on (it queues behind buffered messages,
         // which are still handled), so it is not awaited here; `done` covers it.
         void messages.close();
-        stopping = done.catch(() => {});
+        stopped = done.catch(() => {});
       }
-      return stopping;
+      return stopped;
     },
     inFlight: slots.inFlight,
     done,
@@ -96,7 +130,9 @@ export async function startConsumer<T>(options: StartConsumerOptions<T>): Promis
 async function pullLoop(
   messages: ConsumerMessages,
   slots: ConcurrencyLimit,
-  handle: (msg: JsMsg) => Promise<void>,
+  gate: FailureBackoff,
+  stopping: AbortSignal,
+  handle: (msg: JsMsg, admission: Admission) => Promise<void>,
   logger: Logger,
   where: { stream: string; consumer: string },
 ): Promise<void> {
@@ -104,15 +140,19 @@ async function pullLoop(
   try {
     for (;;) {
       await slots.acquire();
+      // Not taking the next message holds back the client's next pull too.
+      const admission = await gate.admit(stopping);
       const next = await iterator.next().catch((err: unknown) => {
+        admission.cancel();
         slots.release();
         throw err;
       });
       if (next.done) {
+        admission.cancel();
         slots.release();
         return;
       }
-      void handle(next.value).finally(() => slots.release());
+      void handle(next.value, admission).finally(() => slots.release());
     }
   } catch (err) {
     logger.error({ ...where, err }, "consumer stopped: subscription failed");
@@ -124,6 +164,8 @@ async function pullLoop(
 
 async function handleOne<T>(
   msg: JsMsg,
+  admission: Admission,
+  gate: FailureBackoff,
   options: StartConsumerOptions<T> & { workingIntervalMs: number },
 ): Promise<void> {
   const { logger } = options;
@@ -137,14 +179,17 @@ async function handleOne<T>(
   try {
     const decision = await options.handler(toDelivery(msg, options.parse));
     apply(msg, decision);
+    admission.succeeded();
   } catch (err) {
     if (err instanceof PoisonMessageError) {
+      admission.cancel();
       logger.error({ ...context, err: err.cause }, "message payload rejected; terminated");
       msg.term();
       return;
     }
-    const delayMs = options.errorDelayMs ?? 1_000;
-    logger.error({ ...context, err, delayMs }, "message handler failed; retrying");
+    // Logged by the gate once per outage, not per message.
+    const delayMs = gate.retryDelayMs(context.deliveryCount);
+    admission.failed(err, { ...context, delayMs });
     msg.nak(delayMs);
   } finally {
     clearInterval(keepAlive);

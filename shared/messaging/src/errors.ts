@@ -19,17 +19,21 @@ export class MessagingUnavailableError extends Error {
 }
 
 /**
- * The responder was reached but its handler failed. It is a fault on the other side (usually a
- * 500 there), not an outage, so callers should not blindly retry it as if it were a 503.
+ * The responder was reached but its handler failed. A fault on the other side (a 500 there) is not
+ * an outage, so callers should not blindly retry it as if it were a 503; a refusal in the
+ * contract's terms carries its status (`remoteCode`) and error code (`remoteErrorCode`, such as
+ * LEGACY_SOURCE_UNAVAILABLE).
  */
 export class MessagingRemoteError extends Error {
   readonly code = "MESSAGING_REMOTE_ERROR";
   readonly subject: string;
   readonly remoteCode: number;
-  constructor(subject: string, remoteCode: number, description: string) {
+  readonly remoteErrorCode: string | undefined;
+  constructor(subject: string, remoteCode: number, description: string, remoteErrorCode?: string) {
     super(`responder on ${subject} failed (${remoteCode}): ${description}`);
     this.name = "MessagingRemoteError";
     this.subject = subject;
     this.remoteCode = remoteCode;
+    this.remoteErrorCode = remoteErrorCode;
   }
 }

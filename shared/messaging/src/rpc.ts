@@ -1,4 +1,5 @@
 import { errors } from "@nats-io/transport-node";
+import { DomainError } from "@svc/errors";
 import type { Msg, MsgHdrs, NatsConnection, Subscription } from "@nats-io/transport-node";
 import { concurrencyLimit } from "./concurrency-limit.ts";
 import { MessagingRemoteError, MessagingUnavailableError } from "./errors.ts";
@@ -8,6 +9,10 @@ import type { Logger } from "./logger.ts";
 // The NATS services (micro) convention for error replies, so `nats req` shows them too.
 const ERROR_HEADER = "Nats-Service-Error";
 const ERROR_CODE_HEADER = "Nats-Service-Error-Code";
+/** The contract's error code of a DomainError the responder threw (e.g. the legacy source's). */
+const DOMAIN_CODE_HEADER = "Svc-Error-Code";
+/** How long the requester waits: a responder can give up, and say why, before it stops waiting. */
+const TIMEOUT_HEADER = "Svc-Timeout-Ms";
 
 export type RequestOptions<Res> = {
   timeoutMs: number;
@@ -19,7 +24,8 @@ export type RequestOptions<Res> = {
 /**
  * Sends a JSON request and returns the decoded JSON reply. Throws MessagingUnavailableError when
  * nobody answers in time, nobody listens, or the connection is closing (callers answer 503), and
- * MessagingRemoteError when the responder reported a failure.
+ * MessagingRemoteError when the responder reported a failure (with the contract's error code when
+ * it was a DomainError, so the caller can answer with the real cause).
  */
 export async function request<Res = unknown, Req = unknown>(
   nc: NatsConnection,
@@ -28,10 +34,14 @@ export async function request<Res = unknown, Req = unknown>(
   options: RequestOptions<Res>,
 ): Promise<Res> {
   let reply: Msg;
+  const headers = makeHeaders({ [TIMEOUT_HEADER]: String(options.timeoutMs) });
+  for (const [name, values] of options.headers ?? []) {
+    for (const value of values) headers.append(name, value);
+  }
   try {
     reply = await nc.request(subject, JSON.stringify(payload), {
       timeout: options.timeoutMs,
-      ...(options.headers && { headers: options.headers }),
+      headers,
     });
   } catch (err) {
     throw unavailable(subject, err);
@@ -42,6 +52,7 @@ export async function request<Res = unknown, Req = unknown>(
       subject,
       Number(code),
       getHeader(reply.headers, ERROR_HEADER) ?? "",
+      getHeader(reply.headers, DOMAIN_CODE_HEADER),
     );
   }
   try {
@@ -83,7 +94,12 @@ export type ServeOptions<Req> = {
   parse?: (data: unknown) => Req;
 };
 
-export type RequestContext = { subject: string; headers: MsgHdrs | undefined };
+export type RequestContext = {
+  subject: string;
+  headers: MsgHdrs | undefined;
+  /** How long the requester waits for this answer (undefined: it did not say). */
+  timeoutMs: number | undefined;
+};
 
 export type Responder = {
   /** Stops taking requests, answers those already received, then resolves. */
@@ -142,17 +158,36 @@ async function answerOne<Req, Res>(
     return respondError(msg, 400, "invalid request");
   }
   try {
-    const result = await handler(data, { subject: msg.subject, headers: msg.headers });
+    const result = await handler(data, {
+      subject: msg.subject,
+      headers: msg.headers,
+      timeoutMs: timeoutOf(msg.headers),
+    });
     msg.respond(JSON.stringify(result ?? null));
   } catch (err) {
+    if (err instanceof DomainError) {
+      // An expected failure in the contract's terms (the legacy source is down): the requester
+      // learns its code and answers with the real cause.
+      options.logger.warn({ subject: msg.subject, code: err.code, err }, "request refused");
+      return respondError(msg, err.status, err.message, err.code);
+    }
     options.logger.error({ subject: msg.subject, err }, "request handler failed");
     // The cause stays in this process's log; the requester only learns that it failed.
     respondError(msg, 500, "internal error");
   }
 }
 
-function respondError(msg: Msg, code: number, description: string): void {
+function timeoutOf(headers: MsgHdrs | undefined): number | undefined {
+  const ms = Number(getHeader(headers, TIMEOUT_HEADER));
+  return Number.isInteger(ms) && ms > 0 ? ms : undefined;
+}
+
+function respondError(msg: Msg, code: number, description: string, domainCode?: string): void {
   msg.respond("", {
-    headers: makeHeaders({ [ERROR_HEADER]: description, [ERROR_CODE_HEADER]: String(code) }),
+    headers: makeHeaders({
+      [ERROR_HEADER]: description,
+      [ERROR_CODE_HEADER]: String(code),
+      ...(domainCode !== undefined && { [DOMAIN_CODE_HEADER]: domainCode }),
+    }),
   });
 }

@@ -71,7 +71,8 @@ export function deliveriesConsumerConfig(
     durable_name: n.consumers.deliveries,
     ack_policy: AckPolicy.Explicit,
     deliver_policy: DeliverPolicy.All,
-    // Longer than the HTTP timeout plus margin; only matters when a worker dies mid-attempt.
+    // Only matters when a worker dies mid-attempt: a running handler's message is marked in
+    // progress (consumer.ts). The dispatcher passes WEBHOOK_DELIVERY_ACK_WAIT_MS.
     ack_wait: nanos(options.ackWaitMs ?? 90_000),
     // Six attempts; the attempt number is the message's delivery count.
     max_deliver: options.maxDeliver ?? 6,

@@ -63,7 +63,12 @@ async function consumerFor(caseName: string, ackWaitMs = 1_000) {
 async function start<T>(
   caseName: string,
   handler: (d: Delivery<T>) => Promise<Decision> | Decision,
-  extra: { concurrency?: number; errorDelayMs?: number; parse?: (d: unknown) => T } = {},
+  extra: {
+    concurrency?: number;
+    errorDelayMs?: number;
+    errorMaxDelayMs?: number;
+    parse?: (d: unknown) => T;
+  } = {},
 ) {
   const logger = recordingLogger();
   const consumer = await startConsumer<T>({
@@ -106,7 +111,7 @@ describe("startConsumer", () => {
     expect(await info()).toMatchObject({ num_ack_pending: 0, num_pending: 0 });
   });
 
-  it("naks a handler that throws after a short delay, logs it, and delivers it again", async () => {
+  it("naks a handler that throws after a short delay, warns once, and delivers it again", async () => {
     const { subject, left } = await consumerFor("throws");
     const counts: number[] = [];
     const { logger } = await start<unknown>(
@@ -121,10 +126,62 @@ describe("startConsumer", () => {
     await publish(js, subject, { id: 1 });
     await waitFor("the second delivery", () => counts.length === 2);
     expect(counts).toEqual([1, 2]);
-    expect(logger.entries).toContainEqual(
-      expect.objectContaining({ level: "error", msg: "message handler failed; retrying" }),
-    );
     await waitFor("the ack", async () => (await left()) === 0);
+    expect(logger.entries.map((e) => [e.level, e.msg])).toEqual([
+      ["warn", "message handler failing; backing off"],
+      ["info", "message handler recovered"],
+    ]);
+  });
+
+  it("during an outage pauses the whole consumer instead of running every pending message, then drains them all", async () => {
+    const { subject, left } = await consumerFor("outage", 5_000);
+    let down = true;
+    let calls = 0;
+    let callsWhileDown = 0;
+    const acked = new Set<number>();
+    const { logger } = await start<{ i: number }>(
+      "outage",
+      ({ data }) => {
+        calls++;
+        if (down) {
+          callsWhileDown++;
+          throw new Error("connect ECONNREFUSED 127.0.0.1:5432");
+        }
+        acked.add(data.i);
+        return { action: "ack" };
+      },
+      { concurrency: 4, errorDelayMs: 50, errorMaxDelayMs: 400 },
+    );
+    await Promise.all(Array.from({ length: 300 }, (_, i) => publish(js, subject, { i })));
+    await sleep(2_000);
+    down = false;
+    await waitFor("all 300 acked", async () => acked.size === 300 && (await left()) === 0, 15_000);
+    // A fixed 50 ms retry with no pause would have run ~4 handlers per 50 ms: ~160 in 2 s. Probes
+    // one at a time, 25–50, 50–100, 100–200, then 200–400 ms apart, plus the first four: about 12.
+    expect(callsWhileDown).toBeLessThan(30);
+    expect(calls - callsWhileDown).toBeGreaterThanOrEqual(300);
+    const lines = logger.entries.map((e) => e.msg);
+    expect(lines).toEqual(["message handler failing; backing off", "message handler recovered"]);
+    expect(logger.entries[1]!.obj).toMatchObject({ failures: callsWhileDown });
+  });
+
+  it("stop() does not wait out a backoff pause", async () => {
+    const { subject } = await consumerFor("stop-paused");
+    let calls = 0;
+    const { consumer } = await start<unknown>(
+      "stop-paused",
+      () => {
+        calls++;
+        throw new Error("database down");
+      },
+      { concurrency: 1, errorDelayMs: 20_000, errorMaxDelayMs: 20_000 },
+    );
+    await publish(js, subject, { i: 1 });
+    await publish(js, subject, { i: 2 });
+    await waitFor("the first failure", () => calls >= 1);
+    const started = Date.now();
+    await consumer.stop();
+    expect(Date.now() - started).toBeLessThan(2_000);
   });
 
   it("terminates a message that is not JSON or fails validation, without calling the handler", async () => {

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SourceUnavailableError } from "@svc/errors";
 import { testEnv } from "@svc/testing";
 import type { NatsConnection } from "@nats-io/transport-node";
 import {
@@ -12,7 +13,7 @@ import {
   serve,
   setTraceContext,
 } from "../src/index.ts";
-import type { Responder } from "../src/index.ts";
+import type { RequestContext, Responder } from "../src/index.ts";
 import { connectForTest, recordingLogger, sleep, testNamespace } from "./support.ts";
 
 const n = names(testNamespace());
@@ -29,7 +30,7 @@ afterAll(async () => {
 
 function serveOn<Req, Res>(
   subject: string,
-  handler: (data: Req) => Promise<Res> | Res,
+  handler: (data: Req, context: RequestContext) => Promise<Res> | Res,
   logger = recordingLogger(),
 ) {
   const responder = serve<Req, Res>(nc, subject, handler, { queue: "vacancies", logger });
@@ -117,6 +118,33 @@ describe("request and serve", () => {
     expect(logger.entries).toContainEqual(
       expect.objectContaining({ level: "error", msg: "request handler failed" }),
     );
+  });
+
+  it("carries a DomainError's status and contract code to the requester", async () => {
+    const subject = `${n.namespace}.rpc.test.domain`;
+    const logger = recordingLogger();
+    serveOn(
+      subject,
+      () => {
+        throw new SourceUnavailableError(new Error("connect ECONNREFUSED"));
+      },
+      logger,
+    );
+    await nc.flush();
+    const err = await request(nc, subject, {}, { timeoutMs: 1_000 }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(MessagingRemoteError);
+    expect(err).toMatchObject({ remoteCode: 503, remoteErrorCode: "LEGACY_SOURCE_UNAVAILABLE" });
+    expect((err as Error).message).not.toContain("ECONNREFUSED");
+    expect(logger.entries).toContainEqual(
+      expect.objectContaining({ level: "warn", msg: "request refused" }),
+    );
+  });
+
+  it("tells the handler how long the requester waits", async () => {
+    const subject = `${n.namespace}.rpc.test.wait`;
+    serveOn(subject, (_d: unknown, { timeoutMs }) => ({ wait: timeoutMs ?? null }));
+    await nc.flush();
+    expect(await request(nc, subject, {}, { timeoutMs: 1_234 })).toEqual({ wait: 1_234 });
   });
 
   it("answers 400 to a request that fails validation", async () => {

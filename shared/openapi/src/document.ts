@@ -26,6 +26,7 @@ import {
   FIELD_METADATA_SCHEMA,
   metaSchema,
   paginationSchema,
+  cursorPaginationSchema,
   REQUEST_ID_HEADER,
   requestIdSchema,
   type ErrorCode,
@@ -149,6 +150,8 @@ class Builder {
       schema = this.schema(body.raw, "output");
     } else if (body.envelope === "page") {
       schema = envelopeSchema(this.schema(body.items, "output"), true);
+    } else if (body.envelope === "cursorPage") {
+      schema = envelopeSchema(this.schema(body.items, "output"), "cursor");
     } else {
       schema = envelopeSchema(this.schema(body.schema, "output"), false);
     }
@@ -330,6 +333,8 @@ export function buildOpenApiDocument(input: DocumentInput): OpenApiDocument {
   b.register("Pagination", paginationSchema);
   b.register("Meta", metaSchema(false));
   b.register("PageMeta", metaSchema(true));
+  b.register("CursorPagination", cursorPaginationSchema);
+  b.register("CursorPageMeta", metaSchema("cursor"));
   b.register("ErrorEnvelope", errorEnvelopeSchema);
   b.register("FieldMetadata", FIELD_METADATA_SCHEMA);
   for (const type of EVENT_TYPES) b.register(eventSchemaName(type), eventPayloadSchema(type));

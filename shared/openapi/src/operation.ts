@@ -45,6 +45,11 @@ export type ResponseBody =
   /** The success envelope around a list page, with meta.pagination. */
   | { envelope: "page"; items: SchemaRef }
   /**
+   * A list page walked by an opaque cursor: meta.pagination adds `next_cursor` and `has_more`
+   * (the events feed).
+   */
+  | { envelope: "cursorPage"; items: SchemaRef }
+  /**
    * Not in the envelope (health, OAuth token, the document itself); `contentType` default
    * `application/json`, several: the same schema under each (files of different types).
    */

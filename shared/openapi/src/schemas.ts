@@ -155,12 +155,38 @@ export const paginationSchema: JsonSchema = {
   },
 };
 
-export function metaSchema(withPagination: boolean): JsonSchema {
+/** The pagination of a list walked by cursor: the contract's four fields and where to go on. */
+export const cursorPaginationSchema: JsonSchema = {
+  type: "object",
+  additionalProperties: false,
+  required: [...(paginationSchema.required as string[]), "next_cursor", "has_more"],
+  properties: {
+    ...(paginationSchema.properties as Record<string, JsonSchema>),
+    page: {
+      type: "integer",
+      minimum: 1,
+      description: "Pages read so far in this walk, this one included (1 without a cursor).",
+    },
+    next_cursor: {
+      type: "string",
+      description:
+        "Opaque; pass it as `cursor` to read on from here. Always present: an empty page's cursor is where new items will appear.",
+    },
+    has_more: {
+      type: "boolean",
+      description: "More items can be read now; false: the walk has caught up.",
+    },
+  },
+};
+
+export function metaSchema(withPagination: boolean | "cursor"): JsonSchema {
   const properties: Record<string, JsonSchema> = {
     request_id: { $ref: "#/components/schemas/RequestId" },
     api_version: { const: API_VERSION, description: "The API version." },
   };
-  if (withPagination) properties.pagination = { $ref: "#/components/schemas/Pagination" };
+  if (withPagination === "cursor")
+    properties.pagination = { $ref: "#/components/schemas/CursorPagination" };
+  else if (withPagination) properties.pagination = { $ref: "#/components/schemas/Pagination" };
   return {
     type: "object",
     additionalProperties: false,
@@ -214,7 +240,8 @@ export const errorEnvelopeSchema: JsonSchema = {
 };
 
 /** Success envelope around `data`. */
-export function envelopeSchema(data: JsonSchema, page: boolean): JsonSchema {
+export function envelopeSchema(data: JsonSchema, page: boolean | "cursor"): JsonSchema {
+  const meta = page === "cursor" ? "CursorPageMeta" : page ? "PageMeta" : "Meta";
   return {
     type: "object",
     additionalProperties: false,
@@ -222,7 +249,7 @@ export function envelopeSchema(data: JsonSchema, page: boolean): JsonSchema {
     properties: {
       success: { const: true },
       data: page ? { type: "array", items: data } : data,
-      meta: { $ref: page ? "#/components/schemas/PageMeta" : "#/components/schemas/Meta" },
+      meta: { $ref: `#/components/schemas/${meta}` },
     },
   };
 }

@@ -40,7 +40,12 @@ export type RecordedRequest = {
 };
 
 type Route = { resource: string; namespace: string; name?: string; subresource?: string };
-type Watcher = { resource: string; namespace: string; res: http.ServerResponse };
+type Watcher = {
+  resource: string;
+  namespace: string;
+  res: http.ServerResponse;
+  matches: (obj: Obj) => boolean;
+};
 
 const MICRO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}(Z|[+-]\d{2}:\d{2})$/;
 
@@ -159,6 +164,7 @@ export class FakeKubeApi {
         new ApiError(404, "NotFound", "the server could not find the requested resource"),
       );
     try {
+      const matches = selectorOf(query);
       if (watch && method === "GET" && !route.name)
         return this.#watch(
           res,
@@ -166,8 +172,9 @@ export class FakeKubeApi {
           route,
           query.resourceVersion ?? "",
           Number(query.timeoutSeconds ?? 0),
+          matches,
         );
-      const result = this.#dispatch(method, route, body);
+      const result = this.#dispatch(method, route, body, matches);
       record.status = method === "POST" ? 201 : 200;
       if (fault?.respondAfterMs) await new Promise((r) => setTimeout(r, fault.respondAfterMs));
       res.writeHead(record.status, { "content-type": "application/json" });
@@ -181,7 +188,7 @@ export class FakeKubeApi {
     }
   }
 
-  #dispatch(method: string, route: Route, body: Obj): unknown {
+  #dispatch(method: string, route: Route, body: Obj, matches: (obj: Obj) => boolean): unknown {
     const { resource, namespace, name, subresource } = route;
     if (method === "GET" && !name) {
       const config = this.store.resources.get(resource);
@@ -189,7 +196,7 @@ export class FakeKubeApi {
         apiVersion: config?.apiVersion,
         kind: `${config?.kind}List`,
         metadata: { resourceVersion: String(this.store.currentRv) },
-        items: this.store.list(resource, namespace),
+        items: this.store.list(resource, namespace).filter(matches),
       };
     }
     if (method === "GET" && name) return this.store.get(resource, namespace, name);
@@ -212,6 +219,7 @@ export class FakeKubeApi {
     route: Route,
     fromRv: string,
     timeoutSeconds: number,
+    matches: (obj: Obj) => boolean,
   ): void {
     record.status = 200;
     res.writeHead(200, { "content-type": "application/json" });
@@ -228,11 +236,17 @@ export class FakeKubeApi {
       if (
         change.rv > since &&
         change.resource === route.resource &&
-        change.namespace === route.namespace
+        change.namespace === route.namespace &&
+        matches(change.object)
       )
         res.write(eventLine(change));
     }
-    const watcher: Watcher = { resource: route.resource, namespace: route.namespace, res };
+    const watcher: Watcher = {
+      resource: route.resource,
+      namespace: route.namespace,
+      res,
+      matches,
+    };
     this.#watchers.add(watcher);
     const timer =
       timeoutSeconds > 0 ? setTimeout(() => res.end(), timeoutSeconds * 1000) : undefined;
@@ -244,7 +258,11 @@ export class FakeKubeApi {
 
   #broadcast(change: Change): void {
     for (const w of this.#watchers) {
-      if (w.resource === change.resource && w.namespace === change.namespace)
+      if (
+        w.resource === change.resource &&
+        w.namespace === change.namespace &&
+        w.matches(change.object)
+      )
         w.res.write(eventLine(change));
     }
   }
@@ -267,6 +285,42 @@ export class FakeKubeApi {
     res.writeHead(err.code, { "content-type": "application/json" });
     res.end(JSON.stringify(statusBody(err)));
   }
+}
+
+/**
+ * The list/watch filter of `labelSelector` (`k=v`, `k==v`, `k!=v`, `k`, `!k`, comma-separated) and
+ * `fieldSelector` (`metadata.name` and `metadata.namespace`, `=`, `==` or `!=`); anything else is
+ * the real server's 400. An object that stops matching is not announced as DELETED (the real
+ * server does that; nothing here relies on it).
+ */
+function selectorOf(query: Record<string, string>): (obj: Obj) => boolean {
+  const tests: Array<(obj: Obj) => boolean> = [];
+  for (const term of splitTerms(query.labelSelector)) {
+    const m = /^(!?)([A-Za-z0-9./_-]+)(?:\s*(==|=|!=)\s*([A-Za-z0-9._-]*))?$/.exec(term);
+    if (!m) throw new ApiError(400, "BadRequest", `unable to parse requirement: ${term}`);
+    const [, not, key = "", op, value] = m;
+    const label = (obj: Obj) => obj.metadata.labels?.[key];
+    if (op === undefined) tests.push((obj) => (label(obj) !== undefined) !== (not === "!"));
+    else if (op === "!=") tests.push((obj) => label(obj) !== value);
+    else tests.push((obj) => label(obj) === value);
+  }
+  for (const term of splitTerms(query.fieldSelector)) {
+    const m = /^(metadata\.name|metadata\.namespace)\s*(==|=|!=)\s*(.*)$/.exec(term);
+    if (!m)
+      throw new ApiError(400, "BadRequest", `field label not supported: ${term.split(/[=!]/)[0]}`);
+    const [, field, op, value] = m;
+    const of = (obj: Obj) =>
+      field === "metadata.name" ? obj.metadata.name : (obj.metadata.namespace ?? "");
+    tests.push(op === "!=" ? (obj) => of(obj) !== value : (obj) => of(obj) === value);
+  }
+  return (obj) => tests.every((t) => t(obj));
+}
+
+function splitTerms(selector: string | undefined): string[] {
+  return (selector ?? "")
+    .split(",")
+    .map((t) => t.trim())
+    .filter((t) => t !== "");
 }
 
 function statusBody(err: ApiError): object {

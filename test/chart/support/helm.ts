@@ -1,8 +1,9 @@
 // Runs the offline helm commands CI relies on (lint, template) and parses what they render.
 import { execFile } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
-import { parseAllDocuments } from "yaml";
+import { parse, parseAllDocuments } from "yaml";
 import { k8sTools } from "@svc/testing";
 
 const run = promisify(execFile);
@@ -70,17 +71,27 @@ export function parseObjects(text: string): K8sObject[] {
 
 /**
  * `helm template` of the chart (with CRDs and test hooks), parsed; throws with helm's message on
- * failure.
+ * failure. Without files: the default value set.
  */
-export async function render(
-  files: string[] = [],
+export function render(
+  files: string[] = valueSets.default,
+  extra: string[] = [],
+  name = release,
+): Promise<K8sObject[]> {
+  return renderChartAt(chartDir, files, extra, name);
+}
+
+/** render() of the chart in another directory (an earlier version of it). */
+export async function renderChartAt(
+  chart: string,
+  files: string[],
   extra: string[] = [],
   name = release,
 ): Promise<K8sObject[]> {
   const result = await helm([
     "template",
     name,
-    chartDir,
+    chart,
     "--namespace",
     "integration",
     "--kube-version",
@@ -93,16 +104,45 @@ export async function render(
   return parseObjects(result.stdout);
 }
 
-/** The value sets CI renders, each a list of files layered over values.yaml. */
+/**
+ * The value sets CI renders, each a list of files layered over values.yaml. "default" adds only
+ * what values.yaml cannot know and every installation sets (api-server.yaml).
+ */
 export const valueSets = {
-  default: [] as string[],
+  default: ["api-server.yaml"] as string[],
   production: ["production.yaml"],
   sandbox: ["sandbox.yaml"],
   "ingress-tls": ["production.yaml", "ingress-tls.yaml"],
   hpa: ["production.yaml", "hpa.yaml"],
-  dev: [join(chartDir, "values-dev.yaml")],
+  // The Tiltfile adds the cluster's API server endpoints to values-dev.yaml.
+  dev: [join(chartDir, "values-dev.yaml"), "api-server.yaml"],
 } satisfies Record<string, string[]>;
 
 export function byKind(objects: K8sObject[], kind: string): K8sObject[] {
   return objects.filter((o) => o.kind === kind);
+}
+
+type Values = Record<string, unknown>;
+
+function isMapping(v: unknown): v is Values {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+/** Helm's merge of value files: mappings merge key by key, anything else replaces. */
+function mergeValues(base: Values, over: Values): Values {
+  const out: Values = { ...base };
+  for (const [key, value] of Object.entries(over)) {
+    const current = out[key];
+    out[key] = isMapping(current) && isMapping(value) ? mergeValues(current, value) : value;
+  }
+  return out;
+}
+
+/** The values a render with these files sees: values.yaml with each file merged over it. */
+export function mergedValues(files: string[]): Values {
+  const paths = [join(chartDir, "values.yaml"), ...valueArgs(files).filter((a) => a !== "-f")];
+  return paths.reduce<Values>(
+    (acc, path) => mergeValues(acc, (parse(readFileSync(path, "utf8")) as Values | null) ?? {}),
+    {},
+  );
 }

@@ -34,6 +34,7 @@ function sendError(
   code: string,
   message: string,
   requestId: string,
+  headers: Record<string, string> = {},
 ): void {
   if (res.headersSent) {
     res.destroy();
@@ -42,6 +43,7 @@ function sendError(
   res.writeHead(status, {
     "content-type": "application/json; charset=utf-8",
     "x-request-id": requestId,
+    ...headers,
   });
   res.end(
     JSON.stringify({
@@ -65,7 +67,8 @@ function sendUnavailable(
   requestId: string,
 ): void {
   const message = `the ${service} service is unavailable; retry later`;
-  if (path !== TOKEN_PATH) return sendError(res, 503, "SERVICE_UNAVAILABLE", message, requestId);
+  if (path !== TOKEN_PATH)
+    return sendError(res, 503, "SERVICE_UNAVAILABLE", message, requestId, { "retry-after": "5" });
   if (res.headersSent) return void res.destroy();
   res.writeHead(503, {
     "content-type": "application/json; charset=utf-8",
@@ -95,7 +98,8 @@ function forwardHeaders(
 /**
  * The local stand-in for the Ingress: routes by the shared route table and streams requests and
  * responses through unchanged. A service that is down is 503 in the error envelope (the token
- * endpoint's RFC 6749 error), as the Ingress answers when a Service has no ready endpoints.
+ * endpoint's RFC 6749 error), as the Ingress answers when a Service has no ready endpoints. A
+ * service's answer that comes before the whole request (its 408 or 413) is passed through.
  */
 export function createRouter(options: RouterDeps): RequestListener {
   return (req, res) => {
@@ -105,6 +109,7 @@ export function createRouter(options: RouterDeps): RequestListener {
     const base = route && options.upstreams[route.service];
     if (!route || !base) return sendError(res, 404, "NOT_FOUND", "no such endpoint", requestId);
     const target = new URL(req.url ?? "/", base);
+    let answered = false;
     const upstream = request(
       target,
       {
@@ -113,20 +118,40 @@ export function createRouter(options: RouterDeps): RequestListener {
         timeout: options.upstreamTimeoutMs ?? 30_000,
       },
       (answer) => {
-        const headers = Object.fromEntries(
+        answered = true;
+        const headers: Record<string, string | string[] | undefined> = Object.fromEntries(
           Object.entries(answer.headers).filter(([name]) => !HOP_BY_HOP.has(name)),
         );
+        // The service answered before the whole body arrived (a 408, a 413): what is left of the
+        // body would be read as the next request, so this connection ends with the answer.
+        if (!req.complete) {
+          headers.connection = "close";
+          req.unpipe(upstream);
+        }
         res.writeHead(answer.statusCode ?? 502, headers);
         answer.pipe(res);
+        answer.on("close", () => {
+          if (!answer.complete) res.destroy();
+        });
       },
     );
     upstream.on("timeout", () => upstream.destroy(new Error("upstream timeout")));
     upstream.on("error", (err) => {
+      // After an answer, an error is the service closing a connection whose request body it
+      // stopped reading; the answer itself is already on its way (or cut, above).
+      if (answered || clientGone) return;
       options.logger.warn(
         { error: err.message, service: route.service, request_id: requestId },
         "upstream unavailable",
       );
       sendUnavailable(res, path, route.service, requestId);
+    });
+    // The client is gone (it closed, or this listener cut it as too slow): so is its request.
+    let clientGone = false;
+    res.on("close", () => {
+      if (res.writableFinished) return;
+      clientGone = true;
+      upstream.destroy();
     });
     req.pipe(upstream);
   };

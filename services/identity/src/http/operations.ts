@@ -284,6 +284,8 @@ export const createApplicationOperation = {
     413: ["PAYLOAD_TOO_LARGE"],
     415: ["UNSUPPORTED_MEDIA_TYPE"],
     422: ["VALIDATION_ERROR"],
+    // The vacancy check reaches the legacy source through the vacancies service.
+    503: ["LEGACY_SOURCE_UNAVAILABLE"],
   },
 } as const satisfies OperationSpec;
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { DependencyUnavailableError } from "@svc/errors";
+import { DependencyUnavailableError, SourceUnavailableError } from "@svc/errors";
 import {
   MessagingRemoteError,
   MessagingUnavailableError,
@@ -29,7 +29,8 @@ export interface NatsVacancyDirectoryOptions {
 /**
  * Asks the vacancies service whether a vacancy exists (NATS request/reply). No answer in time, no
  * responder, a closed connection, a failing responder or a malformed reply all mean the vacancies
- * service cannot tell us now: 503, never a hang and never a guess.
+ * service cannot tell us now: 503, never a hang and never a guess. When the vacancies service says
+ * its legacy source is the reason, the 503 says so too (LEGACY_SOURCE_UNAVAILABLE).
  */
 export class NatsVacancyDirectory implements VacancyDirectory {
   readonly #options: NatsVacancyDirectoryOptions;
@@ -49,6 +50,11 @@ export class NatsVacancyDirectory implements VacancyDirectory {
       );
       return answer.exists ? { practiceId: answer.practice_id } : null;
     } catch (err) {
+      if (
+        err instanceof MessagingRemoteError &&
+        err.remoteErrorCode === "LEGACY_SOURCE_UNAVAILABLE"
+      )
+        throw new SourceUnavailableError(err);
       if (err instanceof MessagingUnavailableError || err instanceof MessagingRemoteError)
         throw new DependencyUnavailableError("the vacancies service", err);
       throw err;

@@ -5,6 +5,13 @@
  * that know legacy names.
  */
 import type { LegacyDb } from "@svc/db";
+import {
+  EVERY_INDEX,
+  forceIndex,
+  IndexHints,
+  PRACTICE_INDEXES,
+  type IndexHint,
+} from "@svc/legacy/reads";
 import type {
   PracticeChangeFeed,
   PracticeFeedEntry,
@@ -19,7 +26,7 @@ interface Statement {
 }
 
 /** Every legacy index the feed forces; a test checks each exists in the legacy schema. */
-export const FEED_INDEXES = ["idx_praktijk_gewijzigd", "idx_crm_gewijzigd"];
+export const FEED_INDEXES = [PRACTICE_INDEXES.practiceModified, PRACTICE_INDEXES.crmModified];
 
 /**
  * Both tables stamp their rows (`gewijzigd_op`, NOT NULL): a primary row names its practice by
@@ -32,6 +39,7 @@ export function modificationsSql(
   sinceLocal: string,
   after: PracticeModification | null,
   limit: number,
+  hints: IndexHint = EVERY_INDEX,
 ): Statement {
   const bound = (time: string, id: string) =>
     after ? `${time} >= ? AND (${time} > ? OR ${id} > ?)` : `${time} >= ?`;
@@ -40,10 +48,10 @@ export function modificationsSql(
     : [sinceLocal];
   return {
     text: `SELECT u.modified_local, u.practice_id FROM (
-  (SELECT p.gewijzigd_op AS modified_local, p.crm_ref AS practice_id FROM tbl_praktijk p FORCE INDEX (idx_praktijk_gewijzigd)
+  (SELECT p.gewijzigd_op AS modified_local, p.crm_ref AS practice_id FROM tbl_praktijk p${forceIndex(PRACTICE_INDEXES.practiceModified, hints)}
     WHERE ${bound("p.gewijzigd_op", "p.crm_ref")} ORDER BY p.gewijzigd_op, p.crm_ref LIMIT ?)
   UNION ALL
-  (SELECT c.gewijzigd_op, c.crm_id FROM crm_bedrijf c FORCE INDEX (idx_crm_gewijzigd)
+  (SELECT c.gewijzigd_op, c.crm_id FROM crm_bedrijf c${forceIndex(PRACTICE_INDEXES.crmModified, hints)}
     WHERE ${bound("c.gewijzigd_op", "c.crm_id")} ORDER BY c.gewijzigd_op, c.crm_id LIMIT ?)
 ) u ORDER BY u.modified_local, u.practice_id LIMIT ?`,
     params: [...values, limit, ...values, limit, limit],
@@ -52,9 +60,12 @@ export function modificationsSql(
 
 export class MysqlPracticeFeed implements PracticeChangeFeed {
   readonly #db: LegacyDb;
+  readonly #hints: IndexHints;
 
+  /** The indexes it forces are looked up on its first read (IndexHints). */
   constructor(db: LegacyDb) {
     this.#db = db;
+    this.#hints = new IndexHints((sql) => db.query(sql), ["tbl_praktijk", "crm_bedrijf"]);
   }
 
   async modifications(
@@ -62,11 +73,10 @@ export class MysqlPracticeFeed implements PracticeChangeFeed {
     after: PracticeModification | null,
     limit: number,
   ): Promise<PracticeModification[]> {
-    const q = modificationsSql(sinceLocal, after, limit);
-    const rows = await this.#db.query<{ modified_local: string; practice_id: string }>(
-      q.text,
-      q.params,
-    );
+    const rows = await this.#hints.run((hints) => {
+      const q = modificationsSql(sinceLocal, after, limit, hints);
+      return this.#db.query<{ modified_local: string; practice_id: string }>(q.text, q.params);
+    });
     return rows.map((r) => ({ practiceId: r.practice_id, modifiedLocal: r.modified_local }));
   }
 

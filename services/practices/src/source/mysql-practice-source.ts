@@ -259,7 +259,7 @@ const OBSERVED: Record<string, string> = {
 };
 export const OBSERVED_LIMIT = 50;
 
-function observedSql(): string {
+export function observedSql(): string {
   return Object.entries(OBSERVED)
     .map(
       ([

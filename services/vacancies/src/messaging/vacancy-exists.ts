@@ -4,6 +4,7 @@
  * exist. A request that is not `{ uuid: string }` is answered with code 400 by @svc/messaging.
  */
 import { z } from "@svc/config";
+import { SourceUnavailableError } from "@svc/errors";
 import { names, serve, type Logger, type NatsConnection, type Responder } from "@svc/messaging";
 import { vacancyExists, type VacancyExistsReply } from "../domain/get-vacancy.ts";
 import type { VacancySource } from "../domain/ports.ts";
@@ -12,6 +13,26 @@ export const VACANCY_EXISTS_QUEUE = "vacancies";
 
 const request = z.object({ uuid: z.string().max(200) });
 
+/** The share of the requester's wait the lookup may use: the answer still has to travel back. */
+const LOOKUP_SHARE = 0.8;
+
+/**
+ * A legacy database that hangs would outlast the requester's wait, and the requester could only
+ * guess why; answering LEGACY_SOURCE_UNAVAILABLE before it gives up tells it the real cause.
+ */
+function withinWait<T>(lookup: Promise<T>, requesterWaitMs: number | undefined): Promise<T> {
+  if (requesterWaitMs === undefined) return lookup;
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(
+      () => reject(new SourceUnavailableError(new Error("no answer within the requester's wait"))),
+      requesterWaitMs * LOOKUP_SHARE,
+    );
+  });
+  lookup.catch(() => undefined);
+  return Promise.race([lookup, late]).finally(() => clearTimeout(timer));
+}
+
 export function serveVacancyExists(
   nc: NatsConnection,
   namespace: string,
@@ -19,12 +40,13 @@ export function serveVacancyExists(
   logger: Logger,
 ): Responder {
   // A failure (SourceUnavailableError when the legacy database cannot be reached) propagates to
-  // serve(), which logs it and answers with an error code: the requester gets MessagingRemoteError
-  // at once instead of waiting for its timeout, and must not take it for "does not exist".
+  // serve(), which logs it and answers with its status and code: the requester gets
+  // MessagingRemoteError with LEGACY_SOURCE_UNAVAILABLE at once instead of waiting for its
+  // timeout, and must not take it for "does not exist".
   return serve<z.infer<typeof request>, VacancyExistsReply>(
     nc,
     names(namespace).rpc.vacancyExists,
-    ({ uuid }) => vacancyExists(source, uuid),
+    ({ uuid }, { timeoutMs }) => withinWait(vacancyExists(source, uuid), timeoutMs),
     {
       queue: VACANCY_EXISTS_QUEUE,
       logger,

@@ -5,9 +5,16 @@
  * legacy names.
  */
 import type { LegacyDb } from "@svc/db";
+import {
+  EVERY_INDEX,
+  forceIndex,
+  VACANCY_INDEXES,
+  type IndexHint,
+  type IndexHints,
+} from "@svc/legacy/reads";
 import type { AsOf, FeedPosition, VacancyChangeFeed, VacancyFeedEntry } from "../domain/ports.ts";
 import { zonedIso, type LocalToIso } from "./local-time.ts";
-import { COLUMNS, LABEL_JOINS, type Statement } from "./mysql-vacancy-source.ts";
+import { COLUMNS, LABEL_JOINS, vacancyIndexHints, type Statement } from "./mysql-vacancy-source.ts";
 import { toVacancy, type VacancyRow } from "./to-vacancy.ts";
 
 interface FeedRow extends VacancyRow {
@@ -18,7 +25,7 @@ interface FeedRow extends VacancyRow {
 const FEED_COLUMNS = `${COLUMNS}, v.vacature_id, v.verwijderd`;
 
 /** Every legacy index the feed forces; a test checks each exists in the legacy schema. */
-export const FEED_INDEXES = ["idx_vac_gewijzigd", "PRIMARY"];
+export const FEED_INDEXES = [VACANCY_INDEXES.updatedSince, VACANCY_INDEXES.primary];
 
 /**
  * Modified at or after `sinceLocal`, soft-deleted rows included. idx_vac_gewijzigd carries the
@@ -32,6 +39,7 @@ export function modifiedSinceStatement(
   after: FeedPosition | null,
   limit: number,
   asOf: AsOf,
+  hints: IndexHint = EVERY_INDEX,
 ): Statement {
   const resume = after
     ? "d.gewijzigd_op >= ? AND (d.gewijzigd_op > ? OR d.vacature_id > ?)"
@@ -39,7 +47,7 @@ export function modifiedSinceStatement(
   const bounds = after ? [after.modifiedLocal, after.modifiedLocal, after.rowKey] : [sinceLocal];
   return {
     sql: `SELECT ${FEED_COLUMNS}
-FROM (SELECT d.vacature_id FROM tbl_vacature d FORCE INDEX (idx_vac_gewijzigd)
+FROM (SELECT d.vacature_id FROM tbl_vacature d${forceIndex(VACANCY_INDEXES.updatedSince, hints)}
   WHERE ${resume} ORDER BY d.gewijzigd_op, d.vacature_id LIMIT ?) page
 JOIN tbl_vacature v ON v.vacature_id = page.vacature_id
 ${LABEL_JOINS}
@@ -49,10 +57,15 @@ ORDER BY v.gewijzigd_op, v.vacature_id`,
 }
 
 /** Live rows in primary-key order (the sweep): a range of the clustered index, no sort. */
-export function liveStatement(afterRowKey: number | null, limit: number, asOf: AsOf): Statement {
+export function liveStatement(
+  afterRowKey: number | null,
+  limit: number,
+  asOf: AsOf,
+  hints: IndexHint = EVERY_INDEX,
+): Statement {
   const resume = afterRowKey === null ? "" : " AND v.vacature_id > ?";
   return {
-    sql: `SELECT ${FEED_COLUMNS} FROM tbl_vacature v FORCE INDEX (PRIMARY)
+    sql: `SELECT ${FEED_COLUMNS} FROM tbl_vacature v${forceIndex(VACANCY_INDEXES.primary, hints)}
 ${LABEL_JOINS}
 WHERE v.verwijderd = 0${resume} ORDER BY v.vacature_id LIMIT ?`,
     params: [asOf.today, ...(afterRowKey === null ? [] : [afterRowKey]), limit],
@@ -69,24 +82,28 @@ export function byUuidsStatement(uuids: readonly string[], asOf: AsOf): Statemen
 export class MysqlVacancyFeed implements VacancyChangeFeed {
   readonly #db: LegacyDb;
   readonly #toIso: LocalToIso;
+  readonly #hints: IndexHints;
 
   /** `zone`: the zone the legacy DATETIME columns hold wall-clock time in. */
   constructor(db: LegacyDb, zone: string) {
     this.#db = db;
     this.#toIso = zonedIso(zone);
+    this.#hints = vacancyIndexHints(db);
   }
 
-  modifiedSince(
+  async modifiedSince(
     sinceLocal: string,
     after: FeedPosition | null,
     limit: number,
     asOf: AsOf,
   ): Promise<VacancyFeedEntry[]> {
-    return this.#read(modifiedSinceStatement(sinceLocal, after, limit, asOf));
+    return this.#hints.run((hints) =>
+      this.#read(modifiedSinceStatement(sinceLocal, after, limit, asOf, hints)),
+    );
   }
 
-  live(afterRowKey: number | null, limit: number, asOf: AsOf): Promise<VacancyFeedEntry[]> {
-    return this.#read(liveStatement(afterRowKey, limit, asOf));
+  async live(afterRowKey: number | null, limit: number, asOf: AsOf): Promise<VacancyFeedEntry[]> {
+    return this.#hints.run((hints) => this.#read(liveStatement(afterRowKey, limit, asOf, hints)));
   }
 
   async byUuids(uuids: readonly string[], asOf: AsOf): Promise<VacancyFeedEntry[]> {

@@ -1,13 +1,21 @@
 /**
  * Vacancies from the legacy primary database (MySQL/MariaDB, read-only). Every filter is a SQL
  * predicate answered by an index of `tbl_vacature`; nothing is filtered or paged in memory. With
- * to-vacancy.ts the only module that knows legacy table, column and index names.
+ * to-vacancy.ts the only module that knows legacy table and column names; the index names come
+ * from @svc/legacy/reads, and each is forced only where the database has it (IndexHints).
  *
  * The rows are large (five MEDIUMTEXT columns), so reading one is the cost to avoid: a list finds
  * its ids and its total on covering secondary indexes alone, and reads only the page's rows.
  * Why the plans below: docs/decisions/list-pages.md.
  */
 import type { LegacyDb } from "@svc/db";
+import {
+  EVERY_INDEX,
+  forceIndex,
+  IndexHints,
+  VACANCY_INDEXES,
+  type IndexHint,
+} from "@svc/legacy/reads";
 import { PageMarks, type PageMarkOptions } from "@svc/paging";
 import type { Vacancy } from "../domain/vacancy-catalogue.ts";
 import {
@@ -63,25 +71,25 @@ export const LABEL_JOINS = `LEFT JOIN tbl_provincie prov ON prov.provincie_code 
 const EQUALITY_FILTERS = [
   {
     key: "practice",
-    index: "idx_vac_praktijk",
+    index: VACANCY_INDEXES.practice,
     term: (a: string) => `${a}.praktijk_ref = ?`,
     values: (f: VacancyFilter) => [f.practice],
   },
   {
     key: "province",
-    index: "idx_vac_provincie",
+    index: VACANCY_INDEXES.province,
     term: (a: string) => `${a}.provincie_code = ?`,
     values: (f: VacancyFilter) => [f.province],
   },
   {
     key: "position",
-    index: "idx_vac_functie",
+    index: VACANCY_INDEXES.position,
     term: (a: string) => `${a}.functie_code = ?`,
     values: (f: VacancyFilter) => [f.position],
   },
   {
     key: "status",
-    index: "idx_vac_status",
+    index: VACANCY_INDEXES.status,
     term: (a: string) => `${a}.status = ?`,
     values: (f: VacancyFilter) => [f.status && statusCodeOf(f.status)],
   },
@@ -89,7 +97,7 @@ const EQUALITY_FILTERS = [
   // seeks in the index, the BINARY one drops the odd spellings the mapper turns into null.
   {
     key: "language",
-    index: "idx_vac_taal",
+    index: VACANCY_INDEXES.language,
     term: (a: string) => `${a}.taal = ? AND ${a}.taal = BINARY ?`,
     values: (f: VacancyFilter) => [f.language, f.language],
   },
@@ -117,7 +125,7 @@ function rangeFiltersOf(filter: VacancyFilter, asOf: AsOf): RangeFilter[] {
   const ranges: RangeFilter[] = [];
   if (filter.updatedSinceLocal !== undefined)
     ranges.push({
-      index: "idx_vac_gewijzigd",
+      index: VACANCY_INDEXES.updatedSince,
       term: "v.gewijzigd_op >= ?",
       value: filter.updatedSinceLocal,
       live: NOT_DELETED,
@@ -125,7 +133,7 @@ function rangeFiltersOf(filter: VacancyFilter, asOf: AsOf): RangeFilter[] {
     });
   if (filter.published !== undefined)
     ranges.push({
-      index: "idx_vac_gepubliceerd",
+      index: VACANCY_INDEXES.published,
       term: filter.published ? PUBLISHED : UNPUBLISHED,
       value: asOf.today,
       live: LIVE,
@@ -137,10 +145,9 @@ function rangeFiltersOf(filter: VacancyFilter, asOf: AsOf): RangeFilter[] {
 /** Every legacy index the statements name; a test checks each exists in the legacy schema. */
 export const INDEXES_USED = [
   ...EQUALITY_FILTERS.map((f) => f.index),
-  "idx_vac_gepubliceerd",
-  "idx_vac_gewijzigd",
-  "idx_vac_status",
-  "PRIMARY",
+  VACANCY_INDEXES.published,
+  VACANCY_INDEXES.updatedSince,
+  VACANCY_INDEXES.primary,
 ];
 
 /** Pages that end within this many rows walk an index in key order instead of sorting. */
@@ -152,6 +159,8 @@ interface Plan {
   fromKey?: number;
   /** How many ids of the modification window to take, if that plan applies (WINDOW_PREFIX_ROWS). */
   windowPrefix?: number;
+  /** The indexes the statement may force (IndexHints); the plan is the same without them. */
+  hints: IndexHint;
 }
 
 /**
@@ -195,9 +204,10 @@ function selectionOf(filter: VacancyFilter, asOf: AsOf, plan: Plan): Selection {
     drivingEquality?.index ?? (drivingRange && joined.length > 0 ? drivingRange.index : undefined);
   const walkPrimary = plan.early && equalities.length === 0 && drivingRange === undefined;
   const params: unknown[] = [];
-  let from = `tbl_vacature v${index ? ` FORCE INDEX (${index})` : walkPrimary ? " FORCE INDEX (PRIMARY)" : ""}`;
+  const hints = plan.hints;
+  let from = `tbl_vacature v${index ? forceIndex(index, hints) : walkPrimary ? forceIndex(VACANCY_INDEXES.primary, hints) : ""}`;
   joined.forEach((f, i) => {
-    from += `\n  JOIN tbl_vacature f${i} FORCE INDEX (${f.index}) ON f${i}.vacature_id = v.vacature_id AND f${i}.verwijderd = 0 AND ${f.term(`f${i}`)}`;
+    from += `\n  JOIN tbl_vacature f${i}${forceIndex(f.index, hints)} ON f${i}.vacature_id = v.vacature_id AND f${i}.verwijderd = 0 AND ${f.term(`f${i}`)}`;
     params.push(...f.values(filter));
   });
   // Liveness as the driving index tells it, unless something cheaper proves it already: a joined
@@ -213,7 +223,7 @@ function selectionOf(filter: VacancyFilter, asOf: AsOf, plan: Plan): Selection {
     plan.fromKey === undefined
   ) {
     return {
-      from: `(SELECT v.vacature_id FROM tbl_vacature v FORCE INDEX (${drivingRange.index})\n    WHERE ${drivingRange.term} ORDER BY v.vacature_id LIMIT ?) w\n  JOIN tbl_vacature v ON v.vacature_id = w.vacature_id`,
+      from: `(SELECT v.vacature_id FROM tbl_vacature v${forceIndex(drivingRange.index, hints)}\n    WHERE ${drivingRange.term} ORDER BY v.vacature_id LIMIT ?) w\n  JOIN tbl_vacature v ON v.vacature_id = w.vacature_id`,
       where: LIVE,
       params: [drivingRange.value, plan.windowPrefix],
       windowPrefix: true,
@@ -242,8 +252,12 @@ function selectionOf(filter: VacancyFilter, asOf: AsOf, plan: Plan): Selection {
   };
 }
 
-export function countStatement(filter: VacancyFilter, asOf: AsOf): Statement {
-  const s = selectionOf(filter, asOf, { early: false });
+export function countStatement(
+  filter: VacancyFilter,
+  asOf: AsOf,
+  hints: IndexHint = EVERY_INDEX,
+): Statement {
+  const s = selectionOf(filter, asOf, { early: false, hints });
   return { sql: `SELECT COUNT(*) AS n FROM ${s.from}\nWHERE ${s.where}`, params: s.params };
 }
 
@@ -257,7 +271,7 @@ export function pageStatement(
   filter: VacancyFilter,
   asOf: AsOf,
   page: PageRequest,
-  plan: { earlyRows?: number; fromKey?: number; windowPrefix?: boolean } = {},
+  plan: { earlyRows?: number; fromKey?: number; windowPrefix?: boolean; hints?: IndexHint } = {},
 ): Statement & { windowPrefix: boolean } {
   const early =
     plan.fromKey !== undefined || page.offset + page.limit <= (plan.earlyRows ?? EARLY_ROWS);
@@ -268,6 +282,7 @@ export function pageStatement(
     early,
     fromKey: plan.fromKey,
     windowPrefix: prefixed ? windowPrefixOf(page) : undefined,
+    hints: plan.hints ?? EVERY_INDEX,
   });
   if (early && page.offset === 0 && s.keyOrdered) {
     return {
@@ -293,8 +308,13 @@ ORDER BY v.vacature_id`,
 }
 
 /** The row key at every `spacing`-th position of the list, in list order (one sort of its ids). */
-export function marksStatement(filter: VacancyFilter, asOf: AsOf, spacing: number): Statement {
-  const s = selectionOf(filter, asOf, { early: false });
+export function marksStatement(
+  filter: VacancyFilter,
+  asOf: AsOf,
+  spacing: number,
+  hints: IndexHint = EVERY_INDEX,
+): Statement {
+  const s = selectionOf(filter, asOf, { early: false, hints });
   return {
     sql: `SELECT vacature_id AS rowKey FROM (SELECT v.vacature_id, ROW_NUMBER() OVER (ORDER BY v.vacature_id) AS n FROM ${s.from}
   WHERE ${s.where}) numbered
@@ -310,6 +330,21 @@ export function singleStatement(uuid: string, asOf: AsOf): Statement {
   };
 }
 
+/** The vacancy's practice, for application intake. */
+export const LINK_SQL = "SELECT praktijk_ref FROM tbl_vacature WHERE uuid = ? AND verwijderd = 0";
+
+/** The reference lists in the primary system's display order; inactive entries stay. */
+export const REFERENCE_LIST_SQL = {
+  positions:
+    "SELECT functie_code AS code, omschrijving AS label, actief FROM tbl_functie ORDER BY volgorde, functie_code",
+  provinces:
+    "SELECT provincie_code AS code, omschrijving AS label, actief FROM tbl_provincie ORDER BY volgorde, provincie_code",
+} as const;
+
+/** The index hints of a vacancy source or feed: the vacancy table's indexes, looked up once. */
+export const vacancyIndexHints = (db: LegacyDb): IndexHints =>
+  new IndexHints((sql) => db.query(sql), ["tbl_vacature"]);
+
 const MARK_SPACING = 250;
 
 /**
@@ -322,10 +357,11 @@ export class MysqlVacancySource implements VacancySource {
   readonly #toIso: LocalToIso;
   readonly #earlyRows: number;
   readonly #marks: PageMarks<number> | undefined;
+  readonly #hints: IndexHints;
 
   /**
    * `zone`: the legacy DATETIMEs' wall-clock zone. `earlyRows` (tests): EARLY_ROWS; 0 puts every
-   * page on the deep-page plans.
+   * page on the deep-page plans. The indexes are looked up from here on (IndexHints).
    */
   constructor(
     db: LegacyDb,
@@ -336,16 +372,28 @@ export class MysqlVacancySource implements VacancySource {
     this.#toIso = zonedIso(zone);
     this.#earlyRows = options.earlyRows ?? EARLY_ROWS;
     this.#marks = PageMarks.of(options.marks, { spacing: MARK_SPACING });
+    this.#hints = vacancyIndexHints(db);
+    this.#hints.prefetch();
   }
 
-  async page(filter: VacancyFilter, asOf: AsOf, page: PageRequest): Promise<Vacancy[]> {
-    const statement = await this.#pageStatement(filter, asOf, page);
+  page(filter: VacancyFilter, asOf: AsOf, page: PageRequest): Promise<Vacancy[]> {
+    return this.#hints.run((hints) => this.#page(filter, asOf, page, hints));
+  }
+
+  async #page(
+    filter: VacancyFilter,
+    asOf: AsOf,
+    page: PageRequest,
+    hints: IndexHint,
+  ): Promise<Vacancy[]> {
+    const statement = await this.#pageStatement(filter, asOf, page, hints);
     let rows = await this.#db.query<VacancyRow>(statement.sql, statement.params);
     if (statement.windowPrefix && rows.length < page.limit) {
       // A short page from a window prefix may have lost rows to deleted ones: read it exactly.
       const exact = pageStatement(filter, asOf, page, {
         earlyRows: this.#earlyRows,
         windowPrefix: false,
+        hints,
       });
       rows = await this.#db.query<VacancyRow>(exact.sql, exact.params);
     }
@@ -356,6 +404,7 @@ export class MysqlVacancySource implements VacancySource {
     filter: VacancyFilter,
     asOf: AsOf,
     page: PageRequest,
+    hints: IndexHint,
   ): Promise<Statement & { windowPrefix: boolean }> {
     const marks = this.#marks;
     if (
@@ -363,29 +412,37 @@ export class MysqlVacancySource implements VacancySource {
       page.offset + page.limit <= this.#earlyRows ||
       filter.updatedSinceLocal !== undefined
     )
-      return pageStatement(filter, asOf, page, { earlyRows: this.#earlyRows });
+      return pageStatement(filter, asOf, page, { earlyRows: this.#earlyRows, hints });
     // Past the last mark (the list grew, or the page is past its end) it walks from the last one.
     const start = await marks.start(listKey(filter, asOf), page.offset, (spacing) =>
-      this.#readMarks(filter, asOf, spacing),
+      this.#readMarks(filter, asOf, spacing, hints),
     );
-    if (!start) return pageStatement(filter, asOf, page, { earlyRows: Number.POSITIVE_INFINITY });
+    if (!start)
+      return pageStatement(filter, asOf, page, { earlyRows: Number.POSITIVE_INFINITY, hints });
     return pageStatement(
       filter,
       asOf,
       { offset: start.offset, limit: page.limit },
-      { fromKey: start.key },
+      { fromKey: start.key, hints },
     );
   }
 
-  async #readMarks(filter: VacancyFilter, asOf: AsOf, spacing: number): Promise<number[]> {
-    const statement = marksStatement(filter, asOf, spacing);
+  async #readMarks(
+    filter: VacancyFilter,
+    asOf: AsOf,
+    spacing: number,
+    hints: IndexHint,
+  ): Promise<number[]> {
+    const statement = marksStatement(filter, asOf, spacing, hints);
     const rows = await this.#db.query<{ rowKey: number }>(statement.sql, statement.params);
     return rows.map((row) => Number(row.rowKey));
   }
 
   async count(filter: VacancyFilter, asOf: AsOf): Promise<number> {
-    const statement = countStatement(filter, asOf);
-    const [row] = await this.#db.query<{ n: number | string }>(statement.sql, statement.params);
+    const [row] = await this.#hints.run((hints) => {
+      const statement = countStatement(filter, asOf, hints);
+      return this.#db.query<{ n: number | string }>(statement.sql, statement.params);
+    });
     return Number(row?.n ?? 0);
   }
 
@@ -396,22 +453,15 @@ export class MysqlVacancySource implements VacancySource {
   }
 
   async link(uuid: string): Promise<VacancyLink | null> {
-    const [row] = await this.#db.query<{ praktijk_ref: string | null }>(
-      "SELECT praktijk_ref FROM tbl_vacature WHERE uuid = ? AND verwijderd = 0",
-      [uuid],
-    );
+    const [row] = await this.#db.query<{ praktijk_ref: string | null }>(LINK_SQL, [uuid]);
     return row ? { practiceId: row.praktijk_ref } : null;
   }
 
   async referenceLists(): Promise<ReferenceLists> {
-    // Display order of the primary system; inactive entries stay, older vacancies refer to them.
+    // Inactive entries stay: older vacancies refer to them.
     const [positions, provinces] = await Promise.all([
-      this.#db.query<ReferenceRow>(
-        "SELECT functie_code AS code, omschrijving AS label, actief FROM tbl_functie ORDER BY volgorde, functie_code",
-      ),
-      this.#db.query<ReferenceRow>(
-        "SELECT provincie_code AS code, omschrijving AS label, actief FROM tbl_provincie ORDER BY volgorde, provincie_code",
-      ),
+      this.#db.query<ReferenceRow>(REFERENCE_LIST_SQL.positions),
+      this.#db.query<ReferenceRow>(REFERENCE_LIST_SQL.provinces),
     ]);
     return {
       positions: positions.map(toReferenceEntry),

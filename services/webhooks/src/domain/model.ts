@@ -3,6 +3,13 @@ export const DELIVERY_STATUSES = ["pending", "succeeded", "failed", "dead"] as c
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
 /**
+ * Why a subscription is disabled: its owner asked (PATCH `enabled: false`, or a paused
+ * WebhookSubscription resource), or every attempt failed for WEBHOOK_AUTO_DISABLE_AFTER_MS.
+ */
+export const DISABLED_REASONS = ["requested", "endpoint_failing"] as const;
+export type DisabledReason = (typeof DISABLED_REASONS)[number];
+
+/**
  * A webhook subscription as the domain sees it; its secrets never leave the store, sealed or not.
  */
 export type Subscription = {
@@ -11,6 +18,9 @@ export type Subscription = {
   url: string;
   eventTypes: string[];
   enabled: boolean;
+  /** Null while enabled. */
+  disabledReason: DisabledReason | null;
+  disabledAt: Date | null;
   secretRotatedAt: Date | null;
   previousSecretExpiresAt: Date | null;
   createdAt: Date;

@@ -81,6 +81,16 @@ export interface DeliveryStore {
     deliveryId: string,
     now: Date,
   ): Promise<Delivery | undefined>;
+  /**
+   * Starts a new round for every failed or dead delivery of the subscription created in
+   * [since, until), in one statement: a delivery already pending is not touched, so a repeated
+   * call queues nothing twice. Returns the new rounds' queue messages.
+   */
+  startNewRounds(
+    subscriptionId: string,
+    window: { since: Date; until: Date },
+    now: Date,
+  ): Promise<DeliveryMessage[]>;
   markQueued(messages: ReadonlyArray<DeliveryMessage>, now: Date): Promise<void>;
 }
 

@@ -43,6 +43,14 @@ export function deliveryHeaders(input: {
   };
 }
 
+/** The body's type on every delivery POST (the dispatcher's and `webhooks listen`'s). */
+export const DELIVERY_CONTENT_TYPE = "application/json";
+
+/** The sender's name on every delivery POST. */
+export function deliveryUserAgent(version: string): string {
+  return `svc-webhooks/${version}`;
+}
+
 /** A new signing secret: 32 random bytes, prefixed so it is recognisable in a secret scanner. */
 export function generateSecret(): string {
   return `whsec_${randomBytes(32).toString("base64url")}`;

@@ -34,12 +34,19 @@ export type SubscriptionServiceDeps = {
   environment: "production" | "sandbox";
   publicBaseUrl: string;
   rotationOverlapMs: number;
+  /** How far back bulk recovery may reach (older finished deliveries are deleted); 0: no bound. */
+  retentionMs: number;
 };
 
 export type SubscriptionInput = { url: string; eventTypes: string[] };
 /** What only the Kubernetes reconciler sets on creation (src/workers/operator). */
 export type CreateOptions = { enabled?: boolean; k8sUid?: string };
 export type WithSecret = { subscription: Subscription; secret: string };
+/** Bulk recovery's answer: the window it used and how many deliveries it queued. */
+export type Recovery = { since: Date; until: Date; queued: number };
+
+// Messages published (and then marked queued) at once by bulk recovery.
+const RECOVERY_CHUNK = 500;
 
 /**
  * Webhook subscriptions and their deliveries, for one owner (an API client id) at a time: the
@@ -118,13 +125,7 @@ export class SubscriptionService {
 
   /** The test ping: a `system.ping` event to this subscription only, delivered like any other. */
   async sendTest(owner: string, id: string): Promise<Delivery> {
-    const subscription = await this.#owned(owner, id);
-    if (!subscription.enabled)
-      throw new DomainError(
-        409,
-        "CONFLICT",
-        "the webhook subscription is disabled; enable it to send a test event",
-      );
+    await this.#ownedEnabled(owner, id, "send a test event");
     const event = buildEvent({
       type: "system.ping",
       entityId: id,
@@ -168,13 +169,7 @@ export class SubscriptionService {
 
   /** A failed or dead delivery gets a new round of attempts on the full schedule. */
   async redeliver(owner: string, id: string, deliveryId: string): Promise<Delivery> {
-    const subscription = await this.#owned(owner, id);
-    if (!subscription.enabled)
-      throw new DomainError(
-        409,
-        "CONFLICT",
-        "the webhook subscription is disabled; enable it to redeliver",
-      );
+    await this.#ownedEnabled(owner, id, "redeliver");
     const delivery = await this.#d.deliveries.startNewRound(id, deliveryId, this.#d.clock.now());
     if (!delivery) {
       const existing = await this.#d.deliveries.get(id, deliveryId);
@@ -190,26 +185,88 @@ export class SubscriptionService {
   }
 
   /**
+   * Bulk recovery: every failed or dead delivery created in [since, until) (until: now) gets a
+   * new round, queued like any other so the dispatcher's per-subscription cap paces it. A
+   * delivery already pending is left alone, so repeating the call queues nothing twice.
+   */
+  async recover(
+    owner: string,
+    id: string,
+    window: { since: Date; until?: Date | undefined },
+  ): Promise<Recovery> {
+    await this.#ownedEnabled(owner, id, "recover its deliveries");
+    const now = this.#d.clock.now();
+    const { since } = window;
+    const until = window.until ?? now;
+    this.#checkWindow(since, until, now, window.until !== undefined);
+    const messages = await this.#d.deliveries.startNewRounds(id, { since, until }, now);
+    for (let i = 0; i < messages.length; i += RECOVERY_CHUNK) {
+      const chunk = messages.slice(i, i + RECOVERY_CHUNK);
+      if (!(await this.#enqueueAll(chunk))) break; // the requeue sweep queues the rest
+    }
+    return { since, until, queued: messages.length };
+  }
+
+  #checkWindow(since: Date, until: Date, now: Date, untilGiven: boolean): void {
+    const oldest = this.#d.retentionMs > 0 ? now.getTime() - this.#d.retentionMs : -Infinity;
+    if (since.getTime() < oldest) {
+      const days = Math.round(this.#d.retentionMs / 86_400_000);
+      throw new ValidationError([
+        {
+          field: "since",
+          message: `must be within the retention period (the last ${days} days)`,
+        },
+      ]);
+    }
+    if (until.getTime() <= since.getTime())
+      throw new ValidationError([
+        untilGiven
+          ? { field: "until", message: "must be later than since" }
+          : { field: "since", message: "must be in the past" },
+      ]);
+  }
+
+  /** Publishes and marks queued; false (logged) when the stream could not be reached. */
+  async #enqueueAll(messages: DeliveryMessage[]): Promise<boolean> {
+    try {
+      await this.#d.queue.enqueue(messages);
+      await this.#d.deliveries.markQueued(messages, this.#d.clock.now());
+      return true;
+    } catch (err) {
+      this.#d.logger.warn(
+        { err, count: messages.length },
+        "deliveries not queued now; the requeue sweep will queue them",
+      );
+      return false;
+    }
+  }
+
+  /**
    * Queues the delivery now. If the stream cannot be reached the record stays unqueued and the
    * dispatcher's requeue sweep sends it later: the request still succeeds (the delivery exists).
    */
   async #enqueue(delivery: Delivery): Promise<void> {
-    const message: DeliveryMessage = {
-      v: 1,
-      delivery_uuid: delivery.id,
-      subscription_uuid: delivery.subscriptionId,
-      event_uuid: delivery.eventUuid,
-      round: delivery.round,
-    };
-    try {
-      await this.#d.queue.enqueue([message]);
-      await this.#d.deliveries.markQueued([message], this.#d.clock.now());
-    } catch (err) {
-      this.#d.logger.warn(
-        { err, delivery_uuid: delivery.id },
-        "delivery not queued now; the requeue sweep will queue it",
+    await this.#enqueueAll([
+      {
+        v: 1,
+        delivery_uuid: delivery.id,
+        subscription_uuid: delivery.subscriptionId,
+        event_uuid: delivery.eventUuid,
+        round: delivery.round,
+      },
+    ]);
+  }
+
+  /** A disabled subscription sends nothing: what would send is 409 until it is enabled. */
+  async #ownedEnabled(owner: string, id: string, toDo: string): Promise<Subscription> {
+    const subscription = await this.#owned(owner, id);
+    if (!subscription.enabled)
+      throw new DomainError(
+        409,
+        "CONFLICT",
+        `the webhook subscription is disabled; enable it to ${toDo}`,
       );
-    }
+    return subscription;
   }
 
   async #owned(owner: string, id: string): Promise<Subscription> {

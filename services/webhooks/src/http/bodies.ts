@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { ValidationError, type FieldIssue } from "@svc/errors";
+import { parseDateOrDateTime } from "@svc/http";
 import { MAX_URL_LENGTH } from "../outbound/url-guard.ts";
 
 const url = z
@@ -24,6 +25,29 @@ export const patchBody = z
   .refine((b) => b.url !== undefined || b.event_types !== undefined || b.enabled !== undefined, {
     message: "must change at least one of url, event_types, enabled",
   });
+
+/** An RFC 3339 date-time with an offset (`Z` or ±hh:mm) that exists on the calendar. */
+const instant = z
+  .string({ message: "must be a date-time string" })
+  .meta({ format: "date-time" })
+  .transform((value, ctx) => {
+    const parsed = parseDateOrDateTime(value);
+    if (typeof parsed !== "string" && parsed.kind === "instant") return parsed.instant;
+    ctx.addIssue({
+      code: "custom",
+      message:
+        typeof parsed === "string" ? parsed : "must be a date-time with an offset, not a date",
+    });
+    return z.NEVER;
+  });
+
+/** Bulk recovery's window over the deliveries' creation time: since ≤ created_at < until. */
+export const recoverBody = z.strictObject({
+  since: instant.meta({
+    description: "Start of the window (inclusive), within the retention period.",
+  }),
+  until: instant.optional().meta({ description: "End of the window (exclusive); default now." }),
+});
 
 /** Validates a JSON body; every problem is named (unknown fields included) in one 422. */
 export function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.output<S> {

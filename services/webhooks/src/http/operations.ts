@@ -19,12 +19,19 @@ import {
 } from "@svc/openapi";
 import {
   DELIVERY_STATUSES,
+  DISABLED_REASONS,
   type AttemptOutcome,
   type ErrorClass,
   type FailureReason,
 } from "../domain/model.ts";
-import { createBody, patchBody } from "./bodies.ts";
-import type { presentAttempt, presentDelivery, presentSubscription } from "./present.ts";
+import { createBody, patchBody, recoverBody } from "./bodies.ts";
+import type {
+  presentAttempt,
+  presentDelivery,
+  presentRecovery,
+  presentSubscription,
+} from "./present.ts";
+import { EVENT_OPERATIONS, EVENT_TAGS } from "./events-operations.ts";
 
 export const WEBHOOK_TAGS: TagSpec[] = [
   {
@@ -66,6 +73,14 @@ const subscriptionFields = {
   }),
   event_types: z.array(z.enum(EVENT_TYPES)),
   enabled: z.boolean(),
+  disabled_reason: z.enum(DISABLED_REASONS).nullable().meta({
+    description:
+      "Null while enabled. `requested`: disabled by its owner (`enabled: false`). `endpoint_failing`: disabled automatically after every attempt failed for a period (5 days unless the installation says otherwise) with no success since; `enabled: true` enables it again.",
+  }),
+  disabled_at: doc
+    .instant()
+    .nullable()
+    .meta({ description: "When it was disabled; null while enabled." }),
   secret_rotated_at: doc.instant().nullable(),
   previous_secret_expires_at: doc.instant().nullable().meta({
     description:
@@ -395,6 +410,45 @@ export const redeliverOperation = {
   errors: { 404: ["NOT_FOUND"], 409: ["CONFLICT"], 422: ["VALIDATION_ERROR"] },
 } as const satisfies OperationSpec;
 
+// Bulk recovery (POST /v1/webhooks/{webhook_uuid}/recover).
+const recoverySchema = z.strictObject({
+  webhook_uuid: doc.uuid(),
+  since: doc.instant(),
+  until: doc.instant().meta({ description: "The window's end: as sent, or the time of the call." }),
+  queued: z.number().int().min(0).meta({
+    description: "Failed and dead deliveries of the window that this call made pending again.",
+  }),
+});
+export const _recoveryKeys: SameKeys<
+  ReturnType<typeof presentRecovery>,
+  z.output<typeof recoverySchema>
+> = true;
+
+export const recoverWebhookOperation = {
+  operationId: "recoverWebhookDeliveries",
+  method: "post",
+  path: "/v1/webhooks/{webhook_uuid}/recover",
+  summary: "Redeliver every failed or dead delivery of a time window",
+  description:
+    "Each failed or dead delivery created in the window (`since` ≤ `created_at` < `until`) starts a new round with the full retry schedule, as a single redelivery would. They are queued like any other delivery, so the subscription's concurrency limit paces them. A delivery already pending is not queued again: repeating the call while they run queues nothing twice. `since` must lie within the retention period. 409 CONFLICT when the subscription is disabled.",
+  tag: "Webhooks",
+  auth: { scope: "webhooks:write" },
+  pathParams: webhookPath,
+  requestBody: {
+    schema: { name: "WebhookRecover", schema: toSchema(recoverBody, "input") },
+  },
+  responses: {
+    202: {
+      description: "How many deliveries were queued.",
+      body: {
+        envelope: "data",
+        schema: { name: "WebhookRecovery", schema: recoverySchema },
+      },
+    },
+  },
+  errors: { ...BODY_ERRORS, 404: ["NOT_FOUND"], 409: ["CONFLICT"] },
+} as const satisfies OperationSpec;
+
 export const WEBHOOK_OPERATIONS: ReadonlyArray<OperationSpec> = [
   createWebhookOperation,
   listWebhooksOperation,
@@ -406,7 +460,11 @@ export const WEBHOOK_OPERATIONS: ReadonlyArray<OperationSpec> = [
   listDeliveriesOperation,
   getDeliveryOperation,
   redeliverOperation,
+  recoverWebhookOperation,
 ];
 
 /** This service's part of the OpenAPI document (tools/openapi.ts). */
-export const OPENAPI: ServiceOpenApi = { tags: WEBHOOK_TAGS, operations: WEBHOOK_OPERATIONS };
+export const OPENAPI: ServiceOpenApi = {
+  tags: [...WEBHOOK_TAGS, ...EVENT_TAGS],
+  operations: [...WEBHOOK_OPERATIONS, ...EVENT_OPERATIONS],
+};

@@ -1,5 +1,6 @@
 import { isoWithOffset } from "@svc/events";
 import type { Attempt, Delivery, DeliveryDetail, Subscription } from "../domain/model.ts";
+import type { Recovery } from "../domain/subscription-service.ts";
 
 /**
  * Domain → response shapes (README, "API"). Secrets appear only where a handler adds them.
@@ -12,6 +13,8 @@ export function presentSubscription(s: Subscription) {
     url: s.url,
     event_types: s.eventTypes,
     enabled: s.enabled,
+    disabled_reason: s.disabledReason,
+    disabled_at: iso(s.disabledAt),
     secret_rotated_at: iso(s.secretRotatedAt),
     // Until this instant the secret before the last rotation also signs (a second signature).
     previous_secret_expires_at: iso(s.previousSecretExpiresAt),
@@ -50,6 +53,15 @@ export function presentAttempt(a: Attempt) {
     error_class: a.errorClass,
     error_detail: a.errorDetail,
     response_sample: a.responseSample,
+  };
+}
+
+export function presentRecovery(webhookUuid: string, r: Recovery) {
+  return {
+    webhook_uuid: webhookUuid,
+    since: iso(r.since),
+    until: iso(r.until),
+    queued: r.queued,
   };
 }
 

@@ -4,7 +4,9 @@ import { parseQuery, requireJson, sendData, sendPage } from "@svc/http";
 import { MethodNotAllowedError, ValidationError } from "@svc/errors";
 import { expressPath, type OperationSpec } from "@svc/openapi";
 import type { SubscriptionService } from "../domain/subscription-service.ts";
-import { createBody, parseBody, patchBody } from "./bodies.ts";
+import type { EventFeed } from "../domain/event-feed.ts";
+import { createEventsRouter } from "./events-routes.ts";
+import { createBody, parseBody, patchBody, recoverBody } from "./bodies.ts";
 import {
   createWebhookOperation,
   deleteWebhookOperation,
@@ -12,12 +14,18 @@ import {
   getWebhookOperation,
   listDeliveriesOperation,
   listWebhooksOperation,
+  recoverWebhookOperation,
   redeliverOperation,
   rotateWebhookSecretOperation,
   testWebhookOperation,
   updateWebhookOperation,
 } from "./operations.ts";
-import { presentDelivery, presentDeliveryDetail, presentSubscription } from "./present.ts";
+import {
+  presentDelivery,
+  presentDeliveryDetail,
+  presentRecovery,
+  presentSubscription,
+} from "./present.ts";
 
 type Handler = (req: Request, res: Response, owner: string) => Promise<void>;
 type Route = {
@@ -181,12 +189,24 @@ function routeTable(service: SubscriptionService): Route[] {
         );
       },
     },
+    // Bulk recovery.
+    {
+      ...route(recoverWebhookOperation),
+      json: true,
+      handler: async (req, res, owner) => {
+        const id = webhook(req);
+        const body = parseBody(recoverBody, req.body);
+        const recovery = await service.recover(owner, id, { since: body.since, until: body.until });
+        sendData(res, presentRecovery(id, recovery), { status: 202 });
+      },
+    },
   ];
 }
 
-/** What the router needs: the domain module and the token verifier. */
+/** What the router needs: the domain module, the events feed and the token verifier. */
 export interface RouterDeps {
   service: SubscriptionService;
+  feed: EventFeed;
   verify: TokenVerifier;
 }
 
@@ -213,5 +233,6 @@ export function createRouter(deps: RouterDeps): express.Router {
     const allowed = routes.filter((r) => r.path === path).map((r) => r.method.toUpperCase());
     router.all(path, (_req, _res, next) => next(new MethodNotAllowedError(allowed)));
   }
+  router.use(createEventsRouter({ feed: deps.feed, verify: deps.verify }));
   return router;
 }

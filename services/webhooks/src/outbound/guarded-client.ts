@@ -4,6 +4,7 @@ import { Agent, request } from "undici";
 import type { TransportErrorClass, WebhookHttpClient } from "../domain/ports.ts";
 import { BlockedUrlError, type UrlGuard } from "./url-guard.ts";
 import type { ResolvedAddress } from "./resolver.ts";
+import { DELIVERY_CONTENT_TYPE } from "../domain/signing.ts";
 
 export type GuardedClientOptions = {
   guard: UrlGuard;
@@ -61,7 +62,7 @@ export function createGuardedClient(options: GuardedClientOptions): WebhookHttpC
           body,
           headers: {
             ...headers,
-            "content-type": "application/json",
+            "content-type": DELIVERY_CONTENT_TYPE,
             "user-agent": options.userAgent,
           },
           dispatcher: agent,

@@ -38,6 +38,11 @@ export const DISPATCH_SQL = {
 
   // Each record applies only if the delivery is still where its worker saw it (same round, same
   // attempt count, pending); the attempt row is written for exactly those. Both or neither.
+  // Subscription health for automatic disabling, in the same statement: a success clears the
+  // failing streak (first_failure_at) and moves last_success_at, at most once a minute while
+  // healthy; a failure starts a streak if none is running. A subscription row another statement
+  // holds is skipped, never waited for (no lock queue on a busy subscription, no deadlock between
+  // batches); a later attempt writes what was skipped.
   recordAttempts: `
     WITH input AS (
       SELECT * FROM unnest($1::uuid[], $2::int[], $3::int[], $4::timestamptz[], $5::int[], $6::int[], $7::text[], $8::text[],
@@ -51,7 +56,23 @@ export const DISPATCH_SQL = {
           next_attempt_at = i.next_attempt_at, updated_at = i.attempted_at
       FROM input i
       WHERE d.id = i.delivery_id AND d.round = i.round AND d.round_attempts = i.expected AND d.status = 'pending'
-      RETURNING d.id, d.attempt_count, d.round)
+      RETURNING d.id, d.attempt_count, d.round, d.subscription_id),
+    outcomes AS (
+      SELECT u.subscription_id, max(i.attempted_at) FILTER (WHERE i.outcome = 'succeeded') AS succeeded_at,
+             min(i.attempted_at) FILTER (WHERE i.outcome <> 'succeeded') AS failed_at
+      FROM u JOIN input i ON i.delivery_id = u.id GROUP BY u.subscription_id),
+    changed AS (
+      SELECT s.id, o.succeeded_at, o.failed_at
+      FROM webhooks.subscriptions s JOIN outcomes o ON o.subscription_id = s.id
+      WHERE CASE WHEN o.succeeded_at IS NULL THEN s.first_failure_at IS NULL
+                 ELSE s.first_failure_at IS NOT NULL OR s.last_success_at IS NULL
+                      OR s.last_success_at < o.succeeded_at - interval '1 minute' END
+      FOR UPDATE OF s SKIP LOCKED),
+    health AS (
+      UPDATE webhooks.subscriptions s
+      SET first_failure_at = CASE WHEN c.succeeded_at IS NULL THEN c.failed_at END,
+          last_success_at = GREATEST(s.last_success_at, c.succeeded_at)
+      FROM changed c WHERE s.id = c.id)
     INSERT INTO webhooks.delivery_attempts (delivery_id, number, round, attempted_at, duration_ms, status_code, outcome, error_class, error_detail, response_sample)
     SELECT u.id, u.attempt_count, u.round, i.attempted_at, i.duration_ms, i.status_code, i.outcome, i.error_class, i.error_detail, i.response_sample
     FROM u JOIN input i ON i.delivery_id = u.id

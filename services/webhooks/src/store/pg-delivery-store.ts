@@ -1,4 +1,4 @@
-import { and, asc, count, desc, eq, inArray, sql } from "drizzle-orm";
+import { and, asc, count, desc, eq, gte, inArray, lt, sql } from "drizzle-orm";
 import { guardPg } from "@svc/db";
 import { deliveries, deliveryAttempts, events } from "./schema.ts";
 import type { DeliveryStore, NewEvent } from "../domain/ports.ts";
@@ -101,15 +101,7 @@ export class PgDeliveryStore implements DeliveryStore {
     return guardPg(async () => {
       const [row] = await this.#db
         .update(deliveries)
-        .set({
-          status: "pending",
-          failureReason: null,
-          round: sql`${deliveries.round} + 1`,
-          roundAttempts: 0,
-          nextAttemptAt: now,
-          queuedAt: null,
-          updatedAt: now,
-        })
+        .set(newRound(now))
         .where(
           and(
             eq(deliveries.subscriptionId, subscriptionId),
@@ -122,9 +114,51 @@ export class PgDeliveryStore implements DeliveryStore {
     });
   }
 
+  startNewRounds(
+    subscriptionId: string,
+    window: { since: Date; until: Date },
+    now: Date,
+  ): Promise<DeliveryMessage[]> {
+    return guardPg(async () => {
+      // deliveries_subscription_status_idx (subscription_id, status, created_at) finds them.
+      const rows = await this.#db
+        .update(deliveries)
+        .set(newRound(now))
+        .where(
+          and(
+            eq(deliveries.subscriptionId, subscriptionId),
+            inArray(deliveries.status, ["failed", "dead"]),
+            gte(deliveries.createdAt, window.since),
+            lt(deliveries.createdAt, window.until),
+          ),
+        )
+        .returning({ id: deliveries.id, eventUuid: deliveries.eventUuid, round: deliveries.round });
+      return rows.map((r) => ({
+        v: 1,
+        delivery_uuid: r.id,
+        subscription_uuid: subscriptionId,
+        event_uuid: r.eventUuid,
+        round: r.round,
+      }));
+    });
+  }
+
   markQueued(messages: ReadonlyArray<DeliveryMessage>, now: Date): Promise<void> {
     return markQueued(this.#db, messages, now);
   }
+}
+
+/** A failed or dead delivery made pending again: a new round, the full schedule, not yet queued. */
+function newRound(now: Date) {
+  return {
+    status: "pending",
+    failureReason: null,
+    round: sql`${deliveries.round} + 1`,
+    roundAttempts: 0,
+    nextAttemptAt: now,
+    queuedAt: null,
+    updatedAt: now,
+  } as const;
 }
 
 /** Marks the rounds whose queue messages the stream has stored; a newer round is left alone. */

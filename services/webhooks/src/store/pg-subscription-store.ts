@@ -9,6 +9,27 @@ import { toSubscription } from "./row-mappers.ts";
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type Db = NodePgDatabase<any>;
 
+/**
+ * Enabling a disabled subscription clears why it was disabled and restarts its failure clock;
+ * enabling an enabled one changes nothing (the clock keeps running).
+ */
+const enableAgain = {
+  enabled: true,
+  disabledReason: null,
+  disabledAt: null,
+  firstFailureAt: sql`CASE WHEN ${subscriptions.enabled} THEN ${subscriptions.firstFailureAt} END`,
+};
+
+/** Disabled on request: an automatic disabling becomes the owner's; the first time is kept. */
+function disableOnRequest(now: Date) {
+  return {
+    enabled: false,
+    disabledReason: "requested",
+    disabledAt: sql`CASE WHEN ${subscriptions.enabled} THEN ${now}::timestamptz
+      ELSE COALESCE(${subscriptions.disabledAt}, ${now}::timestamptz) END`,
+  };
+}
+
 export class PgSubscriptionStore implements SubscriptionStore {
   readonly #db: Db;
   constructor(db: Db) {
@@ -25,6 +46,7 @@ export class PgSubscriptionStore implements SubscriptionStore {
           url: input.url,
           eventTypes: input.eventTypes,
           enabled: input.enabled ?? true,
+          ...(input.enabled === false && { disabledReason: "requested", disabledAt: input.now }),
           secretSealed: input.secretSealed,
           k8sUid: input.k8sUid ?? null,
           createdAt: input.now,
@@ -71,7 +93,8 @@ export class PgSubscriptionStore implements SubscriptionStore {
         .set({
           ...(patch.url !== undefined && { url: patch.url }),
           ...(patch.eventTypes !== undefined && { eventTypes: patch.eventTypes }),
-          ...(patch.enabled !== undefined && { enabled: patch.enabled }),
+          ...(patch.enabled === true && enableAgain),
+          ...(patch.enabled === false && disableOnRequest(now)),
           updatedAt: now,
         })
         .where(this.#owned(owner, id))

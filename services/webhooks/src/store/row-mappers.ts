@@ -3,6 +3,7 @@ import type {
   Attempt,
   AttemptOutcome,
   Delivery,
+  DisabledReason,
   ErrorClass,
   FailureReason,
   Subscription,
@@ -16,6 +17,11 @@ export function toSubscription(row: SubscriptionRow): Subscription {
     url: row.url,
     eventTypes: row.eventTypes,
     enabled: row.enabled,
+    // A row disabled by a version that did not record why was disabled on request.
+    disabledReason: row.enabled
+      ? null
+      : ((row.disabledReason as DisabledReason | null) ?? "requested"),
+    disabledAt: row.enabled ? null : row.disabledAt,
     secretRotatedAt: row.secretRotatedAt,
     previousSecretExpiresAt: row.previousSecretExpiresAt,
     createdAt: row.createdAt,

@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
 import {
+  bigint,
   bigserial,
   boolean,
   check,
@@ -40,11 +41,26 @@ export const subscriptions = webhooksSchema.table(
      * ones). Unique, so a repeated or concurrent reconcile can never create a second one.
      */
     k8sUid: text("k8s_uid").unique("subscriptions_k8s_uid_key"),
+    /** Why it is disabled (SubscriptionDisabledReason); null while enabled. */
+    disabledReason: text("disabled_reason"),
+    disabledAt: at("disabled_at"),
+    /**
+     * The first failed attempt since the last success (null after a success or re-enabling);
+     * with last_success_at it decides automatic disabling
+     * (docs/decisions/auto-disable-failing-endpoints.md).
+     */
+    firstFailureAt: at("first_failure_at"),
+    /** The last successful attempt, to the minute (a healthy subscription writes once a minute). */
+    lastSuccessAt: at("last_success_at"),
   },
   (t) => [
     index("subscriptions_owner_idx").on(t.ownerClientId, t.createdAt, t.id),
     // Fan-out asks "which enabled subscriptions want this type": event_types @> ARRAY[type].
     index("subscriptions_event_types_idx").using("gin", t.eventTypes),
+    check(
+      "subscriptions_disabled_reason_check",
+      sql`disabled_reason IN ('requested', 'endpoint_failing')`,
+    ),
   ],
 );
 
@@ -59,9 +75,22 @@ export const events = webhooksSchema.table(
     traceparent: text("traceparent"),
     tracestate: text("tracestate"),
     receivedAt: at("received_at").notNull(),
+    /**
+     * The id of the transaction that inserted the row: the events feed's order is (feed_xid,
+     * event_uuid), read only below the oldest transaction still running, so a feed reader never
+     * skips a row that commits late (docs/decisions/events-feed-cursor.md). Rows older than the
+     * feed hold 0.
+     */
+    feedXid: bigint("feed_xid", { mode: "number" })
+      .notNull()
+      .default(sql`(pg_current_xact_id()::text)::bigint`),
   },
-  // Retention walks old events in (received_at, event_uuid) order, a batch at a time.
-  (t) => [index("events_received_at_idx").on(t.receivedAt, t.eventUuid)],
+  (t) => [
+    // Retention walks old events in (received_at, event_uuid) order, a batch at a time.
+    index("events_received_at_idx").on(t.receivedAt, t.eventUuid),
+    // The events feed walks them in (feed_xid, event_uuid) order from a cursor.
+    index("events_feed_idx").on(t.feedXid, t.eventUuid),
+  ],
 );
 
 export const deliveries = webhooksSchema.table(

@@ -295,3 +295,11 @@ export async function waitFor<T>(
     await sleep(everyMs);
   }
 }
+
+/** True once there are `expected` delivery records and every one is succeeded. */
+export async function allDeliveriesSucceeded(pool: pg.Pool, expected: number): Promise<boolean> {
+  const { rows } = await pool.query<{ status: string; n: number }>(
+    "SELECT status, count(*)::int AS n FROM webhooks.deliveries GROUP BY status",
+  );
+  return rows.length === 1 && rows[0]!.status === "succeeded" && rows[0]!.n === expected;
+}

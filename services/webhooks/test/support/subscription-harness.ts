@@ -6,6 +6,7 @@ import type {
 } from "../../src/workers/operator/types.ts";
 import { FakeKubeApi, memoryLogger, waitFor } from "@svc/testing/kube";
 import type { Obj, ResourceConfig } from "@svc/testing/kube";
+import type { ControllerMetrics } from "@svc/k8s";
 import { FakePort } from "./fake-port.ts";
 
 export const NS = "integration";
@@ -39,14 +40,22 @@ export class Harness {
   readonly logger = memoryLogger();
   readonly #stop = new AbortController();
   readonly api: FakeKubeApi;
+  /** Where the signing Secrets are: NS, or the dedicated namespace the test chose. */
+  readonly secretNamespace: string;
   #running: Promise<void> | undefined;
 
-  private constructor(api: FakeKubeApi) {
+  private constructor(api: FakeKubeApi, secretNamespace: string) {
     this.api = api;
+    this.secretNamespace = secretNamespace;
   }
 
-  static async start(options: { resyncMs?: number } = {}): Promise<Harness> {
-    const h = new Harness(await FakeKubeApi.start({ resources: [WEBHOOK_SUBSCRIPTIONS] }));
+  static async start(
+    options: { resyncMs?: number; secretNamespace?: string; metrics?: ControllerMetrics } = {},
+  ): Promise<Harness> {
+    const h = new Harness(
+      await FakeKubeApi.start({ resources: [WEBHOOK_SUBSCRIPTIONS] }),
+      options.secretNamespace ?? NS,
+    );
     const controller = createWebhookSubscriptionController({
       kubeConfig: h.api.kubeConfig(),
       namespace: NS,
@@ -54,6 +63,8 @@ export class Harness {
       logger: h.logger,
       instance: "dispatcher-0",
       requestTimeoutMs: 2_000,
+      ...(options.secretNamespace !== undefined && { secretNamespace: options.secretNamespace }),
+      ...(options.metrics && { metrics: options.metrics }),
       loop: {
         retryMinMs: 20,
         retryMaxMs: 200,
@@ -113,7 +124,7 @@ export class Harness {
   }
 
   secret(name: string): Obj | undefined {
-    return this.api.store.find(SECRETS, NS, name);
+    return this.api.store.find(SECRETS, this.secretNamespace, name);
   }
 
   secretValue(name: string): string | undefined {

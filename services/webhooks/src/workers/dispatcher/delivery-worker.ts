@@ -37,6 +37,8 @@ export type DeliveryWorkerDeps = {
 };
 
 const ACK: Decision = { action: "ack" };
+// attempt()'s answer when another copy of the message recorded the same attempt first.
+const LOST_RACE = Symbol("lost race");
 // A redelivery this much ahead of its scheduled time (a restart, a lost nak) is put back to wait.
 const EARLY_TOLERANCE_MS = 50;
 
@@ -64,15 +66,9 @@ export function createDeliveryHandler(
       holding = false;
     };
     try {
-      const ctx = await deps.store.loadForAttempt(message.delivery_uuid);
-      // Gone with its subscription, from an older round, or already finished by another copy.
-      if (!ctx || ctx.round !== message.round || ctx.status !== "pending") return ACK;
-      if (!ctx.enabled) {
-        await deps.store.closeAsDisabled(ctx.deliveryId, ctx.round, deps.clock.now());
-        return ACK;
-      }
-      const earlyByMs = (ctx.nextAttemptAt?.getTime() ?? 0) - deps.clock.now().getTime();
-      if (earlyByMs > EARLY_TOLERANCE_MS) return { action: "nak", delayMs: earlyByMs };
+      const record = await settle(deps, message);
+      if ("decision" in record) return record.decision;
+      const ctx = record.due;
       const info = {
         trace: ctx.trace,
         deliveryId: ctx.deliveryId,
@@ -80,11 +76,40 @@ export function createDeliveryHandler(
         round: ctx.round,
         attempt: ctx.roundAttempts + 1,
       };
-      return await inDeliverySpan(info, (span) => attempt(deps, ctx, span, releaseSlot));
+      const decision = await inDeliverySpan(info, (span) => attempt(deps, ctx, span, releaseSlot));
+      if (decision !== LOST_RACE) return decision;
+      // Another copy of this message (a redelivery after an ack wait ran out) recorded this
+      // attempt first. Both copies settle the same stream message, so this one must agree with the
+      // record: an ack here would drop the retry the other copy scheduled (a retry already due
+      // comes back at once).
+      const after = await settle(deps, message);
+      return "decision" in after ? after.decision : { action: "nak", delayMs: 0 };
     } finally {
       releaseSlot();
     }
   };
+}
+
+/**
+ * What the delivery record says about this message: ack it (gone with its subscription, from an
+ * older round, finished, or its subscription disabled), put it back until its scheduled time (a
+ * redelivery before that: a worker that died between recording a retry and its nak, a restart),
+ * or the attempt is due.
+ */
+async function settle(
+  deps: DeliveryWorkerDeps,
+  message: DeliveryMessage,
+): Promise<{ decision: Decision } | { due: AttemptContext }> {
+  const ctx = await deps.store.loadForAttempt(message.delivery_uuid);
+  if (!ctx || ctx.round !== message.round || ctx.status !== "pending") return { decision: ACK };
+  if (!ctx.enabled) {
+    await deps.store.closeAsDisabled(ctx.deliveryId, ctx.round, deps.clock.now());
+    return { decision: ACK };
+  }
+  const earlyByMs = (ctx.nextAttemptAt?.getTime() ?? 0) - deps.clock.now().getTime();
+  return earlyByMs > EARLY_TOLERANCE_MS
+    ? { decision: { action: "nak", delayMs: earlyByMs } }
+    : { due: ctx };
 }
 
 async function attempt(
@@ -92,7 +117,7 @@ async function attempt(
   ctx: AttemptContext,
   span: Span,
   posted: () => void,
-): Promise<Decision> {
+): Promise<Decision | typeof LOST_RACE> {
   const startedAt = deps.clock.now();
   const timestampSeconds = Math.floor(startedAt.getTime() / 1000);
   const headers = deliveryHeaders({
@@ -124,8 +149,7 @@ async function attempt(
     failureReason: next.failureReason,
     nextAttemptAt: next.retryInMs === null ? null : new Date(finishedAt.getTime() + next.retryInMs),
   });
-  // Another copy of this message recorded this attempt first: that copy owns what happens next.
-  if (!recorded) return ACK;
+  if (!recorded) return LOST_RACE;
   span.setAttributes({
     "webhook.outcome": next.outcome,
     ...(result.kind === "response" && { "http.response.status_code": result.statusCode }),

@@ -22,6 +22,7 @@ import { readExtraCa, SERVICE_VERSION, type DispatcherConfig } from "../../confi
 import type { Clock, DeliveryMessage } from "../../domain/model.ts";
 import type { WebhookHttpClient } from "../../domain/ports.ts";
 import { retryPolicy } from "../../domain/retry-policy.ts";
+import { deliveryUserAgent } from "../../domain/signing.ts";
 import { createGuardedClient } from "../../outbound/guarded-client.ts";
 import type { HostResolver } from "../../outbound/resolver.ts";
 import { createUrlGuard } from "../../outbound/url-guard.ts";
@@ -64,7 +65,7 @@ export function createDeliveryClient(
     timeoutMs: config.WEBHOOK_ATTEMPT_TIMEOUT_MS,
     readCapBytes: config.WEBHOOK_RESPONSE_READ_CAP_BYTES,
     extraCa: readExtraCa(config),
-    userAgent: `svc-webhooks/${SERVICE_VERSION}`,
+    userAgent: deliveryUserAgent(SERVICE_VERSION),
   });
 }
 
@@ -115,6 +116,7 @@ export async function startDispatcher(deps: DispatcherDeps): Promise<RunningDisp
     consumer: n.consumers.deliveries,
     concurrency: config.WEBHOOK_DELIVERY_CONCURRENCY,
     logger,
+    meter: deps.meter,
     parse: (data) => deliveryMessageSchema.parse(data) as DeliveryMessage,
     handler: createDeliveryHandler({
       store,
@@ -139,6 +141,7 @@ export async function startDispatcher(deps: DispatcherDeps): Promise<RunningDisp
     consumer: n.consumers.eventsFanout,
     concurrency: config.WEBHOOK_FANOUT_CONCURRENCY,
     logger,
+    meter: deps.meter,
     parse: (data) => eventPayloadSchema.parse(data) as EventPayload,
     handler: createFanOutHandler({ store, queue, clock }),
   });

@@ -1,9 +1,13 @@
 import type { KubeConfig } from "@kubernetes/client-node";
 import { ReconcileLoop } from "@svc/k8s";
-import type { Logger, ReconcileLoopOptions } from "@svc/k8s";
+import type { ControllerMetrics, Logger, ReconcileLoopOptions } from "@svc/k8s";
 import type { SubscriptionPort } from "./port.ts";
 import { WebhookSubscriptionReconciler } from "./reconciler.ts";
-import { webhookSubscriptionKind } from "./types.ts";
+import { ownerKeysOf } from "./signing-secret.ts";
+import { MANAGED_BY, MANAGED_BY_LABEL, webhookSubscriptionKind } from "./types.ts";
+
+/** The controller's name in logs and in the controller_runtime_* and workqueue_* metrics. */
+export const CONTROLLER_NAME = "webhooksubscription";
 
 export type WebhookSubscriptionControllerOptions = {
   kubeConfig: KubeConfig;
@@ -13,6 +17,9 @@ export type WebhookSubscriptionControllerOptions = {
   logger: Logger;
   /** The pod name, reported on events. */
   instance: string;
+  /** A namespace that holds only the signing Secrets; default `namespace` (docs/decisions/operator-rbac.md). */
+  secretNamespace?: string;
+  metrics?: ControllerMetrics;
   requestTimeoutMs?: number;
   loop?: Pick<
     ReconcileLoopOptions,
@@ -39,13 +46,30 @@ export function createWebhookSubscriptionController(
     logger: options.logger,
     instance: options.instance,
     ...(options.requestTimeoutMs !== undefined && { requestTimeoutMs: options.requestTimeoutMs }),
+    ...(options.secretNamespace !== undefined && { secretNamespace: options.secretNamespace }),
   });
   return new ReconcileLoop({
-    name: "webhook-subscriptions",
+    name: CONTROLLER_NAME,
     kubeConfig: options.kubeConfig,
     resource: webhookSubscriptionKind(options.namespace),
     logger: options.logger,
     reconcile: reconciler.reconcile,
+    // The signing Secrets (controller-runtime's Owns): a deleted or edited one is seen at once.
+    watches: [
+      {
+        resource: {
+          group: "",
+          version: "v1",
+          plural: "secrets",
+          namespace: options.secretNamespace ?? options.namespace,
+        },
+        labelSelector: `${MANAGED_BY_LABEL}=${MANAGED_BY}`,
+        // Only resources of the watched namespace (an annotation could name any).
+        keysFor: (secret) =>
+          ownerKeysOf(secret).filter((key) => key.startsWith(`${options.namespace}/`)),
+      },
+    ],
+    ...(options.metrics && { metrics: options.metrics }),
     ...options.loop,
   });
 }

@@ -4,6 +4,8 @@ import { EventRecorder, isNotFound, withTimeout } from "@svc/k8s";
 import type { Logger, ReconcileRequest } from "@svc/k8s";
 import { InvalidSubscriptionError } from "./port.ts";
 import type { SubscriptionPort } from "./port.ts";
+import { deleteOwnedSecret } from "./signing-secret.ts";
+import type { SecretPlace } from "./signing-secret.ts";
 import { eventFor, nextStatus, sameStatus } from "./status.ts";
 import { desiredOf, refOf, syncSubscription } from "./sync-subscription.ts";
 import type { SyncOutcome } from "./sync-subscription.ts";
@@ -20,6 +22,8 @@ export type WebhookSubscriptionReconcilerOptions = {
   component?: string;
   /** Bound on each API request; default 10 s. */
   requestTimeoutMs?: number;
+  /** The dedicated namespace of the signing Secrets; default the resource's own. */
+  secretNamespace?: string;
   now?: () => Date;
 };
 
@@ -31,7 +35,8 @@ const { group, version, plural } = WEBHOOK_SUBSCRIPTION;
  * cluster and comes off only after the subscription is removed.
  */
 export class WebhookSubscriptionReconciler {
-  readonly #o: Required<WebhookSubscriptionReconcilerOptions>;
+  readonly #o: Required<Omit<WebhookSubscriptionReconcilerOptions, "secretNamespace">>;
+  readonly #place: SecretPlace;
   readonly #core: CoreV1Api;
   readonly #custom: CustomObjectsApi;
   readonly #events: EventRecorder;
@@ -43,6 +48,8 @@ export class WebhookSubscriptionReconciler {
       now: () => new Date(),
       ...options,
     };
+    this.#place =
+      options.secretNamespace === undefined ? {} : { secretNamespace: options.secretNamespace };
     this.#core = options.kubeConfig.makeApiClient(CoreV1Api);
     this.#custom = options.kubeConfig.makeApiClient(CustomObjectsApi);
     this.#events = new EventRecorder(
@@ -66,7 +73,10 @@ export class WebhookSubscriptionReconciler {
         options(),
       );
     }
-    const outcome = await syncSubscription({ core: this.#core, port: this.#o.port, options }, cr);
+    const outcome = await syncSubscription(
+      { core: this.#core, port: this.#o.port, place: this.#place, options },
+      cr,
+    );
     await this.#writeStatus(cr, outcome, options());
     const note = eventFor(cr, outcome);
     if (note) await this.#events.record(cr, note.type, note.reason, note.message);
@@ -133,6 +143,7 @@ export class WebhookSubscriptionReconciler {
       await this.#o.port.remove(subscriptionId);
       await this.#events.record(cr, "Normal", "Deleted", `removed subscription ${subscriptionId}`);
     }
+    await deleteOwnedSecret(this.#core, cr, this.#place, options);
     try {
       await this.#setFinalizers(
         cr,

@@ -1,5 +1,7 @@
 import type pg from "pg";
+import type { Meter } from "@opentelemetry/api";
 import { KubeConfig } from "@kubernetes/client-node";
+import { controllerMetrics, type ControllerMetrics } from "@svc/k8s";
 import type { LeaderTask } from "@svc/leader";
 import { createDrizzle } from "@svc/db";
 import type { Logger } from "@svc/logging";
@@ -20,11 +22,15 @@ export type OperatorDeps = {
   resolver: HostResolver;
   clock: Clock;
   logger: Logger;
+  /** The process's Meter: the controller's metrics join the dispatcher's on /metrics. */
+  meter: Meter;
+  /** The election the operator runs under (leader_election_master_status{name}). */
+  leadership: string;
 };
 
 /** The port over this service's domain module, on the dispatcher's pool. */
 export function createSubscriptionPort(
-  deps: Omit<OperatorDeps, "config"> & {
+  deps: Omit<OperatorDeps, "config" | "meter" | "leadership"> & {
     config: Parameters<typeof createSubscriptionService>[0]["config"];
   },
 ): ServiceSubscriptionPort {
@@ -42,12 +48,40 @@ export function operatorTask(deps: OperatorDeps): LeaderTask {
   // The pod's ServiceAccount token and the API server's address (the chart mounts the token for the dispatcher only).
   const kubeConfig = new KubeConfig();
   kubeConfig.loadFromCluster();
+  const metrics = controllerMetrics(deps.meter);
   const controller = createWebhookSubscriptionController({
     kubeConfig,
     namespace: config.POD_NAMESPACE!, // required by config when OPERATOR_ENABLED
     port: createSubscriptionPort(deps),
     logger,
     instance: config.POD_NAME!,
+    metrics,
+    ...(config.OPERATOR_SECRET_NAMESPACE !== undefined && {
+      secretNamespace: config.OPERATOR_SECRET_NAMESPACE,
+    }),
   });
-  return { name: "webhook subscription operator", run: (signal) => controller.run(signal) };
+  return leaderReporting(metrics, deps.leadership, {
+    name: "webhook subscription operator",
+    run: (signal) => controller.run(signal),
+  });
+}
+
+/** The task, reporting leader_election_master_status 1 while it runs (as leader) and 0 otherwise. */
+export function leaderReporting(
+  metrics: ControllerMetrics,
+  election: string,
+  task: LeaderTask,
+): LeaderTask {
+  metrics.leading(election, false);
+  return {
+    name: task.name,
+    run: async (signal, fence) => {
+      metrics.leading(election, true);
+      try {
+        await task.run(signal, fence);
+      } finally {
+        metrics.leading(election, false);
+      }
+    },
+  };
 }

@@ -80,10 +80,16 @@ function patchFor(current: Subscription, spec: DesiredSubscription): Subscriptio
   const sameTypes =
     new Set(spec.eventTypes).size === current.eventTypes.length &&
     spec.eventTypes.every((t) => current.eventTypes.includes(t));
+  // An automatic disabling (endpoint_failing) stands through resyncs; setting enabled to false
+  // makes it the resource's own, and true then enables it again.
+  const autoDisabled = current.disabledReason === "endpoint_failing";
+  const setEnabled = spec.enabled
+    ? !current.enabled && !autoDisabled
+    : current.enabled || autoDisabled;
   const patch: SubscriptionPatch = {
     ...(normalised(spec.url) !== current.url && { url: spec.url }),
     ...(!sameTypes && { eventTypes: spec.eventTypes }),
-    ...(spec.enabled !== current.enabled && { enabled: spec.enabled }),
+    ...(setEnabled && { enabled: spec.enabled }),
   };
   return Object.keys(patch).length > 0 ? patch : undefined;
 }

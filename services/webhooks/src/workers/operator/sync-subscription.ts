@@ -2,6 +2,7 @@ import type { ConfigurationOptions, CoreV1Api } from "@kubernetes/client-node";
 import { InvalidSubscriptionError } from "./port.ts";
 import type { DesiredSubscription, SubscriptionPort, SubscriptionRef } from "./port.ts";
 import { inspectSecret, writeSecret } from "./signing-secret.ts";
+import type { SecretPlace } from "./signing-secret.ts";
 import type { WebhookSubscription } from "./types.ts";
 
 /** What one pass over a live (not deleting) resource found; becomes status, an event, a retry. */
@@ -18,6 +19,7 @@ export type SyncOutcome = {
 export type SyncDeps = {
   core: CoreV1Api;
   port: SubscriptionPort;
+  place: SecretPlace;
   options: () => ConfigurationOptions;
 };
 
@@ -47,7 +49,7 @@ export async function syncSubscription(
   deps: SyncDeps,
   cr: WebhookSubscription,
 ): Promise<SyncOutcome> {
-  const state = await inspectSecret(deps.core, cr, deps.options());
+  const state = await inspectSecret(deps.core, cr, deps.place, deps.options());
   if (state.kind === "foreign") {
     return {
       ready: false,
@@ -81,7 +83,7 @@ export async function syncSubscription(
   const secretWritten =
     secret === undefined
       ? undefined
-      : await writeSecret(deps.core, cr, state, secret, deps.options());
+      : await writeSecret(deps.core, cr, deps.place, state, secret, deps.options());
   const message = desiredOf(cr).enabled
     ? `subscription ${subscriptionId} matches the spec`
     : `subscription ${subscriptionId} matches the spec (paused: enabled is false)`;

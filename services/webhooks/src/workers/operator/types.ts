@@ -17,6 +17,18 @@ export const SUBSCRIPTION_FINALIZER = "integration.svc.io/subscription";
 /** The key of the signing secret in the Secret named by spec.secretName (the CRD documents it). */
 export const SECRET_KEY = "secret";
 
+/** On every signing Secret: what the operator's watch selects (RBAC cannot select by label). */
+export const MANAGED_BY_LABEL = "app.kubernetes.io/managed-by";
+export const MANAGED_BY = "integration-service-dispatcher";
+
+/**
+ * On every signing Secret: the resource it belongs to ("namespace/name") and that resource's
+ * uid. Owner references cannot cross namespaces, so these are how a Secret in a dedicated
+ * namespace names its owner; in the resource's own namespace the owner reference is set too.
+ */
+export const OWNER_ANNOTATION = "integration.svc.io/webhook-subscription";
+export const OWNER_UID_ANNOTATION = "integration.svc.io/webhook-subscription-uid";
+
 export function webhookSubscriptionKind(namespace: string): ResourceKind {
   const { group, version, plural } = WEBHOOK_SUBSCRIPTION;
   return { group, version, plural, namespace };

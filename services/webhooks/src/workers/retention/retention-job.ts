@@ -23,8 +23,10 @@ export interface RetentionStore {
 }
 
 export type RetentionSettings = {
-  /** Finished deliveries (and then unreferenced events) older than this go. */
+  /** Finished deliveries older than this go. */
   retentionMs: number;
+  /** Events no delivery references go once older than this (they leave the events feed then). */
+  eventsRetentionMs: number;
   /** Rows per statement. */
   batchSize: number;
 };
@@ -43,6 +45,7 @@ export async function purgeExpired(
   signal?: AbortSignal,
 ): Promise<RetentionRun> {
   const cutoff = new Date(now.getTime() - settings.retentionMs);
+  const eventsCutoff = new Date(now.getTime() - settings.eventsRetentionMs);
   const run: RetentionRun = { deliveries: 0, events: 0, statements: 0 };
   const paced = async <T>(statement: () => Promise<T>): Promise<T> => {
     const started = performance.now();
@@ -61,7 +64,7 @@ export async function purgeExpired(
   for (;;) {
     if (signal?.aborted) return run;
     const sweep: EventSweep = await paced(() =>
-      store.purgeUnreferencedEvents(cutoff, settings.batchSize, cursor),
+      store.purgeUnreferencedEvents(eventsCutoff, settings.batchSize, cursor),
     );
     run.events += sweep.deleted;
     if (sweep.scanned < settings.batchSize || sweep.last === null) return run;
@@ -90,7 +93,11 @@ export function retentionTask(deps: RetentionDeps): LeaderTask {
         const run = await purgeExpired(deps.store, settings, deps.clock.now(), signal);
         if (run.deliveries > 0 || run.events > 0)
           logger.info(
-            { ...run, retention_ms: settings.retentionMs },
+            {
+              ...run,
+              retention_ms: settings.retentionMs,
+              events_retention_ms: settings.eventsRetentionMs,
+            },
             "retention: deleted finished deliveries and unreferenced events",
           );
       } catch (err) {

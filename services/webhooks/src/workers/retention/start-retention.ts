@@ -27,6 +27,7 @@ export function configuredRetention(deps: {
     logger: deps.logger,
     settings: {
       retentionMs: config.WEBHOOK_RETENTION_DAYS * DAY_MS,
+      eventsRetentionMs: config.WEBHOOK_EVENTS_RETENTION_DAYS * DAY_MS,
       batchSize: config.WEBHOOK_RETENTION_BATCH_SIZE,
       everyMs: config.WEBHOOK_RETENTION_SWEEP_MS,
     },
