@@ -29,6 +29,14 @@ const refusal = (...extra: string[]) => templateError(valueSets.default, extra);
  * [what, helm arguments, what the error names].
  */
 const REFUSED: [string, string[], RegExp][] = [
+  ["two NATS replicas (no quorum)", ["--set", "nats.replicas=2"], /\/nats\/replicas/],
+  ["NATS credentials without their Secret", ["--set", "nats.auth.type=creds"], /\/nats\/auth/],
+  ["an unknown NATS auth type", ["--set", "nats.auth.type=password"], /\/nats\/auth\/type/],
+  [
+    "a NATS client certificate without its Secret",
+    ["--set", "nats.tls.clientCertificate=true"],
+    /\/nats\/tls/,
+  ],
   ["image.tag latest", ["--set", "image.tag=latest"], /\/image\/tag/],
   ["image.tag Latest", ["--set", "image.tag=Latest"], /\/image\/tag/],
   ["an empty image.tag", ["--set-json", 'image.tag=""'], /\/image\/tag/],

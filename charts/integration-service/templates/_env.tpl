@@ -3,6 +3,94 @@ The environment contract of every process; each service's config.ts reads exactl
 Called with (dict "root" $ "name" "auth" "traits" $traits).
 */}}
 
+{{/* Where the NATS credential and TLS Secrets are mounted. */}}
+{{- define "integration-service.natsAuthDir" -}}/var/run/secrets/integration-service/nats-auth{{- end -}}
+{{- define "integration-service.natsTlsDir" -}}/var/run/secrets/integration-service/nats-tls{{- end -}}
+
+{{/* NATS authentication and TLS variables (see nats.auth and nats.tls). */}}
+{{- define "integration-service.natsEnv" -}}
+{{- $n := .Values.nats -}}
+{{- $a := $n.auth -}}
+- name: NATS_REPLICAS
+  value: {{ $n.replicas | toString | quote }}
+{{- with $n.placement.cluster }}
+- name: NATS_PLACEMENT_CLUSTER
+  value: {{ . | quote }}
+{{- end }}
+{{- with $n.placement.tags }}
+- name: NATS_PLACEMENT_TAGS
+  value: {{ join "," . | quote }}
+{{- end }}
+{{- if eq $a.type "userPassword" }}
+- name: NATS_USER
+  valueFrom:
+    secretKeyRef:
+      name: {{ $a.existingSecret }}
+      key: username
+- name: NATS_PASSWORD
+  valueFrom:
+    secretKeyRef:
+      name: {{ $a.existingSecret }}
+      key: password
+{{- else if eq $a.type "token" }}
+- name: NATS_TOKEN
+  valueFrom:
+    secretKeyRef:
+      name: {{ $a.existingSecret }}
+      key: token
+{{- else if eq $a.type "nkey" }}
+- name: NATS_NKEY_SEED_FILE
+  value: {{ printf "%s/seed" (include "integration-service.natsAuthDir" .) | quote }}
+{{- else if eq $a.type "creds" }}
+- name: NATS_CREDS_FILE
+  value: {{ printf "%s/user.creds" (include "integration-service.natsAuthDir" .) | quote }}
+{{- end }}
+{{- if $n.tls.existingSecret }}
+- name: NATS_TLS_CA_FILE
+  value: {{ printf "%s/ca.crt" (include "integration-service.natsTlsDir" .) | quote }}
+{{- if $n.tls.clientCertificate }}
+- name: NATS_TLS_CERT_FILE
+  value: {{ printf "%s/tls.crt" (include "integration-service.natsTlsDir" .) | quote }}
+- name: NATS_TLS_KEY_FILE
+  value: {{ printf "%s/tls.key" (include "integration-service.natsTlsDir" .) | quote }}
+{{- end }}
+{{- end }}
+{{- end -}}
+
+{{/* The NATS Secrets' volume mounts and volumes, for a pod's container and spec. */}}
+{{- define "integration-service.natsVolumeMounts" -}}
+{{- $n := .Values.nats -}}
+{{- if has $n.auth.type (list "nkey" "creds") }}
+- name: nats-auth
+  mountPath: {{ include "integration-service.natsAuthDir" . }}
+  readOnly: true
+{{- end }}
+{{- if $n.tls.existingSecret }}
+- name: nats-tls
+  mountPath: {{ include "integration-service.natsTlsDir" . }}
+  readOnly: true
+{{- end }}
+{{- end -}}
+
+{{- define "integration-service.natsVolumes" -}}
+{{- $n := .Values.nats -}}
+{{- if has $n.auth.type (list "nkey" "creds") }}
+- name: nats-auth
+  secret:
+    secretName: {{ $n.auth.existingSecret }}
+    items:
+      - key: {{ ternary "seed" "user.creds" (eq $n.auth.type "nkey") }}
+        path: {{ ternary "seed" "user.creds" (eq $n.auth.type "nkey") }}
+    defaultMode: 288
+{{- end }}
+{{- if $n.tls.existingSecret }}
+- name: nats-tls
+  secret:
+    secretName: {{ $n.tls.existingSecret }}
+    defaultMode: 288
+{{- end }}
+{{- end -}}
+
 {{/* Where auth's signing-key Secret is mounted (SIGNING_KEYS_DIR). */}}
 {{- define "integration-service.signingKeysDir" -}}/var/run/secrets/integration-service/signing-keys{{- end -}}
 
@@ -23,6 +111,7 @@ Called with (dict "root" $ "name" "auth" "traits" $traits).
   value: {{ join "," $v.nats.servers | quote }}
 - name: NATS_NAMESPACE
   value: {{ $v.nats.namespace | quote }}
+{{ include "integration-service.natsEnv" $root }}
 - name: AUTH_JWKS_URL
   value: {{ printf "http://%s:%s/.well-known/jwks.json" (include "integration-service.componentName" (dict "root" $root "name" "auth")) (include "integration-service.httpPort" .) | quote }}
 - name: TOKEN_ISSUER

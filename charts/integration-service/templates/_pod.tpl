@@ -182,6 +182,9 @@ spec:
       volumeMounts:
         - name: tmp
           mountPath: /tmp
+        {{- with include "integration-service.natsVolumeMounts" $root | trim }}
+        {{- . | nindent 8 }}
+        {{- end }}
         {{- if .traits.signingKeys }}
         - name: signing-keys
           mountPath: {{ include "integration-service.signingKeysDir" . }}
@@ -191,6 +194,9 @@ spec:
     - name: tmp
       emptyDir:
         sizeLimit: {{ $v.tmpSizeLimit }}
+    {{- with include "integration-service.natsVolumes" $root | trim }}
+    {{- . | nindent 4 }}
+    {{- end }}
     {{- if .traits.signingKeys }}
     - name: signing-keys
       secret:

@@ -27,7 +27,7 @@ export interface Container {
     capabilities?: { drop?: string[]; add?: string[] };
     seccompProfile?: { type: string };
   };
-  volumeMounts?: { name: string; mountPath: string }[];
+  volumeMounts?: { name: string; mountPath: string; readOnly?: boolean }[];
 }
 export interface PodSpec {
   containers: Container[];
