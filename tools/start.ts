@@ -20,7 +20,7 @@ try {
   console.error(`Cannot start: ${(err as Error).message}`);
   process.exit(1);
 }
-const stack = stackWithOffset(config.portOffset);
+const stack = stackWithOffset(config.portOffset, config.replicas);
 
 const problems = await preflight(
   dependencies({ pg: config.pgUrl, mysql: config.mysqlUrl, nats: config.natsUrl }),
