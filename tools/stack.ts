@@ -34,8 +34,8 @@ export function stackProcessOf(
       (argv.includes(p.entry) ||
         argv.includes(entryArgs(p.entry, { cwd: dir, from: "bundle" }).at(-1)!)) &&
       (env === undefined ||
-        (env.PORT === (p.port === null ? undefined : String(p.port)) &&
-          env.INTERNAL_PORT === (p.internalPort === null ? undefined : String(p.internalPort))))
+        ((p.port === null || env.PORT === String(p.port)) &&
+          (p.internalPort === null || env.INTERNAL_PORT === String(p.internalPort))))
     );
   });
 }
