@@ -42,7 +42,7 @@ export function stackProcessOf(
 
 /** How far apart the ports of one process's replicas are (the second at +100, …). */
 export const REPLICA_PORT_STEP = 100;
-/** The most replicas of one process a local stack runs (its ports stay below the next process's). */
+/** The most replicas of one process: a stack's ports then span under 500, the fault suites' spacing. */
 export const MAX_REPLICAS = 4;
 
 /**
