@@ -1,6 +1,6 @@
 import { fileURLToPath } from "node:url";
 import { processNamed } from "@svc/manifest";
-import { reachableOffset } from "./stack.ts";
+import { parseReplicas, reachableOffset } from "./stack.ts";
 
 // The local ports of the gateway (the base URL) and of auth (its JWKS), from the manifest.
 const GATEWAY_PORT = processNamed("gateway").port!;
@@ -19,6 +19,8 @@ export interface LocalStackConfig {
   rawLogs: boolean;
   /** Added to every local port (STACK_PORT_OFFSET); 0 gives the standard ports. */
   portOffset: number;
+  /** Replicas per process (STACK_REPLICAS, e.g. `vacancies=2`); one of each by default. */
+  replicas: ReadonlyMap<string, number>;
   /**
    * Where the demo client's credentials are kept (DEMO_CLIENT_FILE; a second stack, e.g. a test's,
    * uses its own).
@@ -35,7 +37,8 @@ export function localStackConfig(env: NodeJS.ProcessEnv = process.env): LocalSta
   const portOffset = Number(env.STACK_PORT_OFFSET ?? "0");
   if (!Number.isInteger(portOffset) || portOffset < 0 || portOffset > 50_000)
     throw new Error("STACK_PORT_OFFSET must be a whole number from 0 to 50000");
-  if (!reachableOffset(portOffset))
+  const replicas = parseReplicas(env.STACK_REPLICAS);
+  if (!reachableOffset(portOffset, replicas))
     throw new Error(
       `STACK_PORT_OFFSET=${portOffset} puts a process on a port fetch and browsers refuse (a Fetch "bad port", such as 10080); choose another`,
     );
@@ -50,6 +53,7 @@ export function localStackConfig(env: NodeJS.ProcessEnv = process.env): LocalSta
     baseUrl,
     rawLogs: env.RAW_LOGS === "true",
     portOffset,
+    replicas,
     demoClientFile:
       env.DEMO_CLIENT_FILE ?? fileURLToPath(new URL("../.local/demo-client.json", import.meta.url)),
     // Every variable of the caller's environment reaches the processes (so any service setting,

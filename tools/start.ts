@@ -20,7 +20,7 @@ try {
   console.error(`Cannot start: ${(err as Error).message}`);
   process.exit(1);
 }
-const stack = stackWithOffset(config.portOffset);
+const stack = stackWithOffset(config.portOffset, config.replicas);
 
 const problems = await preflight(
   dependencies({ pg: config.pgUrl, mysql: config.mysqlUrl, nats: config.natsUrl }),
@@ -58,12 +58,14 @@ process.on("SIGINT", () => void stop(0));
 process.on("SIGTERM", () => void stop(0));
 
 for (const proc of stack) supervisor.start(proc);
+// Every process starts at once and they share the CPU: more processes (replicas) take longer.
+const startTimeoutMs = Math.max(60_000, 10_000 * stack.length);
 for (const proc of stack) {
   await waitForHealth(
     proc.internalPort === null
       ? `http://127.0.0.1:${proc.port}/health`
       : `http://127.0.0.1:${proc.internalPort}/livez`,
-    60_000,
+    startTimeoutMs,
   );
 }
 const demo = await prepareDemoClient(config);

@@ -242,7 +242,8 @@ describe("each process's config.ts defaults to its manifest ports", () => {
     const upstreams = Object.fromEntries(
       upstreamsOf(STACK)
         .split(",")
-        .map((u) => u.split("=")),
+        .map((u) => u.split("="))
+        .map(([name, urls]) => [name, urls!.split("|")]),
     );
     expect(config.GATEWAY_UPSTREAMS, `${file}: default GATEWAY_UPSTREAMS (manifest)`).toEqual(
       upstreams,

@@ -56,10 +56,10 @@ describe("gateway", () => {
       createApp({
         config: {
           GATEWAY_UPSTREAMS: {
-            vacancies: upstream.baseUrl,
-            practices: `http://127.0.0.1:${deadPort}`,
-            auth: `http://127.0.0.1:${deadPort}`,
-            identity: `http://127.0.0.1:${(early.address() as AddressInfo).port}`,
+            vacancies: [upstream.baseUrl],
+            practices: [`http://127.0.0.1:${deadPort}`],
+            auth: [`http://127.0.0.1:${deadPort}`],
+            identity: [`http://127.0.0.1:${(early.address() as AddressInfo).port}`],
           },
         },
         logger: silentLogger(),
@@ -134,5 +134,59 @@ describe("gateway", () => {
     expect(res.headers.get("cache-control")).toBe("no-store");
     expect(res.headers.get("pragma")).toBe("no-cache");
     expect(res.headers.get("retry-after")).toBe("5");
+  });
+});
+
+describe("gateway over replicas", () => {
+  const replicas: StartedApp[] = [];
+  let gateway: StartedApp;
+  beforeAll(async () => {
+    for (const name of ["first", "second"]) {
+      const app = express();
+      app.all("/{*rest}", (_req, res) => void res.json({ replica: name }));
+      replicas.push(await startApp(app));
+    }
+    const dead = `http://127.0.0.1:${await unusedPort()}`;
+    const [first, second] = replicas.map((r) => r.baseUrl) as [string, string];
+    gateway = await startApp(
+      createApp({
+        config: {
+          GATEWAY_UPSTREAMS: {
+            vacancies: [first, second],
+            practices: [second, first],
+            identity: [dead, second],
+          },
+        },
+        logger: silentLogger(),
+      }),
+    );
+  });
+  afterAll(async () => {
+    await gateway.close();
+    for (const r of replicas) await r.close();
+  });
+
+  // A path no operation documents: the answers are the stand-in replicas', not the contract's.
+  const replicaOf = async (service: string) => {
+    const res = await fetch(`${gateway.baseUrl}/v1/${service}/which-replica/x`);
+    const body = (await res.json()) as { replica?: string; error?: { code: string } };
+    return body.replica ?? `${res.status} ${body.error?.code}`;
+  };
+
+  it("takes turns over a service's replicas, each service on its own", async () => {
+    const seen: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      seen.push(await replicaOf("vacancies"));
+      // Another service's requests do not shift the vacancies' turns.
+      await replicaOf("practices");
+    }
+    expect(seen).toEqual(["first", "second", "first"]);
+  });
+
+  it("passes over a replica that refused a connection while another answers", async () => {
+    const answers: string[] = [];
+    for (let i = 0; i < 5; i++) answers.push(await replicaOf("applications"));
+    // The one request that found it down is answered 503; the live replica takes the rest.
+    expect(answers).toEqual(["503 SERVICE_UNAVAILABLE", "second", "second", "second", "second"]);
   });
 });

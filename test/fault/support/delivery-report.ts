@@ -6,6 +6,7 @@
  * counted.
  */
 import type pg from "pg";
+import { expect } from "vitest";
 import type { Receiver } from "../../../services/webhooks/test/support/receiver.ts";
 import { sleep } from "./checks.ts";
 import type { ApplicationProducer, LegacyChanger } from "./producers.ts";
@@ -137,4 +138,20 @@ export async function deliveryReport(options: {
       `delivery records: ${statuses.map((s) => `${s.status} ${s.n}`).join(", ")}`,
     ],
   };
+}
+
+/**
+ * Lost nothing: no application refused, every acknowledged one stored, every outbox event,
+ * committed application and legacy change at the receiver, every signature verified, every
+ * delivery record succeeded and one per event.
+ */
+export function expectNothingLost(report: DeliveryReport, applications: ApplicationProducer): void {
+  expect(applications.refused()).toEqual([]);
+  expect(report.acknowledgedNotStored).toEqual([]);
+  expect(report.missingEvents).toEqual([]);
+  expect(report.missingApplications).toEqual([]);
+  expect(report.missingChanges).toEqual([]);
+  expect(report.unverified).toBe(0);
+  expect(report.notSucceeded).toEqual([]);
+  expect(report.deliveries).toBe(report.expectedEvents);
 }

@@ -22,7 +22,9 @@ import {
 } from "@svc/testing";
 import { ensureLocalSigningKeys } from "../../../services/auth/src/domain/keys/local-keys.ts";
 import {
+  parseReplicas,
   reachableOffset,
+  stackPorts,
   stackProcessOf,
   stackWithOffset,
   type StackProcess,
@@ -82,14 +84,12 @@ async function portFree(port: number): Promise<boolean> {
  * private stacks take 11000–22500, the local-stack test 20000). Every port stays below Linux's
  * ephemeral range (32768), so no outgoing connection holds one.
  */
-async function freeOffset(): Promise<number> {
+async function freeOffset(replicas: ReadonlyMap<string, number>): Promise<number> {
   const candidates = Array.from({ length: 16 }, (_, i) => 2_000 + i * 500)
-    .filter(reachableOffset)
+    .filter((offset) => reachableOffset(offset, replicas))
     .sort(() => Math.random() - 0.5);
   for (const offset of candidates) {
-    const ports = stackWithOffset(offset)
-      .flatMap((p) => [p.port, p.internalPort])
-      .filter((p): p is number => p !== null);
+    const ports = stackPorts(offset, replicas);
     if ((await Promise.all(ports.map(portFree))).every(Boolean)) return offset;
   }
   throw new Error("no free port range for the fault stack");
@@ -111,7 +111,10 @@ async function childrenOf(pid: number): Promise<number[]> {
   return out;
 }
 
-/** Which stack process a pid runs: its working directory is the workspace, its argv the entry. */
+/**
+ * Which stack process a pid runs: its working directory is the workspace, its argv the entry, its
+ * PORT and INTERNAL_PORT (environment) tell replicas apart.
+ */
 async function processName(
   pid: number,
   stack: ReadonlyArray<StackProcess>,
@@ -119,7 +122,12 @@ async function processName(
   try {
     const cwd = await readlink(`/proc/${pid}/cwd`);
     const argv = (await readFile(`/proc/${pid}/cmdline`, "utf8")).split("\0");
-    return stackProcessOf(stack, cwd, argv)?.name;
+    const env = Object.fromEntries(
+      (await readFile(`/proc/${pid}/environ`, "utf8"))
+        .split("\0")
+        .map((kv) => [kv.slice(0, kv.indexOf("=")), kv.slice(kv.indexOf("=") + 1)]),
+    );
+    return stackProcessOf(stack, cwd, argv, env)?.name;
   } catch {
     return undefined;
   }
@@ -153,6 +161,7 @@ export interface FaultStack {
   errorLines(): string[];
   /** The launcher's recent output, secrets removed. */
   output(): string;
+
   /** Answers 200 on the process's probe: /livez on the internal port, or the gateway's /health. */
   healthy(name: string): Promise<boolean>;
   stop(): Promise<void>;
@@ -161,13 +170,16 @@ export interface FaultStack {
 export async function launchStack(
   backends: Backends,
   env: Record<string, string>,
+  /** Called with every line of the launcher's output (`<process> <log line>`) as it arrives. */
+  onLine?: (line: string, at: number) => void,
 ): Promise<FaultStack> {
   const dir = await mkdtemp(join(tmpdir(), "fault-stack-"));
   const keysDir = join(dir, "keys");
   await ensureLocalSigningKeys(keysDir);
   const demoFile = join(dir, "demo-client.json");
-  const offset = await freeOffset();
-  const processes = stackWithOffset(offset);
+  const replicas = parseReplicas(env.STACK_REPLICAS);
+  const offset = await freeOffset(replicas);
+  const processes = stackWithOffset(offset, replicas);
   const childEnv: Record<string, string> = {
     ...(process.env as Record<string, string>),
     PG_URL: backends.pgUrl,
@@ -189,7 +201,8 @@ export async function launchStack(
   let buffer = "";
   // FAULT_SUITE_LOG=<file>: every line of every process, for a run that needs explaining.
   const logFile = process.env.FAULT_SUITE_LOG;
-  const onLine = (line: string) => {
+  const handle = (line: string) => {
+    onLine?.(line, Date.now());
     if (logFile)
       appendFileSync(
         logFile,
@@ -207,7 +220,7 @@ export async function launchStack(
       buffer += chunk;
       const lines = buffer.split("\n");
       buffer = lines.pop() ?? "";
-      lines.forEach(onLine);
+      lines.forEach(handle);
     });
   }
   const launcherPid = launcher.child.pid ?? 0;
@@ -232,7 +245,7 @@ export async function launchStack(
     await rm(dir, { recursive: true, force: true });
   };
 
-  const deadline = Date.now() + 150_000;
+  const deadline = Date.now() + 240_000;
   while (!up && Date.now() < deadline && launcher.child.exitCode === null)
     await new Promise((r) => setTimeout(r, 200));
   if (!up) {

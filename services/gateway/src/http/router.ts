@@ -11,8 +11,8 @@ import { matchRoute, type Route } from "./route-table.ts";
 /** What the router needs: the route table, where each service is, and the logger. */
 export interface RouterDeps {
   routes: ReadonlyArray<Route>;
-  /** service name → base URL of that service. */
-  upstreams: Readonly<Record<string, string>>;
+  /** service name → base URLs of that service's replicas (one, or several taking turns). */
+  upstreams: Readonly<Record<string, ReadonlyArray<string>>>;
   logger: Logger;
   upstreamTimeoutMs?: number;
 }
@@ -95,18 +95,49 @@ function forwardHeaders(
   return headers;
 }
 
+/** A replica that refused a connection gets no requests for this long while another is left. */
+const REFUSED_PAUSE_MS = 2_000;
+
+/**
+ * Round robin over a service's replicas, passing over one that refused a connection in the last
+ * REFUSED_PAUSE_MS (it is down or restarting) as long as another has not.
+ */
+function replicaPicker(): {
+  pick(service: string, urls: ReadonlyArray<string>): string | undefined;
+  refused(url: string): void;
+} {
+  const turns = new Map<string, number>();
+  const refusedAt = new Map<string, number>();
+  return {
+    pick(service, urls) {
+      const now = Date.now();
+      const start = turns.get(service) ?? 0;
+      turns.set(service, (start + 1) % Math.max(1, urls.length));
+      const up = (url: string) => now - (refusedAt.get(url) ?? -Infinity) >= REFUSED_PAUSE_MS;
+      for (let i = 0; i < urls.length; i++) {
+        const url = urls[(start + i) % urls.length]!;
+        if (up(url)) return url;
+      }
+      return urls[start % urls.length];
+    },
+    refused: (url) => void refusedAt.set(url, Date.now()),
+  };
+}
+
 /**
  * The local stand-in for the Ingress: routes by the shared route table and streams requests and
- * responses through unchanged. A service that is down is 503 in the error envelope (the token
- * endpoint's RFC 6749 error), as the Ingress answers when a Service has no ready endpoints. A
- * service's answer that comes before the whole request (its 408 or 413) is passed through.
+ * responses through unchanged, taking turns over a service's replicas. A service that is down is
+ * 503 in the error envelope (the token endpoint's RFC 6749 error), as the Ingress answers when a
+ * Service has no ready endpoints. A service's answer that comes before the whole request (its 408
+ * or 413) is passed through.
  */
 export function createRouter(options: RouterDeps): RequestListener {
+  const replicas = replicaPicker();
   return (req, res) => {
     const requestId = randomUUID();
     const path = (req.url ?? "/").split("?")[0] ?? "/";
     const route = matchRoute(options.routes, path);
-    const base = route && options.upstreams[route.service];
+    const base = route && replicas.pick(route.service, options.upstreams[route.service] ?? []);
     if (!route || !base) return sendError(res, 404, "NOT_FOUND", "no such endpoint", requestId);
     const target = new URL(req.url ?? "/", base);
     let answered = false;
@@ -136,7 +167,8 @@ export function createRouter(options: RouterDeps): RequestListener {
       },
     );
     upstream.on("timeout", () => upstream.destroy(new Error("upstream timeout")));
-    upstream.on("error", (err) => {
+    upstream.on("error", (err: NodeJS.ErrnoException) => {
+      if (err.code === "ECONNREFUSED") replicas.refused(base);
       // After an answer, an error is the service closing a connection whose request body it
       // stopped reading; the answer itself is already on its way (or cut, above).
       if (answered || clientGone) return;
