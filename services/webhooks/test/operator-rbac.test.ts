@@ -24,7 +24,10 @@ const SECRET_NS = "integration-webhook-secrets";
 
 type Role = { metadata: { name: string; namespace?: string }; rules: PolicyRule[] };
 
-/** The Roles the chart renders with its default values (plus `set`), by namespace. */
+/**
+ * The Roles the chart renders with its default values (plus `set`), by namespace. The API server's
+ * endpoints are required with network policies on; any address does for the Roles.
+ */
 function renderedRoles(set: string[] = []): Map<string, PolicyRule[]> {
   const out = execFileSync(
     k8sTools().helm,
@@ -38,6 +41,8 @@ function renderedRoles(set: string[] = []): Map<string, PolicyRule[]> {
       "1.34.0",
       "--show-only",
       "templates/rbac.yaml",
+      "--set",
+      "networkPolicy.kubeApiServer.cidrs={10.0.0.1/32}",
       ...set.flatMap((s) => ["--set", s]),
     ],
     { encoding: "utf8" },
