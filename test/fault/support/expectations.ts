@@ -60,7 +60,8 @@ export function whileDown(source: Source, how: "stopped" | "frozen"): Record<str
       return {
         vacancies: unavailable("LEGACY_SOURCE_UNAVAILABLE", legacy),
         practices: unavailable("LEGACY_SOURCE_UNAVAILABLE", legacy),
-        apply: unavailable("SERVICE_UNAVAILABLE", TIMEOUTS.vacancyLookup),
+        // The vacancy check says why it failed: the legacy source, not the vacancies service.
+        apply: unavailable("LEGACY_SOURCE_UNAVAILABLE", TIMEOUTS.vacancyLookup),
         applications: "ok",
         webhooks: "ok",
         token: "ok",
