@@ -28,7 +28,6 @@ import { faultSize } from "./support/fault-size.ts";
 import {
   launchStack,
   NATS_NAMESPACE,
-  natsServerPid,
   ROOT,
   startBackends,
   type Backends,
@@ -473,7 +472,7 @@ describe(`fault suite (${size.name} size)`, () => {
   }, 30_000);
 
   it("NATS hanging: application intake answers 503 SERVICE_UNAVAILABLE within the lookup timeout, every read keeps working, all recover when it answers again", async () => {
-    const pid = await natsServerPid(backends.nats.url);
+    const pid = backends.nats.pid();
     await outage(
       "nats",
       "frozen",

@@ -20,6 +20,8 @@ export type PrivateNatsServer = {
   restart(): Promise<void>;
   /** Stops it and removes its store. */
   dispose(): Promise<void>;
+  /** The running server's process id (a restart runs a new process). */
+  pid(): number;
 };
 
 export interface PrivateNatsOptions {
@@ -124,6 +126,7 @@ async function startNode(
       await killHard(child);
       rmSync(storeDir, { recursive: true, force: true });
     },
+    pid: () => child.pid ?? 0,
   };
 }
 

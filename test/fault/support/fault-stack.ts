@@ -133,22 +133,6 @@ async function processName(
   }
 }
 
-/** The private nats-server's pid (found by its port; the helper restarts it under a new pid). */
-export async function natsServerPid(url: string): Promise<number> {
-  const port = new URL(url).port;
-  for (const entry of await readdir("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const argv = (await readFile(`/proc/${entry}/cmdline`, "utf8")).split("\0");
-      if (argv[0]?.endsWith("nats-server") && argv[argv.indexOf("-p") + 1] === port)
-        return Number(entry);
-    } catch {
-      // ended while we looked
-    }
-  }
-  throw new Error(`no nats-server listening on port ${port}`);
-}
-
 export interface FaultStack {
   baseUrl: string;
   processes: ReadonlyArray<StackProcess>;
