@@ -18,6 +18,7 @@ import {
   type TestCa,
 } from "@svc/testing";
 import { startReceiver, type Receiver } from "../../services/webhooks/test/support/receiver.ts";
+import { apiRequest, fetchToken } from "./support/api-client.ts";
 import { sleep, waitUntil } from "./support/checks.ts";
 import { deliveryReport, type DeliveryReport } from "./support/delivery-report.ts";
 import { STACK_ENV } from "./support/expectations.ts";
@@ -54,18 +55,8 @@ let delivered: DeliveryReport | undefined;
 const lines: string[] = [];
 const runId = randomBytes(3).toString("hex");
 
-async function api<T>(method: string, path: string, body?: unknown) {
-  const res = await fetch(`${stack.baseUrl}${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${token}`,
-      accept: "application/json",
-      ...(body !== undefined && { "content-type": "application/json" }),
-    },
-    ...(body !== undefined && { body: JSON.stringify(body) }),
-  });
-  return { status: res.status, body: (await res.json()) as T };
-}
+const api = <T>(method: string, path: string, body?: unknown) =>
+  apiRequest<T>(stack.baseUrl, token, method, path, body);
 
 /** Which node leads a stream, and how many replicas it has, as the cluster reports it. */
 async function streamPlacement(stream: string) {
@@ -113,18 +104,7 @@ beforeAll(async () => {
   });
   db = new pg.Pool({ connectionString: backends.pgUrl, max: 2, connectionTimeoutMillis: 2_000 });
   db.on("error", () => undefined);
-  const basic = Buffer.from(
-    `${stack.demoClient.clientId}:${stack.demoClient.clientSecret}`,
-  ).toString("base64");
-  const res = await fetch(`${stack.baseUrl}/oauth/token`, {
-    method: "POST",
-    headers: {
-      authorization: `Basic ${basic}`,
-      "content-type": "application/x-www-form-urlencoded",
-    },
-    body: "grant_type=client_credentials",
-  });
-  token = ((await res.json()) as { access_token: string }).access_token;
+  token = await fetchToken(stack.baseUrl, stack.demoClient);
   const sub = await api<{ data: { secret: string } }>("POST", "/v1/webhooks", {
     url: receiver.url("/cluster"),
     event_types: SUBSCRIBED,
