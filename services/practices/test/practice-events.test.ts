@@ -40,9 +40,13 @@ async function insertSecondary(columns: Columns = {}, ago = 0): Promise<string> 
   return id;
 }
 
-/** A primary-system practice: one primary row and its CRM row. */
+/**
+ * A primary-system practice: one primary row and its CRM row, committed together, so the detector's
+ * own passes (every INCREMENTAL_MS) never see the primary row alone.
+ */
 async function insertPrimary(id: string, ago = 0): Promise<string> {
   const stamp = w.local(-ago);
+  await w.write("START TRANSACTION");
   await w.write("INSERT INTO tbl_praktijk SET ?", [
     {
       crm_ref: id,
@@ -64,6 +68,7 @@ async function insertPrimary(id: string, ago = 0): Promise<string> {
       gewijzigd_op: stamp,
     },
   ]);
+  await w.write("COMMIT");
   return id;
 }
 
