@@ -150,7 +150,13 @@ async function main(): Promise<void> {
   const service = await startServiceUnderBench({
     root,
     entry: "services/identity/src/main.ts",
-    args: [...NODE_FLAGS, ...entryArgs("services/identity/src/main.ts", { from: "bundle" })],
+    args: [
+      ...NODE_FLAGS,
+      ...(process.env.BENCH_CPU_PROF
+        ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`]
+        : []),
+      ...entryArgs("services/identity/src/main.ts", { from: "bundle" }),
+    ],
     env: {
       ...RUNTIME_ENV,
       IDENTITY_PEPPER: "bench-pepper-that-is-at-least-32-bytes-long",

@@ -1,12 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { ValidationError } from "@svc/errors";
-import type { EventPayload } from "@svc/events";
-import { lookupKeysOf, type IdentifierHasher, type LookupKey } from "./identifiers/lookup-keys.ts";
+import { lookupKeysOf, type IdentifierHasher } from "./identifiers/lookup-keys.ts";
 import { entrypointCodeOf } from "./entrypoints.ts";
 import { eventsAt } from "./events.ts";
-import type { Application, Resolution } from "./model.ts";
-import type { IdentityStore, IdentityTransaction, VacancyDirectory } from "./ports.ts";
-import { decideResolution } from "./resolve-candidate.ts";
+import type { IdentityStore, RecordedApplication, VacancyDirectory } from "./ports.ts";
 
 /** What the application form sent, validated (http/application-body.ts) but not yet normalised. */
 export interface ApplicationRequest {
@@ -18,11 +15,7 @@ export interface ApplicationRequest {
   entrypoint: string | null;
 }
 
-export interface ApplicationOutcome {
-  application: Application;
-  candidateCreated: boolean;
-  applicationCreated: boolean;
-}
+export type ApplicationOutcome = RecordedApplication;
 
 export interface CreateApplicationDeps {
   store: IdentityStore;
@@ -32,20 +25,11 @@ export interface CreateApplicationDeps {
   publicBaseUrl: string;
 }
 
-interface Draft {
-  keys: LookupKey[];
-  vacancyUuid: string;
-  practiceId: string;
-  consent: boolean;
-  entrypointRaw: string | null;
-  now: Date;
-  event: (type: EventPayload["event_type"], id: string) => EventPayload;
-}
-
 /**
  * POST /v1/applications: checks the vacancy with the vacancies service (before any database work,
- * so no connection waits on NATS), resolves the candidate and records application, recruitment
- * case and events in one transaction.
+ * so no connection waits on NATS), then resolves the candidate and records application,
+ * recruitment case and events in one unit of work (IdentityStore.recordApplication: the
+ * resolution rules are in ./resolve-candidate.ts).
  */
 export async function createApplication(
   deps: CreateApplicationDeps,
@@ -62,97 +46,27 @@ export async function createApplication(
       { field: "practice_id", message: "is required because the vacancy names no practice" },
     ]);
   const now = deps.now();
-  const draft: Draft = {
+  const event = eventsAt(deps.publicBaseUrl, now);
+  const [candidateUuid, recruitmentCaseUuid, applicationUuid] = [
+    randomUUID(),
+    randomUUID(),
+    randomUUID(),
+  ];
+  return deps.store.recordApplication({
     keys: lookupKeysOf({ email: request.email, phone: request.phone }, deps.hash),
     vacancyUuid: request.vacancyUuid,
     practiceId,
     consent: request.consent,
     entrypointRaw: request.entrypoint,
+    entrypointCode: entrypointCodeOf(request.entrypoint),
     now,
-    event: eventsAt(deps.publicBaseUrl, now),
-  };
-  return deps.store.transaction((tx) => recordApplication(tx, draft));
-}
-
-async function recordApplication(
-  tx: IdentityTransaction,
-  draft: Draft,
-): Promise<ApplicationOutcome> {
-  await tx.lockIdentifiers(draft.keys);
-  const decision = decideResolution(draft.keys, await tx.survivorsOf(draft.keys));
-  const candidateCreated = decision.candidateUuid === null;
-  const candidateUuid = decision.candidateUuid ?? randomUUID();
-  if (candidateCreated) {
-    await tx.insertCandidate({
-      candidateUuid,
-      status: "active",
-      mergedIntoCandidateUuid: null,
-      createdAt: draft.now,
-      updatedAt: null,
-    });
-  }
-  await tx.linkIdentifiers(candidateUuid, decision.linkKeys, draft.now);
-  if (!candidateCreated) {
-    // The same person applying to the same vacancy again gets the existing application (200).
-    const existing = await tx.findApplicationOfSurvivor(candidateUuid, draft.vacancyUuid);
-    if (existing)
-      return { application: existing, candidateCreated: false, applicationCreated: false };
-  }
-  return insertApplication(tx, draft, {
     candidateUuid,
-    resolution: decision.resolution,
-    candidateCreated,
+    recruitmentCaseUuid,
+    applicationUuid,
+    events: {
+      "candidate.created": event("candidate.created", candidateUuid),
+      "recruitment_case.created": event("recruitment_case.created", recruitmentCaseUuid),
+      "application.created": event("application.created", applicationUuid),
+    },
   });
-}
-
-async function insertApplication(
-  tx: IdentityTransaction,
-  draft: Draft,
-  who: { candidateUuid: string; resolution: Resolution; candidateCreated: boolean },
-): Promise<ApplicationOutcome> {
-  const { candidateUuid } = who;
-  const ensured = await tx.ensureRecruitmentCase({
-    recruitmentCaseUuid: randomUUID(),
-    candidateUuid,
-    vacancyUuid: draft.vacancyUuid,
-    practiceId: draft.practiceId,
-    createdAt: draft.now,
-    updatedAt: null,
-  });
-  const inserted = await tx.insertApplication({
-    applicationUuid: randomUUID(),
-    candidateUuid,
-    vacancyUuid: draft.vacancyUuid,
-    practiceId: draft.practiceId,
-    resolution: who.resolution,
-    consentFlag: draft.consent,
-    entrypointRaw: draft.entrypointRaw,
-    entrypointCode: entrypointCodeOf(draft.entrypointRaw),
-    recruitmentCaseUuid: ensured.recruitmentCase.recruitmentCaseUuid,
-    createdAt: draft.now,
-    updatedAt: null,
-    submittedAt: null,
-  });
-  if (!inserted) {
-    // A concurrent request for the same candidate and vacancy committed first: answer with its
-    // application.
-    const existing = await tx.findApplication(candidateUuid, draft.vacancyUuid);
-    if (!existing) throw new Error("application vanished after a unique-constraint conflict");
-    return { application: existing, candidateCreated: false, applicationCreated: false };
-  }
-  const events: EventPayload[] = who.candidateCreated
-    ? [draft.event("candidate.created", candidateUuid)]
-    : [];
-  if (ensured.created)
-    events.push(
-      draft.event("recruitment_case.created", ensured.recruitmentCase.recruitmentCaseUuid),
-    );
-  else await tx.touchRecruitmentCase(ensured.recruitmentCase.recruitmentCaseUuid, draft.now);
-  events.push(draft.event("application.created", inserted.applicationUuid));
-  await tx.enqueue(events);
-  return {
-    application: inserted,
-    candidateCreated: who.candidateCreated,
-    applicationCreated: true,
-  };
 }

@@ -26,6 +26,38 @@ export interface IdentityStore {
    * Runs `work` in one transaction: everything it writes, events included, commits or none does.
    */
   transaction<T>(work: (tx: IdentityTransaction) => Promise<T>): Promise<T>;
+  /**
+   * Resolves the candidate and records a new application, its recruitment case and their events
+   * as one unit of work (the resolution rules: ./resolve-candidate.ts).
+   */
+  recordApplication(draft: ApplicationDraft): Promise<RecordedApplication>;
+}
+
+/** A validated application with everything its unit of work may need decided in advance. */
+export interface ApplicationDraft {
+  /** Usable identifiers in precedence order (e-mail first). */
+  keys: LookupKey[];
+  vacancyUuid: string;
+  practiceId: string;
+  consent: boolean;
+  entrypointRaw: string | null;
+  entrypointCode: string | null;
+  now: Date;
+  /** Used only for what is created: a new candidate, case and application. */
+  candidateUuid: string;
+  recruitmentCaseUuid: string;
+  applicationUuid: string;
+  /** Each event the unit may emit, by type, for the ids above. */
+  events: Record<
+    "candidate.created" | "recruitment_case.created" | "application.created",
+    EventPayload
+  >;
+}
+
+export interface RecordedApplication {
+  application: Application;
+  candidateCreated: boolean;
+  applicationCreated: boolean;
 }
 
 export interface IdentityTransaction {

@@ -10,10 +10,16 @@ import {
 } from "./schema.ts";
 import type { LookupKey } from "../domain/identifiers/lookup-keys.ts";
 import type { Application, Candidate, RecruitmentCase } from "../domain/model.ts";
-import type { IdentityStore, IdentityTransaction } from "../domain/ports.ts";
+import type {
+  ApplicationDraft,
+  IdentityStore,
+  IdentityTransaction,
+  RecordedApplication,
+} from "../domain/ports.ts";
 import { identityTx, MAX_MERGE_DEPTH, type IdentityDb, type IdentityTx } from "./db.ts";
 import { toApplication, toCandidate, toRecruitmentCase } from "./rows.ts";
 import { activeTraceContext } from "./trace-context.ts";
+import { lockKeyOf, recordApplication } from "./record-application.ts";
 
 type TraceContextSource = () => Record<string, string> | undefined;
 
@@ -38,6 +44,14 @@ export class PgIdentityStore implements IdentityStore {
         work(new PgIdentityTransaction(identityTx(client), this.#traceContext)),
       ),
     );
+  }
+
+  /**
+   * One statement, its own transaction; pg's pool.query discards the connection of a failed one.
+   * A statement a hung server runs late still commits: a retry then finds that application (200).
+   */
+  recordApplication(draft: ApplicationDraft): Promise<RecordedApplication> {
+    return guardStore(() => recordApplication(this.#db.$client, draft, this.#traceContext()));
   }
 }
 
@@ -73,9 +87,6 @@ function mergeTreeQuery(survivorUuid: string) {
     SELECT candidate_uuid FROM tree)`;
 }
 
-/** Advisory-lock key of an identifier: the first 64 bits of its keyed hash. */
-const lockKeyOf = (key: LookupKey): string => key.hash.readBigInt64BE(0).toString();
-
 class PgIdentityTransaction implements IdentityTransaction {
   readonly #tx: IdentityTx;
   readonly #traceContext: TraceContextSource;
@@ -90,7 +101,7 @@ class PgIdentityTransaction implements IdentityTransaction {
     // Always in ascending order, so two requests sharing identifiers cannot deadlock. PostgreSQL
     // evaluates a volatile function in the select list after ORDER BY, so one statement keeps the
     // order.
-    const lockKeys = `{${[...new Set(keys.map(lockKeyOf))].join(",")}}`;
+    const lockKeys = `{${[...new Set(keys.map((k) => lockKeyOf(k.hash)))].join(",")}}`;
     await this.#tx.execute(
       sql`SELECT pg_advisory_xact_lock(k) FROM unnest(${lockKeys}::bigint[]) AS k ORDER BY k`,
     );
