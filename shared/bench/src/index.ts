@@ -42,3 +42,12 @@ export {
   type BenchRunFile,
   type ResultRow,
 } from "./results.ts";
+export { runWrk, wrkScript, type WrkOptions, type WrkResult } from "./wrk.ts";
+export {
+  openLoop,
+  openLoopBinary,
+  SEQ,
+  type LatencyPercentiles,
+  type OpenLoopOptions,
+  type OpenLoopResult,
+} from "./open-loop.ts";
