@@ -1,24 +1,29 @@
-// POST /v1/applications throughput and latency at 16 concurrent clients, against a baseline
+// POST /v1/applications throughput, latency and server CPU per request, against a baseline
 // measured in the same run: a plain node:http server doing a bare insert of the same rows
 // (candidate, two identifiers, recruitment case, application, three outbox events) in one
-// transaction straight through pg (baseline-process.ts, its own database). Both loaded by the same
-// client, in alternating rounds. The service is its real entry point (the bundle of src/main.ts,
-// launched with @svc/runtime's NODE_FLAGS, logging at info, its outbox relay publishing to NATS) in
-// its own process; each server's RSS is read from /proc. Vacancy lookups are answered by a
-// responder in this process.
-//   npm exec -c 'node services/identity/bench/applications-bench.ts [requests]'
-// Needs the local PostgreSQL and NATS (TEST_PG_URL / TEST_NATS_URL as for the tests).
-import { randomBytes, randomUUID } from "node:crypto";
+// transaction straight through pg (baseline-process.ts, its own database). The service is its real
+// entry point (the bundle of src/main.ts, launched with @svc/runtime's NODE_FLAGS, logging at info,
+// its outbox relay publishing to NATS) in its own process; each server's RSS is read from /proc.
+// Vacancy lookups are answered by a responder in this process. Load comes from C generators, not
+// from a Node client sharing the two cores: wrk (16 connections, closed loop) for throughput, then
+// the open-loop generator at half the service's throughput for latency. Every request is a new
+// person (its e-mail address and phone number carry the request's number).
+//   npm exec -c 'node services/identity/bench/applications-bench.ts'
+// BENCH_CPU_PROF=<dir> also writes the service's CPU profile there (node --cpu-prof).
+// Needs the local PostgreSQL and NATS (TEST_PG_URL / TEST_NATS_URL as for the tests) and wrk.
+import { randomUUID } from "node:crypto";
 import { loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
-import { Pool } from "undici";
 import { createPgPool, runMigrations } from "@svc/db";
 import { connectNats, drainNats, names, serve } from "@svc/messaging";
 import {
   IDLE_SETTLE_MS,
   memoryRows,
+  openLoop,
   processCpuMs,
   recordBenchRows,
+  runWrk,
+  SEQ,
   settledRss,
   startBenchProcess,
   startServiceUnderBench,
@@ -32,112 +37,98 @@ import { createTempPgDatabase, silentLogger, testEnv } from "@svc/testing";
 import { NODE_FLAGS, RUNTIME_ENV } from "@svc/runtime";
 import { MIGRATIONS_FOLDER } from "../src/store/migrations.ts";
 
-const CONCURRENCY = 16;
-const REQUESTS = Number(process.argv[2] ?? 2_000);
-const WARM_UP = 200;
-// Scenarios alternate in rounds, so a machine whose load drifts during the run (shared CI or
+const CONNECTIONS = 16;
+const THROUGHPUT_S = 5;
+const LATENCY_S = 6;
+// Targets alternate in rounds, so a machine whose load drifts during the run (shared CI or
 // developer machines) weighs on each of them alike.
-const ROUNDS = 5;
+const ROUNDS = 3;
+const THROUGHPUT_TARGET = 0.6;
+const P99_TARGET_MS = 50;
 const VACANCIES: string[] = Array.from({ length: 50 }, () => randomUUID());
 const root = fileURLToPath(new URL("../../..", import.meta.url));
 
 interface Target {
+  name: string;
   origin: string;
   process: BenchProcess;
-  headers: (i: number) => Record<string, string>;
+  headers: Record<string, string>;
+  idempotent: boolean;
 }
 
-interface Result {
-  name: string;
-  requests: number;
-  seconds: number;
-  latenciesMs: number[];
-  cpuMs: number;
-  peakMb: number;
-  failures: number;
-}
-
-const person = () => ({
-  email: `bench.${randomBytes(6).toString("hex")}@example.be`,
-  phone: `+32 47${String(randomBytes(4).readUInt32BE(0) % 10_000_000).padStart(7, "0")}`,
-});
-const body = () =>
-  JSON.stringify({
-    vacancy_uuid: VACANCIES[Math.floor(Math.random() * VACANCIES.length)],
-    candidate: person(),
+let batch = 100_000;
+/**
+ * A body template new for every load run: SEQ makes each request another person (a unique
+ * e-mail address, and a phone number with a fixed-length run prefix, so numbers never collide).
+ */
+function bodyTemplate(): string {
+  batch += 1;
+  return JSON.stringify({
+    vacancy_uuid: VACANCIES[batch % VACANCIES.length],
+    candidate: { email: `bench.${batch}.${SEQ}@example.be`, phone: `+44${batch}${SEQ}` },
     consent: true,
     entrypoint: "website",
   });
-
-/**
- * `total` POSTs with CONCURRENCY in flight; each call's latency, the server's CPU time and peak
- * RSS.
- */
-async function measure(name: string, target: Target, total: number): Promise<Result> {
-  const pool = new Pool(target.origin, { connections: CONCURRENCY, pipelining: 1 });
-  const latenciesMs: number[] = [];
-  let next = 0;
-  let failures = 0;
-  target.process.memory.reset();
-  const cpuBefore = processCpuMs(target.process.pid);
-  const started = performance.now();
-  const client = async () => {
-    for (let i = next++; i < total; i = next++) {
-      const t0 = performance.now();
-      const res = await pool.request({
-        path: "/v1/applications",
-        method: "POST",
-        headers: { "content-type": "application/json", ...target.headers(i) },
-        body: body(),
-      });
-      await res.body.arrayBuffer();
-      if (res.statusCode !== 201) failures += 1;
-      latenciesMs.push(performance.now() - t0);
-    }
-  };
-  await Promise.all(Array.from({ length: CONCURRENCY }, client));
-  const seconds = (performance.now() - started) / 1000;
-  const cpuMs = processCpuMs(target.process.pid) - cpuBefore;
-  await pool.close();
-  return {
-    name,
-    requests: total,
-    seconds,
-    latenciesMs,
-    cpuMs,
-    peakMb: target.process.memory.peak(),
-    failures,
-  };
 }
 
-const percentile = (sorted: number[], p: number) =>
-  sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
-
-function summary(r: Result) {
-  const sorted = [...r.latenciesMs].sort((a, b) => a - b);
-  return {
-    rps: r.requests / r.seconds,
-    p50: percentile(sorted, 50),
-    p99: percentile(sorted, 99),
-    cpuUs: (r.cpuMs * 1000) / r.requests,
-  };
+interface Throughput {
+  rps: number[];
+  responses: number;
+  cpuMs: number;
+  failures: number;
+  peakMb: number;
 }
 
-function row(r: Result, baseline: Result) {
-  const s = summary(r);
-  const b = summary(baseline);
-  return {
-    scenario: r.name,
-    requests: r.requests,
-    "req/s": s.rps.toFixed(0),
-    "p50 ms": s.p50.toFixed(1),
-    "p99 ms": s.p99.toFixed(1),
-    "server CPU µs/req": s.cpuUs.toFixed(0),
-    "peak RSS MB": r.peakMb.toFixed(0),
-    failures: r.failures,
-    "throughput vs baseline": `${(s.rps / b.rps).toFixed(2)}x`,
-    "p99 vs baseline": `${(s.p99 / b.p99).toFixed(1)}x`,
-  };
+interface Latency {
+  p50: number[];
+  p99: number[];
+  failures: number;
+}
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor((s.length - 1) / 2)] ?? NaN;
+};
+const non201 = (statuses: Record<string, number>) =>
+  Object.entries(statuses).reduce((n, [code, count]) => n + (code === "201" ? 0 : count), 0);
+
+async function throughputRound(t: Target, into: Throughput, durationS: number): Promise<void> {
+  t.process.memory.reset();
+  const cpuBefore = processCpuMs(t.process.pid);
+  const r = await runWrk({
+    url: `${t.origin}/v1/applications`,
+    connections: CONNECTIONS,
+    durationS,
+    method: "POST",
+    headers: { "content-type": "application/json", ...t.headers },
+    body: bodyTemplate(),
+    ...(t.idempotent ? { uniqueHeader: "Idempotency-Key" } : {}),
+  });
+  into.cpuMs += processCpuMs(t.process.pid) - cpuBefore;
+  into.rps.push(r.rps);
+  into.responses += r.requests;
+  into.failures += non201(r.statuses) + r.errors;
+  into.peakMb = Math.max(into.peakMb, t.process.memory.peak());
+}
+
+async function latencyRound(t: Target, into: Latency, ratePerS: number): Promise<void> {
+  t.process.memory.reset();
+  const r = await openLoop({
+    url: `${t.origin}/v1/applications`,
+    ratePerS,
+    durationS: LATENCY_S,
+    connections: CONNECTIONS,
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      ...t.headers,
+      ...(t.idempotent ? { "Idempotency-Key": `${randomUUID()}-${SEQ}` } : {}),
+    },
+    body: bodyTemplate(),
+  });
+  into.p50.push(r.p50);
+  into.p99.push(r.p99);
+  into.failures += non201(r.statuses) + r.errors + r.unfinished;
 }
 
 async function main(): Promise<void> {
@@ -160,7 +151,7 @@ async function main(): Promise<void> {
     env: {
       ...RUNTIME_ENV,
       IDENTITY_PEPPER: "bench-pepper-that-is-at-least-32-bytes-long",
-      DATABASE_POOL_MAX: String(CONCURRENCY),
+      DATABASE_POOL_MAX: String(CONNECTIONS),
     },
     ...benchMemoryLimit("identity"),
   });
@@ -190,7 +181,7 @@ async function main(): Promise<void> {
         ...NODE_FLAGS,
         fileURLToPath(new URL("./baseline-process.ts", import.meta.url)),
         baselineDb.url,
-        String(CONCURRENCY),
+        String(CONNECTIONS),
       ],
       {
         env: { ...RUNTIME_ENV, NODE_ENV: "production" },
@@ -202,95 +193,128 @@ async function main(): Promise<void> {
       JSON.parse(await baselineProcess.waitForLine(/^\{"port"/, 30_000)) as { port: number }
     ).port;
     const token = await service.mint({ scope: "applications:write" });
-    const app: Target = {
-      origin: service.origin,
-      process: service.process,
-      headers: () => ({ authorization: `Bearer ${token}` }),
-    };
-    const appIdempotent: Target = {
-      ...app,
-      headers: () => ({ authorization: `Bearer ${token}`, "idempotency-key": randomUUID() }),
-    };
+    const auth = { authorization: `Bearer ${token}` };
     const bare: Target = {
+      name: "baseline: node:http + bare insert of the same rows (pg, 1 tx)",
       origin: `http://127.0.0.1:${port}`,
       process: baselineProcess,
-      headers: () => ({}),
+      headers: {},
+      idempotent: false,
     };
-
-    await measure("warm-up", app, WARM_UP);
-    await measure("warm-up", bare, WARM_UP);
+    const targets: Target[] = [
+      bare,
+      {
+        name: "POST /v1/applications (new person)",
+        origin: service.origin,
+        process: service.process,
+        headers: auth,
+        idempotent: false,
+      },
+      {
+        name: "POST /v1/applications + Idempotency-Key",
+        origin: service.origin,
+        process: service.process,
+        headers: auth,
+        idempotent: true,
+      },
+    ];
+    const warm: Throughput = { rps: [], responses: 0, cpuMs: 0, failures: 0, peakMb: 0 };
+    for (const t of targets) await throughputRound(t, warm, 2);
     await new Promise((r) => setTimeout(r, 3_000));
     const [serviceIdle, baselineIdle] = await Promise.all([
       settledRss(service.process.pid, { settleMs: IDLE_SETTLE_MS }),
       settledRss(baselineProcess.pid, { settleMs: IDLE_SETTLE_MS }),
     ]);
-    const idle = { service: serviceIdle, baseline: baselineIdle };
-    const scenarios: Array<[string, Target]> = [
-      ["baseline: node:http + bare insert of the same rows (pg, 1 tx)", bare],
-      ["POST /v1/applications (new person)", app],
-      ["POST /v1/applications + Idempotency-Key", appIdempotent],
-    ];
-    const totals: Result[] = scenarios.map(([name]) => ({
-      name,
-      requests: 0,
-      seconds: 0,
-      latenciesMs: [],
+    const throughput = targets.map((): Throughput => ({
+      rps: [],
+      responses: 0,
       cpuMs: 0,
-      peakMb: 0,
       failures: 0,
+      peakMb: 0,
     }));
-    for (let round = 0; round < ROUNDS; round++) {
-      for (const [i, [name, target]] of scenarios.entries()) {
-        const r = await measure(name, target, Math.ceil(REQUESTS / ROUNDS));
-        const total = totals[i] as Result;
-        total.requests += r.requests;
-        total.seconds += r.seconds;
-        total.latenciesMs.push(...r.latenciesMs);
-        total.cpuMs += r.cpuMs;
-        total.failures += r.failures;
-        total.peakMb = Math.max(total.peakMb, r.peakMb);
-      }
-    }
-    const base = totals[0] as Result;
+    for (let round = 0; round < ROUNDS; round++)
+      for (const [i, t] of targets.entries())
+        await throughputRound(t, throughput[i] as Throughput, THROUGHPUT_S);
+    // Latency at half of what the service sustains (new person), the same rate for every target.
+    const rate = Math.max(1, Math.round(median((throughput[1] as Throughput).rps) / 2));
+    const latency = targets.map((): Latency => ({ p50: [], p99: [], failures: 0 }));
+    for (let round = 0; round < ROUNDS; round++)
+      for (const [i, t] of targets.entries()) await latencyRound(t, latency[i] as Latency, rate);
+
+    const summary = targets.map((t, i) => {
+      const tp = throughput[i] as Throughput;
+      const lat = latency[i] as Latency;
+      return {
+        name: t.name,
+        rps: median(tp.rps),
+        cpuUs: (tp.cpuMs * 1000) / Math.max(1, tp.responses),
+        p50: median(lat.p50),
+        p99: median(lat.p99),
+        failures: tp.failures + lat.failures,
+        peakMb: tp.peakMb,
+      };
+    });
+    const base = summary[0] as (typeof summary)[number];
     console.log(
-      `\nidentity: POST /v1/applications, ${CONCURRENCY} concurrent clients, ${REQUESTS} requests per scenario in ${ROUNDS} interleaved rounds\n`,
+      `\nidentity: POST /v1/applications; throughput: wrk, ${CONNECTIONS} connections, ${ROUNDS} rounds of ${THROUGHPUT_S} s (median); latency: open loop at ${rate} req/s, ${ROUNDS} rounds of ${LATENCY_S} s (median)\n`,
     );
-    console.table(totals.map((r) => row(r, base)));
-    const peak = Math.max(...totals.slice(1).map((r) => r.peakMb));
+    console.table(
+      summary.map((r) => ({
+        scenario: r.name,
+        "req/s": r.rps.toFixed(0),
+        [`p50 ms @${rate}/s`]: r.p50.toFixed(1),
+        [`p99 ms @${rate}/s`]: r.p99.toFixed(1),
+        "server CPU µs/req": r.cpuUs.toFixed(0),
+        "peak RSS MB": r.peakMb.toFixed(0),
+        failures: r.failures,
+        "throughput vs baseline": `${(r.rps / base.rps).toFixed(2)}x`,
+        "p99 vs baseline": `${(r.p99 / base.p99).toFixed(1)}x`,
+      })),
+    );
+    const peak = Math.max(...summary.slice(1).map((r) => r.peakMb));
     console.log(
-      `RSS: service idle ${idle.service.toFixed(0)} MB, peak ${peak.toFixed(0)} MB; baseline idle ${idle.baseline.toFixed(0)} MB, peak ${base.peakMb.toFixed(0)} MB (targets < 120 / < 200 MB)`,
+      `RSS: service idle ${serviceIdle.toFixed(0)} MB, peak ${peak.toFixed(0)} MB; baseline idle ${baselineIdle.toFixed(0)} MB, peak ${base.peakMb.toFixed(0)} MB (targets < 120 / < 200 MB)`,
     );
     console.log(
       `load average at end: ${loadavg()
         .map((l) => l.toFixed(2))
         .join(" ")}`,
     );
-    const b = summary(base);
     const r1 = (x: number) => Math.round(x * 10) / 10;
-    const rows: BenchRow[] = totals.slice(1).flatMap((r) => {
-      const s = summary(r);
-      const scenario = `${r.name}, ${CONCURRENCY} clients`;
+    const rows: BenchRow[] = summary.slice(1).flatMap((r) => {
+      const closed = `${r.name}, wrk ${CONNECTIONS} conns`;
+      const open = `${r.name}, open loop ${rate} req/s`;
       return [
         {
-          scenario,
+          scenario: closed,
           metric: "throughput",
-          value: Math.round(s.rps),
+          value: Math.round(r.rps),
           unit: "req/s",
-          baseline: Math.round(b.rps),
+          baseline: Math.round(base.rps),
+          target: `≥ ${THROUGHPUT_TARGET}× baseline`,
+          met: r.rps >= THROUGHPUT_TARGET * base.rps,
         },
-        { scenario, metric: "p50", value: r1(s.p50), unit: "ms", baseline: r1(b.p50) },
-        { scenario, metric: "p99", value: r1(s.p99), unit: "ms", baseline: r1(b.p99) },
         {
-          scenario,
+          scenario: closed,
           metric: "server CPU per request",
-          value: Math.round(s.cpuUs),
+          value: Math.round(r.cpuUs),
           unit: "µs",
-          baseline: Math.round(b.cpuUs),
+          baseline: Math.round(base.cpuUs),
+        },
+        { scenario: open, metric: "p50", value: r1(r.p50), unit: "ms", baseline: r1(base.p50) },
+        {
+          scenario: open,
+          metric: "p99",
+          value: r1(r.p99),
+          unit: "ms",
+          baseline: r1(base.p99),
+          target: `< ${P99_TARGET_MS} ms`,
+          met: r.p99 < P99_TARGET_MS,
         },
         ...(r.failures + base.failures > 0
           ? [
               {
-                scenario,
+                scenario: closed,
                 metric: "failed requests",
                 value: r.failures,
                 unit: "responses",
@@ -304,8 +328,8 @@ async function main(): Promise<void> {
     });
     rows.push(
       ...memoryRows("identity process (main.ts)", {
-        idleMb: idle.service,
-        baselineIdleMb: idle.baseline,
+        idleMb: serviceIdle,
+        baselineIdleMb: baselineIdle,
         peakMb: peak,
         baselinePeakMb: base.peakMb,
       }),

@@ -26,6 +26,10 @@ export interface WrkOptions {
   threads?: number;
   method?: string;
   headers?: Record<string, string>;
+  /**
+   * Each "{{seq}}" in it becomes the request's number, unique over the run's threads (0, 1, …):
+   * a body per request, e.g. a new person per POST.
+   */
   body?: string;
   /** Sent in turn, one per request; paths of `url`'s origin. */
   paths?: readonly string[];
@@ -65,13 +69,18 @@ export function wrkScript(options: WrkOptions, runId: string): string {
     .join("\n");
   const paths = options.paths?.length ? `{${options.paths.map(lua).join(", ")}}` : "nil";
   const unique = options.uniqueHeader ? lua(options.uniqueHeader) : "nil";
-  const perRequest = options.paths?.length || options.uniqueHeader;
+  const bodyParts = options.body?.includes("{{seq}}")
+    ? `{${options.body.split("{{seq}}").map(lua).join(", ")}}`
+    : "nil";
+  const threads = options.threads ?? 1;
+  const perRequest = options.paths?.length || options.uniqueHeader || bodyParts !== "nil";
   return `
 wrk.method = ${lua(options.method ?? "GET")}
 ${options.body === undefined ? "" : `wrk.body = ${lua(options.body)}`}
 ${headers}
 local paths = ${paths}
 local unique = ${unique}
+local bodyParts = ${bodyParts}
 local threads = {}
 local counter = 0
 
@@ -90,7 +99,11 @@ ${
   counter = counter + 1
   if unique then wrk.headers[unique] = ${lua(runId)} .. "-" .. id .. "-" .. counter end
   local path = paths and paths[(counter - 1) % #paths + 1] or nil
-  return wrk.format(nil, path)
+  local body = nil
+  if bodyParts then
+    body = table.concat(bodyParts, string.format("%d", (counter - 1) * ${threads} + id - 1))
+  end
+  return wrk.format(nil, path, nil, body)
 end`
     : ""
 }

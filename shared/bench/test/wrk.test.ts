@@ -69,4 +69,25 @@ describe("runWrk", () => {
     expect(result.statuses["404"]).toBeGreaterThan(answered.length / 4);
     expect(result.statuses["200"]! + result.statuses["404"]!).toBe(result.requests);
   });
+
+  it("numbers each request's body where it says {{seq}}, uniquely over the threads", async () => {
+    seen.length = 0;
+    const result = await runWrk({
+      url: `${origin}/people`,
+      connections: 4,
+      threads: 2,
+      durationS: 1,
+      method: "POST",
+      body: '{"email":"p.{{seq}}@example.be","n":{{seq}}}',
+    });
+    expect(result.statuses["200"]).toBe(result.requests);
+    const numbers = seen.map((s) => {
+      const m = /^\{"email":"p\.(\d+)@example\.be","n":(\d+)\}$/.exec(s.body);
+      expect(m, s.body).not.toBeNull();
+      expect(m?.[1]).toBe(m?.[2]);
+      return Number(m?.[1]);
+    });
+    expect(new Set(numbers).size).toBe(seen.length);
+    expect(Math.min(...numbers)).toBeLessThan(2);
+  });
 });
