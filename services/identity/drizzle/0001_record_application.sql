@@ -1,7 +1,11 @@
 -- POST /v1/applications as one statement: identity resolution and every write of a new application
 -- in one round trip (docs/decisions/application-write-path.md). Runs in the caller's transaction;
--- called alone, the statement is its own transaction. Resolution rules: README "Identity
--- resolution" (the same rules as src/domain/resolve-candidate.ts).
+-- called alone, the statement is its own transaction. The resolution rules (README "Identity
+-- resolution"), given the usable keys in precedence order (e-mail, then phone):
+-- - no usable key: unresolved, a new candidate with no identifiers;
+-- - no key known: resolved, a new candidate answering to every key;
+-- - every known key leads to one survivor: resolved to it, keys not yet known linked to it;
+-- - known keys lead to different survivors: ambiguous, to the first key's survivor, nothing linked.
 CREATE FUNCTION "identity"."record_application"(
 	p_hashes bytea[],
 	p_kinds text[],

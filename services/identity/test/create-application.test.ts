@@ -1,3 +1,4 @@
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { mergeCandidates } from "../src/domain/merge-candidates.ts";
 import {
@@ -261,5 +262,53 @@ describe("POST /v1/applications: vacancy and practice", () => {
         entrypoint_code: code,
       });
     }
+  });
+});
+
+describe("POST /v1/applications: database round trips", () => {
+  /** The statements the service sends to PostgreSQL while `work` runs (nothing else queries). */
+  async function statementsDuring(work: () => Promise<unknown>): Promise<string[]> {
+    const sent: string[] = [];
+    const query = pg.Client.prototype.query;
+    pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+      const [first] = args as [string | { text: string }];
+      sent.push(typeof first === "string" ? first : first.text);
+      return (query as (...a: unknown[]) => unknown).apply(this, args);
+    } as typeof query;
+    try {
+      await work();
+    } finally {
+      pg.Client.prototype.query = query;
+    }
+    return sent;
+  }
+
+  it("records a new person's application in one statement, its own transaction", async () => {
+    const vacancy = h.newVacancy();
+    let status = 0;
+    const sent = await statementsDuring(async () => {
+      status = (await apply(vacancy, person())).status;
+    });
+    expect(status).toBe(201);
+    expect(sent).toEqual([expect.stringContaining("identity.record_application(")]);
+  });
+
+  it("adds the Idempotency-Key's reservation (its own transaction) and the stored response", async () => {
+    const vacancy = h.newVacancy();
+    let status = 0;
+    const sent = await statementsDuring(async () => {
+      const res = await h.post("/v1/applications", applicationBody(vacancy, person()), {
+        headers: { "Idempotency-Key": crypto.randomUUID() },
+      });
+      status = res.status;
+    });
+    expect(status).toBe(201);
+    expect(sent.map((q) => q.split(/\s/)[0]?.toUpperCase())).toEqual([
+      "BEGIN",
+      "INSERT",
+      "COMMIT",
+      "SELECT",
+      "UPDATE",
+    ]);
   });
 });

@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPgPool, runMigrations } from "@svc/db";
 import { DependencyUnavailableError } from "@svc/errors";
@@ -27,16 +27,16 @@ describe("the identity store when PostgreSQL hangs mid-transaction", () => {
       statementTimeoutMs,
     });
     const store = new PgIdentityStore(identityDb(pool));
-    const key = { kind: "email" as const, hash: randomBytes(32) };
+    const candidate = randomUUID();
     try {
       await runMigrations(pool, { schema: "identity", migrationsFolder: MIGRATIONS_FOLDER });
       let started = 0;
       const outcome = await store
         .transaction(async (tx) => {
-          await tx.survivorsOf([key]);
+          await tx.survivorOfCandidate(candidate);
           server.freeze();
           started = Date.now();
-          await tx.survivorsOf([key]);
+          await tx.survivorOfCandidate(candidate);
         })
         .then(
           () => undefined,
@@ -46,7 +46,7 @@ describe("the identity store when PostgreSQL hangs mid-transaction", () => {
       const took = Date.now() - started;
       expect(outcome).toBeInstanceOf(DependencyUnavailableError);
       expect(took, `failed after ${took} ms`).toBeLessThan(statementTimeoutMs + 1_000 + 1_000);
-      expect((await store.transaction((tx) => tx.survivorsOf([key]))).size).toBe(0);
+      expect(await store.transaction((tx) => tx.survivorOfCandidate(candidate))).toBeUndefined();
     } finally {
       server.thaw();
       await pool.end();

@@ -28,8 +28,8 @@ export interface CreateApplicationDeps {
 /**
  * POST /v1/applications: checks the vacancy with the vacancies service (before any database work,
  * so no connection waits on NATS), then resolves the candidate and records application,
- * recruitment case and events in one unit of work (IdentityStore.recordApplication: the
- * resolution rules are in ./resolve-candidate.ts).
+ * recruitment case and events in one unit of work (IdentityStore.recordApplication; the rules:
+ * README "Identity resolution").
  */
 export async function createApplication(
   deps: CreateApplicationDeps,

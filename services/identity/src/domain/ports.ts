@@ -6,7 +6,6 @@ import type {
   Candidate,
   CandidateFilter,
   Page,
-  RecruitmentCase,
   RecruitmentCaseFilter,
   RecruitmentCaseWithApplications,
   VacancyFacts,
@@ -28,7 +27,7 @@ export interface IdentityStore {
   transaction<T>(work: (tx: IdentityTransaction) => Promise<T>): Promise<T>;
   /**
    * Resolves the candidate and records a new application, its recruitment case and their events
-   * as one unit of work (the resolution rules: ./resolve-candidate.ts).
+   * as one unit of work (the rules: README "Identity resolution").
    */
   recordApplication(draft: ApplicationDraft): Promise<RecordedApplication>;
 }
@@ -61,26 +60,6 @@ export interface RecordedApplication {
 }
 
 export interface IdentityTransaction {
-  /** Serialises resolutions that share an identifier, until the transaction ends. */
-  lockIdentifiers(keys: LookupKey[]): Promise<void>;
-  /** Lookup key (hex) → surviving candidate, following merges, for the keys that are known. */
-  survivorsOf(keys: LookupKey[]): Promise<Map<string, string>>;
-  insertCandidate(candidate: Candidate): Promise<void>;
-  /** Links keys to a candidate; a key already linked (to anyone) is left as it is. */
-  linkIdentifiers(candidateUuid: string, keys: LookupKey[], at: Date): Promise<void>;
-  /** An application for the vacancy by the survivor or by a candidate merged into it. */
-  findApplicationOfSurvivor(
-    survivorUuid: string,
-    vacancyUuid: string,
-  ): Promise<Application | undefined>;
-  /** Creates the case for (candidate, vacancy) unless it exists; returns it either way. */
-  ensureRecruitmentCase(
-    recruitmentCase: RecruitmentCase,
-  ): Promise<{ recruitmentCase: RecruitmentCase; created: boolean }>;
-  touchRecruitmentCase(recruitmentCaseUuid: string, at: Date): Promise<void>;
-  /** Inserts unless (candidate, vacancy) already has one; undefined in that case. */
-  insertApplication(application: Application): Promise<Application | undefined>;
-  findApplication(candidateUuid: string, vacancyUuid: string): Promise<Application | undefined>;
   /** Sets submitted_at once; undefined when the application is unknown or already submitted. */
   markSubmitted(applicationUuid: string, at: Date): Promise<Date | undefined>;
   submissionOf(applicationUuid: string): Promise<{ submittedAt: Date | null } | undefined>;

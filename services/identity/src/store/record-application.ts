@@ -31,7 +31,7 @@ interface Row {
 }
 
 /** Advisory-lock key of an identifier: the first 64 bits of its keyed hash. */
-export const lockKeyOf = (hash: Buffer): string => hash.readBigInt64BE(0).toString();
+const lockKeyOf = (hash: Buffer): string => hash.readBigInt64BE(0).toString();
 
 export async function recordApplication(
   pool: pg.Pool,
