@@ -6,6 +6,8 @@
 -- - no key known: resolved, a new candidate answering to every key;
 -- - every known key leads to one survivor: resolved to it, keys not yet known linked to it;
 -- - known keys lead to different survivors: ambiguous, to the first key's survivor, nothing linked.
+-- It returns applications' columns by row type: a column added to applications needs this function
+-- replaced in the same migration.
 CREATE FUNCTION "identity"."record_application"(
 	p_hashes bytea[],
 	p_kinds text[],
