@@ -32,12 +32,15 @@ export interface CreateApplicationDeps {
   publicBaseUrl: string;
 }
 
-interface Draft {
+interface Checked {
   keys: LookupKey[];
   vacancyUuid: string;
   practiceId: string;
   consent: boolean;
   entrypointRaw: string | null;
+}
+
+interface Draft extends Checked {
   now: Date;
   event: (type: EventPayload["event_type"], id: string) => EventPayload;
 }
@@ -61,24 +64,26 @@ export async function createApplication(
     throw new ValidationError([
       { field: "practice_id", message: "is required because the vacancy names no practice" },
     ]);
-  const now = deps.now();
-  const draft: Draft = {
+  const checked: Checked = {
     keys: lookupKeysOf({ email: request.email, phone: request.phone }, deps.hash),
     vacancyUuid: request.vacancyUuid,
     practiceId,
     consent: request.consent,
     entrypointRaw: request.entrypoint,
-    now,
-    event: eventsAt(deps.publicBaseUrl, now),
   };
-  return deps.store.transaction((tx) => recordApplication(tx, draft));
+  return deps.store.transaction((tx) => recordApplication(tx, checked, deps));
 }
 
 async function recordApplication(
   tx: IdentityTransaction,
-  draft: Draft,
+  checked: Checked,
+  deps: CreateApplicationDeps,
 ): Promise<ApplicationOutcome> {
-  await tx.lockIdentifiers(draft.keys);
+  await tx.lockIdentifiers(checked.keys);
+  // Read once the identifiers are this request's: what follows does not wait for another one, so
+  // created_at and the events' occurred_at are the moment of the commit (give or take its writes).
+  const now = deps.now();
+  const draft: Draft = { ...checked, now, event: eventsAt(deps.publicBaseUrl, now) };
   const decision = decideResolution(draft.keys, await tx.survivorsOf(draft.keys));
   const candidateCreated = decision.candidateUuid === null;
   const candidateUuid = decision.candidateUuid ?? randomUUID();

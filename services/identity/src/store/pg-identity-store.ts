@@ -74,7 +74,7 @@ function mergeTreeQuery(survivorUuid: string) {
 }
 
 /** Advisory-lock key of an identifier: the first 64 bits of its keyed hash. */
-const lockKeyOf = (key: LookupKey): string => key.hash.readBigInt64BE(0).toString();
+export const lockKeyOf = (key: LookupKey): string => key.hash.readBigInt64BE(0).toString();
 
 class PgIdentityTransaction implements IdentityTransaction {
   readonly #tx: IdentityTx;
