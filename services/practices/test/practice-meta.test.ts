@@ -4,6 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { KINDS, SOURCES, type FieldMetadata } from "@svc/catalogue";
+import { OCCURRED_AT } from "@svc/events";
 import { TABLES } from "@svc/legacy";
 import type { TempDatabase } from "@svc/testing";
 import type { Practice } from "../src/domain/practice.ts";
@@ -20,6 +21,7 @@ interface Metadata {
   reference_lists: Record<string, unknown>;
   kinds: Record<string, string>;
   sources: Record<string, string>;
+  events: Record<string, { occurred_at: string }>;
 }
 
 let legacy: TempDatabase;
@@ -61,6 +63,14 @@ describe("practice metadata", () => {
     });
     expect(meta.kinds).toEqual(KINDS);
     expect(meta.sources).toEqual(SOURCES);
+    // What occurred_at means for each practice event, and no other entity's events.
+    expect(meta.events).toEqual({
+      "practice.created": { occurred_at: OCCURRED_AT["practice.created"] },
+      "practice.updated": { occurred_at: OCCURRED_AT["practice.updated"] },
+      "practice.deleted": { occurred_at: OCCURRED_AT["practice.deleted"] },
+    });
+    expect(meta.events["practice.updated"]?.occurred_at).toMatch(/modification time/);
+    expect(meta.events["practice.deleted"]?.occurred_at).toMatch(/^When the service detected/);
     for (const field of meta.fields) {
       expect(Object.keys(field).sort()).toEqual(
         [

@@ -6,6 +6,7 @@ import {
   SOURCES,
   type FieldMetadata,
 } from "@svc/catalogue";
+import { OCCURRED_AT } from "@svc/events";
 import { COLUMNS, fixtures, MARKER_TABLE, POSITIONS, PROVINCES, TABLES } from "@svc/legacy";
 import type { TempDatabase } from "@svc/testing";
 import { VACANCY_FIELDS } from "../src/domain/vacancy-catalogue.ts";
@@ -56,6 +57,7 @@ describe("GET /v1/meta/vacancies", () => {
     const data = meta.body.data;
     expect(Object.keys(data).sort()).toEqual([
       "endpoint",
+      "events",
       "fields",
       "identifier",
       "kinds",
@@ -71,6 +73,12 @@ describe("GET /v1/meta/vacancies", () => {
       schema_version: 1,
       kinds: KINDS,
       sources: SOURCES,
+    });
+    // What occurred_at means for each vacancy event, and no other entity's events.
+    expect(data.events).toEqual({
+      "vacancy.created": { occurred_at: OCCURRED_AT["vacancy.created"] },
+      "vacancy.updated": { occurred_at: OCCURRED_AT["vacancy.updated"] },
+      "vacancy.deleted": { occurred_at: OCCURRED_AT["vacancy.deleted"] },
     });
     for (const field of data.fields) {
       expect(Object.keys(field).sort()).toEqual([

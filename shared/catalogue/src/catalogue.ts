@@ -82,6 +82,8 @@ export function metadataResource(
   options: {
     referenceLists?: Record<string, unknown>;
     observedValues?: Record<string, ObservedValue[]>;
+    /** Event type → what its `occurred_at` means, for the resource's events. */
+    events?: Readonly<Record<string, string>>;
   } = {},
 ) {
   return {
@@ -93,5 +95,11 @@ export function metadataResource(
     reference_lists: options.referenceLists ?? {},
     kinds: { ...KINDS },
     sources: { ...SOURCES },
+    events: Object.fromEntries(
+      Object.entries(options.events ?? {}).map(([type, meaning]) => [
+        type,
+        { occurred_at: meaning },
+      ]),
+    ),
   };
 }

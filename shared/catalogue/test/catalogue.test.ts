@@ -82,6 +82,7 @@ describe("metadataResource", () => {
     );
     expect(Object.keys(meta).sort()).toEqual([
       "endpoint",
+      "events",
       "fields",
       "identifier",
       "kinds",
@@ -109,6 +110,14 @@ describe("metadataResource", () => {
       example: "nl",
     });
     expect(meta.fields.find((f) => f.path === "location.latitude")?.json_type).toBe("null");
+    expect(meta.events).toEqual({});
+    expect(
+      metadataResource(
+        { resource: "vacancy", endpoint: "/v1/vacancies", identifier: "uuid", schemaVersion: 1 },
+        fields,
+        { events: { "vacancy.created": "when it was stamped" } },
+      ).events,
+    ).toEqual({ "vacancy.created": { occurred_at: "when it was stamped" } });
     expect(Object.keys(meta.kinds)).toHaveLength(14);
     expect(Object.keys(meta.sources).sort()).toEqual([
       "crm_via_primary",

@@ -7,6 +7,7 @@ export {
   type EventType,
   type EntityType,
 } from "./catalogue.ts";
+export { OCCURRED_AT, occurredAtFor } from "./occurred-at-meaning.ts";
 export {
   buildEvent,
   isoWithOffset,

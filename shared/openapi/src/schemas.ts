@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 import { KINDS, SOURCES, toJsonSchema, type FieldSpec } from "@svc/catalogue";
-import { EVENT_CATALOGUE, EVENT_VERSION, type EventType } from "@svc/events";
+import { EVENT_CATALOGUE, EVENT_VERSION, OCCURRED_AT, type EventType } from "@svc/events";
 import { API_VERSION, MAX_PER_PAGE } from "@svc/http";
 import type { HeaderSpec, JsonSchema } from "./operation.ts";
 
@@ -351,8 +351,33 @@ const describedKeys = (table: Record<string, string>): JsonSchema => ({
   properties: Object.fromEntries(Object.keys(table).map((key) => [key, { type: "string" }])),
 });
 
-/** The metadata resource; `referenceLists` is the schema of its `reference_lists` object. */
-export function metadataResourceSchema(referenceLists: JsonSchema): JsonSchema {
+/** The `events` member: per event type of the resource, what its `occurred_at` means. */
+const eventsMetadata = (events: Readonly<Record<string, string>>): JsonSchema => ({
+  type: "object",
+  description: "The resource's webhook event types, each with what its `occurred_at` means.",
+  additionalProperties: false,
+  required: Object.keys(events),
+  properties: Object.fromEntries(
+    Object.entries(events).map(([type, meaning]) => [
+      type,
+      {
+        type: "object",
+        additionalProperties: false,
+        required: ["occurred_at"],
+        properties: { occurred_at: { type: "string", description: meaning } },
+      },
+    ]),
+  ),
+});
+
+/**
+ * The metadata resource; `referenceLists` is the schema of its `reference_lists` object, `events`
+ * the resource's event types with what their `occurred_at` means.
+ */
+export function metadataResourceSchema(
+  referenceLists: JsonSchema,
+  events: Readonly<Record<string, string>> = {},
+): JsonSchema {
   return {
     type: "object",
     additionalProperties: false,
@@ -365,6 +390,7 @@ export function metadataResourceSchema(referenceLists: JsonSchema): JsonSchema {
       "reference_lists",
       "kinds",
       "sources",
+      "events",
     ],
     properties: {
       resource: { type: "string" },
@@ -379,6 +405,7 @@ export function metadataResourceSchema(referenceLists: JsonSchema): JsonSchema {
       reference_lists: referenceLists,
       kinds: describedKeys(KINDS),
       sources: describedKeys(SOURCES),
+      events: eventsMetadata(events),
     },
   };
 }
@@ -399,7 +426,11 @@ export function eventPayloadSchema(type: EventType): JsonSchema {
       },
       event_type: { const: type },
       event_version: { const: EVENT_VERSION, description: "Payload version." },
-      occurred_at: { type: "string", format: "date-time", description: "ISO 8601 with offset." },
+      occurred_at: {
+        type: "string",
+        format: "date-time",
+        description: `ISO 8601 with offset. ${OCCURRED_AT[type]}`,
+      },
       entity: {
         type: "object",
         additionalProperties: false,

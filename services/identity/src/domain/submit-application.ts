@@ -18,8 +18,9 @@ export async function submitApplication(
   deps: SubmitApplicationDeps,
   applicationUuid: string,
 ): Promise<{ submission: Submission; created: boolean }> {
-  const now = deps.now();
   return deps.store.transaction(async (tx) => {
+    // Read in the transaction, not before a wait for a pooled connection.
+    const now = deps.now();
     const submittedAt = await tx.markSubmitted(applicationUuid, now);
     if (submittedAt) {
       await tx.enqueue([

@@ -3,6 +3,7 @@
  * conformance tests follow. Order = response order.
  */
 import { metadataResource, type FieldSpec } from "@svc/catalogue";
+import { occurredAtFor } from "@svc/events";
 import type { PracticeSource } from "./ports.ts";
 import { PRACTICE_WARNINGS } from "./practice.ts";
 
@@ -294,5 +295,6 @@ export async function practiceMetadata(source: PracticeSource) {
   return metadataResource(PRACTICE_RESOURCE, PRACTICE_FIELDS, {
     referenceLists: {},
     observedValues: await source.observedValues(),
+    events: occurredAtFor("practice"),
   });
 }

@@ -3,6 +3,7 @@
  * declared once: the router mounts these paths and parses these query shapes and bodies, and the
  * OpenAPI document (tools/openapi.ts) is generated from them and the field catalogue.
  */
+import { occurredAtFor } from "@svc/events";
 import { z } from "zod";
 import {
   catalogueSchema,
@@ -49,12 +50,15 @@ const practiceMetadata: NamedSchema = {
   name: "PracticeMetadata",
   description:
     "The practice field catalogue with the values the sources hold; practices have no reference lists.",
-  schema: metadataResourceSchema({
-    type: "object",
-    additionalProperties: false,
-    properties: {},
-    description: "Always empty for practices.",
-  }),
+  schema: metadataResourceSchema(
+    {
+      type: "object",
+      additionalProperties: false,
+      properties: {},
+      description: "Always empty for practices.",
+    },
+    occurredAtFor("practice"),
+  ),
 };
 
 const LEGACY_ERRORS = { 422: ["VALIDATION_ERROR"], 503: ["LEGACY_SOURCE_UNAVAILABLE"] } as const;

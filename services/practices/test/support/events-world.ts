@@ -43,6 +43,8 @@ export interface EventsWorld {
   svc: PracticesApp;
   pipeline: EventPipeline;
   stream: StreamReader;
+  /** The detector's and the API's clock: running, movable. */
+  now(): number;
   advance(ms: number): void;
   /** The clock (plus `offsetMs`) as legacy wall-clock time (what the primary system stamps). */
   local(offsetMs?: number): string;
@@ -153,6 +155,7 @@ export async function startEventsWorld(options: { incrementalMs: number }): Prom
     svc,
     pipeline,
     stream,
+    now: clock.now,
     advance: clock.advance,
     local: (offset = 0) => localOfInstant(clock.now() + offset, config.TIME_ZONE),
     write: async (sql, params = []) => void (await writer.query(sql, params)),

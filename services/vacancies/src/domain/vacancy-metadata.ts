@@ -1,5 +1,6 @@
 /** GET /v1/meta/vacancies: the field catalogue plus the live reference lists. */
 import { metadataResource } from "@svc/catalogue";
+import { occurredAtFor } from "@svc/events";
 import { VACANCY_FIELDS, VACANCY_OBSERVED_VALUES, VACANCY_RESOURCE } from "./vacancy-catalogue.ts";
 import type { VacancyReader } from "./vacancy-reader.ts";
 
@@ -12,5 +13,6 @@ export async function vacancyMetadata(reader: VacancyReader) {
       provinces: { used_by: "location.province.code", entries: lists.provinces },
     },
     observedValues: VACANCY_OBSERVED_VALUES,
+    events: occurredAtFor("vacancy"),
   });
 }

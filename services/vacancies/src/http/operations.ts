@@ -3,6 +3,7 @@
  * paths and parses these query shapes, and the OpenAPI document (tools/openapi.ts) is generated
  * from them and the field catalogue.
  */
+import { occurredAtFor } from "@svc/events";
 import {
   catalogueSchema,
   metadataResourceSchema,
@@ -60,15 +61,18 @@ const vacancyMetadata: NamedSchema = {
   name: "VacancyMetadata",
   description:
     "The vacancy field catalogue with the live reference lists `positions` and `provinces`.",
-  schema: metadataResourceSchema({
-    type: "object",
-    additionalProperties: false,
-    required: ["positions", "provinces"],
-    properties: {
-      positions: referenceList("position.code"),
-      provinces: referenceList("location.province.code"),
+  schema: metadataResourceSchema(
+    {
+      type: "object",
+      additionalProperties: false,
+      required: ["positions", "provinces"],
+      properties: {
+        positions: referenceList("position.code"),
+        provinces: referenceList("location.province.code"),
+      },
     },
-  }),
+    occurredAtFor("vacancy"),
+  ),
 };
 
 const LEGACY_ERRORS = { 422: ["VALIDATION_ERROR"], 503: ["LEGACY_SOURCE_UNAVAILABLE"] } as const;

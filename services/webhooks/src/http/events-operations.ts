@@ -34,7 +34,7 @@ const feedFields = {
   event_type: z.enum(FEED_TYPES),
   created_at: doc.instant().meta({
     description:
-      "When the service recorded the event (it entered the feed then); the `created_since` and `created_before` filters use it. `payload.occurred_at` is the event's own time.",
+      "When the service recorded the event (it entered the feed then); the `created_since` and `created_before` filters use it. `payload.occurred_at` is the event's own time (what it means per event type: the `occurred_at` of each event's payload schema), so for a detected vacancy or practice change it can be earlier than `created_at`, and the feed is not in `occurred_at` order.",
   }),
   payload: z.record(z.string(), z.unknown()),
 };

@@ -22,7 +22,8 @@ export type ApplyOptions = {
   baseline: boolean;
   seenAt: Date;
   fence: Fence;
-  toEvent: (id: string, change: Change) => EventPayload;
+  /** `since`: when a pass last wrote this record's state (null: never seen). */
+  toEvent: (id: string, change: Change, since: Date | null) => EventPayload;
   traceContext?: Record<string, string> | undefined;
 };
 
@@ -77,7 +78,7 @@ export class ChangeStore {
       await enqueueEvents(
         db,
         this.#outbox,
-        plan.events.map((e) => o.toEvent(e.id, e.change)),
+        plan.events.map((e) => o.toEvent(e.id, e.change, locked.get(e.id)?.seenAt ?? null)),
         o.traceContext,
       );
       await o.fence(db);
@@ -92,21 +93,28 @@ export class ChangeStore {
     db: pg.Pool | pg.PoolClient,
     ids: string[],
     forUpdate: boolean,
-  ): Promise<Map<string, StateRow>> {
+  ): Promise<Map<string, StateRow & { seenAt: Date }>> {
     const { rows } = await db.query<{
       entity_id: string;
       hash: Buffer;
       recheck_on: string | null;
+      seen_at: Date;
       deleted: boolean;
     }>(
-      `SELECT entity_id, hash, recheck_on::text AS recheck_on, deleted FROM ${this.#stateName}
+      `SELECT entity_id, hash, recheck_on::text AS recheck_on, seen_at, deleted FROM ${this.#stateName}
        WHERE entity_id = ANY($1::text[])${forUpdate ? " FOR UPDATE" : ""}`,
       [ids],
     );
     return new Map(
       rows.map((r) => [
         r.entity_id,
-        { entityId: r.entity_id, hash: r.hash, recheckOn: r.recheck_on, deleted: r.deleted },
+        {
+          entityId: r.entity_id,
+          hash: r.hash,
+          recheckOn: r.recheck_on,
+          deleted: r.deleted,
+          seenAt: r.seen_at,
+        },
       ]),
     );
   }

@@ -3,6 +3,7 @@ import { buildEvent } from "../event.ts";
 import type { ChangeSource, ChangeRecord, PassContext } from "./change-source.ts";
 import type { Fence } from "@svc/leader";
 import type { ChangeStore } from "./change-store.ts";
+import { occurredAt, stampsOf } from "./occurred-at.ts";
 import { observe } from "./plan.ts";
 import type { Change } from "./plan.ts";
 
@@ -52,23 +53,14 @@ export class DetectionPass {
     this.ctx = { today: dateIn(deps.timeZone, nowMs), nowMs, signal: control.signal };
   }
 
-  /** Evaluates records in batches; each batch commits on its own (state + events together). */
+  /**
+   * Evaluates records in batches; each batch commits on its own (state + events together). In an
+   * incremental pass these are the records read because their modification stamp moved, so the
+   * stamp may date the change (occurred-at.ts); a sweep's records and re-reads by id are dated by
+   * detection.
+   */
   async apply(records: ChangeRecord[]): Promise<void> {
-    const { store, batchSize, source, publicBaseUrl } = this.#deps;
-    this.#counts.examined += records.length;
-    for (let i = 0; i < records.length; i += batchSize) {
-      this.ctx.signal.throwIfAborted();
-      const occurredAt = new Date(this.#deps.now());
-      const events = await store.apply(observe(records.slice(i, i + batchSize)), {
-        baseline: this.kind === "baseline" && !this.#deps.emitCreatedOnBaseline,
-        seenAt: this.startedAt,
-        fence: this.#fence,
-        toEvent: (id: string, change: Change) =>
-          buildEvent({ type: source.events[change], entityId: id, publicBaseUrl, occurredAt }),
-        traceContext: this.#deps.traceContext?.(),
-      });
-      for (const e of events) this.#counts[e.change] += 1;
-    }
+    await this.#apply(records, this.kind === "incremental");
   }
 
   /** Reads `ids` again from the source; an id it no longer returns is a delete. */
@@ -76,7 +68,32 @@ export class DetectionPass {
     const live = await this.#deps.source.byIds(ids, this.ctx);
     const found = new Set(live.map((r) => r.id));
     const gone = ids.filter((id) => !found.has(id)).map((id) => ({ id, canonical: null }));
-    await this.apply([...live, ...gone]);
+    await this.#apply([...live, ...gone], false);
+  }
+
+  async #apply(records: ChangeRecord[], stamped: boolean): Promise<void> {
+    const { store, batchSize, source, publicBaseUrl, timeZone } = this.#deps;
+    this.#counts.examined += records.length;
+    for (let i = 0; i < records.length; i += batchSize) {
+      this.ctx.signal.throwIfAborted();
+      const batch = records.slice(i, i + batchSize);
+      const detectedAt = new Date(this.#deps.now());
+      const stamps = stamped ? stampsOf(batch, timeZone) : null;
+      const events = await store.apply(observe(batch), {
+        baseline: this.kind === "baseline" && !this.#deps.emitCreatedOnBaseline,
+        seenAt: this.startedAt,
+        fence: this.#fence,
+        toEvent: (id: string, change: Change, since: Date | null) =>
+          buildEvent({
+            type: source.events[change],
+            entityId: id,
+            publicBaseUrl,
+            occurredAt: occurredAt(stamps?.get(id), since, detectedAt),
+          }),
+        traceContext: this.#deps.traceContext?.(),
+      });
+      for (const e of events) this.#counts[e.change] += 1;
+    }
   }
 
   result(): PassResult {
