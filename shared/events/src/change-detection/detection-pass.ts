@@ -6,7 +6,7 @@ import type { ChangeStore } from "./change-store.ts";
 import { observe } from "./plan.ts";
 import type { Change } from "./plan.ts";
 
-export type PassKind = "incremental" | "sweep" | "baseline";
+export type PassKind = "quick" | "incremental" | "sweep" | "baseline";
 
 export type PassResult = {
   kind: PassKind;
@@ -28,6 +28,8 @@ export type PassDeps = {
   batchSize: number;
   emitCreatedOnBaseline: boolean;
   traceContext?: (() => Record<string, string> | undefined) | undefined;
+  /** Called after a batch committed events (wakes the outbox relay). */
+  onEvents?: (() => void) | undefined;
 };
 
 /** The state of one pass: its clock reading, its counters, and how it applies a page. */
@@ -68,6 +70,7 @@ export class DetectionPass {
         traceContext: this.#deps.traceContext?.(),
       });
       for (const e of events) this.#counts[e.change] += 1;
+      if (events.length > 0) this.#deps.onEvents?.();
     }
   }
 
