@@ -126,6 +126,7 @@ try {
   out(
     `idle change detection: ${idle.percent.toFixed(2)} % of one core (leader ${idle.leaderMs} ms − replica ${idle.replicaMs} ms CPU over ${IDLE_SECONDS} s)`,
   );
+  out(`leader's passes so far (mean duration): ${await passDurations(leader.internalOrigin)}`);
   const scenario = `100,000 vacancies, ${RATE} updates/s for ${SECONDS} s, 1 subscription`;
   recordBenchRows(BENCH, [
     {
@@ -174,6 +175,28 @@ try {
     ]);
   await writer.end();
   for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
+}
+
+/** Mean duration per pass kind, from the process's change_detection_pass_duration histogram. */
+async function passDurations(origin: string): Promise<string> {
+  const text = await fetch(`${origin}/metrics`).then(
+    (r) => r.text(),
+    () => "",
+  );
+  const kinds = new Map<string, { sum: number; count: number }>();
+  for (const line of text.split("\n")) {
+    const m = /^change_detection_pass_duration\w*_(sum|count)\{([^}]*)\} (\S+)/.exec(line);
+    const kind = m && /change_detection_kind="(\w+)"/.exec(m[2] ?? "")?.[1];
+    if (!m || !kind || !(m[2] ?? "").includes('outcome="ok"')) continue;
+    const k = kinds.get(kind) ?? { sum: 0, count: 0 };
+    k[m[1] as "sum" | "count"] += Number(m[3]);
+    kinds.set(kind, k);
+  }
+  return (
+    [...kinds]
+      .map(([kind, k]) => `${kind} ${k.count} × ${((k.sum / k.count) * 1000).toFixed(0)} ms`)
+      .join(", ") || "(no metrics)"
+  );
 }
 
 /** CPU of both replicas over the same idle window, after the first overlap passes ran. */
