@@ -195,7 +195,7 @@ export const relayEnvShape = {
  * replica by construction). `lease` requires POD_NAME and POD_NAMESPACE (refineLeaderElection).
  */
 export const detectorEnvShape = {
-  DETECTOR_INCREMENTAL_MS: env.int(5_000, 50, 3_600_000),
+  DETECTOR_INCREMENTAL_MS: env.int(250, 50, 3_600_000),
   DETECTOR_SWEEP_MS: env.int(900_000, 1_000, 7 * 86_400_000),
   DETECTOR_EMIT_CREATED_ON_BASELINE: env.bool(false),
   LEADER_ELECTION: z

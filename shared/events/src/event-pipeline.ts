@@ -106,6 +106,8 @@ export async function startEventPipeline(options: EventPipelineOptions): Promise
     incrementalEveryMs: settings.DETECTOR_INCREMENTAL_MS,
     sweepEveryMs: settings.DETECTOR_SWEEP_MS,
     emitCreatedOnBaseline: settings.DETECTOR_EMIT_CREATED_ON_BASELINE,
+    // Events this replica's detector writes go out at once, not at the relay's next poll.
+    onEvents: () => relay.wake(),
     ...(options.now ? { now: options.now } : {}),
     ...meter,
   });

@@ -26,7 +26,10 @@ export type RelayOptions = {
    * batch's database work overlaps another's publishing; default 2.
    */
   concurrency?: number;
-  /** Pause between polls when the outbox is drained; default 200 ms (the added latency). */
+  /**
+   * Pause between polls when the outbox is drained; default 200 ms (the added latency of rows
+   * written by another process; wake() ends it for rows written by this one).
+   */
   pollMs?: number;
   /** How long sent rows are kept for inspection and re-drive; default 7 days. */
   retentionMs?: number;
@@ -61,6 +64,11 @@ export type Relay = {
   stop(): Promise<void>;
   /** Publishes every pending row now; resolves with the number marked sent, rejects on failure. */
   runOnce(): Promise<number>;
+  /**
+   * Ends the pause between polls now (or skips the next one): this process just committed outbox
+   * rows. Does nothing to a backoff after a failure.
+   */
+  wake(): void;
   /** Deletes sent rows older than the retention now; resolves with the number deleted. */
   prune(): Promise<number>;
   stats(): RelayStats;
@@ -98,6 +106,7 @@ export function startRelay(options: RelayOptions): Relay {
   const done = relay.settings.autoStart ? relay.loop() : Promise.resolve();
   return {
     runOnce: () => relay.runOnce(),
+    wake: () => relay.wake(),
     prune: () => relay.prune(),
     stats: () => ({ ...relay.stats }),
     stop: async () => {
@@ -142,6 +151,8 @@ class OutboxRelay {
   #streamReady = false;
   #prunedAt = 0;
   readonly #reported = new Set<string>();
+  #woken = false;
+  #wakeUp: (() => void) | null = null;
 
   constructor(settings: Settings) {
     this.settings = settings;
@@ -201,6 +212,22 @@ class OutboxRelay {
     return deleted;
   }
 
+  wake(): void {
+    if (this.#wakeUp) this.#wakeUp();
+    else this.#woken = true;
+  }
+
+  /** The pause between polls, ended early by wake() or stop(). */
+  async #pause(ms: number): Promise<void> {
+    if (!this.#woken) {
+      const wake = new AbortController();
+      this.#wakeUp = () => wake.abort();
+      await sleep(ms, AbortSignal.any([this.stopping.signal, wake.signal]));
+      this.#wakeUp = null;
+    }
+    this.#woken = false;
+  }
+
   async loop(): Promise<void> {
     const { pollMs, pruneEveryMs, maxBackoffMs, logger, schema } = this.settings;
     let failures = 0;
@@ -209,7 +236,7 @@ class OutboxRelay {
         await this.runOnce();
         if (Date.now() - this.#prunedAt >= pruneEveryMs) await this.prune();
         failures = 0;
-        await sleep(pollMs, this.stopping.signal);
+        await this.#pause(pollMs);
       } catch (err) {
         failures += 1;
         this.stats.failures += 1;

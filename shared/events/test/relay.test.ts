@@ -126,6 +126,27 @@ describe("outbox relay", () => {
     expect((await jsm.streams.info(n.eventsStream)).state.messages).toBe(events.length);
   });
 
+  it("wake() publishes rows written during the pause between polls at once, not at the next poll", async () => {
+    const { schema, n, logger } = await setup();
+    // One row sent by the first poll; the relay then pauses for 10 minutes.
+    await enqueueMany(pool, schema, 1);
+    const relay = startRelay({ pool, schema, js, jsm, names: n, logger, pollMs: 600_000 });
+    try {
+      await waitFor("the first poll", async () => (await pendingCount(pool, schema)) === 0, 20_000);
+      await sleep(200);
+      await enqueueMany(pool, schema, 3);
+      relay.wake();
+      await waitFor(
+        "the woken relay",
+        async () => (await pendingCount(pool, schema)) === 0,
+        15_000,
+      );
+      expect(relay.stats().published).toBe(4);
+    } finally {
+      await relay.stop();
+    }
+  });
+
   it("a relay failing between publish and mark-as-sent leaves the rows pending; the re-publish is absorbed as a duplicate", async () => {
     const { schema, n, logger } = await setup();
     const events = await enqueueMany(pool, schema, 50);

@@ -5,6 +5,7 @@ import {
   FEED_INDEXES,
   liveStatement,
   modifiedSinceStatement,
+  stampsSinceStatement,
 } from "./mysql-vacancy-feed.ts";
 
 const asOf = { today: "2025-06-15" };
@@ -58,5 +59,15 @@ describe("MySQL vacancy feed statements", () => {
         asOf,
       ).params,
     ).toEqual([asOf.today, "2025-06-15 10:05:00", "2025-06-15 10:05:00", 42, 10]);
+  });
+
+  it("read stamps over the same index range as modified-since, without the joins or content", () => {
+    const after = { modifiedLocal: "2025-06-15 10:05:00", rowKey: 42 };
+    const stamps = stampsSinceStatement("2025-06-15 10:00:00", after, 10);
+    const rows = modifiedSinceStatement("2025-06-15 10:00:00", after, 10, asOf);
+    expect(stamps.params).toEqual(rows.params.slice(1));
+    expect(stamps.sql.split("?").length - 1).toBe(stamps.params.length);
+    expect(stamps.sql).toMatch(/^SELECT d\.vacature_id, d\.uuid, d\.gewijzigd_op FROM/);
+    expect(stamps.sql).not.toContain("JOIN");
   });
 });

@@ -12,7 +12,13 @@ import {
   type IndexHint,
   type IndexHints,
 } from "@svc/legacy/reads";
-import type { AsOf, FeedPosition, VacancyChangeFeed, VacancyFeedEntry } from "../domain/ports.ts";
+import type {
+  AsOf,
+  FeedPosition,
+  VacancyChangeFeed,
+  VacancyFeedEntry,
+  VacancyFeedStamp,
+} from "../domain/ports.ts";
 import { zonedIso, type LocalToIso } from "./local-time.ts";
 import { COLUMNS, LABEL_JOINS, vacancyIndexHints, type Statement } from "./mysql-vacancy-source.ts";
 import { toVacancy, type VacancyRow } from "./to-vacancy.ts";
@@ -41,18 +47,47 @@ export function modifiedSinceStatement(
   asOf: AsOf,
   hints: IndexHint = EVERY_INDEX,
 ): Statement {
-  const resume = after
-    ? "d.gewijzigd_op >= ? AND (d.gewijzigd_op > ? OR d.vacature_id > ?)"
-    : "d.gewijzigd_op >= ?";
-  const bounds = after ? [after.modifiedLocal, after.modifiedLocal, after.rowKey] : [sinceLocal];
+  const page = pageOfModified(sinceLocal, after, hints);
   return {
     sql: `SELECT ${FEED_COLUMNS}
-FROM (SELECT d.vacature_id FROM tbl_vacature d${forceIndex(VACANCY_INDEXES.updatedSince, hints)}
-  WHERE ${resume} ORDER BY d.gewijzigd_op, d.vacature_id LIMIT ?) page
+FROM (SELECT d.vacature_id ${page.from} LIMIT ?) page
 JOIN tbl_vacature v ON v.vacature_id = page.vacature_id
 ${LABEL_JOINS}
 ORDER BY v.gewijzigd_op, v.vacature_id`,
-    params: [asOf.today, ...bounds, limit],
+    params: [asOf.today, ...page.bounds, limit],
+  };
+}
+
+/** The index walk modifiedSinceStatement and stampsSinceStatement share, from FROM on. */
+function pageOfModified(
+  sinceLocal: string,
+  after: FeedPosition | null,
+  hints: IndexHint,
+): { from: string; bounds: Array<string | number> } {
+  const resume = after
+    ? "d.gewijzigd_op >= ? AND (d.gewijzigd_op > ? OR d.vacature_id > ?)"
+    : "d.gewijzigd_op >= ?";
+  return {
+    from: `FROM tbl_vacature d${forceIndex(VACANCY_INDEXES.updatedSince, hints)}
+  WHERE ${resume} ORDER BY d.gewijzigd_op, d.vacature_id`,
+    bounds: after ? [after.modifiedLocal, after.modifiedLocal, after.rowKey] : [sinceLocal],
+  };
+}
+
+/**
+ * The stamps of modifiedSinceStatement's rows: the same index range, plus one primary-key lookup
+ * per row for its uuid; no joins, none of the large columns.
+ */
+export function stampsSinceStatement(
+  sinceLocal: string,
+  after: FeedPosition | null,
+  limit: number,
+  hints: IndexHint = EVERY_INDEX,
+): Statement {
+  const page = pageOfModified(sinceLocal, after, hints);
+  return {
+    sql: `SELECT d.vacature_id, d.uuid, d.gewijzigd_op ${page.from} LIMIT ?`,
+    params: [...page.bounds, limit],
   };
 }
 
@@ -100,6 +135,25 @@ export class MysqlVacancyFeed implements VacancyChangeFeed {
     return this.#hints.run((hints) =>
       this.#read(modifiedSinceStatement(sinceLocal, after, limit, asOf, hints)),
     );
+  }
+
+  async stampsSince(
+    sinceLocal: string,
+    after: FeedPosition | null,
+    limit: number,
+  ): Promise<VacancyFeedStamp[]> {
+    const rows = await this.#hints.run((hints) => {
+      const s = stampsSinceStatement(sinceLocal, after, limit, hints);
+      return this.#db.query<{ vacature_id: number; uuid: string; gewijzigd_op: string }>(
+        s.sql,
+        s.params,
+      );
+    });
+    return rows.map((r) => ({
+      uuid: r.uuid,
+      rowKey: Number(r.vacature_id),
+      modifiedLocal: r.gewijzigd_op,
+    }));
   }
 
   async live(afterRowKey: number | null, limit: number, asOf: AsOf): Promise<VacancyFeedEntry[]> {

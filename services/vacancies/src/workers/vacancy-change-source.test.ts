@@ -20,19 +20,32 @@ function fakeFeed(
   );
   const asked: unknown[] = [];
   const asOf: AsOf[] = [];
+  const modified = (since: string, after: FeedPosition | null, limit: number) =>
+    byTime
+      .filter(
+        (e) =>
+          e.modifiedLocal !== null &&
+          e.modifiedLocal >= since &&
+          (!after ||
+            e.modifiedLocal > after.modifiedLocal ||
+            (e.modifiedLocal === after.modifiedLocal && e.rowKey > after.rowKey)),
+      )
+      .slice(0, limit);
   return {
     asked,
     asOf,
     async modifiedSince(since: string, after: FeedPosition | null, limit: number, a: AsOf) {
       asked.push(after);
       asOf.push(a);
-      const from = (e: VacancyFeedEntry) =>
-        e.modifiedLocal !== null &&
-        e.modifiedLocal >= since &&
-        (!after ||
-          e.modifiedLocal > after.modifiedLocal ||
-          (e.modifiedLocal === after.modifiedLocal && e.rowKey > after.rowKey));
-      return byTime.filter(from).slice(0, limit);
+      return modified(since, after, limit);
+    },
+    async stampsSince(since: string, after: FeedPosition | null, limit: number) {
+      asked.push(after);
+      return modified(since, after, limit).map((e) => ({
+        uuid: e.uuid,
+        rowKey: e.rowKey,
+        modifiedLocal: e.modifiedLocal as string,
+      }));
     },
     async live(afterRowKey: number | null, limit: number, a: AsOf) {
       asked.push(afterRowKey);
@@ -96,6 +109,27 @@ describe("VacancyChangeSource", () => {
     expect(pages.map((p) => p.map((r) => r.id))).toEqual([["v2", "v5"], ["v9"]]);
     expect(feed.asked).toEqual([null, { modifiedLocal: "2025-06-15 10:00:00", rowKey: 5 }]);
     expect(feed.asOf.every((a) => a.today === TODAY)).toBe(true);
+  });
+
+  it("pages stampsSince like changedSince, soft-deleted included, with keys and times only", async () => {
+    const feed = fakeFeed([
+      entry(5, "2025-06-15 10:00:00"),
+      entry(2, "2025-06-15 10:00:00", null),
+      entry(9, "2025-06-15 10:00:00"),
+      entry(1, "2025-06-15 09:00:00"),
+    ]);
+    const source = new VacancyChangeSource(feed, { pageSize: 2 });
+    const pages = [];
+    for await (const page of source.stampsSince({ modifiedAfterLocal: "2025-06-15 09:30:00" }, ctx))
+      pages.push(page);
+    expect(pages).toEqual([
+      [
+        { id: "v2", modifiedLocal: "2025-06-15 10:00:00" },
+        { id: "v5", modifiedLocal: "2025-06-15 10:00:00" },
+      ],
+      [{ id: "v9", modifiedLocal: "2025-06-15 10:00:00" }],
+    ]);
+    expect(feed.asked).toEqual([null, { modifiedLocal: "2025-06-15 10:00:00", rowKey: 5 }]);
   });
 
   it("reports a soft-deleted vacancy with a null canonical form and its modification time", async () => {

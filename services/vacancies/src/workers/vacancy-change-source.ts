@@ -4,9 +4,14 @@
  * a client can see, and reporting it is what `vacancy.updated` promises. `published` is judged on
  * the pass's `today`, never the clock.
  */
-import type { ChangeRecord, ChangeSource, PassContext } from "@svc/events";
+import type { ChangeRecord, ChangeSource, ChangeStamp, PassContext } from "@svc/events";
 import type { Vacancy } from "../domain/vacancy-catalogue.ts";
-import type { VacancyChangeFeed, VacancyFeedEntry } from "../domain/ports.ts";
+import type {
+  FeedPosition,
+  VacancyChangeFeed,
+  VacancyFeedEntry,
+  VacancyFeedStamp,
+} from "../domain/ports.ts";
 
 /** Keys the cursor row in change_cursor; changing it would start over with a new baseline. */
 export const VACANCY_SOURCE_NAME = "vacancies";
@@ -67,6 +72,20 @@ export class VacancyChangeSource implements ChangeSource<Vacancy> {
       if (page.length > 0) yield page.map((e) => toRecord(e, ctx.today));
       if (page.length < this.#pageSize) return;
       after = page[page.length - 1];
+    }
+  }
+
+  async *stampsSince(
+    cursor: { modifiedAfterLocal: string },
+    ctx: PassContext,
+  ): AsyncIterable<ChangeStamp[]> {
+    for (let after: FeedPosition | null = null; ;) {
+      ctx.signal.throwIfAborted();
+      const page = await this.#feed.stampsSince(cursor.modifiedAfterLocal, after, this.#pageSize);
+      if (page.length > 0) yield page.map((s) => ({ id: s.uuid, modifiedLocal: s.modifiedLocal }));
+      if (page.length < this.#pageSize) return;
+      const last = page[page.length - 1] as VacancyFeedStamp;
+      after = { modifiedLocal: last.modifiedLocal, rowKey: last.rowKey };
     }
   }
 

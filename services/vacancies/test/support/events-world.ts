@@ -83,7 +83,7 @@ interface Backends {
   close(): Promise<void>;
 }
 
-async function openBackends(incrementalMs: number): Promise<Backends> {
+async function openBackends(incrementalMs: number | undefined): Promise<Backends> {
   const [pgDb, legacyDb]: TempDatabase[] = await Promise.all([
     createTempPgDatabase("vac_ev"),
     seededLegacyDatabase(0),
@@ -105,7 +105,7 @@ async function openBackends(incrementalMs: number): Promise<Backends> {
   const config = loadConfig({
     PUBLIC_BASE_URL: run.app.baseUrl,
     NATS_NAMESPACE: namespace,
-    DETECTOR_INCREMENTAL_MS: String(incrementalMs),
+    ...(incrementalMs === undefined ? {} : { DETECTOR_INCREMENTAL_MS: String(incrementalMs) }),
     DETECTOR_SWEEP_MS: String(7 * DAY_MS),
   });
   const nc: NatsConnection = await connectNats({
@@ -134,7 +134,10 @@ async function openBackends(incrementalMs: number): Promise<Backends> {
   return { pool, run, config, nc, stream, legacy, writer, clock, close };
 }
 
-export async function startEventsWorld(options: { incrementalMs: number }): Promise<EventsWorld> {
+/** `incrementalMs`: DETECTOR_INCREMENTAL_MS; the configuration's default when left out. */
+export async function startEventsWorld(
+  options: { incrementalMs?: number } = {},
+): Promise<EventsWorld> {
   const b = await openBackends(options.incrementalMs);
   const { pool, run, config, stream, writer, clock } = b;
   const logger = silentLogger();

@@ -22,6 +22,13 @@ export type ChangeRecord<T extends object = object> = {
   modifiedLocal?: string | null;
 };
 
+/** A record's key and modification time, without its content: what a quick pass reads first. */
+export type ChangeStamp = {
+  id: string;
+  /** As in ChangeRecord.modifiedLocal; never null (a record without one is the sweep's). */
+  modifiedLocal: string;
+};
+
 /**
  * What a pass tells the source: the mapper must derive calendar fields from `today`, not the clock.
  */
@@ -52,6 +59,16 @@ export interface ChangeSource<T extends object = object> {
     cursor: { modifiedAfterLocal: string },
     ctx: PassContext,
   ): AsyncIterable<ChangeRecord<T>[]>;
+  /**
+   * Optional: the stamps only of the records changedSince would return (soft-deleted included),
+   * in pages, read from an index where the source has one. Quick passes read these several times
+   * a second and then full records (`byIds`) only for versions not evaluated yet; without it they
+   * read changedSince.
+   */
+  stampsSince?(
+    cursor: { modifiedAfterLocal: string },
+    ctx: PassContext,
+  ): AsyncIterable<ChangeStamp[]>;
   /** Every live record, in pages (keyset order recommended): the full sweep. */
   sweep(ctx: PassContext): AsyncIterable<ChangeRecord<T>[]>;
   /** The live records among `ids`; an id not returned is treated as deleted. */

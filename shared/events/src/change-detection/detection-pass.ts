@@ -7,7 +7,7 @@ import { occurredAt, stampsOf } from "./occurred-at.ts";
 import { observe } from "./plan.ts";
 import type { Change } from "./plan.ts";
 
-export type PassKind = "incremental" | "sweep" | "baseline";
+export type PassKind = "quick" | "incremental" | "sweep" | "baseline";
 
 export type PassResult = {
   kind: PassKind;
@@ -29,6 +29,8 @@ export type PassDeps = {
   batchSize: number;
   emitCreatedOnBaseline: boolean;
   traceContext?: (() => Record<string, string> | undefined) | undefined;
+  /** Called after a batch committed events (wakes the outbox relay). */
+  onEvents?: (() => void) | undefined;
 };
 
 /** The state of one pass: its clock reading, its counters, and how it applies a page. */
@@ -55,12 +57,12 @@ export class DetectionPass {
 
   /**
    * Evaluates records in batches; each batch commits on its own (state + events together). In an
-   * incremental pass these are the records read because their modification stamp moved, so the
+   * incremental or quick pass these are the records read because their modification stamp moved, so the
    * stamp may date the change (occurred-at.ts); a sweep's records and re-reads by id are dated by
    * detection.
    */
   async apply(records: ChangeRecord[]): Promise<void> {
-    await this.#apply(records, this.kind === "incremental");
+    await this.#apply(records, this.kind === "incremental" || this.kind === "quick");
   }
 
   /** Reads `ids` again from the source; an id it no longer returns is a delete. */
@@ -93,6 +95,7 @@ export class DetectionPass {
         traceContext: this.#deps.traceContext?.(),
       });
       for (const e of events) this.#counts[e.change] += 1;
+      if (events.length > 0) this.#deps.onEvents?.();
     }
   }
 

@@ -9,6 +9,7 @@ import { ChangeStore } from "./change-store.ts";
 import type { Fence } from "@svc/leader";
 import type { RecheckKey } from "./change-store.ts";
 import { DetectionPass } from "./detection-pass.ts";
+import { quickPass, SeenVersions } from "./quick-pass.ts";
 import type { PassDeps, PassKind, PassResult } from "./detection-pass.ts";
 import { earlierLocal, laterLocal, normalizeLocal, shiftLocal } from "./local-time.ts";
 import { secondsSince, traceContextOf, tracer } from "../telemetry.ts";
@@ -27,6 +28,12 @@ export type ChangeDetectorOptions = {
   now?: () => number;
   /** How far before the cursor each incremental pass reads again; default 2 min. */
   overlapMs?: number;
+  /** How far before the cursor each quick pass reads; default 10 s (quick-pass.ts). */
+  quickWindowMs?: number;
+  /** Versions younger than this are read again by every quick pass; default 2 s. */
+  quickSettleMs?: number;
+  /** Called after a batch committed events, e.g. to wake the outbox relay. */
+  onEvents?: () => void;
   /** Most records per transaction, and ids per byIds call; default 1000. */
   batchSize?: number;
   /** Emit `created` for every record found by the very first run; default false (baseline only). */
@@ -48,6 +55,8 @@ export type ChangeDetectorOptions = {
 export type PassControl = { signal?: AbortSignal; fence?: Fence };
 
 export type ChangeDetector = {
+  /** Stamps since the cursor, full records only for versions not seen yet (quick-pass.ts). */
+  runQuick(control?: PassControl): Promise<PassResult>;
   runIncremental(control?: PassControl): Promise<PassResult>;
   runSweep(control?: PassControl): Promise<PassResult>;
   /** True when no full sweep ran within `everyMs` (or none ever did). */
@@ -58,6 +67,11 @@ export type ChangeDetector = {
 export function createChangeDetector(options: ChangeDetectorOptions): ChangeDetector {
   const deps = passDeps(options);
   const overlapMs = options.overlapMs ?? 120_000;
+  const quick = {
+    windowMs: options.quickWindowMs ?? 10_000,
+    settleMs: options.quickSettleMs ?? 2_000,
+  };
+  const seen = new SeenVersions();
   const metrics = options.meter ? passMetrics(options.meter) : undefined;
   const source = { "change_detection.source": deps.source.name };
   // Each pass is its own trace; the events it writes carry its context into the outbox.
@@ -96,7 +110,11 @@ export function createChangeDetector(options: ChangeDetectorOptions): ChangeDete
                 "change_detection.change": change,
               });
           }
-          if (result.created + result.updated + result.deleted > 0 || kind !== "incremental") {
+          if (
+            result.created + result.updated + result.deleted > 0 ||
+            kind === "sweep" ||
+            kind === "baseline"
+          ) {
             options.logger.info(
               { source: deps.source.name, ...result },
               "change detection pass done",
@@ -134,12 +152,20 @@ export function createChangeDetector(options: ChangeDetectorOptions): ChangeDete
     );
   }
 
+  async function runQuick(control: PassControl = {}): Promise<PassResult> {
+    const cursor = await deps.store.readCursor();
+    if (!cursor) return runSweep(control);
+    return run("quick", control, (pass) =>
+      quickPass(pass, deps, cursor.modifiedAfterLocal, seen, quick),
+    );
+  }
+
   async function sweepDue(everyMs: number): Promise<boolean> {
     const cursor = await deps.store.readCursor();
     return !cursor?.sweptAt || deps.now() - cursor.sweptAt.getTime() >= everyMs;
   }
 
-  return { runIncremental, runSweep, sweepDue };
+  return { runQuick, runIncremental, runSweep, sweepDue };
 }
 
 function passDeps(options: ChangeDetectorOptions): PassDeps {
@@ -159,6 +185,7 @@ function passDeps(options: ChangeDetectorOptions): PassDeps {
     batchSize: options.batchSize ?? 1_000,
     emitCreatedOnBaseline: options.emitCreatedOnBaseline ?? false,
     traceContext: options.traceContext ?? (() => traceContextOf()),
+    onEvents: options.onEvents,
   };
 }
 

@@ -2,6 +2,7 @@ export { canonicalHash, canonicalJson } from "./canonical-hash.ts";
 export {
   checkSource,
   type ChangeRecord,
+  type ChangeStamp,
   type ChangeSource,
   type PassContext,
 } from "./change-source.ts";

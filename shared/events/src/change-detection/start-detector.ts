@@ -6,8 +6,14 @@ import { createChangeDetector } from "./engine.ts";
 import type { ChangeDetector, ChangeDetectorOptions } from "./engine.ts";
 
 export type DetectorSchedule = ChangeDetectorOptions & {
-  /** Pause between passes while leader; default 5 s. */
+  /** Pause between passes while leader (quick passes, see overlapEveryMs); default 250 ms. */
   incrementalEveryMs?: number;
+  /**
+   * The full incremental pass (overlap window, calendar rechecks) replaces a quick pass when the
+   * last one in this term is this old, and is the first pass of a term; default 5 s. At or below
+   * incrementalEveryMs every pass is a full one.
+   */
+  overlapEveryMs?: number;
   /**
    * A full sweep replaces the incremental pass when the last one (any leader's) is this old;
    * default 15 min.
@@ -27,6 +33,7 @@ export type LeadingDetector = {
    * Runs an incremental pass now, after any pass in flight; null when this replica is not leader.
    */
   runIncremental(): Promise<PassResult | null>;
+  runQuick(): Promise<PassResult | null>;
   runSweep(): Promise<PassResult | null>;
   isLeader(): boolean;
   stats(): DetectorStats;
@@ -38,8 +45,9 @@ export type RunningDetector = LeadingDetector & {
 };
 
 /**
- * Adds change detection for one source to the process's leader group: while the group leads, an
- * incremental pass every `incrementalEveryMs`, a full sweep instead when one is due. Passes never
+ * Adds change detection for one source to the process's leader group: while the group leads, a
+ * pass every `incrementalEveryMs`: a quick one, the full incremental pass every `overlapEveryMs`,
+ * or a full sweep instead of that when one is due (docs/decisions/change-detection-latency.md). Passes never
  * overlap. A failed pass is retried with backoff, leadership kept. The sweep schedule is kept in
  * the cursor row, so a new leader does not sweep again at once. The caller starts and stops the
  * group.
@@ -52,6 +60,7 @@ export function addDetector(leader: LeaderGroup, options: DetectorSchedule): Lea
   });
   return {
     runIncremental: () => runner.pass("runIncremental"),
+    runQuick: () => runner.pass("runQuick"),
     runSweep: () => runner.pass("runSweep"),
     isLeader: () => leader.isLeader(),
     stats: () => ({ ...runner.stats }),
@@ -71,6 +80,7 @@ class DetectorRunner {
   readonly #engine: ChangeDetector;
   readonly #o: DetectorSchedule & {
     incrementalEveryMs: number;
+    overlapEveryMs: number;
     sweepEveryMs: number;
     maxBackoffMs: number;
   };
@@ -80,7 +90,8 @@ class DetectorRunner {
   constructor(options: DetectorSchedule) {
     this.#engine = createChangeDetector(options);
     this.#o = {
-      incrementalEveryMs: 5_000,
+      incrementalEveryMs: 250,
+      overlapEveryMs: 5_000,
       sweepEveryMs: 15 * 60_000,
       maxBackoffMs: 30_000,
       ...options,
@@ -88,7 +99,7 @@ class DetectorRunner {
   }
 
   /** One pass, after any pass in flight, as the current leader; null when not leading. */
-  pass(kind: "runIncremental" | "runSweep"): Promise<PassResult | null> {
+  pass(kind: "runQuick" | "runIncremental" | "runSweep"): Promise<PassResult | null> {
     return this.#queue(async () => {
       const term = this.#term;
       if (!term || term.signal.aborted) return null;
@@ -109,12 +120,16 @@ class DetectorRunner {
   }
 
   async #schedule(signal: AbortSignal): Promise<void> {
-    const { incrementalEveryMs, sweepEveryMs, maxBackoffMs, logger, source } = this.#o;
+    const { incrementalEveryMs, overlapEveryMs, sweepEveryMs, maxBackoffMs, logger, source } =
+      this.#o;
+    let overlapAt = -Infinity;
     for (let failures = 0; !signal.aborted;) {
       try {
-        await this.pass(
-          (await this.#engine.sweepDue(sweepEveryMs)) ? "runSweep" : "runIncremental",
-        );
+        if (performance.now() - overlapAt >= overlapEveryMs) {
+          const sweep = await this.#engine.sweepDue(sweepEveryMs);
+          await this.pass(sweep ? "runSweep" : "runIncremental");
+          overlapAt = performance.now();
+        } else await this.pass("runQuick");
         failures = 0;
         await sleep(incrementalEveryMs, signal);
       } catch (err) {

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { createConnection } from "mysql2/promise";
 import type { Connection } from "mysql2/promise";
 import type { LegacyDb } from "@svc/db";
-import type { ChangeRecord, ChangeSource, PassContext } from "../../src/index.ts";
+import type { ChangeRecord, ChangeSource, ChangeStamp, PassContext } from "../../src/index.ts";
 
 /**
  * A change source over a MariaDB vacancy table joined to a practice table, shaped like the
@@ -38,7 +38,10 @@ export class TestVacancySource implements ChangeSource<TestVacancy> {
   } as const;
   readonly #db: LegacyDb;
   readonly #select: string;
+  readonly #stamps: string;
   readonly #pageSize: number;
+  /** Ids read in full by byIds, in call order (what quick passes fetch). */
+  readonly fetched: string[][] = [];
 
   constructor(
     db: LegacyDb,
@@ -50,6 +53,26 @@ export class TestVacancySource implements ChangeSource<TestVacancy> {
     this.name = options.name ?? "vacancies";
     this.#select = `SELECT v.id, v.title, v.visible, v.display_date, v.deleted, v.modified, p.name AS practice_name
       FROM ${tables.vacancy} v LEFT JOIN ${tables.practice} p ON p.id = v.practice_id`;
+    this.#stamps = `SELECT id, modified FROM ${tables.vacancy}`;
+  }
+
+  async *stampsSince(
+    cursor: { modifiedAfterLocal: string },
+    _ctx: PassContext,
+  ): AsyncIterable<ChangeStamp[]> {
+    for (let after: { modified: string; id: string } | null = null; ;) {
+      const rows: Array<{ id: string; modified: string }> = await this.#db.query(
+        after
+          ? `${this.#stamps} WHERE modified > ? OR (modified = ? AND id > ?) ORDER BY modified, id LIMIT ?`
+          : `${this.#stamps} WHERE modified >= ? ORDER BY modified, id LIMIT ?`,
+        after
+          ? [after.modified, after.modified, after.id, this.#pageSize]
+          : [cursor.modifiedAfterLocal, this.#pageSize],
+      );
+      if (rows.length > 0) yield rows.map((r) => ({ id: r.id, modifiedLocal: r.modified }));
+      if (rows.length < this.#pageSize) return;
+      after = rows[rows.length - 1] as { modified: string; id: string };
+    }
   }
 
   async *changedSince(
@@ -86,6 +109,7 @@ export class TestVacancySource implements ChangeSource<TestVacancy> {
 
   async byIds(ids: string[], ctx: PassContext): Promise<ChangeRecord<TestVacancy>[]> {
     if (ids.length === 0) return [];
+    this.fetched.push([...ids]);
     const rows = await this.#db.query<Row>(`${this.#select} WHERE v.deleted = 0 AND v.id IN (?)`, [
       ids,
     ]);
