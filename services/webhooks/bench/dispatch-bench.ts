@@ -43,8 +43,9 @@ const PACED_RATE = 200; // events/s, one subscription
 const PACED_SECONDS = 10;
 const CONCURRENCY = 128; // WEBHOOK_DELIVERY_CONCURRENCY default
 // Load curve: events/s per step (× 10 subscriptions = deliveries/s), ×1.4 a step, until saturated.
-const CURVE_EVENT_RATES = [10, 14, 20, 28, 40, 56, 80, 110, 160, 220, 310, 430];
+const CURVE_EVENT_RATES = [2, 5, 10, 14, 20, 28, 40, 56, 80, 110, 160, 220, 310, 430];
 const CURVE_STEP_SECONDS = 5;
+const CURVE_SCENARIO = `load curve, ${THROUGHPUT_SUBSCRIPTIONS} subscriptions`;
 const out = (line = "") => process.stdout.write(`${line}\n`);
 
 const ca = createTestCa();
@@ -88,6 +89,8 @@ const service = createSubscriptionService({
 });
 // --profile (or --cpu-prof): writes a CPU profile of the dispatcher to /tmp/webhooks-prof.
 const PROFILE = process.argv.includes("--profile") || process.argv.includes("--cpu-prof");
+// --curve-only: the load curve alone (printed and recorded), without the burst, paced and bare runs.
+const CURVE_ONLY = process.argv.includes("--curve-only");
 await build();
 const dispatcher = spawnDispatcher(
   env,
@@ -101,7 +104,32 @@ try {
     fanOutPaths.push(await subscribe(`/bench/fan/${i}`, "vacancy.updated"));
   const pacedPath = await subscribe("/bench/paced", "practice.updated");
   await warmUp();
+  if (CURVE_ONLY) {
+    const curve = await measureCurve();
+    out(curveTable(curve, THROUGHPUT_SUBSCRIPTIONS, CURVE_STEP_SECONDS));
+    out(`load average ${readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ")}`);
+    recordBenchRows("webhooks-dispatch", curveRows(curve, CURVE_SCENARIO));
+  } else await fullRun(fanOutPaths, pacedPath);
+} finally {
+  if (PROFILE)
+    process.stderr.write(
+      `--- dispatcher output (tail) ---\n${dispatcher.output().slice(-4_000)}\n`,
+    );
+  if (PROFILE) {
+    dispatcher.kill("SIGTERM");
+    await new Promise((r) => dispatcher.once("exit", r));
+  }
+  await killHard(dispatcher);
+  for (const stream of [n.eventsStream, n.deliveriesStream])
+    await jsm.streams.delete(stream).catch(() => false);
+  await drainNats(nc, { timeoutMs: 2_000 });
+  await pool.end();
+  await database.drop();
+  await receiver.close();
+  ca.dispose();
+}
 
+async function fullRun(fanOutPaths: string[], pacedPath: string): Promise<void> {
   const published = new Map<string, number>();
   const cpuBefore = cpuMs(dispatcher.pid!);
   const throughput = await measureThroughput(published, fanOutPaths);
@@ -186,25 +214,8 @@ try {
       value: Number((cpuBurst / burstDeliveries).toFixed(3)),
       unit: "ms",
     },
-    ...curveRows(curve, `load curve, ${THROUGHPUT_SUBSCRIPTIONS} subscriptions`),
+    ...curveRows(curve, CURVE_SCENARIO),
   ]);
-} finally {
-  if (PROFILE)
-    process.stderr.write(
-      `--- dispatcher output (tail) ---\n${dispatcher.output().slice(-4_000)}\n`,
-    );
-  if (PROFILE) {
-    dispatcher.kill("SIGTERM");
-    await new Promise((r) => dispatcher.once("exit", r));
-  }
-  await killHard(dispatcher);
-  for (const stream of [n.eventsStream, n.deliveriesStream])
-    await jsm.streams.delete(stream).catch(() => false);
-  await drainNats(nc, { timeoutMs: 2_000 });
-  await pool.end();
-  await database.drop();
-  await receiver.close();
-  ca.dispose();
 }
 
 async function subscribe(
