@@ -257,9 +257,10 @@ async function measureCurve(): Promise<CurveStep[]> {
         return (u.user + u.system) / 1000;
       },
       // Listed at each sample: the pool opens connections as it needs them.
-      "PostgreSQL (this database)": () =>
-        processCpuMs(pidsByCommandLine(["postgres: ", ` ${dbName} `])),
-      "NATS server (shared)": () => processCpuMs(nats),
+      "PostgreSQL (this database)": processCpuMs(() =>
+        pidsByCommandLine(["postgres: ", ` ${dbName} `]),
+      ),
+      "NATS server (shared)": processCpuMs(() => nats),
     },
   });
 }

@@ -162,18 +162,26 @@ function sampleCpu(cpuMs: Record<string, () => number>): Record<string, number> 
   return Object.fromEntries(Object.entries(cpuMs).map(([k, read]) => [k, read()]));
 }
 
-/** CPU time (user + system) of processes, from /proc/<pid>/stat (ticks of 10 ms); gone: 0. */
-export function processCpuMs(pids: number[]): number {
-  let sum = 0;
-  for (const pid of pids) {
-    try {
-      const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-      sum += (Number(fields[11]) + Number(fields[12])) * 10;
-    } catch {
-      // Exited since it was listed.
+/**
+ * CPU time (user + system) used so far by the processes `list` names, from /proc/<pid>/stat (ticks
+ * of 10 ms). A process that exits keeps its last reading, so the total never goes back (a pool
+ * closing an idle connection).
+ */
+export function processCpuMs(list: () => number[]): () => number {
+  const last = new Map<number, number>();
+  return () => {
+    for (const pid of list()) {
+      try {
+        const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+        last.set(pid, (Number(fields[11]) + Number(fields[12])) * 10);
+      } catch {
+        // Exited since it was listed: its last reading stands.
+      }
     }
-  }
-  return sum;
+    let sum = 0;
+    for (const ms of last.values()) sum += ms;
+    return sum;
+  };
 }
 
 /** The pids of processes whose command line contains every one of `parts`. */
