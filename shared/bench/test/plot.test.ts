@@ -169,7 +169,7 @@ describe("curvePlot", () => {
     const [a, b, c, d] = points(svg, "throughput");
     // Linear: equal steps of throughput are equal steps of height (400 → 800 → 1600: 1 : 2).
     expect((b![2]! - c![2]!) / (a![2]! - b![2]!)).toBeCloseTo(2, 1);
-    // Flat past saturation (2000 at 1600 offered is drawn above the point at 1600 only by 400).
+    // Past saturation it flattens: 1,600 → 2,000 achieved while the offered load doubles.
     expect(d![2]!).toBeLessThan(c![2]!);
     expect(svg).toContain("throughput (deliveries/s)</text>");
   });
