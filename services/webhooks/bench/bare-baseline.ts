@@ -17,8 +17,13 @@ export async function bareBaseline(o: {
 }) {
   // One secure context, as the dispatcher has: a `ca` list per connection re-parses the root store
   // each time.
+  // A generous connect timeout: 128 TLS handshakes at once on a busy machine may take more than
+  // undici's default 10 s, and one failed POST would end the run.
   const agent = new Agent({
-    connect: { secureContext: createSecureContext({ ca: [...rootCertificates, o.caPem] }) },
+    connect: {
+      secureContext: createSecureContext({ ca: [...rootCertificates, o.caPem] }),
+      timeout: 60_000,
+    },
     allowH2: false,
   });
   const secret = "whsec_bench";

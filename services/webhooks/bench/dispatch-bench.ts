@@ -28,12 +28,24 @@ import { spawnDispatcher } from "../test/support/dispatcher-process.ts";
 import { killHard } from "../test/support/private-nats.ts";
 import { startReceiver } from "../test/support/receiver.ts";
 import { bareBaseline, percentile, waitUntil } from "./bare-baseline.ts";
+import {
+  curveRows,
+  curveTable,
+  loadCurve,
+  pidsByCommandLine,
+  processCpuMs,
+  type CurveStep,
+} from "./load-curve.ts";
 
 const THROUGHPUT_SUBSCRIPTIONS = 10;
 const THROUGHPUT_EVENTS = 3_000; // × 10 subscriptions = 30,000 deliveries
 const PACED_RATE = 200; // events/s, one subscription
 const PACED_SECONDS = 10;
 const CONCURRENCY = 128; // WEBHOOK_DELIVERY_CONCURRENCY default
+// Load curve: events/s per step (× 10 subscriptions = deliveries/s), ×1.4 a step, until saturated.
+const CURVE_EVENT_RATES = [2, 5, 10, 14, 20, 28, 40, 56, 80, 110, 160, 220, 310, 430];
+const CURVE_STEP_SECONDS = 5;
+const CURVE_SCENARIO = `load curve, ${THROUGHPUT_SUBSCRIPTIONS} subscriptions`;
 const out = (line = "") => process.stdout.write(`${line}\n`);
 
 const ca = createTestCa();
@@ -77,6 +89,8 @@ const service = createSubscriptionService({
 });
 // --profile (or --cpu-prof): writes a CPU profile of the dispatcher to /tmp/webhooks-prof.
 const PROFILE = process.argv.includes("--profile") || process.argv.includes("--cpu-prof");
+// --curve-only: the load curve alone (printed and recorded), without the burst, paced and bare runs.
+const CURVE_ONLY = process.argv.includes("--curve-only");
 await build();
 const dispatcher = spawnDispatcher(
   env,
@@ -90,7 +104,32 @@ try {
     fanOutPaths.push(await subscribe(`/bench/fan/${i}`, "vacancy.updated"));
   const pacedPath = await subscribe("/bench/paced", "practice.updated");
   await warmUp();
+  if (CURVE_ONLY) {
+    const curve = await measureCurve();
+    out(curveTable(curve, THROUGHPUT_SUBSCRIPTIONS, CURVE_STEP_SECONDS));
+    out(`load average ${readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ")}`);
+    recordBenchRows("webhooks-dispatch", curveRows(curve, CURVE_SCENARIO));
+  } else await fullRun(fanOutPaths, pacedPath);
+} finally {
+  if (PROFILE)
+    process.stderr.write(
+      `--- dispatcher output (tail) ---\n${dispatcher.output().slice(-4_000)}\n`,
+    );
+  if (PROFILE) {
+    dispatcher.kill("SIGTERM");
+    await new Promise((r) => dispatcher.once("exit", r));
+  }
+  await killHard(dispatcher);
+  for (const stream of [n.eventsStream, n.deliveriesStream])
+    await jsm.streams.delete(stream).catch(() => false);
+  await drainNats(nc, { timeoutMs: 2_000 });
+  await pool.end();
+  await database.drop();
+  await receiver.close();
+  ca.dispose();
+}
 
+async function fullRun(fanOutPaths: string[], pacedPath: string): Promise<void> {
   const published = new Map<string, number>();
   const cpuBefore = cpuMs(dispatcher.pid!);
   const throughput = await measureThroughput(published, fanOutPaths);
@@ -100,6 +139,7 @@ try {
   const cpuPaced = cpuMs(dispatcher.pid!) - cpuBefore - cpuBurst;
   const queueAfterPaced = await deliveriesConsumerCounts();
   const stages = await pacedStages(published, pacedPath);
+  const curve = await measureCurve();
   const bare = await bareBaseline({
     url: receiver.url("/bench/bare"),
     caPem: ca.caPem,
@@ -141,6 +181,7 @@ try {
       `paced ${((queueAfterPaced.delivered - queueAfterBurst.delivered) / (queueAfterPaced.stored - queueAfterBurst.stored)).toFixed(2)}`,
   );
   out(stages);
+  out(curveTable(curve, THROUGHPUT_SUBSCRIPTIONS, CURVE_STEP_SECONDS));
   recordBenchRows("webhooks-dispatch", [
     {
       scenario: `burst ${THROUGHPUT_EVENTS} events × ${THROUGHPUT_SUBSCRIPTIONS} subscriptions`,
@@ -173,24 +214,8 @@ try {
       value: Number((cpuBurst / burstDeliveries).toFixed(3)),
       unit: "ms",
     },
+    ...curveRows(curve, CURVE_SCENARIO),
   ]);
-} finally {
-  if (PROFILE)
-    process.stderr.write(
-      `--- dispatcher output (tail) ---\n${dispatcher.output().slice(-4_000)}\n`,
-    );
-  if (PROFILE) {
-    dispatcher.kill("SIGTERM");
-    await new Promise((r) => dispatcher.once("exit", r));
-  }
-  await killHard(dispatcher);
-  for (const stream of [n.eventsStream, n.deliveriesStream])
-    await jsm.streams.delete(stream).catch(() => false);
-  await drainNats(nc, { timeoutMs: 2_000 });
-  await pool.end();
-  await database.drop();
-  await receiver.close();
-  ca.dispose();
 }
 
 async function subscribe(
@@ -203,6 +228,41 @@ async function subscribe(
   });
   receiver.setSecrets(path, [secret]);
   return path;
+}
+
+/** The load curve to the 10 fan-out subscriptions, with the CPU of each process involved. */
+async function measureCurve(): Promise<CurveStep[]> {
+  const dbName = new URL(database.url).pathname.slice(1);
+  const natsPort = new URL(testEnv.TEST_NATS_URL).port || "4222";
+  const nats = pidsByCommandLine(["nats-server", `-p ${natsPort}`]);
+  return loadCurve({
+    eventRates: CURVE_EVENT_RATES,
+    deliveriesPerEvent: THROUGHPUT_SUBSCRIPTIONS,
+    stepSeconds: CURVE_STEP_SECONDS,
+    drainTimeoutMs: 60_000,
+    publish: () => {
+      const e = buildEvent({
+        type: "vacancy.updated",
+        entityId: "c",
+        publicBaseUrl: "https://bench.invalid",
+      });
+      const sent = publish(js, n.eventSubject(e.event_type), e, { msgId: e.event_uuid });
+      return { eventId: e.event_uuid, sent };
+    },
+    arrivals: (from) => receiver.receivedFrom(from),
+    cpuMs: {
+      dispatcher: () => cpuMs(dispatcher.pid!),
+      "bench (publisher, receiver)": () => {
+        const u = process.cpuUsage();
+        return (u.user + u.system) / 1000;
+      },
+      // Listed at each sample: the pool opens connections as it needs them.
+      "PostgreSQL (this database)": processCpuMs(() =>
+        pidsByCommandLine(["postgres: ", ` ${dbName} `]),
+      ),
+      "NATS server (shared)": processCpuMs(() => nats),
+    },
+  });
 }
 
 /**
@@ -239,7 +299,7 @@ async function measureThroughput(published: Map<string, number>, paths: string[]
     );
   }
   const count = () => paths.reduce((sum, p) => sum + receiver.received(p).length, 0);
-  await waitUntil(() => count() >= expected, 120_000, "the burst to be delivered");
+  await waitUntil(() => count() >= expected, 300_000, "the burst to be delivered");
   const seconds = (performance.now() - started) / 1000;
   const got = paths.flatMap((p) => receiver.received(p)).filter((r) => r.at >= startedAt);
   return {
@@ -268,7 +328,7 @@ async function measurePaced(published: Map<string, number>, path: string) {
   await Promise.all(sends);
   await waitUntil(
     () => receiver.received(path).length >= total,
-    60_000,
+    180_000,
     "the paced events to be delivered",
   );
   const seconds = (performance.now() - started) / 1000;

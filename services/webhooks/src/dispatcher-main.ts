@@ -55,6 +55,9 @@ const nc = await connectNats({
   ...natsConnectSettings(config),
   name: PROCESS_NAME,
   logger,
+  // Fan-out publishes once per delivery: no caller stack captured per publish
+  // (docs/decisions/delivery-throughput.md).
+  asyncTraces: false,
 });
 const client = createDeliveryClient(config, systemResolver());
 const dispatcher = await startDispatcher({

@@ -7,7 +7,7 @@ import { nextStep, retryPolicy } from "../src/domain/retry-policy.ts";
 import { deliveryHeaders, generateSecret, signatureHeader } from "../src/domain/signing.ts";
 import { deliveryMessageId } from "../src/messaging/nats-delivery-queue.ts";
 import { microBatcher } from "../src/store/micro-batcher.ts";
-import { createSecretBox } from "../src/store/secret-box.ts";
+import { createSecretBox, openedSecretsCache } from "../src/store/secret-box.ts";
 import { inFlightCaps } from "../src/workers/dispatcher/in-flight-caps.ts";
 import { verifySignatures } from "./support/receiver.ts";
 
@@ -74,6 +74,31 @@ describe("secret box (AES-256-GCM)", () => {
 
   it("uses a fresh IV every time", () => {
     expect(box.seal("same", "sub")).not.toBe(box.seal("same", "sub"));
+  });
+
+  it("opens each sealed secret once when cached, a rotated one anew, a wrong one never", () => {
+    let opens = 0;
+    const counting = {
+      seal: box.seal,
+      open: (s: string, id: string) => (opens++, box.open(s, id)),
+    };
+    const cached = openedSecretsCache(counting, 2);
+    const first = box.seal("whsec_first", "sub-1");
+    expect([cached.open(first, "sub-1"), cached.open(first, "sub-1")]).toEqual([
+      "whsec_first",
+      "whsec_first",
+    ]);
+    expect(opens).toBe(1);
+    // The same sealed text under another subscription id still fails its AAD check, every time.
+    expect(() => cached.open(first, "sub-2")).toThrow();
+    expect(() => cached.open(first, "sub-2")).toThrow();
+    const rotated = box.seal("whsec_second", "sub-1");
+    expect(cached.open(rotated, "sub-1")).toBe("whsec_second");
+    expect(opens).toBe(4);
+    // Bounded: a third entry drops the oldest, which is opened again when next asked for.
+    cached.open(box.seal("whsec_third", "sub-3"), "sub-3");
+    cached.open(first, "sub-1");
+    expect(opens).toBe(6);
   });
 });
 

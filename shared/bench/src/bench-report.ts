@@ -23,6 +23,12 @@ export interface BenchRow {
   /** The target in words, e.g. "< 100 ms" or "≥ 60% of baseline". */
   target?: string;
   met?: boolean;
+  /**
+   * Where on a curve the row was measured (e.g. the offered load), in `xUnit`: a scenario whose
+   * rows all have one is plotted as lines over x instead of bars.
+   */
+  x?: number;
+  xUnit?: string;
 }
 
 export interface RecordedBenchRow extends BenchRow {
@@ -43,6 +49,8 @@ export function recordBenchRows(
     baseline?: number;
     target?: string;
     met?: boolean;
+    x?: number;
+    xUnit?: string;
   }>,
 ): void {
   const file = benchEnv.BENCH_RESULTS_FILE;

@@ -55,8 +55,12 @@ export function benchTable(rows: BenchRow[]): string {
   ];
   for (const row of rows) {
     const unit = row.unit ? ` ${row.unit}` : "";
+    const metric =
+      row.x === undefined
+        ? row.metric
+        : `${row.metric} at ${formatNumber(row.x)} ${row.xUnit ?? ""}`;
     lines.push(
-      `| ${cell(row.scenario)} | ${cell(row.metric)} | ${formatNumber(row.value)}${unit} | ${row.baseline === undefined ? "–" : `${formatNumber(row.baseline)}${unit}`} | ${ratioOf(row)} | ${cell(row.target ?? "–")} | ${row.met === undefined ? "–" : row.met ? "yes" : "**no**"} |`,
+      `| ${cell(row.scenario)} | ${cell(metric.trim())} | ${formatNumber(row.value)}${unit} | ${row.baseline === undefined ? "–" : `${formatNumber(row.baseline)}${unit}`} | ${ratioOf(row)} | ${cell(row.target ?? "–")} | ${row.met === undefined ? "–" : row.met ? "yes" : "**no**"} |`,
     );
   }
   return lines.join("\n");

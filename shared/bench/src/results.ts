@@ -4,6 +4,7 @@
 // Nothing else goes in, so `npm run bench -- --report-only` rewrites the same files.
 import type { RecordedBenchRow } from "./bench-report.ts";
 import { scenarioPlot, slug } from "./plot.ts";
+import { curvePlot, isCurve } from "./curve-plot.ts";
 import { benchTable, markdownCell } from "./report-table.ts";
 
 /** One bench file of a run. */
@@ -183,13 +184,12 @@ export function resultsReport(input: BenchResults): Map<string, string> {
       for (let n = 2; taken.has(name); n++) name = `${slug(bench)}-${slug(scenario)}-${n}`;
       taken.add(name);
       const path = `plots/${name}.svg`;
+      const scenarioRows = rows.filter((r) => r.scenario === scenario);
       files.set(
         path,
-        scenarioPlot(
-          bench,
-          scenario,
-          rows.filter((r) => r.scenario === scenario),
-        ),
+        isCurve(scenarioRows)
+          ? curvePlot(bench, scenario, scenarioRows)
+          : scenarioPlot(bench, scenario, scenarioRows),
       );
       md.push("", `![${escapeAlt(`${bench}: ${scenario}`)}](${path})`);
     }

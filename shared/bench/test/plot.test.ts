@@ -1,5 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { escapeXml, plotPanels, scenarioPlot, slug, type PlotRow } from "../src/index.ts";
+import {
+  curvePlot,
+  escapeXml,
+  isCurve,
+  plotPanels,
+  scenarioPlot,
+  slug,
+  type CurveRow,
+  type PlotRow,
+} from "../src/index.ts";
 
 /** Width of the bar of `series` for `metric`, from the data attributes the plot writes. */
 function barWidth(svg: string, series: "value" | "baseline", metric: string): number | undefined {
@@ -119,5 +128,61 @@ describe("escapeXml and slug", () => {
     expect(slug("Événement ×10")).toBe("evenement-10");
     expect(slug("x".repeat(200))).toHaveLength(80);
     expect(slug("???")).toBe("scenario");
+  });
+});
+
+describe("curvePlot", () => {
+  const unit = "deliveries/s";
+  const curve: CurveRow[] = [400, 800, 1600, 3200].flatMap((x, i) => [
+    { metric: "throughput", value: Math.min(x, 2000), unit, x, xUnit: unit },
+    { metric: "event-to-POST p50", value: [5, 6, 9, 900][i]!, unit: "ms", x, xUnit: unit },
+    { metric: "event-to-POST p99", value: [20, 25, 60, 4000][i]!, unit: "ms", x, xUnit: unit },
+  ]);
+  /** The points of one series: [x, cx, cy] from the circles' data attributes. */
+  const points = (svg: string, series: string) =>
+    [...svg.matchAll(/<circle [^>]*>/g)]
+      .map((m) => m[0])
+      .filter((tag) => tag.includes(`data-series="${series}"`))
+      .map((tag) =>
+        ["data-x", "cx", "cy"].map((a) => Number(new RegExp(` ${a}="([^"]+)"`).exec(tag)![1])),
+      );
+
+  it("is chosen for a scenario whose rows all have an x, and only then", () => {
+    expect(isCurve(curve)).toBe(true);
+    expect(isCurve(readRows)).toBe(false);
+    expect(isCurve([...curve, { metric: "peak RSS", value: 1, unit: "MB" }])).toBe(false);
+  });
+
+  it("draws one line per metric, its points left to right by x", () => {
+    const svg = curvePlot("webhooks-dispatch", "load curve", curve);
+    for (const series of ["throughput", "event-to-POST p50", "event-to-POST p99"]) {
+      const p = points(svg, series);
+      expect(p.map(([x]) => x)).toEqual([400, 800, 1600, 3200]);
+      for (let i = 1; i < p.length; i++) expect(p[i]![1]).toBeGreaterThan(p[i - 1]![1]!);
+    }
+    expect(svg.match(/<polyline /g)).toHaveLength(3);
+  });
+
+  it("shows saturation: throughput leaves the achieved = offered line, on a linear scale", () => {
+    const svg = curvePlot("webhooks-dispatch", "load curve", curve);
+    expect(svg).toContain('data-series="offered"');
+    const [a, b, c, d] = points(svg, "throughput");
+    // Linear: equal steps of throughput are equal steps of height (400 → 800 → 1600: 1 : 2).
+    expect((b![2]! - c![2]!) / (a![2]! - b![2]!)).toBeCloseTo(2, 1);
+    // Past saturation it flattens: 1,600 → 2,000 achieved while the offered load doubles.
+    expect(d![2]!).toBeLessThan(c![2]!);
+    expect(svg).toContain("throughput (deliveries/s)</text>");
+  });
+
+  it("draws latency over decades by a log scale when it spans more than 50×", () => {
+    const svg = curvePlot("webhooks-dispatch", "load curve", curve);
+    expect(svg).toContain("latency (ms), log scale</text>");
+    const [a, b] = points(svg, "event-to-POST p50");
+    const [, , , p99Last] = points(svg, "event-to-POST p99");
+    const [, , , p50Last] = points(svg, "event-to-POST p50");
+    // 5 → 6 ms is a small step, and the 4000 ms p99 stays inside the panel above the 900 ms p50.
+    expect(a![2]! - b![2]!).toBeLessThan(20);
+    expect(p99Last![2]!).toBeLessThan(p50Last![2]!);
+    expect(svg).not.toContain("NaN");
   });
 });

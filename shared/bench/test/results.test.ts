@@ -122,6 +122,26 @@ describe("resultsReport", () => {
     expect(plot).not.toContain('data-series="baseline"');
   });
 
+  it("draws a scenario measured along x as a curve and names each row's x in the table", () => {
+    const at = (x: number, value: number) =>
+      row({
+        bench: "webhooks-dispatch",
+        scenario: "load curve",
+        unit: "deliveries/s",
+        value,
+        x,
+        xUnit: "deliveries/s",
+        baseline: undefined,
+      });
+    const files = resultsReport({ runs: sample().runs, rows: [at(400, 398), at(800, 610)] });
+    expect(files.get("results.md")).toContain(
+      "| load curve | throughput at 800 deliveries/s | 610 deliveries/s | – |",
+    );
+    const plot = files.get("plots/webhooks-dispatch-load-curve.svg")!;
+    expect(plot).toContain("<polyline");
+    expect(plot).not.toContain('data-series="value"');
+  });
+
   it("links exactly the plots it writes, giving clashing names a number", () => {
     const results = sample();
     results.rows.push(row({ scenario: "list page 1!", metric: "p50", value: 75.7, unit: "ms" }));

@@ -14,6 +14,11 @@ export type ConnectNatsOptions = {
   /** Credentials and TLS, from `natsConnectSettings(config)`. */
   authenticator?: Authenticator;
   tls?: TlsOptions;
+  /**
+   * Default true: a request's error (a publish ack timing out) carries the stack of its caller.
+   * Capturing that stack costs every request, met or not; a hot publisher may turn it off.
+   */
+  asyncTraces?: boolean;
 };
 
 /**
@@ -32,6 +37,7 @@ export async function connectNats(options: ConnectNatsOptions): Promise<NatsConn
     waitOnFirstConnect: false,
     ...(options.authenticator && { authenticator: options.authenticator }),
     ...(options.tls && { tls: options.tls }),
+    ...(options.asyncTraces === false && { noAsyncTraces: true }),
   });
   logger.info({ server: nc.getServer(), name }, "nats connected");
   void logStatus(nc, logger, name);

@@ -76,4 +76,32 @@ describe("connectNats and drainNats", () => {
       reason: "connection_closed",
     });
   });
+
+  it("leaves the caller's stack out of a request timeout when async traces are off", async () => {
+    const connect = (asyncTraces?: boolean) =>
+      connectNats({
+        servers: testEnv.TEST_NATS_URL,
+        name: "async-traces",
+        logger: recordingLogger(),
+        ...(asyncTraces !== undefined && { asyncTraces }),
+      });
+    const subject = `async-traces.${Date.now()}`;
+    const silent = await connect();
+    // Answers nothing, so requests time out rather than finding no responders.
+    silent.subscribe(subject, { callback: () => {} });
+    await silent.flush();
+    async function callerNamedInTheStack(nc: Awaited<ReturnType<typeof connect>>) {
+      return nc.request(subject, "", { timeout: 100 }).catch((err: Error) => err.stack ?? "");
+    }
+    const traced = await connect();
+    const untraced = await connect(false);
+    try {
+      expect(await callerNamedInTheStack(traced)).toContain("callerNamedInTheStack");
+      const stack = await callerNamedInTheStack(untraced);
+      expect(stack).toContain("TimeoutError");
+      expect(stack).not.toContain("callerNamedInTheStack");
+    } finally {
+      await Promise.all([silent, traced, untraced].map((nc) => drainNats(nc)));
+    }
+  });
 });

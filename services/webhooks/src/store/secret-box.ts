@@ -36,3 +36,25 @@ export function createSecretBox(keyBase64: string): SecretBox {
     },
   };
 }
+
+/**
+ * The dispatcher's box: remembers what it opened, by subscription and sealed text, so each attempt
+ * does not decrypt its subscription's secret again (docs/decisions/delivery-throughput.md). A
+ * rotation seals a new text, so a new secret is a new entry; a text that fails to open is not kept.
+ * At most `maxEntries` (oldest dropped first).
+ */
+export function openedSecretsCache(box: SecretBox, maxEntries: number): SecretBox {
+  const opened = new Map<string, string>();
+  return {
+    seal: (secret, subscriptionId) => box.seal(secret, subscriptionId),
+    open(sealed, subscriptionId) {
+      const key = `${subscriptionId} ${sealed}`;
+      const known = opened.get(key);
+      if (known !== undefined) return known;
+      const secret = box.open(sealed, subscriptionId);
+      opened.set(key, secret);
+      if (opened.size > maxEntries) opened.delete(opened.keys().next().value!);
+      return secret;
+    },
+  };
+}

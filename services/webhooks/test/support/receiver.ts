@@ -42,6 +42,8 @@ export type Receiver = {
   setSecrets(path: string, secrets: string[]): void;
   setBehaviour(path: string, behaviour: Behaviour): void;
   received(path?: string, eventId?: string): Received[];
+  /** Every POST from the `from`-th on, in arrival order (cheap to poll, unlike a filter). */
+  receivedFrom(from: number): Received[];
   /** The most requests this path had open at the same time. */
   maxConcurrent(path: string): number;
   /** The most requests open at the same time over all paths. */
@@ -182,6 +184,7 @@ export async function startReceiver(tls: { key: string; cert: string }): Promise
           (path === undefined || r.path === path) &&
           (eventId === undefined || r.eventId === eventId),
       ),
+    receivedFrom: (from) => log.slice(from),
     close: () =>
       new Promise<void>((resolve, reject) => {
         server.closeAllConnections();

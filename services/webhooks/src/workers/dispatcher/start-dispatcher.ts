@@ -27,7 +27,7 @@ import { createGuardedClient } from "../../outbound/guarded-client.ts";
 import type { HostResolver } from "../../outbound/resolver.ts";
 import { createUrlGuard } from "../../outbound/url-guard.ts";
 import { createNatsDeliveryQueue } from "../../messaging/nats-delivery-queue.ts";
-import { createSecretBox } from "../../store/secret-box.ts";
+import { createSecretBox, openedSecretsCache } from "../../store/secret-box.ts";
 import { PgDispatchStore } from "../../store/pg-dispatch-store.ts";
 import { createDeliveryHandler, deliveryMessageSchema } from "./delivery-worker.ts";
 import { createFanOutHandler, eventPayloadSchema } from "./fan-out.ts";
@@ -121,7 +121,7 @@ export async function startDispatcher(deps: DispatcherDeps): Promise<RunningDisp
     handler: createDeliveryHandler({
       store,
       client: deps.client,
-      secretBox: createSecretBox(config.WEBHOOK_SECRET_KEY.base64),
+      secretBox: openedSecretsCache(createSecretBox(config.WEBHOOK_SECRET_KEY.base64), 10_000),
       policy: retryPolicy(config.WEBHOOK_RETRY_SCHEDULE_MS),
       caps: inFlightCaps({
         limit: config.WEBHOOK_MAX_IN_FLIGHT_PER_SUBSCRIPTION,
