@@ -10,7 +10,7 @@ import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { setPriority, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
@@ -69,6 +69,20 @@ export interface OpenLoopResult extends LatencyPercentiles {
   statuses: Record<string, number>;
 }
 
+/**
+ * Puts a generator ahead of the servers it loads in the scheduler's queue (root only; otherwise it
+ * keeps its priority), so that on a busy machine it sends on time: its lateness would count as
+ * latency. It takes little CPU, so this hardly takes any from the servers.
+ */
+export function raisePriority(pid: number | undefined): void {
+  if (pid === undefined) return;
+  try {
+    setPriority(pid, -10);
+  } catch {
+    // not allowed: the generator runs at normal priority, and its late sends say so
+  }
+}
+
 let built: Promise<string> | undefined;
 
 /** The generator's binary, compiled once per source version. */
@@ -118,9 +132,11 @@ export async function openLoop(options: OpenLoopOptions): Promise<OpenLoopResult
   } else args.push("--path", `${url.pathname}${url.search}`);
   try {
     const binary = await openLoopBinary();
-    const { stdout } = await run(binary, args, {
+    const running = run(binary, args, {
       timeout: (options.durationS + (options.drainS ?? 10) + 30) * 1000,
     });
+    raisePriority(running.child.pid);
+    const { stdout } = await running;
     return JSON.parse(stdout) as OpenLoopResult;
   } finally {
     if (dir) rmSync(dir, { recursive: true, force: true });

@@ -39,12 +39,9 @@ const percentileOf = (metric: string): number | null => {
   return match ? Number(match[1] ?? 50) : null;
 };
 
-/** What a percentile metric is measured at, e.g. "50% of max" of "50% of max: p99"; "" if nothing. */
+/** The load a percentile was measured at, before a colon ("50% of max: p99"); "" if none. */
 const percentileContext = (metric: string): string =>
-  metric
-    .trim()
-    .replace(PERCENTILE, "")
-    .replace(/[\s:,]+$/, "");
+  /^(.+?):\s*(?:p\d+(?:\.\d+)?|median)$/i.exec(metric.trim())?.[1]?.trim() ?? "";
 
 /**
  * A scenario's rows grouped for plotting: latency percentiles (p50, p99, p99.9, median; lowest
