@@ -20,7 +20,7 @@ export interface ReadTarget {
 export interface MaxThroughput extends WrkResult {
   /** Server process CPU per response (µs). */
   cpuUs: number;
-  /** Responses that were not 200, and socket errors. */
+  /** Responses with a status of 400 or above, and socket errors. */
   failures: number;
 }
 
@@ -85,7 +85,7 @@ export async function maxThroughput(
   return {
     ...result,
     cpuUs: (cpuMs * 1000) / Math.max(1, result.requests),
-    failures: failuresOf(result),
+    failures: result.badStatuses + result.errors,
   };
 }
 
