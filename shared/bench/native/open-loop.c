@@ -9,7 +9,7 @@
  *
  *   open-loop --host 127.0.0.1 --port 8080 --rate 500 --duration 10 --connections 16
  *     [--method POST] [--header 'Name: value']... [--body TEXT] [--path /x | --paths-file F]
- *     [--drain 10] [--late-ms 1]
+ *     [--drain 10] [--late-ms 1] [--warmup 1]
  * The text "{{seq}}" in a path, header or body becomes the request's sequence number.
  */
 #define _GNU_SOURCE
@@ -66,6 +66,7 @@ static long nlat = 0;
 static long statuses[600];
 static long errors = 0, late = 0, sent_count = 0, finished = 0;
 static double max_lag_ms = 0, last_done = 0;
+static int warm = 1, warming = 0; /* warm-up requests still unanswered: not measured */
 
 static double now_ns(void) {
   struct timespec ts;
@@ -203,6 +204,11 @@ static void record(conn_t *c, double t) {
 static void fail(conn_t *c) {
   close_conn(c);
   if (c->state == ST_IDLE) return; /* no request in flight: already on the idle stack */
+  if (warming > 0) {
+    warming--;
+    push_idle(c);
+    return;
+  }
   errors++;
   finished++;
   last_done = now_ns();
@@ -210,7 +216,10 @@ static void fail(conn_t *c) {
 }
 
 static void complete(conn_t *c) {
-  record(c, now_ns());
+  if (warming > 0)
+    warming--;
+  else
+    record(c, now_ns());
   if (c->close_after) close_conn(c);
   push_idle(c);
 }
@@ -469,6 +478,29 @@ static void arm(int tfd, double at_ns) {
   timerfd_settime(tfd, TFD_TIMER_ABSTIME, &its, NULL);
 }
 
+/* Waits up to wait_ms for socket and timer events and handles them. */
+static void handle_events(int tfd, int wait_ms) {
+  struct epoll_event events[256];
+  int n = epoll_wait(epfd, events, 256, wait_ms);
+  if (n < 0 && errno != EINTR) die("epoll_wait failed");
+  for (int i = 0; i < n; i++) {
+    conn_t *c = events[i].data.ptr;
+    if (!c) {
+      uint64_t expirations;
+      (void)!read(tfd, &expirations, sizeof expirations);
+      continue;
+    }
+    if (c->fd < 0) continue;
+    if (events[i].events & EPOLLOUT && c->state == ST_HEAD && c->out_off < c->out_len) {
+      if (flush_out(c) < 0) {
+        fail(c);
+        continue;
+      }
+    }
+    if (events[i].events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) on_readable(c);
+  }
+}
+
 int main(int argc, char **argv) {
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -488,6 +520,7 @@ int main(int argc, char **argv) {
     } else if (!strcmp(a, "--paths-file")) read_paths(v);
     else if (!strcmp(a, "--drain")) drain_s = atof(v);
     else if (!strcmp(a, "--late-ms")) late_ms = atof(v);
+    else if (!strcmp(a, "--warmup")) warm = atoi(v);
     else die("unknown option");
   }
   if (rate <= 0 || duration <= 0 || nconns <= 0 || port <= 0) die("bad rate, duration, connections or port");
@@ -511,11 +544,25 @@ int main(int argc, char **argv) {
     if (open_conn(&conns[i]) < 0) die("cannot connect");
     push_idle(&conns[i]);
   }
+  /* Warm-up: one unmeasured request per connection (numbered after the measured ones), so the
+     server has accepted every connection and worked off what it had queued before the clock. */
+  if (warm) {
+    warming = nconns;
+    double until = now_ns() + 60e9;
+    while (nidle > 0) {
+      conn_t *c = &conns[idle_stack[--nidle]];
+      send_request(c, total + (long)(c - conns), now_ns());
+    }
+    while (warming > 0 && now_ns() < until) handle_events(tfd, 100);
+    warming = 0;
+    sent_count = 0;
+    late = 0;
+    max_lag_ms = 0;
+  }
   double interval = 1e9 / rate;
   double start = now_ns() + 1e6;
   double deadline = start + (duration + drain_s) * 1e9;
   long next = 0;
-  struct epoll_event events[256];
   for (;;) {
     double t = now_ns();
     while (next < total && nidle > 0 && start + (double)next * interval <= t) {
@@ -525,25 +572,7 @@ int main(int argc, char **argv) {
     }
     if (finished >= total || t >= deadline) break;
     arm(tfd, next < total && nidle > 0 ? start + (double)next * interval : 0);
-    int wait_ms = (int)((deadline - t) / 1e6) + 1;
-    int n = epoll_wait(epfd, events, 256, wait_ms);
-    if (n < 0 && errno != EINTR) die("epoll_wait failed");
-    for (int i = 0; i < n; i++) {
-      conn_t *c = events[i].data.ptr;
-      if (!c) {
-        uint64_t expirations;
-        (void)!read(tfd, &expirations, sizeof expirations);
-        continue;
-      }
-      if (c->fd < 0) continue;
-      if (events[i].events & EPOLLOUT && c->state == ST_HEAD && c->out_off < c->out_len) {
-        if (flush_out(c) < 0) {
-          fail(c);
-          continue;
-        }
-      }
-      if (events[i].events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) on_readable(c);
-    }
+    handle_events(tfd, (int)((deadline - t) / 1e6) + 1);
   }
   double end = last_done > start ? last_done : now_ns();
   double elapsed = (end - start) / 1e9;

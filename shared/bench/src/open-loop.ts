@@ -37,6 +37,11 @@ export interface OpenLoopOptions {
   body?: string;
   /** How long requests still due or in flight are awaited after the schedule ends (s). */
   drainS?: number;
+  /**
+   * One unmeasured request per connection before the clock starts (default true), numbered after
+   * the measured ones: the server has accepted every connection and worked off its queue.
+   */
+  warmup?: boolean;
 }
 
 export interface LatencyPercentiles {
@@ -120,6 +125,8 @@ export async function openLoop(options: OpenLoopOptions): Promise<OpenLoopResult
     options.method ?? "GET",
     "--drain",
     String(options.drainS ?? 10),
+    "--warmup",
+    options.warmup === false ? "0" : "1",
   ];
   for (const [name, value] of Object.entries(options.headers ?? {}))
     args.push("--header", `${name}: ${value}`);
