@@ -18,6 +18,7 @@ import { promisify } from "node:util";
 const run = promisify(execFile);
 
 const SOURCE = fileURLToPath(new URL("../native/open-loop.c", import.meta.url));
+const HEADER = fileURLToPath(new URL("../native/open-loop-http.h", import.meta.url));
 const CACHE = fileURLToPath(new URL("../../../node_modules/.cache/svc-bench/", import.meta.url));
 
 /** Replaced, in a path, a header value or the body, by the request's sequence number (0, 1, …). */
@@ -93,8 +94,11 @@ let built: Promise<string> | undefined;
 /** The generator's binary, compiled once per source version. */
 export function openLoopBinary(): Promise<string> {
   built ??= (async () => {
-    const source = readFileSync(SOURCE);
-    const hash = createHash("sha256").update(source).digest("hex").slice(0, 12);
+    const hash = createHash("sha256")
+      .update(readFileSync(SOURCE))
+      .update(readFileSync(HEADER))
+      .digest("hex")
+      .slice(0, 12);
     const binary = join(CACHE, `open-loop-${hash}`);
     if (existsSync(binary)) return binary;
     mkdirSync(CACHE, { recursive: true });
