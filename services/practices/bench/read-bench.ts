@@ -1,9 +1,11 @@
 /**
- * Practice read throughput at benchmark scale, against a bare baseline measured in the same run,
- * alternating slices, both loaded by the same client (32 connections, closed loop).
+ * Practice reads at benchmark scale, against a bare baseline measured in the same run by the same
+ * generators: wrk for each one's maximum throughput (32 connections, closed loop), then the
+ * open-loop generator at 50 % and 80 % of the service's own maximum, to both at the same rates,
+ * for p50/p99/p99.9 (@svc/bench read-load.ts). Neither generator runs in Node.
  *
  *   npm exec -c 'node services/practices/bench/read-bench.ts' \
- *     [-- --seconds 8 --connections 32 --node-args="…"]
+ *     [-- --seconds 5 --open-seconds 5 --connections 32 --node-args="…"]
  *
  * Uses the `legacy_bench` database, seeded with scale 50 through the generator's own guard and
  * lock only when absent (another service's bench may have made it already; it is then kept).
@@ -13,24 +15,28 @@
  * Each one's RSS is read from /proc: idle after start-up and warm-up, and the peak while loaded.
  * This process only generates load.
  *
- * Targets: list ≥ 60% of the baseline's throughput; p99 < 100 ms (list, single read);
- * RSS < 120 MB idle and < 200 MB under load.
+ * Targets: list ≥ 60% of the baseline's throughput; at 50 % of the maximum, p99 < 50 ms (list,
+ * caches on) and < 5 ms (single read); RSS < 120 MB idle and < 200 MB under load.
  */
 import { loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { brusselsDate, openServerConnection, seedDatabase } from "@svc/legacy";
 import {
-  closedLoopLoad,
   IDLE_SETTLE_MS,
+  maxThroughput,
+  measureReadScenario,
   memoryRows,
-  processCpuMs,
+  readScenarioLines,
+  readScenarioRows,
   recordBenchRows,
   settledRss,
   startBenchProcess,
   startServiceUnderBench,
   type BenchProcess,
   type BenchRow,
+  type ReadTarget,
+  type ReadTargets,
   type ServiceUnderBench,
   benchMemoryLimit,
 } from "@svc/bench";
@@ -41,18 +47,19 @@ import { NODE_FLAGS, RUNTIME_ENV } from "@svc/runtime";
 const { values: args } = parseArgs({
   options: {
     url: { type: "string", default: "mysql://root@127.0.0.1:3306" },
-    seconds: { type: "string", default: "8" },
+    seconds: { type: "string", default: "5" },
+    "open-seconds": { type: "string", default: "5" },
     warmup: { type: "string", default: "2" },
     connections: { type: "string", default: "32" },
     "node-args": { type: "string" },
   },
 });
 const SECONDS = Number(args.seconds);
+const OPEN_SECONDS = Number(args["open-seconds"]);
 const WARMUP = Number(args.warmup);
 const CONNECTIONS = Number(args.connections);
 const NODE_ARGS =
   args["node-args"] === undefined ? [...NODE_FLAGS] : args["node-args"].split(" ").filter(Boolean);
-const ROUNDS = 4;
 const DATABASE = "legacy_bench";
 const BENCH = "practices read";
 const root = fileURLToPath(new URL("../../..", import.meta.url));
@@ -74,17 +81,6 @@ async function ensureBenchData(): Promise<{ today: string; scale: number }> {
   }
 }
 
-interface Measured {
-  rps: number;
-  p50: number;
-  p99: number;
-  errors: number;
-  /** Server process CPU time per request (µs): robust to other processes on the machine. */
-  cpuUs: number;
-  /** Highest RSS of the server process during the slices (MB). */
-  peakMb: number;
-}
-
 interface Target {
   process: BenchProcess;
   origin: string;
@@ -92,67 +88,14 @@ interface Target {
   headers: Record<string, string>;
 }
 
-interface Slice {
-  latencies: number[];
-  sent: number;
-  errors: number;
-  cpuMs: number;
-  peakMb: number;
-}
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
-}
-
-/**
- * Closed loop for `seconds`: CONNECTIONS clients, each sending its next request when the last one
- * is answered (closedLoopLoad).
- */
-async function slice(target: Target, seconds: number): Promise<Slice> {
-  target.process.memory.reset();
-  const cpuBefore = processCpuMs(target.process.pid);
-  let sent = 0;
-  const result = await closedLoopLoad(
-    target.origin,
-    () => ({ path: target.path(sent++), headers: target.headers }),
-    { connections: CONNECTIONS, durationMs: seconds * 1000 },
-  );
-  const cpuMs = processCpuMs(target.process.pid) - cpuBefore;
+/** What a generator sends to `target`: its first `n` paths, in turn. */
+function readTarget(target: Target, n: number): ReadTarget {
   return {
-    latencies: result.latencies,
-    sent,
-    errors: result.latencies.length - (result.statuses[200] ?? 0),
-    cpuMs,
-    peakMb: target.process.memory.peak(),
+    origin: target.origin,
+    headers: target.headers,
+    paths: [...new Set(Array.from({ length: n }, (_, i) => target.path(i)))],
+    process: target.process,
   };
-}
-
-function summarise(slices: Slice[]): Measured {
-  const latencies = slices.flatMap((s) => s.latencies).sort((a, b) => a - b);
-  return {
-    rps: latencies.length / SECONDS,
-    p50: percentile(latencies, 50),
-    p99: percentile(latencies, 99),
-    errors: slices.reduce((n, s) => n + s.errors, 0),
-    cpuUs: (slices.reduce((n, s) => n + s.cpuMs, 0) * 1000) / latencies.length,
-    peakMb: Math.max(...slices.map((s) => s.peakMb)),
-  };
-}
-
-/**
- * Baseline and app in alternating slices (ROUNDS each, SECONDS in total per side), so both see the
- * same background load on a shared machine; each side is warmed up first.
- */
-async function pair(baseline: Target, app: Target): Promise<[Measured, Measured]> {
-  await slice(baseline, WARMUP);
-  await slice(app, WARMUP);
-  const b: Slice[] = [];
-  const a: Slice[] = [];
-  for (let round = 0; round < ROUNDS; round++) {
-    b.push(await slice(baseline, SECONDS / ROUNDS));
-    a.push(await slice(app, SECONDS / ROUNDS));
-  }
-  return [summarise(b), summarise(a)];
 }
 
 async function practiceIds(origin: string, token: string): Promise<string[]> {
@@ -187,7 +130,7 @@ async function startBaseline(
       ...benchMemoryLimit("practices"),
     },
   );
-  const line = await proc.waitForLine(/^\{"port"/, 30_000);
+  const line = await proc.waitForLine(/^\{"port"/, 120_000);
   return {
     process: proc,
     origin: `http://127.0.0.1:${(JSON.parse(line) as { port: number }).port}`,
@@ -221,7 +164,7 @@ print(
     .join(" ")}; node flags of every server: ${NODE_ARGS.join(" ") || "(none)"}`,
 );
 print(
-  `practices read bench: ${DATABASE} (scale ${data.scale}, today ${data.today}), ${CONNECTIONS} connections, ${WARMUP}s warm-up + ${SECONDS}s per row in ${ROUNDS} slices alternating with its baseline`,
+  `practices read bench: ${DATABASE} (scale ${data.scale}, today ${data.today}), ${CONNECTIONS} connections, ${WARMUP}s warm-up; per scenario wrk ${SECONDS}s per target, then open loop ${OPEN_SECONDS}s per target at 50% and 80% of the app's maximum`,
 );
 const appDefault = await startApp(legacyUrl, {});
 const appNoCache = await startApp(legacyUrl, {
@@ -293,10 +236,15 @@ try {
       appTarget: appAt(appDefault, token, (i) => `/v1/practices/${single(i)}`),
     },
   ];
+  const reads = scenarios.map((s) => ({
+    ...s,
+    baseRead: readTarget(s.baseTarget, ids.length),
+    appRead: readTarget(s.appTarget, ids.length),
+  }));
   // Warm-up of every server (JIT, pools), then idle RSS once settled.
-  for (const s of scenarios) {
-    await slice(s.baseTarget, 1);
-    await slice(s.appTarget, 1);
+  for (const s of reads) {
+    for (const target of [s.baseRead, s.appRead])
+      await maxThroughput(target, { connections: CONNECTIONS, seconds: WARMUP });
   }
   await new Promise((r) => setTimeout(r, 3_000));
   const settled = (pid: number) => settledRss(pid, { settleMs: IDLE_SETTLE_MS });
@@ -307,58 +255,24 @@ try {
   ]);
   const idle = { app: appIdle, appNoCache: appNoCacheIdle, baseline: baselineIdle };
 
-  const printed: Array<[string, Measured, Measured | undefined]> = [];
   const rows: BenchRow[] = [];
   const peaks = { app: 0, baseline: 0 };
-  for (const s of scenarios) {
-    const [b, a] = await pair(s.baseTarget, s.appTarget);
-    printed.push([s.base, b, undefined], [s.app, a, b]);
-    const r1 = (x: number) => Math.round(x * 10) / 10;
-    rows.push(
-      {
-        scenario: s.key,
-        metric: "throughput",
-        value: Math.round(a.rps),
-        unit: "req/s",
-        baseline: Math.round(b.rps),
-        ...(s.single ? {} : { target: "≥ 60% of baseline", met: a.rps >= 0.6 * b.rps }),
-      },
-      { scenario: s.key, metric: "p50", value: r1(a.p50), unit: "ms", baseline: r1(b.p50) },
-      {
-        scenario: s.key,
-        metric: "p99",
-        value: r1(a.p99),
-        unit: "ms",
-        baseline: r1(b.p99),
-        ...(s.cacheOff ? {} : { target: "< 100 ms", met: a.p99 < 100 }),
-      },
-      {
-        scenario: s.key,
-        metric: "server CPU per request",
-        value: Math.round(a.cpuUs),
-        unit: "µs",
-        baseline: Math.round(b.cpuUs),
-      },
-      {
-        scenario: s.key,
-        metric: "peak RSS",
-        value: Math.round(a.peakMb),
-        unit: "MB",
-        baseline: Math.round(b.peakMb),
-      },
-    );
-    if (a.errors + b.errors > 0)
-      rows.push({
-        scenario: s.key,
-        metric: "errors",
-        value: a.errors,
-        unit: "responses",
-        baseline: b.errors,
-        target: "0",
-        met: a.errors === 0,
-      });
-    if (!s.cacheOff) peaks.app = Math.max(peaks.app, a.peakMb);
-    peaks.baseline = Math.max(peaks.baseline, b.peakMb);
+  for (const s of reads) {
+    const result = await measureReadScenario(s.appRead, s.baseRead, {
+      connections: CONNECTIONS,
+      maxSeconds: SECONDS,
+      openSeconds: OPEN_SECONDS,
+    });
+    print(`${s.app} (baseline: ${s.base.replace(/^baseline\s+/, "")})`);
+    for (const line of readScenarioLines("", result)) print(line);
+    const targets: ReadTargets = s.single
+      ? { p99Ms: 5 }
+      : s.cacheOff
+        ? { throughputShare: 0.6 }
+        : { throughputShare: 0.6, p99Ms: 50 };
+    rows.push(...readScenarioRows(s.key, result, targets));
+    if (!s.cacheOff) peaks.app = Math.max(peaks.app, result.peakMb.service);
+    peaks.baseline = Math.max(peaks.baseline, result.peakMb.baseline);
   }
   rows.push(
     ...memoryRows("practices process (main.ts, default settings)", {
@@ -372,21 +286,10 @@ try {
 
   print();
   print(
-    "| scenario | req/s | p50 ms | p99 ms | errors | server CPU µs/req | peak RSS MB | req/s ratio vs baseline above |",
-  );
-  print("|---|---:|---:|---:|---:|---:|---:|---:|");
-  for (const [label, m, against] of printed) {
-    const ratio = against ? (m.rps / against.rps).toFixed(2) : "";
-    print(
-      `| ${label} | ${m.rps.toFixed(0)} | ${m.p50.toFixed(1)} | ${m.p99.toFixed(1)} | ${m.errors} | ${m.cpuUs.toFixed(0)} | ${m.peakMb.toFixed(0)} | ${ratio} |`,
-    );
-  }
-  print();
-  print(
     `RSS idle after warm-up: app ${idle.app.toFixed(0)} MB (cache off: ${idle.appNoCache.toFixed(0)} MB), baseline ${idle.baseline.toFixed(0)} MB; peak under load: app ${peaks.app.toFixed(0)} MB, baseline ${peaks.baseline.toFixed(0)} MB (targets < 120 / < 200 MB)`,
   );
   print(
-    "targets: app list >= 0.60 x its baseline; p99 < 100 ms (app default list, app single read)",
+    "targets: app list >= 0.60 x its baseline; at 50% of the maximum p99 < 50 ms (app default list) and < 5 ms (single read)",
   );
   print(
     `load average now: ${loadavg()

@@ -1,8 +1,10 @@
 /**
  * Read benchmark: the vacancies service against benchmark-scale data (legacy_bench, scale 50 ≈
  * 100,000 vacancies, seeded if absent), beside a bare node:http baseline that runs the same SQL
- * and serialises the rows unmapped, measured in the same run, alternating rounds, both loaded by
- * the same client (32 connections, closed loop).
+ * and serialises the rows unmapped, measured in the same run by the same generators: wrk for each
+ * one's maximum throughput (32 connections, closed loop), then the open-loop generator at 50 % and
+ * 80 % of the service's own maximum, to both at the same rates, for p50/p99/p99.9 (@svc/bench
+ * read-load.ts). Neither generator runs in Node.
  *
  * The service is its real entry point (the bundle of src/main.ts) in its own process, launched as
  * in production (@svc/runtime's NODE_FLAGS; request logging at info, change detection and the
@@ -11,10 +13,10 @@
  * and warm-up, and the peak while loaded.
  *
  *   npm exec -c 'node services/vacancies/bench/read-bench.ts' \
- *     [-- --seconds 4 --rounds 2 --node-args="--optimize-for-size"]
+ *     [-- --seconds 5 --open-seconds 5 --only single --node-args="--optimize-for-size"]
  *
- * Targets: list ≥ 60% of baseline throughput with p99 < 100 ms; single reads p99 < 10 ms;
- * RSS < 120 MB idle and < 200 MB under load.
+ * Targets: list ≥ 60% of baseline throughput; at 50 % of the maximum, list p99 < 50 ms and single
+ * reads p99 < 5 ms; RSS < 120 MB idle and < 200 MB under load.
  */
 import { loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
@@ -23,16 +25,19 @@ import { Pool } from "undici";
 import { createLegacyDb } from "@svc/db";
 import { openServerConnection, seedDatabase, addDays } from "@svc/legacy";
 import {
-  closedLoopLoad,
   IDLE_SETTLE_MS,
+  maxThroughput,
+  measureReadScenario,
   memoryRows,
-  processCpuMs,
+  readScenarioLines,
+  readScenarioRows,
   recordBenchRows,
   settledRss,
   startBenchProcess,
   startServiceUnderBench,
   type BenchProcess,
   type BenchRow,
+  type ReadTarget,
   benchMemoryLimit,
 } from "@svc/bench";
 import { build } from "@svc/build";
@@ -44,8 +49,8 @@ import { filterOf } from "./baseline-server.ts";
 
 const { values: args } = parseArgs({
   options: {
-    seconds: { type: "string", default: "4" },
-    rounds: { type: "string", default: "2" },
+    seconds: { type: "string", default: "5" },
+    "open-seconds": { type: "string", default: "5" },
     connections: { type: "string", default: "32" },
     url: { type: "string", default: "mysql://root@127.0.0.1:3306" },
     "node-args": { type: "string" },
@@ -53,7 +58,7 @@ const { values: args } = parseArgs({
   },
 });
 const SECONDS = Number(args.seconds);
-const ROUNDS = Number(args.rounds);
+const OPEN_SECONDS = Number(args["open-seconds"]);
 const CONNECTIONS = Number(args.connections);
 const NODE_ARGS =
   args["node-args"] === undefined ? [...NODE_FLAGS] : args["node-args"].split(" ").filter(Boolean);
@@ -97,7 +102,7 @@ async function startBaseline(legacyUrl: string): Promise<Target> {
       ...benchMemoryLimit("vacancies"),
     },
   );
-  const line = await proc.waitForLine(/^\{"port"/, 30_000);
+  const line = await proc.waitForLine(/^\{"port"/, 120_000);
   return {
     kind: "baseline",
     origin: `http://127.0.0.1:${(JSON.parse(line) as { port: number }).port}`,
@@ -106,45 +111,13 @@ async function startBaseline(legacyUrl: string): Promise<Target> {
   };
 }
 
-/** Latencies (ms) of the answered requests, and the server process's CPU time meanwhile. */
-type Sample = { latencies: number[]; errors: number; elapsedMs: number; cpuMs: number };
-
-/**
- * CONNECTIONS loops, each sending its next request as soon as the previous body is read
- * (closedLoopLoad).
- */
-async function load(target: Target, pathFor: () => string, ms: number): Promise<Sample> {
-  const headers = { authorization: `Bearer ${target.token}`, accept: "application/json" };
-  const cpuBefore = processCpuMs(target.process.pid);
-  const result = await closedLoopLoad(target.origin, () => ({ path: pathFor(), headers }), {
-    connections: CONNECTIONS,
-    durationMs: ms,
-  });
-  const cpuMs = processCpuMs(target.process.pid) - cpuBefore;
-  const errors = result.latencies.length - (result.statuses[200] ?? 0);
-  return { latencies: result.latencies, errors, elapsedMs: result.elapsedMs, cpuMs };
-}
-
-function merge(samples: Sample[]): Sample {
-  const sum = (f: (s: Sample) => number) => samples.reduce((n, s) => n + f(s), 0);
+/** What a generator sends to `target` for a scenario: its paths in turn, with the bearer token. */
+function readTarget(target: Target, paths: readonly string[]): ReadTarget {
   return {
-    latencies: samples.flatMap((s) => s.latencies),
-    errors: sum((s) => s.errors),
-    elapsedMs: sum((s) => s.elapsedMs),
-    cpuMs: sum((s) => s.cpuMs),
-  };
-}
-
-function stats(sample: Sample) {
-  const sorted = [...sample.latencies].sort((a, b) => a - b);
-  const at = (q: number) =>
-    sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
-  return {
-    rps: sorted.length / (sample.elapsedMs / 1000),
-    p50: at(0.5),
-    p99: at(0.99),
-    errors: sample.errors,
-    cpuUs: (sample.cpuMs * 1000) / sorted.length,
+    origin: target.origin,
+    headers: { authorization: `Bearer ${target.token}`, accept: "application/json" },
+    paths,
+    process: target.process,
   };
 }
 
@@ -175,6 +148,11 @@ async function discover(service: Target): Promise<{ pages: number; uuids: string
 }
 
 const pick = <T>(items: readonly T[]): T => items[Math.floor(Math.random() * items.length)] as T;
+/** Request paths drawn up front, sent in turn by the generators. */
+function draws(pathFor: () => string, n = 1000): string[] {
+  const paths = Array.from({ length: n }, pathFor);
+  return new Set(paths).size === 1 ? paths.slice(0, 1) : paths;
+}
 
 async function explain(legacyUrl: string, scenarios: Array<[string, () => string]>): Promise<void> {
   const db = createLegacyDb({ url: legacyUrl });
@@ -255,10 +233,12 @@ try {
   ];
   const selected = scenarios.filter(([name]) => !args.only || name.includes(args.only));
 
+  const drawn = selected.map(([name, pathFor]) => ({ name, paths: draws(pathFor) }));
+
   // Warm-up of both (JIT, pools, caches), then idle RSS once settled.
-  for (const [, pathFor] of selected) {
-    await load(service, pathFor, 1_000);
-    await load(baseline, pathFor, 1_000);
+  for (const { paths } of drawn) {
+    for (const target of [service, baseline])
+      await maxThroughput(readTarget(target, paths), { connections: CONNECTIONS, seconds: 1 });
   }
   await new Promise((r) => setTimeout(r, 3_000));
   const [serviceIdle, baselineIdle] = await Promise.all([
@@ -268,78 +248,30 @@ try {
   const idle = { service: serviceIdle, baseline: baselineIdle };
 
   out(
-    `${pages} pages of 100; ${CONNECTIONS} connections; ${ROUNDS} rounds of ${SECONDS}s per target and scenario, alternating\n`,
-  );
-  out(
-    `${"scenario".padEnd(28)} ${"svc req/s".padStart(9)} ${"base req/s".padStart(10)} ${"ratio".padStart(6)}   ${"svc p50/p99 ms".padStart(15)}   ${"base p50/p99 ms".padStart(15)}  errors  ${"svc/base CPU µs/req".padStart(19)}  ${"svc/base peak MB".padStart(16)}`,
+    `${pages} pages of 100; ${CONNECTIONS} connections; per scenario wrk ${SECONDS}s per target, then open loop ${OPEN_SECONDS}s per target at 50% and 80% of the service's maximum\n`,
   );
   const rows: BenchRow[] = [];
   const overall = { service: 0, baseline: 0 };
-  for (const [name, pathFor] of selected) {
-    const runs: Record<Target["kind"], Sample[]> = { service: [], baseline: [] };
-    const peaks = { service: 0, baseline: 0 };
-    for (let round = 0; round < ROUNDS; round++) {
-      for (const target of [baseline, service]) {
-        target.process.memory.reset();
-        runs[target.kind].push(await load(target, pathFor, SECONDS * 1000));
-        peaks[target.kind] = Math.max(peaks[target.kind], target.process.memory.peak());
-      }
-    }
-    const s = stats(merge(runs.service));
-    const b = stats(merge(runs.baseline));
-    const ms = (x: { p50: number; p99: number }) =>
-      `${x.p50.toFixed(1)}/${x.p99.toFixed(1)}`.padStart(15);
-    out(
-      `${name.padEnd(28)} ${s.rps.toFixed(0).padStart(9)} ${b.rps.toFixed(0).padStart(10)} ${`${((s.rps / b.rps) * 100).toFixed(0)}%`.padStart(6)}   ${ms(s)}   ${ms(b)}  ${s.errors}/${b.errors}  ${`${s.cpuUs.toFixed(0)}/${b.cpuUs.toFixed(0)}`.padStart(19)}  ${`${peaks.service.toFixed(0)}/${peaks.baseline.toFixed(0)}`.padStart(16)}`,
+  for (const { name, paths } of drawn) {
+    const result = await measureReadScenario(
+      readTarget(service, paths),
+      readTarget(baseline, paths),
+      { connections: CONNECTIONS, maxSeconds: SECONDS, openSeconds: OPEN_SECONDS },
     );
+    for (const line of readScenarioLines(name, result)) out(line);
     const single = name === "single";
-    const scenario = single ? "single read, 32 conns" : `${name}, per_page=100, 32 conns`;
+    const scenario = single
+      ? `single read, ${CONNECTIONS} conns`
+      : `${name}, per_page=100, ${CONNECTIONS} conns`;
     rows.push(
-      {
+      ...readScenarioRows(
         scenario,
-        metric: "throughput",
-        value: Math.round(s.rps),
-        unit: "req/s",
-        baseline: Math.round(b.rps),
-        ...(single ? {} : { target: "≥ 60% of baseline", met: s.rps >= 0.6 * b.rps }),
-      },
-      { scenario, metric: "p50", value: round1(s.p50), unit: "ms", baseline: round1(b.p50) },
-      {
-        scenario,
-        metric: "p99",
-        value: round1(s.p99),
-        unit: "ms",
-        baseline: round1(b.p99),
-        target: single ? "< 10 ms" : "< 100 ms",
-        met: s.p99 < (single ? 10 : 100),
-      },
-      {
-        scenario,
-        metric: "server CPU per request",
-        value: Math.round(s.cpuUs),
-        unit: "µs",
-        baseline: Math.round(b.cpuUs),
-      },
-      {
-        scenario,
-        metric: "peak RSS",
-        value: Math.round(peaks.service),
-        unit: "MB",
-        baseline: Math.round(peaks.baseline),
-      },
+        result,
+        single ? { p99Ms: 5 } : { throughputShare: 0.6, p99Ms: 50 },
+      ),
     );
-    if (s.errors + b.errors > 0)
-      rows.push({
-        scenario,
-        metric: "errors",
-        value: s.errors,
-        unit: "responses",
-        baseline: b.errors,
-        target: "0",
-        met: s.errors === 0,
-      });
-    overall.service = Math.max(overall.service, peaks.service);
-    overall.baseline = Math.max(overall.baseline, peaks.baseline);
+    overall.service = Math.max(overall.service, result.peakMb.service);
+    overall.baseline = Math.max(overall.baseline, result.peakMb.baseline);
   }
   rows.push(
     ...memoryRows("vacancies process (main.ts)", {
@@ -362,8 +294,4 @@ try {
 } finally {
   await baseline.process.stop();
   await started.stop();
-}
-
-function round1(x: number): number {
-  return Math.round(x * 10) / 10;
 }

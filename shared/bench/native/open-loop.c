@@ -9,7 +9,7 @@
  *
  *   open-loop --host 127.0.0.1 --port 8080 --rate 500 --duration 10 --connections 16
  *     [--method POST] [--header 'Name: value']... [--body TEXT] [--path /x | --paths-file F]
- *     [--drain 10] [--late-ms 1]
+ *     [--drain 10] [--late-ms 1] [--warmup 1]
  * The text "{{seq}}" in a path, header or body becomes the request's sequence number.
  */
 #define _GNU_SOURCE
@@ -30,26 +30,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#define MAX_HEAD 65536
 #define READ_BUF 65536
 #define SEQ_TOKEN "{{seq}}"
 
-enum { ST_IDLE, ST_HEAD, ST_LENGTH, ST_CHUNK_SIZE, ST_CHUNK_DATA, ST_CHUNK_CRLF, ST_TRAILER,
-       ST_UNTIL_CLOSE };
-
-typedef struct {
-  int fd;
-  int state;
-  char *out;
-  size_t out_len, out_off;
-  double intended, sent; /* ns, CLOCK_MONOTONIC */
-  char head[MAX_HEAD];
-  size_t head_len;
-  long long left;
-  char line[1024];
-  size_t line_len;
-  int status, close_after;
-} conn_t;
+#include "open-loop-http.h"
 
 static const char *host = "127.0.0.1", *method = "GET", *body = NULL;
 static int port = 80, nconns = 16;
@@ -66,6 +50,7 @@ static long nlat = 0;
 static long statuses[600];
 static long errors = 0, late = 0, sent_count = 0, finished = 0;
 static double max_lag_ms = 0, last_done = 0;
+static int warm = 1, warming = 0; /* warm-up requests still unanswered: not measured */
 
 static double now_ns(void) {
   struct timespec ts;
@@ -203,6 +188,11 @@ static void record(conn_t *c, double t) {
 static void fail(conn_t *c) {
   close_conn(c);
   if (c->state == ST_IDLE) return; /* no request in flight: already on the idle stack */
+  if (warming > 0) {
+    warming--;
+    push_idle(c);
+    return;
+  }
   errors++;
   finished++;
   last_done = now_ns();
@@ -210,7 +200,10 @@ static void fail(conn_t *c) {
 }
 
 static void complete(conn_t *c) {
-  record(c, now_ns());
+  if (warming > 0)
+    warming--;
+  else
+    record(c, now_ns());
   if (c->close_after) close_conn(c);
   push_idle(c);
 }
@@ -251,139 +244,12 @@ static void send_request(conn_t *c, long seq, double intended) {
   if (flush_out(c) < 0) fail(c);
 }
 
-/* Status, framing and connection handling of a complete head; -1 if it cannot be framed. */
-static int parse_head(conn_t *c) {
-  char *h = c->head;
-  h[c->head_len] = 0;
-  if (strncmp(h, "HTTP/1.", 7) != 0 || strlen(h) < 12) return -1;
-  c->status = atoi(h + 9);
-  c->close_after = h[7] == '0';
-  long long length = -1;
-  int chunked = 0;
-  for (char *line = strstr(h, "\r\n"); line && line[2]; line = strstr(line + 2, "\r\n")) {
-    char *name = line + 2, *colon = strchr(name, ':');
-    char *end = strstr(name, "\r\n");
-    if (!colon || (end && colon > end)) continue;
-    char *value = colon + 1;
-    while (*value == ' ' || *value == '\t') value++;
-    size_t nlen = (size_t)(colon - name);
-    if (nlen == 14 && strncasecmp(name, "content-length", 14) == 0)
-      length = strtoll(value, NULL, 10);
-    else if (nlen == 17 && strncasecmp(name, "transfer-encoding", 17) == 0)
-      chunked = strncasecmp(value, "chunked", 7) == 0;
-    else if (nlen == 10 && strncasecmp(name, "connection", 10) == 0)
-      c->close_after = strncasecmp(value, "close", 5) == 0;
-  }
-  if (strcmp(method, "HEAD") == 0 || c->status == 204 || c->status == 304 ||
-      (c->status >= 100 && c->status < 200)) {
-    c->state = ST_LENGTH;
-    c->left = 0;
-  } else if (chunked) {
-    c->state = ST_CHUNK_SIZE;
-    c->line_len = 0;
-  } else if (length >= 0) {
-    c->state = ST_LENGTH;
-    c->left = length;
-  } else if (c->close_after) {
-    c->state = ST_UNTIL_CLOSE;
-  } else
-    return -1;
-  return 0;
-}
-
-/* Takes one line of a chunked body into c->line; 1 when complete, 0 when more bytes are needed. */
-static int take_line(conn_t *c, const char **p, const char *end) {
-  while (*p < end) {
-    char ch = *(*p)++;
-    if (ch == '\n') {
-      if (c->line_len && c->line[c->line_len - 1] == '\r') c->line_len--;
-      c->line[c->line_len] = 0;
-      return 1;
-    }
-    if (c->line_len + 1 >= sizeof c->line) return -1;
-    c->line[c->line_len++] = ch;
-  }
-  return 0;
-}
-
-/* Feeds received bytes; 1 when the response ended, -1 on bytes that cannot be framed. */
-static int feed(conn_t *c, const char *p, size_t n) {
-  const char *end = p + n;
-  while (p < end || (c->state == ST_LENGTH && c->left == 0)) {
-    switch (c->state) {
-      case ST_HEAD: {
-        size_t prev = c->head_len, room = MAX_HEAD - 1 - prev;
-        size_t take = (size_t)(end - p) < room ? (size_t)(end - p) : room;
-        memcpy(c->head + prev, p, take);
-        c->head_len += take;
-        c->head[c->head_len] = 0;
-        size_t from = prev >= 3 ? prev - 3 : 0;
-        char *term = memmem(c->head + from, c->head_len - from, "\r\n\r\n", 4);
-        if (!term) {
-          if (c->head_len >= MAX_HEAD - 1) return -1;
-          return 0;
-        }
-        size_t head_end = (size_t)(term - c->head) + 4;
-        p += head_end - prev;
-        c->head_len = head_end - 2; /* keep the last header line's CRLF */
-        if (parse_head(c) < 0) return -1;
-        break;
-      }
-      case ST_LENGTH: {
-        long long avail = end - p;
-        long long take = avail < c->left ? avail : c->left;
-        p += take;
-        c->left -= take;
-        if (c->left == 0) return p == end ? 1 : -1;
-        break;
-      }
-      case ST_UNTIL_CLOSE:
-        return 0;
-      case ST_CHUNK_SIZE: {
-        int r = take_line(c, &p, end);
-        if (r <= 0) return r;
-        char *stop;
-        c->left = strtoll(c->line, &stop, 16);
-        if (stop == c->line || c->left < 0) return -1;
-        c->line_len = 0;
-        c->state = c->left == 0 ? ST_TRAILER : ST_CHUNK_DATA;
-        break;
-      }
-      case ST_CHUNK_DATA: {
-        long long avail = end - p;
-        long long take = avail < c->left ? avail : c->left;
-        p += take;
-        c->left -= take;
-        if (c->left == 0) c->state = ST_CHUNK_CRLF;
-        break;
-      }
-      case ST_CHUNK_CRLF: {
-        int r = take_line(c, &p, end);
-        if (r <= 0) return r;
-        if (c->line_len != 0) return -1;
-        c->state = ST_CHUNK_SIZE;
-        break;
-      }
-      case ST_TRAILER: {
-        int r = take_line(c, &p, end);
-        if (r <= 0) return r;
-        if (c->line_len == 0) return p == end ? 1 : -1;
-        c->line_len = 0;
-        break;
-      }
-      default:
-        return -1; /* bytes while no request is in flight */
-    }
-  }
-  return 0;
-}
-
 static void on_readable(conn_t *c) {
   static char buf[READ_BUF];
   for (;;) {
     ssize_t n = read(c->fd, buf, sizeof buf);
     if (n > 0) {
-      int r = feed(c, buf, (size_t)n);
+      int r = feed(c, buf, (size_t)n, strcmp(method, "HEAD") == 0);
       if (r < 0) {
         fail(c);
         return;
@@ -469,6 +335,29 @@ static void arm(int tfd, double at_ns) {
   timerfd_settime(tfd, TFD_TIMER_ABSTIME, &its, NULL);
 }
 
+/* Waits up to wait_ms for socket and timer events and handles them. */
+static void handle_events(int tfd, int wait_ms) {
+  struct epoll_event events[256];
+  int n = epoll_wait(epfd, events, 256, wait_ms);
+  if (n < 0 && errno != EINTR) die("epoll_wait failed");
+  for (int i = 0; i < n; i++) {
+    conn_t *c = events[i].data.ptr;
+    if (!c) {
+      uint64_t expirations;
+      (void)!read(tfd, &expirations, sizeof expirations);
+      continue;
+    }
+    if (c->fd < 0) continue;
+    if (events[i].events & EPOLLOUT && c->state == ST_HEAD && c->out_off < c->out_len) {
+      if (flush_out(c) < 0) {
+        fail(c);
+        continue;
+      }
+    }
+    if (events[i].events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) on_readable(c);
+  }
+}
+
 int main(int argc, char **argv) {
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -488,6 +377,7 @@ int main(int argc, char **argv) {
     } else if (!strcmp(a, "--paths-file")) read_paths(v);
     else if (!strcmp(a, "--drain")) drain_s = atof(v);
     else if (!strcmp(a, "--late-ms")) late_ms = atof(v);
+    else if (!strcmp(a, "--warmup")) warm = atoi(v);
     else die("unknown option");
   }
   if (rate <= 0 || duration <= 0 || nconns <= 0 || port <= 0) die("bad rate, duration, connections or port");
@@ -511,11 +401,25 @@ int main(int argc, char **argv) {
     if (open_conn(&conns[i]) < 0) die("cannot connect");
     push_idle(&conns[i]);
   }
+  /* Warm-up: one unmeasured request per connection (numbered after the measured ones), so the
+     server has accepted every connection and worked off what it had queued before the clock. */
+  if (warm) {
+    warming = nconns;
+    double until = now_ns() + 60e9;
+    while (nidle > 0) {
+      conn_t *c = &conns[idle_stack[--nidle]];
+      send_request(c, total + (long)(c - conns), now_ns());
+    }
+    while (warming > 0 && now_ns() < until) handle_events(tfd, 100);
+    warming = 0;
+    sent_count = 0;
+    late = 0;
+    max_lag_ms = 0;
+  }
   double interval = 1e9 / rate;
   double start = now_ns() + 1e6;
   double deadline = start + (duration + drain_s) * 1e9;
   long next = 0;
-  struct epoll_event events[256];
   for (;;) {
     double t = now_ns();
     while (next < total && nidle > 0 && start + (double)next * interval <= t) {
@@ -525,25 +429,7 @@ int main(int argc, char **argv) {
     }
     if (finished >= total || t >= deadline) break;
     arm(tfd, next < total && nidle > 0 ? start + (double)next * interval : 0);
-    int wait_ms = (int)((deadline - t) / 1e6) + 1;
-    int n = epoll_wait(epfd, events, 256, wait_ms);
-    if (n < 0 && errno != EINTR) die("epoll_wait failed");
-    for (int i = 0; i < n; i++) {
-      conn_t *c = events[i].data.ptr;
-      if (!c) {
-        uint64_t expirations;
-        (void)!read(tfd, &expirations, sizeof expirations);
-        continue;
-      }
-      if (c->fd < 0) continue;
-      if (events[i].events & EPOLLOUT && c->state == ST_HEAD && c->out_off < c->out_len) {
-        if (flush_out(c) < 0) {
-          fail(c);
-          continue;
-        }
-      }
-      if (events[i].events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) on_readable(c);
-    }
+    handle_events(tfd, (int)((deadline - t) / 1e6) + 1);
   }
   double end = last_done > start ? last_done : now_ns();
   double elapsed = (end - start) / 1e9;

@@ -52,3 +52,18 @@ export {
   type OpenLoopOptions,
   type OpenLoopResult,
 } from "./open-loop.ts";
+export {
+  failuresOf,
+  latencyAt,
+  LOAD_SHARES,
+  maxThroughput,
+  measureReadScenario,
+  readScenarioLines,
+  readScenarioRows,
+  type LatencyAtLoad,
+  type MaxThroughput,
+  type ReadLoadOptions,
+  type ReadScenarioResult,
+  type ReadTarget,
+  type ReadTargets,
+} from "./read-load.ts";

@@ -39,27 +39,32 @@ const percentileOf = (metric: string): number | null => {
   return match ? Number(match[1] ?? 50) : null;
 };
 
+/** The load a percentile was measured at, before a colon ("50% of max: p99"); "" if none. */
+const percentileContext = (metric: string): string =>
+  /^(.+?):\s*(?:p\d+(?:\.\d+)?|median)$/i.exec(metric.trim())?.[1]?.trim() ?? "";
+
 /**
  * A scenario's rows grouped for plotting: latency percentiles (p50, p99, p99.9, median; lowest
- * first), then throughput, then the other metrics; one panel per unit within each, so the bars
- * of a panel share a scale.
+ * first; one panel per load they were measured at, e.g. "50% of max: p99"), then throughput, then
+ * the other metrics; one panel per unit within each, so the bars of a panel share a scale.
  */
 export function plotPanels(rows: PlotRow[]): PlotPanel[] {
-  const groups = new Map<string, { kind: number; rows: PlotRow[] }>();
+  const groups = new Map<string, { kind: number; context: string; rows: PlotRow[] }>();
   for (const row of rows) {
     const kind = percentileOf(row.metric) !== null ? 0 : /throughput/i.test(row.metric) ? 1 : 2;
-    const key = `${kind}\u0000${row.unit}`;
-    const group = groups.get(key) ?? { kind, rows: [] };
+    const context = kind === 0 ? percentileContext(row.metric) : "";
+    const key = `${kind}\u0000${context}\u0000${row.unit}`;
+    const group = groups.get(key) ?? { kind, context, rows: [] };
     group.rows.push(row);
     groups.set(key, group);
   }
   return [...groups.values()]
     .sort((a, b) => a.kind - b.kind)
-    .map(({ kind, rows: panelRows }) => {
+    .map(({ kind, context, rows: panelRows }) => {
       const unit = panelRows[0]!.unit;
       if (kind === 0)
         return {
-          title: `latency (${unit})`,
+          title: context ? `latency at ${context} (${unit})` : `latency (${unit})`,
           rows: [...panelRows].sort((a, b) => percentileOf(a.metric)! - percentileOf(b.metric)!),
         };
       if (kind === 1) return { title: `throughput (${unit})`, rows: panelRows };

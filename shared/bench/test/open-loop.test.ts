@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { once } from "node:events";
 import { createServer as createTcpServer, type AddressInfo } from "node:net";
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import { afterEach, describe, expect, it } from "vitest";
 import { closedLoopLoad, openLoop, SEQ } from "../src/index.ts";
 
@@ -36,18 +37,23 @@ describe("openLoop", () => {
       received++;
       setTimeout(() => res.end("ok"), 20);
     });
+    // How late this process (the server's) ran its timers meanwhile: the server's own lateness.
+    const lag = monitorEventLoopDelay({ resolution: 5 });
+    lag.enable();
     const result = await openLoop({
       url: `${origin}/slow`,
       ratePerS: 100,
       durationS: 3,
       connections: 8,
     });
+    lag.disable();
     expect(result).toMatchObject({ intended: 300, completed: 300, errors: 0, unfinished: 0 });
     expect(result.statuses).toEqual({ "200": 300 });
-    expect(received).toBe(300);
-    // Never below the service time; above it only by scheduling noise (generous: loaded CI).
+    // And one warm-up request per connection, not measured.
+    expect(received).toBe(300 + 8);
+    // Never below the service time; above it by no more than the server's own lateness.
     expect(result.p50).toBeGreaterThanOrEqual(19.5);
-    expect(result.p50).toBeLessThan(100);
+    expect(result.p50).toBeLessThan(20 + lag.percentile(90) / 1e6 + 30);
     expect(result.achievedRate).toBeGreaterThan(95);
     expect(result.achievedRate).toBeLessThan(101);
   });
@@ -87,8 +93,8 @@ describe("openLoop", () => {
     const slow = closed.latencies.filter((ms) => ms > 500).length;
     expect(slow).toBeGreaterThan(0);
     expect(slow).toBeLessThanOrEqual(8);
-    const sorted = [...closed.latencies].sort((a, b) => a - b);
-    expect(sorted[Math.floor(sorted.length * 0.99)]).toBeLessThan(open.p99 / 2);
+    // Over 10 % of the open loop's requests took more than 500 ms (its p90 is above that).
+    expect(slow / closed.latencies.length).toBeLessThan(0.1 / 4);
   });
 
   it("frames chunked, Content-Length and closing responses, and numbers each request's body and headers", async () => {
@@ -120,8 +126,9 @@ describe("openLoop", () => {
     expect(result).toMatchObject({ intended: 300, completed: 300, errors: 0 });
     expect(result.statuses).toEqual({ "200": 100, "201": 100, "404": 100 });
     const paths = ["/chunked", "/closing", "/other"];
+    // 300 measured, then one warm-up request per connection numbered after them.
     expect(seqs.sort()).toEqual(
-      Array.from({ length: 300 }, (_, i) => `k-${i}/${i}/POST/${paths[i % 3]}`).sort(),
+      Array.from({ length: 304 }, (_, i) => `k-${i}/${i}/POST/${paths[i % 3]}`).sort(),
     );
   });
 

@@ -112,6 +112,23 @@ describe("plotPanels", () => {
     expect(panels.map((p) => p.title)).toEqual(["latency (ms)", "throughput (req/s)", "in MB"]);
     expect(panels[0]!.rows.map((r) => r.metric)).toEqual(["p50", "p99", "p99.9"]);
   });
+
+  it("gives the percentiles measured at each load their own panel", () => {
+    const panels = plotPanels([
+      { metric: "throughput (max, wrk)", value: 900, unit: "req/s" },
+      { metric: "50% of max: p99", value: 9, unit: "ms", baseline: 4 },
+      { metric: "50% of max: p50", value: 3, unit: "ms", baseline: 2 },
+      { metric: "80% of max: p99.9", value: 40, unit: "ms" },
+      { metric: "80% of max: p50", value: 5, unit: "ms" },
+    ]);
+    expect(panels.map((p) => p.title)).toEqual([
+      "latency at 50% of max (ms)",
+      "latency at 80% of max (ms)",
+      "throughput (req/s)",
+    ]);
+    expect(panels[0]!.rows.map((r) => r.metric)).toEqual(["50% of max: p50", "50% of max: p99"]);
+    expect(panels[1]!.rows.map((r) => r.metric)).toEqual(["80% of max: p50", "80% of max: p99.9"]);
+  });
 });
 
 describe("escapeXml and slug", () => {

@@ -36,8 +36,14 @@ afterAll(() => {
 describe("runWrk", () => {
   it("reports throughput, latency percentiles and every response by status", async () => {
     seen.length = 0;
-    const result = await runWrk({ url: `${origin}/here`, connections: 4, durationS: 1 });
+    const result = await runWrk({
+      url: `${origin}/here`,
+      connections: 4,
+      durationS: 1,
+      statusCounts: true,
+    });
     expect(result.errors).toBe(0);
+    expect(result.badStatuses).toBe(0);
     expect(result.statuses["200"]).toBe(result.requests);
     // wrk stops with requests in flight: the server saw a few more than were answered.
     expect(seen.length).toBeGreaterThanOrEqual(result.requests);
@@ -61,6 +67,7 @@ describe("runWrk", () => {
       headers: { "content-type": "application/json" },
       body: '{"a":"\\n"}',
       uniqueHeader: "Idempotency-Key",
+      statusCounts: true,
     });
     const answered = seen.slice(0, result.requests);
     expect(new Set(seen.map((s) => s.key)).size).toBe(seen.length);
@@ -68,6 +75,14 @@ describe("runWrk", () => {
     expect(new Set(seen.map((s) => s.url))).toEqual(new Set(["/a", "/missing", '/q?x="y"']));
     expect(result.statuses["404"]).toBeGreaterThan(answered.length / 4);
     expect(result.statuses["200"]! + result.statuses["404"]!).toBe(result.requests);
+    expect(result.badStatuses).toBe(result.statuses["404"]);
+  });
+
+  it("counts statuses of 400 and above without handing bodies to Lua", async () => {
+    const result = await runWrk({ url: `${origin}/missing`, connections: 2, durationS: 1 });
+    expect(result.statuses).toEqual({});
+    expect(result.requests).toBeGreaterThan(0);
+    expect(result.badStatuses).toBe(result.requests);
   });
 
   it("numbers each request's body where it says {{seq}}, uniquely over the threads", async () => {
