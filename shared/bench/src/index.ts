@@ -42,3 +42,14 @@ export {
   type BenchRunFile,
   type ResultRow,
 } from "./results.ts";
+export {
+  GROWTH_SIZES,
+  growthDatabase,
+  growthSizes,
+  loadAverage,
+  round1,
+  summarise,
+  timeRuns,
+  type GrowthSize,
+  type Timing,
+} from "./growth.ts";
