@@ -53,3 +53,12 @@ export {
   type GrowthSize,
   type Timing,
 } from "./growth.ts";
+export { runWrk, wrkScript, type WrkOptions, type WrkResult } from "./wrk.ts";
+export {
+  openLoop,
+  openLoopBinary,
+  SEQ,
+  type LatencyPercentiles,
+  type OpenLoopOptions,
+  type OpenLoopResult,
+} from "./open-loop.ts";
