@@ -23,12 +23,10 @@
  * pass < 50 ms, memory within the pod limit; every source query under the service's 5 s query
  * timeout. Why: docs/decisions/growth.md.
  */
-import { randomUUID } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { createLegacyDb, createPgPool, runMigrations, type LegacyDb } from "@svc/db";
+import { createLegacyDb } from "@svc/db";
 import { openServerConnection, seedDatabase, addDays } from "@svc/legacy";
-import { createChangeDetector, type ChangeDetector } from "@svc/events";
 import {
   benchMemoryLimit,
   chartMemoryLimitBytes,
@@ -41,7 +39,6 @@ import {
   round1,
   settledRss,
   startServiceUnderBench,
-  summarise,
   type BenchRow,
   type GrowthSize,
   type Timing,
@@ -49,12 +46,8 @@ import {
 import { build } from "@svc/build";
 import { entryArgs } from "@svc/manifest";
 import { NODE_FLAGS, RUNTIME_ENV } from "@svc/runtime";
-import { createTempPgDatabase, type TempDatabase } from "@svc/testing";
 import { dateIn } from "@svc/time";
-import { MIGRATIONS_FOLDER } from "../src/store/migrations.ts";
-import { SERVICE_NAME } from "../src/config.ts";
-import { MysqlVacancyFeed } from "../src/source/mysql-vacancy-feed.ts";
-import { VacancyChangeSource } from "../src/workers/vacancy-change-source.ts";
+import { measureDetection, measureFeedWalk } from "./growth-detection.ts";
 import { failed, queryCosts, type ListScenario, type QueryCost } from "./growth-queries.ts";
 import {
   loadRows,
@@ -86,14 +79,18 @@ const BENCH = "vacancies growth";
 const ZONE = "Europe/Brussels";
 const root = fileURLToPath(new URL("../../..", import.meta.url));
 const out = (line = "") => process.stdout.write(`${line}\n`);
-const quiet = { info: () => {}, warn: () => {}, error: () => {} };
 const LIST_P99_MS = 100;
 const CONNECTIONS = 16;
 const QUERY_CAP_MS = 30_000;
 /** The service's LEGACY_QUERY_TIMEOUT_MS default: a step slower fails its request with 503. */
 const SERVICE_QUERY_TIMEOUT_MS = 5_000;
-const SWEEP_S = 30;
-const IDLE_PASS_MS = 50;
+const DETECTION = {
+  zone: ZONE,
+  passes: PASSES,
+  sweepTargetS: 30,
+  idlePassTargetMs: 50,
+  out,
+};
 
 async function ensureData(size: GrowthSize): Promise<string> {
   const connection = await openServerConnection(args.url);
@@ -192,128 +189,6 @@ function queryRows(size: GrowthSize, costs: QueryCost[]): BenchRow[] {
   });
 }
 
-const WALK_ROWS = 20_000;
-
-/**
- * The sweep's reads alone: the first WALK_ROWS live rows through the vacancy feed, pages of 500
- * as the change source reads them. Flat rows a second across sizes means a sweep grows with the
- * rows only, so a size whose full sweep is not run is projected from a smaller one's.
- */
-async function measureFeedWalk(size: GrowthSize, legacyUrl: string): Promise<BenchRow[]> {
-  const db = createLegacyDb({ url: legacyUrl });
-  const feed = new MysqlVacancyFeed(db, ZONE);
-  try {
-    const started = performance.now();
-    let rows = 0;
-    for (let after: number | null = null; rows < WALK_ROWS;) {
-      const page = await feed.live(after, 500, { today: dateIn(ZONE, Date.now()) });
-      rows += page.length;
-      if (page.length < 500) break;
-      after = page[page.length - 1]!.rowKey;
-    }
-    const perS = rows / ((performance.now() - started) / 1000);
-    out(
-      `\n[${size.name}] feed walk: ${rows} rows at ${perS.toFixed(0)} rows/s; load ${loadAverage()}`,
-    );
-    return [
-      {
-        scenario: `${size.label} vacancies: change detection`,
-        metric: `feed walk, first ${rows} rows`,
-        value: Math.round(perS),
-        unit: "rows/s",
-      },
-    ];
-  } finally {
-    await db.close();
-  }
-}
-
-/**
- * Change detection through the public detector API, its state in a private PostgreSQL database
- * that is handed back (the service runs on it next, past its baseline).
- */
-async function measureDetection(
-  size: GrowthSize,
-  legacyUrl: string,
-  smallUrl?: string,
-): Promise<{ rows: BenchRow[]; database: TempDatabase }> {
-  const database = await createTempPgDatabase("growth");
-  const pool = createPgPool({ url: database.url, schema: SERVICE_NAME });
-  // As the service runs it: its pool settings (main.ts) and its feed.
-  const legacy = createLegacyDb({ url: legacyUrl });
-  const small = smallUrl ? createLegacyDb({ url: smallUrl }) : undefined;
-  const detectorOn = (db: LegacyDb): ChangeDetector =>
-    createChangeDetector({
-      pool,
-      schema: SERVICE_NAME,
-      source: new VacancyChangeSource(new MysqlVacancyFeed(db, ZONE)),
-      logger: quiet,
-      publicBaseUrl: "https://api.example.test",
-      timeZone: ZONE,
-    });
-  try {
-    await runMigrations(pool, { schema: SERVICE_NAME, migrationsFolder: MIGRATIONS_FOLDER });
-    const detector = detectorOn(legacy);
-    if (small) {
-      // Bounded: the state's baseline from the smallest data set, idle passes over this one.
-      await detectorOn(small).runSweep();
-      const idle: number[] = [];
-      for (let i = 0; i < PASSES; i++) idle.push((await detector.runIncremental()).durationMs);
-      const passes = summarise(idle);
-      out(
-        `\n[${size.name}] change detection (state from the smallest size): idle pass median ${passes.median.toFixed(1)} ms, p99 ${passes.p99.toFixed(1)} ms; load ${loadAverage()}`,
-      );
-      const scenario = `${size.label} vacancies: change detection (state of 10,000)`;
-      const rows: BenchRow[] = [
-        {
-          scenario,
-          metric: `idle incremental pass p99 (${PASSES})`,
-          value: round1(passes.p99),
-          unit: "ms",
-          target: `< ${IDLE_PASS_MS} ms`,
-          met: passes.p99 < IDLE_PASS_MS,
-        },
-      ];
-      return { rows, database };
-    }
-    const baseline = await detector.runSweep();
-    const sweep = await detector.runSweep();
-    const idle: number[] = [];
-    for (let i = 0; i < PASSES; i++) idle.push((await detector.runIncremental()).durationMs);
-    const passes = summarise(idle);
-    out(
-      `\n[${size.name}] change detection: baseline ${(baseline.durationMs / 1000).toFixed(1)} s (${baseline.examined} examined), full sweep ${(sweep.durationMs / 1000).toFixed(1)} s (${sweep.updated} updated), idle pass median ${passes.median.toFixed(1)} ms, p99 ${passes.p99.toFixed(1)} ms; load ${loadAverage()}`,
-    );
-    const scenario = `${size.label} vacancies: change detection`;
-    const last = size.name === "1m";
-    const rows: BenchRow[] = [
-      { scenario, metric: "baseline sweep", value: round1(baseline.durationMs / 1000), unit: "s" },
-      {
-        scenario,
-        metric: "full sweep, nothing changed",
-        value: round1(sweep.durationMs / 1000),
-        unit: "s",
-        ...(last ? { target: `< ${SWEEP_S} s`, met: sweep.durationMs < SWEEP_S * 1000 } : {}),
-      },
-      {
-        scenario,
-        metric: `idle incremental pass p99 (${PASSES})`,
-        value: round1(passes.p99),
-        unit: "ms",
-        ...(last ? { target: `< ${IDLE_PASS_MS} ms`, met: passes.p99 < IDLE_PASS_MS } : {}),
-      },
-    ];
-    return { rows, database };
-  } catch (err) {
-    await database.drop();
-    throw err;
-  } finally {
-    await legacy.close();
-    await small?.close();
-    await pool.end();
-  }
-}
-
 interface ServiceMemory {
   sweepPeakMb: number;
   sweepMs: number;
@@ -381,9 +256,14 @@ async function measureService(
  * for `n` vacancies (MB): a size whose own sweep is not run is projected with it.
  */
 function idSetMb(n: number): number {
+  // Flat one-byte strings, as the driver decodes them, cut from one buffer so little else is
+  // allocated while the heap is measured.
+  const text = Buffer.alloc(36 * n);
+  for (let i = 0; i < n; i++)
+    text.write(`00000000-0000-4000-8000-${String(i).padStart(12, "0")}`, i * 36, "latin1");
   const before = process.memoryUsage().heapUsed;
   const ids = new Set<string>();
-  for (let i = 0; i < n; i++) ids.add(randomUUID());
+  for (let i = 0; i < n; i++) ids.add(text.toString("latin1", i * 36, i * 36 + 36));
   return ids.size > 0 ? (process.memoryUsage().heapUsed - before) / 2 ** 20 : 0;
 }
 
@@ -447,12 +327,13 @@ for (const size of SIZES) {
   const today = dateIn(ZONE, Date.now());
   const costs = await measureQueries(size, legacyUrl, today);
   rows.push(...queryRows(size, costs));
-  rows.push(...(await measureFeedWalk(size, legacyUrl)));
+  rows.push(...(await measureFeedWalk(size, legacyUrl, DETECTION)));
   if (args["skip-detection"]) continue;
   const full = SIZES_FULL.has(size.name);
   const detection = await measureDetection(
     size,
     legacyUrl,
+    DETECTION,
     full ? undefined : await ensureData(GROWTH_SIZES[0]!),
   );
   rows.push(...detection.rows);
