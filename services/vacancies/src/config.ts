@@ -39,6 +39,11 @@ const shape = z
     // source/mysql-vacancy-source.ts) are reused for pages past the first 5,000 rows; 0 sorts every
     // matching id for each such page instead.
     VACANCY_PAGE_MARKS_CACHE_MS: env.int(5_000, 0, 300_000),
+    // List totals and page marks grow with the table (docs/decisions/growth.md): they get their own
+    // small pool, so they never hold more of the legacy database than this many connections, and
+    // their own timeout, so a large list is counted rather than answered 503.
+    VACANCY_COUNT_POOL_MAX: env.int(2, 1, 20),
+    VACANCY_COUNT_TIMEOUT_MS: env.int(60_000, 100, 600_000),
   })
   .superRefine(refineLeaderElection);
 

@@ -19,7 +19,7 @@ import { VacancyChangeSource } from "./workers/vacancy-change-source.ts";
 import { MIGRATIONS_FOLDER } from "./store/migrations.ts";
 import { serveVacancyExists } from "./messaging/vacancy-exists.ts";
 import { MysqlVacancyFeed } from "./source/mysql-vacancy-feed.ts";
-import { vacancySourceFor } from "./source/mysql-vacancy-source.ts";
+import { countingDb, vacancySourceFor } from "./source/mysql-vacancy-source.ts";
 
 // Composition root: config → logger → dependencies → app → listen → graceful shutdown.
 let config: Config;
@@ -64,7 +64,9 @@ const pool = createPgPool({
 });
 if (config.MIGRATE_ON_START)
   await runMigrations(pool, { schema: SERVICE_NAME, migrationsFolder: MIGRATIONS_FOLDER });
-const vacancies = vacancySourceFor(legacy, config);
+// Counts and page marks on a small pool of their own (docs/decisions/growth.md).
+const counting = countingDb(config, metrics.meter);
+const vacancies = vacancySourceFor(legacy, config, Date.now, counting);
 const nc = await connectNats({
   ...natsConnectSettings(config),
   name: SERVICE_NAME,
@@ -112,6 +114,7 @@ shutdown.add("leader group (change detector)", () => leader.stop());
 shutdown.add("outbox relay", () => events.stop());
 shutdown.add("nats", () => drainNats(nc));
 shutdown.add("legacy database", () => legacy.close());
+shutdown.add("legacy database, counts", () => counting.close());
 shutdown.add("revocation feed", () => revocations.stop());
 shutdown.add("database", () => pool.end());
 shutdown.add("metrics", () => metrics.shutdown());

@@ -75,8 +75,9 @@ describe("GET /v1/vacancies deep pages with page marks", () => {
     try {
       clock += TTL_MS;
       // Marks read without the last three (in the background after the lifetime: wait for them).
+      // One walk is many requests: a generous deadline for a loaded machine.
       await expect
-        .poll(async () => inOrder((await walkAll(run, "", 7)).items))
+        .poll(async () => inOrder((await walkAll(run, "", 7)).items), { timeout: 30_000 })
         .toEqual(all.slice(0, -3));
       await setDeleted(lastThree, 0);
       expect(inOrder((await walkAll(run, "", 7)).items)).toEqual(all);

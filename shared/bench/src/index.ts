@@ -43,6 +43,17 @@ export {
   type BenchRunFile,
   type ResultRow,
 } from "./results.ts";
+export {
+  GROWTH_SIZES,
+  growthDatabase,
+  growthSizes,
+  loadAverage,
+  round1,
+  summarise,
+  timeRuns,
+  type GrowthSize,
+  type Timing,
+} from "./growth.ts";
 export { runWrk, wrkScript, type WrkOptions, type WrkResult } from "./wrk.ts";
 export {
   openLoop,

@@ -8,7 +8,7 @@
  * its ids and its total on covering secondary indexes alone, and reads only the page's rows.
  * Why the plans below: docs/decisions/list-pages.md.
  */
-import type { LegacyDb } from "@svc/db";
+import { createLegacyDb, type LegacyDb, type LegacyDbOptions } from "@svc/db";
 import {
   EVERY_INDEX,
   forceIndex,
@@ -354,6 +354,8 @@ const MARK_SPACING = 250;
  */
 export class MysqlVacancySource implements VacancySource {
   readonly #db: LegacyDb;
+  /** Counts and page marks: their cost grows with the list, not the page. */
+  readonly #countDb: LegacyDb;
   readonly #toIso: LocalToIso;
   readonly #earlyRows: number;
   readonly #marks: PageMarks<number> | undefined;
@@ -361,14 +363,16 @@ export class MysqlVacancySource implements VacancySource {
 
   /**
    * `zone`: the legacy DATETIMEs' wall-clock zone. `earlyRows` (tests): EARLY_ROWS; 0 puts every
-   * page on the deep-page plans. The indexes are looked up from here on (IndexHints).
+   * page on the deep-page plans. `countDb`: where COUNTs and page marks run (default `db`). The
+   * indexes are looked up from here on (IndexHints).
    */
   constructor(
     db: LegacyDb,
     zone: string,
-    options: { earlyRows?: number; marks?: PageMarkOptions } = {},
+    options: { earlyRows?: number; marks?: PageMarkOptions; countDb?: LegacyDb } = {},
   ) {
     this.#db = db;
+    this.#countDb = options.countDb ?? db;
     this.#toIso = zonedIso(zone);
     this.#earlyRows = options.earlyRows ?? EARLY_ROWS;
     this.#marks = PageMarks.of(options.marks, { spacing: MARK_SPACING });
@@ -434,14 +438,14 @@ export class MysqlVacancySource implements VacancySource {
     hints: IndexHint,
   ): Promise<number[]> {
     const statement = marksStatement(filter, asOf, spacing, hints);
-    const rows = await this.#db.query<{ rowKey: number }>(statement.sql, statement.params);
+    const rows = await this.#countDb.query<{ rowKey: number }>(statement.sql, statement.params);
     return rows.map((row) => Number(row.rowKey));
   }
 
   async count(filter: VacancyFilter, asOf: AsOf): Promise<number> {
     const [row] = await this.#hints.run((hints) => {
       const statement = countStatement(filter, asOf, hints);
-      return this.#db.query<{ n: number | string }>(statement.sql, statement.params);
+      return this.#countDb.query<{ n: number | string }>(statement.sql, statement.params);
     });
     return Number(row?.n ?? 0);
   }
@@ -470,13 +474,37 @@ export class MysqlVacancySource implements VacancySource {
   }
 }
 
-/** The source as the service runs it, from its settings (main.ts and the read benchmark alike). */
+/**
+ * The source as the service runs it, from its settings (main.ts and the read benchmark alike);
+ * `countDb`: the pool for counts and page marks (VACANCY_COUNT_POOL_MAX, VACANCY_COUNT_TIMEOUT_MS).
+ */
 export function vacancySourceFor(
   db: LegacyDb,
   settings: { TIME_ZONE: string; VACANCY_PAGE_MARKS_CACHE_MS: number },
   now: () => number = Date.now,
+  countDb: LegacyDb = db,
 ): MysqlVacancySource {
   return new MysqlVacancySource(db, settings.TIME_ZONE, {
     marks: { ttlMs: settings.VACANCY_PAGE_MARKS_CACHE_MS, now },
+    countDb,
+  });
+}
+
+/** The pool for counts and page marks, beside the service's pool `main` settings. */
+export function countingDb(
+  settings: {
+    LEGACY_DATABASE_URL: string;
+    LEGACY_CONNECT_TIMEOUT_MS: number;
+    VACANCY_COUNT_TIMEOUT_MS: number;
+    VACANCY_COUNT_POOL_MAX: number;
+  },
+  meter?: LegacyDbOptions["meter"],
+): LegacyDb {
+  return createLegacyDb({
+    url: settings.LEGACY_DATABASE_URL,
+    connectTimeoutMs: settings.LEGACY_CONNECT_TIMEOUT_MS,
+    queryTimeoutMs: settings.VACANCY_COUNT_TIMEOUT_MS,
+    connectionLimit: settings.VACANCY_COUNT_POOL_MAX,
+    ...(meter ? { meter } : {}),
   });
 }

@@ -83,6 +83,10 @@ export async function startVacancies(options: {
   config?: typeof config;
   earlyRows?: number;
   marks?: TestMarks;
+  /** Wraps the page pool (e.g. to slow some statements down); default as is. */
+  pagePool?: (db: LegacyDb) => LegacyDb;
+  /** The pool for counts and page marks; default the page pool. */
+  countDb?: LegacyDb;
 }): Promise<RunningVacancies> {
   issuer ??= await createTestIssuer();
   const keys = issuer;
@@ -102,9 +106,10 @@ export async function startVacancies(options: {
         issuer: TEST_ISSUER,
         audience: TEST_AUDIENCE,
       }),
-      vacancies: new MysqlVacancySource(legacy, config.TIME_ZONE, {
+      vacancies: new MysqlVacancySource(options.pagePool?.(legacy) ?? legacy, config.TIME_ZONE, {
         earlyRows: options.earlyRows,
         marks: options.marks && { ...options.marks, now },
+        ...(options.countDb ? { countDb: options.countDb } : {}),
       }),
       now,
     }),
