@@ -70,7 +70,7 @@ function threadCpuMs(): number {
 export function startIdleHeapRelease(options: IdleHeapReleaseOptions = {}): IdleHeapRelease {
   const everyMs = options.everyMs ?? 5_000;
   const judge = releaseJudge({
-    idleCpu: options.idleCpu ?? 0.02,
+    idleCpu: options.idleCpu ?? 0.05,
     idlePeriods: options.idlePeriods ?? 2,
     minGrowthBytes: options.minGrowthBytes ?? 4 * 1024 * 1024,
   });

@@ -57,7 +57,7 @@ describe("startIdleHeapRelease", () => {
 });
 
 describe("releaseJudge", () => {
-  const judge = () => releaseJudge({ idleCpu: 0.02, idlePeriods: 2, minGrowthBytes: 4 * MB });
+  const judge = () => releaseJudge({ idleCpu: 0.05, idlePeriods: 2, minGrowthBytes: 4 * MB });
   const idle = (rssMb: number) => ({ cpuShare: 0.01, rss: rssMb * MB });
   const busy = (rssMb: number) => ({ cpuShare: 0.3, rss: rssMb * MB });
 
@@ -79,8 +79,8 @@ describe("releaseJudge", () => {
 
   it("counts a period at exactly the threshold as idle", () => {
     const j = judge();
-    j.period({ cpuShare: 0.02, rss: 150 * MB });
-    expect(j.period({ cpuShare: 0.02, rss: 150 * MB })).toBe(true);
+    j.period({ cpuShare: 0.05, rss: 150 * MB });
+    expect(j.period({ cpuShare: 0.05, rss: 150 * MB })).toBe(true);
   });
 
   it("after a release, waits for 4 MB of growth above the lowest resident set since", () => {
