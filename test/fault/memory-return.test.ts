@@ -80,7 +80,7 @@ const load = () =>
   loadavg()
     .map((l) => l.toFixed(2))
     .join(" ");
-const mb = (n: number | undefined) => (n === undefined ? "?" : n.toFixed(1));
+const mb = (n: number | undefined) => (n === undefined || !Number.isFinite(n) ? "-" : n.toFixed(1));
 
 /**
  * Samples every stack process's resident set until `sampling` is cleared. The pids are looked up
@@ -182,8 +182,8 @@ function summary() {
       mb(first?.rssMb).padStart(7),
       mb(last?.rssMb).padStart(7),
       mb(row.highest).padStart(7),
-      slope.toFixed(3).padStart(8),
-      (mainCpu * 100).toFixed(2).padStart(7),
+      (Number.isFinite(slope) ? slope.toFixed(3) : "-").padStart(8),
+      (Number.isFinite(mainCpu) ? (mainCpu * 100).toFixed(2) : "-").padStart(7),
       mb(last?.anonMb).padStart(5),
     ];
     return { ...row, line: cells.join(" ") };
