@@ -6,7 +6,8 @@
  * resident set (/proc/<pid>/status) is sampled: it must be back under the idle target within two
  * minutes, and then stay there, flat, through an idle soak: the least-squares slope of each
  * process's resident set over the soak is printed, and the rise it implies over the soak must stay
- * under one idle-release step (docs/decisions/idle-heap-release.md).
+ * under 6 MB: one idle-release step (4 MB, docs/decisions/idle-heap-release.md) and noise. Any
+ * process exiting fails the test.
  *
  * CI size: 1,000 applications, a 2-minute soak. Full size (`FAULT_SUITE=full`): 5,000 applications,
  * a 30-minute soak.
@@ -234,7 +235,8 @@ describe(`memory after a burst of ${size.burstApplications} applications (${size
     await waitUntil(
       `${size.burstApplications} applications acknowledged`,
       () => producer.acknowledged().length >= size.burstApplications || producer.refused().length,
-      size.burstApplications * 500,
+      // At least one application a second, however loaded the machine.
+      size.burstApplications * 1_000,
       () => `${producer.acknowledged().length} acknowledged, refused: ${producer.refused()}`,
       500,
     );
