@@ -4,10 +4,11 @@
  * goes through the gateway, as fast as 16 clients get answers; the burst is over once the
  * subscriber has received every application's event. From then on every service process's
  * resident set (/proc/<pid>/status) is sampled: it must be back under the idle target within two
- * minutes, and then stay there, flat, through an idle soak: the least-squares slope of each
- * process's resident set over the soak is printed, and the rise it implies over the soak must stay
- * under 6 MB: one idle-release step (4 MB, docs/decisions/idle-heap-release.md) and noise. Any
- * process exiting fails the test.
+ * minutes, and then stay flat through an idle soak: the least-squares slope of each process's
+ * resident set over the soak is printed, and the rise it implies over the soak must stay under
+ * 6 MB: one idle-release step (4 MB, docs/decisions/idle-heap-release.md) and noise. Work an idle
+ * process still does (the change detector's full sweep) may take it above the target; it must be
+ * back under it within two minutes. Any process exiting fails the test.
  *
  * CI size: 1,000 applications, a 2-minute soak. Full size (`FAULT_SUITE=full`): 5,000 applications,
  * a 30-minute soak.
@@ -109,6 +110,23 @@ const between = (name: string, from: number, to = Infinity) =>
   (series.get(name) ?? []).filter((p) => p.at >= from && p.at <= to);
 const latest = (name: string) => series.get(name)?.at(-1);
 
+/**
+ * The longest stretch of `points` above the target, in ms (work while idle, such as the change
+ * detector's full sweep, may raise a process above it for a while); Infinity when the last is above.
+ */
+function longestAboveTarget(points: Point[]): number {
+  let longest = 0;
+  let since: number | undefined;
+  for (const p of points) {
+    if (p.rssMb >= IDLE_TARGET_MB) since ??= p.at;
+    else if (since !== undefined) {
+      longest = Math.max(longest, p.at - since);
+      since = undefined;
+    }
+  }
+  return since === undefined ? longest : Infinity;
+}
+
 /** Least-squares slope of the resident set, MB per minute. */
 function slopePerMinute(points: Point[]): number {
   const n = points.length;
@@ -173,6 +191,7 @@ function summary() {
       slope,
       rise: slope * ((soakEnd - soakStart) / 60_000),
       highest: Math.max(...soak.map((p) => p.rssMb)),
+      aboveMs: longestAboveTarget(soak),
     };
     const cells = [
       name.padEnd(20),
@@ -183,6 +202,7 @@ function summary() {
       mb(first?.rssMb).padStart(7),
       mb(last?.rssMb).padStart(7),
       mb(row.highest).padStart(7),
+      (row.aboveMs === Infinity ? "end" : String(Math.round(row.aboveMs / 1000))).padStart(8),
       (Number.isFinite(slope) ? slope.toFixed(3) : "-").padStart(8),
       (Number.isFinite(mainCpu) ? (mainCpu * 100).toFixed(2) : "-").padStart(7),
       mb(last?.anonMb).padStart(5),
@@ -191,9 +211,9 @@ function summary() {
   });
   const lines = [
     `memory return (${size.name}): ${marks.created ?? "?"} applications in ${secs(marks.applied && marks.applied - burstStart)} s (${CONCURRENCY} clients), every event delivered ${secs(marks.applied && burstEnd - marks.applied)} s later; idle target ${IDLE_TARGET_MB} MB; soak ${secs(marks.soakStart && soakEnd - soakStart)} s from ${secs(marks.soakStart && soakStart - burstEnd)} s after the burst; load average ${load()}`,
-    "process               before   peak   after  back(s)  soak@0 soak@end soakmax  MB/min  main%  anon",
+    "process               before   peak   after  back(s)  soak@0 soak@end soakmax above(s)  MB/min  main%  anon",
     ...rows.map((r) => r.line),
-    "(MB; before: just before the burst; after: first sample after it; back: seconds until under the target; MB/min: least-squares slope over the soak; main%: the main thread's share of a core over the soak; anon: anonymous part at the end)",
+    "(MB; before: just before the burst; after: first sample after it; back: seconds until under the target; above: the longest stretch of the soak above the target, in seconds; MB/min: least-squares slope over the soak; main%: the main thread's share of a core over the soak; anon: anonymous part at the end)",
   ];
   return { rows, lines };
 }
@@ -278,9 +298,10 @@ describe(`memory after a burst of ${size.burstApplications} applications (${size
 
     expect(stack.exits()).toEqual([]);
     for (const r of summary().rows.filter((row) => row.service)) {
-      expect(r.highest, `${r.name}: highest resident set in the soak (MB)`).toBeLessThan(
-        IDLE_TARGET_MB,
-      );
+      expect(
+        r.aboveMs,
+        `${r.name}: longest stretch of the soak above the target (ms; highest ${mb(r.highest)} MB)`,
+      ).toBeLessThanOrEqual(RETURN_MS);
       expect(r.rise, `${r.name}: rise of the fitted line over the soak (MB)`).toBeLessThan(FLAT_MB);
     }
   }, 3_600_000);
