@@ -1,4 +1,4 @@
-import { performance, type EventLoopUtilization } from "node:perf_hooks";
+import { performance } from "node:perf_hooks";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 
@@ -11,42 +11,86 @@ export type LastResortGc = (options: {
 export type IdleHeapReleaseOptions = {
   /** How often the process looks at itself. */
   everyMs?: number;
-  /** Event-loop utilisation over the last period at or below which the process counts as idle. */
-  idleUtilization?: number;
-  /** Resident growth since the last release that makes one worth it. */
+  /** Share of one core the main thread used over a period at or below which the period is idle. */
+  idleCpu?: number;
+  /** Idle periods in a row before a release. */
+  idlePeriods?: number;
+  /** Resident growth above the lowest resident set since the last release that makes one worth it. */
   minGrowthBytes?: number;
 };
 
 export type IdleHeapRelease = { stop(): void; releases(): number };
 
+/** What one period looked like: the main thread's share of a core, and the resident set. */
+export type PeriodSample = { cpuShare: number; rss: number };
+
+/**
+ * The release decision, without clocks: `period` says after each period whether to release now;
+ * `released` takes the resident set measured right after a release.
+ */
+export function releaseJudge(options: Required<Omit<IdleHeapReleaseOptions, "everyMs">>): {
+  period(sample: PeriodSample): boolean;
+  released(rss: number): void;
+} {
+  let idleInRow = 0;
+  let floor: number | undefined;
+  return {
+    period({ cpuShare, rss }) {
+      idleInRow = cpuShare <= options.idleCpu ? idleInRow + 1 : 0;
+      if (floor !== undefined) floor = Math.min(floor, rss);
+      const grown = floor === undefined || rss - floor >= options.minGrowthBytes;
+      return idleInRow >= options.idlePeriods && grown;
+    },
+    released(rss) {
+      floor = rss;
+      idleInRow = 0;
+    },
+  };
+}
+
+/** CPU time (user + system) the calling thread has used, in milliseconds. */
+function threadCpuMs(): number {
+  const { user, system } = process.threadCpuUsage();
+  return (user + system) / 1_000;
+}
+
 /**
  * Gives the heap pages V8 freed back to the operating system once the process has gone idle: Node
  * 24's V8 keeps them in a pool, and its memory reducer stays in its "high allocation" state in a
  * process that went quiet, so every burst would stay resident. A last-resort collection releases
- * the pool. Why: docs/decisions/process-runtime-settings.md.
+ * the pool. Why and how idleness is judged: docs/decisions/idle-heap-release.md.
  *
- * It runs when the event loop was at most `idleUtilization` busy over the last period and the
- * resident set grew by `minGrowthBytes` since the last release (or there was none yet): at most
- * one full collection per period, only while nothing is being served. The timer is unref'd.
+ * Idle is the main thread's own CPU time, not the event loop's utilisation: a timer that fires
+ * while the machine is loaded waits for a core, and that wait counts as busy loop time. It runs
+ * after `idlePeriods` periods in a row in which the main thread used at most `idleCpu` of a core,
+ * when the resident set is `minGrowthBytes` above its lowest since the last release (or there was
+ * none yet): at most one full collection per period, only while nothing is being served. The
+ * timer is unref'd.
  */
 export function startIdleHeapRelease(options: IdleHeapReleaseOptions = {}): IdleHeapRelease {
   const everyMs = options.everyMs ?? 5_000;
-  const idleUtilization = options.idleUtilization ?? 0.02;
-  const minGrowthBytes = options.minGrowthBytes ?? 8 * 1024 * 1024;
+  const judge = releaseJudge({
+    idleCpu: options.idleCpu ?? 0.05,
+    idlePeriods: options.idlePeriods ?? 2,
+    minGrowthBytes: options.minGrowthBytes ?? 4 * 1024 * 1024,
+  });
   const gc = lastResortGc();
   let released = 0;
-  let floor: number | undefined;
-  let last: EventLoopUtilization = performance.eventLoopUtilization();
+  let lastCpu = threadCpuMs();
+  let lastAt = performance.now();
   const timer = setInterval(() => {
-    const now = performance.eventLoopUtilization();
-    const busy = performance.eventLoopUtilization(now, last).utilization;
-    last = now;
-    const rss = process.memoryUsage.rss();
-    if (busy > idleUtilization || (floor !== undefined && rss - floor < minGrowthBytes)) return;
+    const cpu = threadCpuMs();
+    const at = performance.now();
+    const cpuShare = (cpu - lastCpu) / Math.max(1, at - lastAt);
+    lastCpu = cpu;
+    lastAt = at;
+    if (!judge.period({ cpuShare, rss: process.memoryUsage.rss() })) return;
     gc({ type: "major", execution: "sync", flavor: "last-resort" });
     released++;
-    floor = process.memoryUsage.rss();
-    last = performance.eventLoopUtilization(); // the collection itself is not load
+    judge.released(process.memoryUsage.rss());
+    // The collection itself is not load.
+    lastCpu = threadCpuMs();
+    lastAt = performance.now();
   }, everyMs);
   timer.unref();
   return { stop: () => clearInterval(timer), releases: () => released };

@@ -26,6 +26,10 @@ export interface FaultSize {
   afterKillMs: number;
   /** The whole test file's budget. */
   budgetMs: number;
+  /** Applications created in one burst before memory is watched (memory-return.test.ts). */
+  burstApplications: number;
+  /** How long the stack is then watched idle, once every process is back under its target. */
+  idleSoakMs: number;
 }
 
 const PROCESSES = [
@@ -54,6 +58,8 @@ const CI: FaultSize = {
   ],
   afterKillMs: 0,
   budgetMs: 240_000,
+  burstApplications: 1_000,
+  idleSoakMs: 120_000,
 };
 
 const FULL: FaultSize = {
@@ -67,6 +73,8 @@ const FULL: FaultSize = {
   killWaves: [...PROCESSES, ...PROCESSES].map((name) => [name]),
   afterKillMs: 5_000,
   budgetMs: 900_000,
+  burstApplications: 5_000,
+  idleSoakMs: 30 * 60_000,
 };
 
 export function faultSize(env: NodeJS.ProcessEnv = process.env): FaultSize {
