@@ -94,6 +94,7 @@ describe("runWrk", () => {
       durationS: 1,
       method: "POST",
       body: '{"email":"p.{{seq}}@example.be","n":{{seq}}}',
+      statusCounts: true,
     });
     expect(result.statuses["200"]).toBe(result.requests);
     const numbers = seen.map((s) => {
