@@ -11,7 +11,7 @@
 // bench:backlog -w @services/webhooks); options: --scenario=deliveries|events, --events=N,
 // --heap-mb=N.
 import { readFileSync } from "node:fs";
-import { createPgPool, runMigrations } from "@svc/db";
+import type { createPgPool } from "@svc/db";
 import { buildEvent } from "@svc/events";
 import {
   connectNats,
@@ -26,10 +26,10 @@ import {
 } from "@svc/messaging";
 import { processMemory, recordBenchRows, type BenchRow } from "@svc/bench";
 import { build } from "@svc/build";
-import { createTempPgDatabase, silentLogger, testEnv, createTestCa } from "@svc/testing";
+import { silentLogger, testEnv, createTestCa } from "@svc/testing";
 import { createSubscriptionService } from "../src/app.ts";
 import { loadConfig } from "../src/config.ts";
-import { MIGRATIONS_FOLDER } from "../src/store/migrations.ts";
+import { webhooksBenchDatabase } from "./bench-database.ts";
 import { systemClock } from "../src/domain/model.ts";
 import { systemResolver } from "../src/outbound/resolver.ts";
 import { createNatsDeliveryQueue } from "../src/messaging/nats-delivery-queue.ts";
@@ -97,14 +97,7 @@ report(results);
 
 async function runScenario(scenario: "deliveries" | "events"): Promise<Result> {
   const receiver = await startFastReceiver({ key: ca.serverKey, cert: ca.serverCert });
-  const database = await createTempPgDatabase("backlog");
-  const pool = createPgPool({
-    url: database.url,
-    schema: "webhooks",
-    applicationName: "backlog-bench",
-    max: 16,
-  });
-  await runMigrations(pool, { schema: "webhooks", migrationsFolder: MIGRATIONS_FOLDER });
+  const { database, pool } = await webhooksBenchDatabase("backlog", "backlog-bench", 16);
   const namespace = testNamespace();
   const n = names(namespace);
   const nc = await connectNats({

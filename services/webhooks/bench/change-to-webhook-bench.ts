@@ -7,7 +7,6 @@
 // Run: npm run bench -- --only change-to-webhook
 import { loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
-import { createPgPool, runMigrations } from "@svc/db";
 import { buildEvent } from "@svc/events";
 import { openServerConnection, seedDatabase } from "@svc/legacy";
 import { connectNats, drainNats, jetstream, names, publish } from "@svc/messaging";
@@ -20,13 +19,13 @@ import {
 import { build } from "@svc/build";
 import { entryArgs } from "@svc/manifest";
 import { NODE_FLAGS, RUNTIME_ENV } from "@svc/runtime";
-import { createTempPgDatabase, createTestCa, silentLogger, testEnv } from "@svc/testing";
+import { createTestCa, silentLogger, testEnv } from "@svc/testing";
 import { dateIn, localOfInstant } from "@svc/time";
 import { createSubscriptionService } from "../src/app.ts";
 import { loadConfig } from "../src/config.ts";
 import { systemClock } from "../src/domain/model.ts";
 import { systemResolver } from "../src/outbound/resolver.ts";
-import { MIGRATIONS_FOLDER } from "../src/store/migrations.ts";
+import { webhooksBenchDatabase } from "./bench-database.ts";
 import { baseEnv } from "../test/support/harness.ts";
 import { spawnDispatcher } from "../test/support/dispatcher-process.ts";
 import { killHard } from "../test/support/private-nats.ts";
@@ -224,14 +223,7 @@ type Webhooks = Awaited<ReturnType<typeof startWebhooks>>;
 async function startWebhooks(namespace: string) {
   const ca = createTestCa();
   const receiver = await startReceiver({ key: ca.serverKey, cert: ca.serverCert });
-  const database = await createTempPgDatabase("bench");
-  const pool = createPgPool({
-    url: database.url,
-    schema: "webhooks",
-    applicationName: "bench",
-    max: 3,
-  });
-  await runMigrations(pool, { schema: "webhooks", migrationsFolder: MIGRATIONS_FOLDER });
+  const { database, pool } = await webhooksBenchDatabase("bench", "bench", 3);
   const env = {
     ...baseEnv({
       databaseUrl: database.url,

@@ -3,7 +3,6 @@
 // The dispatcher is the real entry point (src/dispatcher-main.ts) in its own process, as deployed.
 // Run: npm exec -c 'node services/webhooks/bench/dispatch-bench.ts' (from the repository root).
 import { readFileSync } from "node:fs";
-import { createPgPool, runMigrations } from "@svc/db";
 import { buildEvent } from "@svc/events";
 import {
   connectNats,
@@ -17,10 +16,10 @@ import {
 } from "@svc/messaging";
 import { recordBenchRows } from "@svc/bench";
 import { build } from "@svc/build";
-import { createTempPgDatabase, silentLogger, testEnv, createTestCa } from "@svc/testing";
+import { silentLogger, testEnv, createTestCa } from "@svc/testing";
 import { createSubscriptionService } from "../src/app.ts";
 import { loadConfig } from "../src/config.ts";
-import { MIGRATIONS_FOLDER } from "../src/store/migrations.ts";
+import { webhooksBenchDatabase } from "./bench-database.ts";
 import { systemClock } from "../src/domain/model.ts";
 import { systemResolver } from "../src/outbound/resolver.ts";
 import { baseEnv, testNamespace } from "../test/support/harness.ts";
@@ -50,14 +49,7 @@ const out = (line = "") => process.stdout.write(`${line}\n`);
 
 const ca = createTestCa();
 const receiver = await startReceiver({ key: ca.serverKey, cert: ca.serverCert });
-const database = await createTempPgDatabase("bench");
-const pool = createPgPool({
-  url: database.url,
-  schema: "webhooks",
-  applicationName: "bench",
-  max: 5,
-});
-await runMigrations(pool, { schema: "webhooks", migrationsFolder: MIGRATIONS_FOLDER });
+const { database, pool } = await webhooksBenchDatabase("bench", "bench", 5);
 const namespace = testNamespace();
 const n = names(namespace);
 const nc = await connectNats({
