@@ -1,7 +1,7 @@
 // The line plot of a scenario whose rows were measured at several points of a variable (x), such
 // as throughput and latency against offered load: one panel per unit, one line per metric. Plain
 // SVG text, like plot.ts.
-import { escapeXml, plotPanels, type PlotRow } from "./plot.ts";
+import { escapeXml, plotPanels, svgDocument, type PlotRow } from "./plot.ts";
 import { formatNumber } from "./report-table.ts";
 
 /** A row measured at a point `x` (in `xUnit`) of the scenario's variable. */
@@ -117,14 +117,5 @@ export function curvePlot(bench: string, scenario: string, rows: CurveRow[]): st
     });
     top = plotTop + PLOT_H + 48;
   }
-  const height = top + PAD - 8;
-  const title = `${bench}: ${scenario}`;
-  return [
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" role="img" aria-label="${escapeXml(title)}" font-family="Helvetica, Arial, sans-serif" font-size="12" fill="#1f2328">`,
-    `<title>${escapeXml(title)}</title>`,
-    `<rect width="100%" height="100%" fill="#ffffff"/>`,
-    ...out,
-    "</svg>",
-    "",
-  ].join("\n");
+  return svgDocument(`${bench}: ${scenario}`, width, top + PAD - 8, out);
 }

@@ -177,13 +177,16 @@ export function scenarioPlot(bench: string, scenario: string, rows: PlotRow[]): 
     }
     y += 6;
   }
-  const height = y + PAD - 8;
-  const title = `${bench}: ${scenario}`;
+  return svgDocument(`${bench}: ${scenario}`, width, y + PAD - 8, out);
+}
+
+/** A standalone SVG document: white background, the title for screen readers, then `body`. */
+export function svgDocument(title: string, width: number, height: number, body: string[]): string {
   return [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" role="img" aria-label="${escapeXml(title)}" font-family="Helvetica, Arial, sans-serif" font-size="${FONT}" fill="${COLOURS.text}">`,
     `<title>${escapeXml(title)}</title>`,
     `<rect width="100%" height="100%" fill="#ffffff"/>`,
-    ...out,
+    ...body,
     "</svg>",
     "",
   ].join("\n");
