@@ -32,6 +32,7 @@ import {
   startBackends,
   type Backends,
   type FaultStack,
+  cleanUp,
 } from "./support/fault-stack.ts";
 import {
   readTargets,
@@ -210,7 +211,7 @@ beforeAll(async () => {
 }, 240_000);
 
 afterAll(async () => {
-  const steps: Array<() => Promise<unknown>> = [
+  await cleanUp("fault suite", [
     async () => reads?.stop(),
     async () => applications?.stop(0),
     async () => changes?.stop(),
@@ -219,11 +220,7 @@ afterAll(async () => {
     async () => receiver?.close(),
     async () => backends?.cleanup(),
     async () => ca?.dispose(),
-  ];
-  for (const step of steps)
-    await step().catch((err: unknown) =>
-      console.error(`fault suite clean-up: ${(err as Error).message}`),
-    );
+  ]);
   const all = recorder.samples;
   console.info(
     [

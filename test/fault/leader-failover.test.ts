@@ -29,6 +29,7 @@ import {
   startBackends,
   type Backends,
   type FaultStack,
+  cleanUp,
 } from "./support/fault-stack.ts";
 import {
   leaderOf,
@@ -147,7 +148,7 @@ beforeAll(async () => {
 }, 330_000);
 
 afterAll(async () => {
-  const steps: Array<() => Promise<unknown>> = [
+  await cleanUp("leader failover", [
     async () => applications?.stop(0),
     async () => changes?.stop(),
     async () => db?.end(),
@@ -155,11 +156,7 @@ afterAll(async () => {
     async () => receiver?.close(),
     async () => backends?.cleanup(),
     async () => ca?.dispose(),
-  ];
-  for (const step of steps)
-    await step().catch((err: unknown) =>
-      console.error(`leader failover clean-up: ${(err as Error).message}`),
-    );
+  ]);
   console.info(
     [
       `leader failover (${size.name}) in ${Math.round((Date.now() - startedAt) / 1000)} s; takeover bound ${DOCUMENTED_TAKEOVER_MS} ms documented, ${TAKEOVER_BOUND_MS} ms asserted`,

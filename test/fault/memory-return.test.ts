@@ -29,6 +29,7 @@ import {
   startBackends,
   type Backends,
   type FaultStack,
+  cleanUp,
 } from "./support/fault-stack.ts";
 import { Recorder } from "./support/load.ts";
 import { startApplicationProducer } from "./support/producers.ts";
@@ -160,17 +161,13 @@ beforeAll(async () => {
 
 afterAll(async () => {
   sampling = false;
-  const steps: Array<() => Promise<unknown>> = [
+  await cleanUp("memory return", [
     async () => sampler,
     async () => stack?.stop(),
     async () => receiver?.close(),
     async () => backends?.cleanup(),
     async () => ca?.dispose(),
-  ];
-  for (const step of steps)
-    await step().catch((err: unknown) =>
-      console.error(`memory return clean-up: ${(err as Error).message}`),
-    );
+  ]);
   console.info(summary().lines.join("\n"));
 }, 120_000);
 

@@ -28,6 +28,7 @@ import {
   NATS_NAMESPACE,
   type Backends,
   type FaultStack,
+  cleanUp,
 } from "./support/fault-stack.ts";
 import { Recorder } from "./support/load.ts";
 import {
@@ -124,7 +125,7 @@ beforeAll(async () => {
 }, 240_000);
 
 afterAll(async () => {
-  for (const step of [
+  await cleanUp("nats cluster", [
     async () => applications?.stop(0),
     async () => changes?.stop(),
     async () => db?.end(),
@@ -132,8 +133,7 @@ afterAll(async () => {
     async () => receiver?.close(),
     async () => backends?.cleanup(),
     async () => ca?.dispose(),
-  ])
-    await step().catch((err: unknown) => console.error(`clean-up: ${(err as Error).message}`));
+  ]);
   console.info(["nats cluster fault test", ...lines, ...(delivered?.lines ?? [])].join("\n"));
 }, 120_000);
 

@@ -275,3 +275,17 @@ export async function launchStack(
     stop,
   };
 }
+
+/**
+ * Runs each clean-up step in order, whatever the ones before did: a failed step is reported under
+ * `label` and the rest still run, so no private server outlives a failed test.
+ */
+export async function cleanUp(
+  label: string,
+  steps: ReadonlyArray<() => Promise<unknown>>,
+): Promise<void> {
+  for (const step of steps)
+    await step().catch((err: unknown) =>
+      console.error(`${label} clean-up: ${(err as Error).message}`),
+    );
+}
