@@ -36,9 +36,9 @@ const otelOn = [
 ];
 const extra: Record<string, string[]> = {
   auth: ["SIGNING_KEYS_DIR"],
-  practices: ["LEGACY_DATABASE_URL"],
-  vacancies: ["LEGACY_DATABASE_URL"],
-  identity: ["IDENTITY_PEPPER"],
+  practices: ["LEGACY_DATABASE_URL", "WARM_UP_MAX_MS"],
+  vacancies: ["LEGACY_DATABASE_URL", "WARM_UP_MAX_MS"],
+  identity: ["IDENTITY_PEPPER", "WARM_UP_MAX_MS"],
   webhooks: ["WEBHOOK_SECRET_KEY"],
   dispatcher: [
     "WEBHOOK_SECRET_KEY",

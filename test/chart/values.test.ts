@@ -47,6 +47,7 @@ const REFUSED: [string, string[], RegExp][] = [
     /\/image\/repository/,
   ],
   ["0 replicas", ["--set", "components.auth.replicas=0"], /\/components\/auth\/replicas/],
+  ["a warm-up bound above the services' 60 s", ["--set", "warmUp.maxMs=60001"], /\/warmUp\/maxMs/],
   [
     "an HPA minimum above its maximum",
     ["--set", "components.vacancies.autoscaling.minReplicas=7"],

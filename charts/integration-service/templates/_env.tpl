@@ -130,6 +130,10 @@ Called with (dict "root" $ "name" "auth" "traits" $traits).
     secretKeyRef:
       {{- include "integration-service.secretKeyRef" (dict "root" $root "section" $v.mysql "inline" $v.mysql.url "key" "mysql-url") | nindent 6 }}
 {{- end }}
+{{- if .traits.warmUp }}
+- name: WARM_UP_MAX_MS
+  value: {{ $v.warmUp.maxMs | toString | quote }}
+{{- end }}
 {{- if .traits.signingKeys }}
 - name: SIGNING_KEYS_DIR
   value: {{ include "integration-service.signingKeysDir" . | quote }}

@@ -78,6 +78,7 @@ auth:
   pepper: false
   operator: false
   webhookSecretKey: false
+  warmUp: false
 practices:
   entrypoint: services/practices/src/main.ts
   public: true
@@ -86,6 +87,7 @@ practices:
   pepper: false
   operator: false
   webhookSecretKey: false
+  warmUp: true
 vacancies:
   entrypoint: services/vacancies/src/main.ts
   public: true
@@ -94,6 +96,7 @@ vacancies:
   pepper: false
   operator: false
   webhookSecretKey: false
+  warmUp: true
 identity:
   entrypoint: services/identity/src/main.ts
   public: true
@@ -102,6 +105,7 @@ identity:
   pepper: true
   operator: false
   webhookSecretKey: false
+  warmUp: true
 webhooks:
   entrypoint: services/webhooks/src/main.ts
   public: true
@@ -110,6 +114,7 @@ webhooks:
   pepper: false
   operator: false
   webhookSecretKey: true
+  warmUp: false
 dispatcher:
   entrypoint: services/webhooks/src/dispatcher-main.ts
   public: false
@@ -118,6 +123,7 @@ dispatcher:
   pepper: false
   operator: true
   webhookSecretKey: true
+  warmUp: false
 {{- end -}}
 
 {{/* Ports every process listens on (PORT and INTERNAL_PORT). */}}

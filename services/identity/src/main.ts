@@ -9,7 +9,7 @@ import {
   httpLimits,
 } from "@svc/http";
 import { createCachedTokenVerifier, remoteKeys, startRevocationFeed } from "@svc/auth";
-import { createPgPool, runMigrations } from "@svc/db";
+import { createPgPool, openPgConnections, runMigrations } from "@svc/db";
 import { connectNats, drainNats, names, natsConnectSettings } from "@svc/messaging";
 import { loadConfig, SERVICE_NAME, SERVICE_VERSION, type Config } from "./config.ts";
 import { createApp } from "./app.ts";
@@ -43,8 +43,9 @@ const revocations = startRevocationFeed({
   logger,
   meter: metrics.meter,
 });
+const keys = remoteKeys(config.AUTH_JWKS_URL);
 const verify = createCachedTokenVerifier({
-  keys: remoteKeys(config.AUTH_JWKS_URL),
+  keys,
   issuer: config.TOKEN_ISSUER,
   audience: config.TOKEN_AUDIENCE,
   revocation: revocations.view,
@@ -93,6 +94,18 @@ const serving = await serve({
   internalPort: config.INTERNAL_PORT,
   limits: httpLimits(config),
   readiness,
+  // Its API writes, so no reads through it: the pool's connections and auth's keys only.
+  // Why: docs/decisions/cold-start-warm-up.md.
+  warmUp: {
+    run: async () => {
+      // The keys best effort: jose fetches them again when a request needs them.
+      await Promise.all([
+        openPgConnections(pool, config.DATABASE_POOL_MAX),
+        keys.reload().catch(() => undefined),
+      ]);
+    },
+    timeoutMs: config.WARM_UP_MAX_MS,
+  },
   internalRoutes: { "/metrics": metrics.handler },
 });
 const pruner = startIdempotencyPruner({

@@ -13,6 +13,7 @@ import {
   loadRevocationFeedConfig,
   remoteKeys,
   startRevocationFeed,
+  warmUpAccess,
 } from "@svc/auth";
 import { createLegacyDb, createPgPool, runMigrations } from "@svc/db";
 import { connectNats, drainNats, natsConnectSettings } from "@svc/messaging";
@@ -25,6 +26,8 @@ import { MIGRATIONS_FOLDER } from "./store/migrations.ts";
 import { MysqlPracticeFeed } from "./source/mysql-practice-feed.ts";
 import { practiceSourceFor } from "./source/mysql-practice-source.ts";
 import { PgCrmMirrorStore } from "./store/pg-crm-mirror-store.ts";
+import { PRACTICES_SCOPE } from "./http/operations.ts";
+import { practiceWarmUp } from "./warm-up.ts";
 
 // Composition root: config → logger → dependencies → app → listen → graceful shutdown.
 let config: Config;
@@ -48,8 +51,9 @@ const revocations = startRevocationFeed({
   logger,
   meter: metrics.meter,
 });
+const keys = remoteKeys(config.AUTH_JWKS_URL);
 const verify = createCachedTokenVerifier({
-  keys: remoteKeys(config.AUTH_JWKS_URL),
+  keys,
   issuer: config.TOKEN_ISSUER,
   audience: config.TOKEN_AUDIENCE,
   revocation: revocations.view,
@@ -70,11 +74,13 @@ const pool = createPgPool({
 if (config.MIGRATE_ON_START)
   await runMigrations(pool, { schema: SERVICE_NAME, migrationsFolder: MIGRATIONS_FOLDER });
 const now = () => Date.now();
+// Until the warm-up has settled the API also takes its in-process credential (warm-up.ts).
+const warmUp = warmUpAccess(verify, [PRACTICES_SCOPE]);
 const appDeps = {
   meter: metrics.meter,
   config,
   logger,
-  verify,
+  verify: warmUp.verify,
   practices: practiceSourceFor(legacy, config, now),
   crmMirror: new PgCrmMirrorStore(pool, { now }),
   now,
@@ -116,6 +122,16 @@ const serving = await serve({
   internalPort: config.INTERNAL_PORT,
   limits: httpLimits(config),
   readiness,
+  warmUp: {
+    run: practiceWarmUp({
+      connect: [() => legacy.openConnections()],
+      access: warmUp,
+      keys,
+      concurrency: config.LEGACY_POOL_MAX,
+    }),
+    timeoutMs: config.WARM_UP_MAX_MS,
+    onSettled: warmUp.end,
+  },
   internalRoutes: { "/metrics": metrics.handler },
 });
 // The detector first: it writes the outbox the relay publishes from.

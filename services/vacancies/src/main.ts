@@ -8,7 +8,12 @@ import {
   type ReadinessCheck,
   httpLimits,
 } from "@svc/http";
-import { createCachedTokenVerifier, remoteKeys, startRevocationFeed } from "@svc/auth";
+import {
+  createCachedTokenVerifier,
+  remoteKeys,
+  startRevocationFeed,
+  warmUpAccess,
+} from "@svc/auth";
 import { createLegacyDb, createPgPool, runMigrations } from "@svc/db";
 import { connectNats, drainNats, natsConnectSettings } from "@svc/messaging";
 import { loadConfig, SERVICE_NAME, SERVICE_VERSION, type Config } from "./config.ts";
@@ -20,6 +25,8 @@ import { MIGRATIONS_FOLDER } from "./store/migrations.ts";
 import { serveVacancyExists } from "./messaging/vacancy-exists.ts";
 import { MysqlVacancyFeed } from "./source/mysql-vacancy-feed.ts";
 import { countingDb, vacancySourceFor } from "./source/mysql-vacancy-source.ts";
+import { VACANCIES_SCOPE } from "./http/operations.ts";
+import { vacancyWarmUp } from "./warm-up.ts";
 
 // Composition root: config → logger → dependencies → app → listen → graceful shutdown.
 let config: Config;
@@ -43,8 +50,9 @@ const revocations = startRevocationFeed({
   logger,
   meter: metrics.meter,
 });
+const keys = remoteKeys(config.AUTH_JWKS_URL);
 const verify = createCachedTokenVerifier({
-  keys: remoteKeys(config.AUTH_JWKS_URL),
+  keys,
   issuer: config.TOKEN_ISSUER,
   audience: config.TOKEN_AUDIENCE,
   revocation: revocations.view,
@@ -98,14 +106,33 @@ const events = await startEventPipeline({
 });
 leader.start();
 
+// Until the warm-up has settled the API also takes its in-process credential (warm-up.ts).
+const warmUp = warmUpAccess(verify, [VACANCIES_SCOPE]);
 const serving = await serve({
   logger,
   shutdown,
-  app: createApp({ meter: metrics.meter, config, logger, verify, vacancies, now: Date.now }),
+  app: createApp({
+    meter: metrics.meter,
+    config,
+    logger,
+    verify: warmUp.verify,
+    vacancies,
+    now: Date.now,
+  }),
   port: config.PORT,
   internalPort: config.INTERNAL_PORT,
   limits: httpLimits(config),
   readiness,
+  warmUp: {
+    run: vacancyWarmUp({
+      connect: [() => legacy.openConnections()],
+      access: warmUp,
+      keys,
+      concurrency: config.LEGACY_POOL_MAX,
+    }),
+    timeoutMs: config.WARM_UP_MAX_MS,
+    onSettled: warmUp.end,
+  },
   internalRoutes: { "/metrics": metrics.handler },
 });
 shutdown.add("vacancy-exists responder", () => vacancyExists.stop());

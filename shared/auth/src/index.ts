@@ -31,3 +31,4 @@ export {
   withVerifiedTokenCache,
   type VerifiedTokenCacheOptions,
 } from "./verified-token-cache.ts";
+export { warmUpAccess, type WarmUpAccess } from "./warm-up-access.ts";

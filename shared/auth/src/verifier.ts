@@ -45,7 +45,10 @@ export function bearerChallenge(
 /**
  * auth's published keys, fetched and cached by jose (refetched on an unknown kid, rate-limited).
  */
-export function remoteKeys(jwksUrl: string, timeoutMs = 2_000): JWTVerifyGetKey {
+export function remoteKeys(
+  jwksUrl: string,
+  timeoutMs = 2_000,
+): ReturnType<typeof createRemoteJWKSet> {
   return createRemoteJWKSet(new URL(jwksUrl), {
     timeoutDuration: timeoutMs,
     cooldownDuration: 30_000,

@@ -32,6 +32,12 @@ export interface ServiceUnderBench {
   /** Its NATS_NAMESPACE (subjects, streams and buckets of its own). */
   namespace: string;
   mint(options: MintOptions): Promise<string>;
+  /**
+   * Stops the process and starts a new one on the same database and namespace (a deploy or a
+   * scale-up: its state already there), with `env` over its settings; resolves as soon as
+   * /readyz answers 200.
+   */
+  restart(env?: Record<string, string>): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -49,6 +55,8 @@ export interface ServiceUnderBenchOptions {
   /** Log lines (stdout, JSON) to keep for waitForLine, e.g. /change detection pass done/. */
   keep?: RegExp;
   readyTimeoutMs?: number;
+  /** How often /readyz is asked while starting (default 250 ms). */
+  readyPollMs?: number;
   /** Run under this memory limit, as its pod does (startBenchProcess). */
   memoryLimitBytes?: number;
   /** Every line of its output (startBenchProcess). */
@@ -92,9 +100,9 @@ export async function startServiceUnderBench(
     await database.drop().catch(() => undefined);
     await dropNamespace(namespace).catch(() => undefined);
   };
-  let server: BenchProcess | undefined;
-  try {
-    server = startBenchProcess([...options.args], {
+  const internalOrigin = `http://127.0.0.1:${internalPort}`;
+  const launch = (env: Record<string, string> = {}) =>
+    startBenchProcess([...options.args], {
       cwd: options.root,
       keep: options.keep,
       ...(options.memoryLimitBytes === undefined
@@ -115,9 +123,10 @@ export async function startServiceUnderBench(
         NATS_SERVERS: testEnv.TEST_NATS_URL,
         NATS_NAMESPACE: namespace,
         ...options.env,
+        ...env,
       },
     });
-    const internalOrigin = `http://127.0.0.1:${internalPort}`;
+  const waitReady = async (server: BenchProcess) => {
     const deadline = Date.now() + (options.readyTimeoutMs ?? 120_000);
     for (;;) {
       if (server.child.exitCode !== null)
@@ -128,23 +137,35 @@ export async function startServiceUnderBench(
         (r) => r.ok,
         () => false,
       );
-      if (ready) break;
+      if (ready) return;
       if (Date.now() > deadline)
         throw new Error(
           `${options.entry} not ready within the timeout:\n${server.kept().join("\n")}`,
         );
-      await new Promise((r) => setTimeout(r, 250));
+      await new Promise((r) => setTimeout(r, options.readyPollMs ?? 250));
     }
-    const started = server;
+  };
+  let server: BenchProcess | undefined;
+  try {
+    server = launch();
+    await waitReady(server);
+    let current = server;
     return {
-      process: started,
+      get process() {
+        return current;
+      },
       origin: `http://127.0.0.1:${port}`,
       internalOrigin,
       databaseUrl: database.url,
       namespace,
       mint: (mint) => issuer.mint(mint),
+      restart: async (env) => {
+        await current.stop();
+        current = launch(env);
+        await waitReady(current);
+      },
       stop: async () => {
-        await started.stop();
+        await current.stop();
         await cleanup();
       },
     };

@@ -10,5 +10,6 @@ export {
   runMigrations,
   guardPg,
   isPgConnectionFailure,
+  openPgConnections,
   type PgOptions,
 } from "./pg.ts";

@@ -30,6 +30,11 @@ export interface LegacyDbOptions {
 export interface LegacyDb {
   query<T>(sql: string, params?: ReadonlyArray<unknown>): Promise<T[]>;
   ping(): Promise<void>;
+  /**
+   * Opens every connection of the pool at once (the pool otherwise opens them one request at a
+   * time), each holding the session settings; resolves with how many it opened.
+   */
+  openConnections(): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -241,6 +246,19 @@ export function createLegacyDb(options: LegacyDbOptions): LegacyDb {
     query,
     ping: async () => {
       await query("SELECT 1");
+    },
+    openConnections: async () => {
+      const held: PoolConnection[] = [];
+      try {
+        const limit = poolOptions.connectionLimit ?? 10;
+        const opened = await Promise.allSettled(Array.from({ length: limit }, () => acquire()));
+        for (const o of opened) if (o.status === "fulfilled") held.push(o.value);
+        const failed = opened.find((o) => o.status === "rejected");
+        if (failed) throw new SourceUnavailableError(failed.reason);
+        return held.length;
+      } finally {
+        for (const conn of held) conn.release();
+      }
     },
     close: () =>
       new Promise<void>((resolve, reject) => pool.end((err) => (err ? reject(err) : resolve()))),

@@ -39,6 +39,18 @@ export function createPgPool(options: PgOptions): pg.Pool {
   return pool;
 }
 
+/**
+ * Opens `count` connections of the pool at once (it otherwise opens them one request at a time);
+ * resolves with how many it opened. Idle ones close again after the pool's idle timeout.
+ */
+export async function openPgConnections(pool: pg.Pool, count: number): Promise<number> {
+  const opened = await Promise.allSettled(Array.from({ length: count }, () => pool.connect()));
+  for (const o of opened) if (o.status === "fulfilled") o.value.release();
+  const failed = opened.find((o) => o.status === "rejected");
+  if (failed) throw new DependencyUnavailableError("the service database", failed.reason);
+  return opened.length;
+}
+
 export function createDrizzle<TSchema extends Record<string, unknown>>(
   pool: pg.Pool,
   schema: TSchema,

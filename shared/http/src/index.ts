@@ -14,6 +14,8 @@ export {
   internalEndpoints,
   type ReadinessCheck,
   type InternalEndpointsOptions,
+  type WarmUp,
+  type WarmUpOutcome,
 } from "./internal.ts";
 export { requireJson } from "./body.ts";
 export {
@@ -21,5 +23,14 @@ export {
   closeInternalLast,
   exitOnStartupError,
   type ServeOptions,
+  type ServeWarmUp,
   type Serving,
 } from "./serve.ts";
+export {
+  getJson,
+  readApiWarmUp,
+  warmUpRequests,
+  type ReadApiWarmUpDeps,
+  type ReadApiWarmUpOptions,
+  type WarmUpRequestsOptions,
+} from "./warm-up.ts";

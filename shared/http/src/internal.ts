@@ -12,9 +12,32 @@ export interface ReadinessCheck {
   check: () => Promise<void>;
 }
 
+/**
+ * What the process warms before its first request (pool connections, prepared statements, caches,
+ * the JIT of its request paths), run once, after every readiness check has passed together:
+ * readiness stays `starting` until it settles. It counts as warmed when it fails or outlasts
+ * `timeoutMs`, so a dependency lost during it cannot keep the pod out of its Service.
+ * Why: docs/decisions/cold-start-warm-up.md.
+ */
+export interface WarmUp {
+  /** `signal` aborts when the bound passes: start nothing new, finish what is under way. */
+  run: (signal: AbortSignal) => Promise<void>;
+  /** Bound on the wait (default 10 s). */
+  timeoutMs?: number;
+  /** Told how it ended: `ok`, `failed` (with the error) or `timed out`. */
+  onSettled?: (outcome: WarmUpOutcome) => void;
+}
+
+export interface WarmUpOutcome {
+  result: "ok" | "failed" | "timed out";
+  durationMs: number;
+  error?: string;
+}
+
 export interface InternalEndpointsOptions {
   readiness: ReadinessCheck[];
   checkTimeoutMs?: number;
+  warmUp?: WarmUp;
   /** Optional extra routes on the internal port (metrics): path → handler. */
   extra?: Record<string, RequestListener>;
   /** Set while shutting down, so readiness fails before the listener closes. */
@@ -43,26 +66,67 @@ async function runCheck(
 
 type CheckResult = Awaited<ReturnType<typeof runCheck>>;
 
+/** Runs the warm-up once and resolves when it settles or its bound passes, never rejecting. */
+function settleWarmUp(warmUp: WarmUp): Promise<void> {
+  const started = performance.now();
+  const timeoutMs = warmUp.timeoutMs ?? 10_000;
+  let timer: NodeJS.Timeout | undefined;
+  const stop = new AbortController();
+  const run = warmUp.run(stop.signal).then(
+    (): Omit<WarmUpOutcome, "durationMs"> => ({ result: "ok" }),
+    (err: unknown) => ({
+      result: "failed" as const,
+      error: err instanceof Error ? err.message : String(err),
+    }),
+  );
+  const late = new Promise<Omit<WarmUpOutcome, "durationMs">>((resolve) => {
+    timer = setTimeout(() => {
+      stop.abort(new Error("warm-up timed out"));
+      resolve({ result: "timed out" });
+    }, timeoutMs);
+  });
+  return Promise.race([run, late]).then((outcome) => {
+    clearTimeout(timer);
+    warmUp.onSettled?.({ ...outcome, durationMs: Math.round(performance.now() - started) });
+  });
+}
+
 /**
  * The internal port (never routed by the ingress): /livez says the process is alive and never
- * touches a dependency; /readyz is 503 `starting` until every readiness check has passed once,
- * then 200 until the process drains. Once started, /readyz answers at once with the previous run's
- * results (`ok`, or `degraded` naming the failing dependencies) and starts the next run, so a hung
- * dependency never makes the probe itself time out.
+ * touches a dependency; /readyz is 503 `starting` until every readiness check has passed once and
+ * the warm-up (if any) has settled, then 200 until the process drains. Once started, /readyz
+ * answers at once with the previous run's results (`ok`, or `degraded` naming the failing
+ * dependencies) and starts the next run, so a hung dependency never makes the probe itself time
+ * out. With a warm-up the checks run from the start, every second until they pass, rather than at
+ * each probe, so the warm-up is under way before the kubelet asks.
  */
 export function internalEndpoints(options: InternalEndpointsOptions): RequestListener {
   const timeoutMs = options.checkTimeoutMs ?? 2_000;
   let started = false;
+  let warming: Promise<void> | undefined;
   let last: CheckResult[] = [];
   let running: Promise<CheckResult[]> | undefined;
+  let retry: NodeJS.Timeout | undefined;
+  const passed = () => {
+    if (!options.warmUp) return void (started = true);
+    warming ??= settleWarmUp(options.warmUp).then(() => void (started = true));
+  };
   const runChecks = (): Promise<CheckResult[]> =>
     (running ??= Promise.all(options.readiness.map((c) => runCheck(c, timeoutMs)))
       .then((checks) => {
         last = checks;
-        started ||= checks.every((c) => c.ok);
+        if (!started && checks.every((c) => c.ok)) passed();
+        // With a warm-up, checks are retried on their own until they pass, so it starts then
+        // rather than at the next probe.
+        else if (!started && options.warmUp && !retry)
+          retry = setTimeout(() => {
+            retry = undefined;
+            void runChecks();
+          }, 1_000).unref();
         return checks;
       })
       .finally(() => (running = undefined)));
+  if (options.warmUp) void runChecks();
   const report = (checks: CheckResult[]) => ({
     status: checks.every((c) => c.ok) ? "ok" : "degraded",
     checks,
@@ -81,7 +145,13 @@ export function internalEndpoints(options: InternalEndpointsOptions): RequestLis
         return send(200, report(last));
       }
       void runChecks().then((checks) =>
-        started ? send(200, report(checks)) : send(503, { status: "starting", checks }),
+        started
+          ? send(200, report(checks))
+          : send(503, {
+              status: "starting",
+              ...(warming ? { warm_up: "running" } : {}),
+              checks,
+            }),
       );
       return;
     }

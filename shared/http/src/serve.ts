@@ -12,12 +12,27 @@ export interface ServeOptions {
   port: number;
   internalPort: number;
   readiness: ReadinessCheck[];
+  /**
+   * Warmed once the checks pass, before readiness turns true (bounded; its outcome is logged).
+   * Why: docs/decisions/cold-start-warm-up.md.
+   */
+  warmUp?: ServeWarmUp;
   /** Extra internal routes, e.g. /metrics. */
   internalRoutes?: Record<string, RequestListener>;
   /** Slow-client timeouts and the connection cap of both listeners (`httpLimits(config)`). */
   limits: HttpLimits;
   /** How long in-flight requests get to finish once shutdown starts. */
   drainMs?: number;
+}
+
+/** The warm-up of a process with an API: `run` gets the API's loopback origin once it listens. */
+export interface ServeWarmUp {
+  /** `signal` aborts once the bound has passed: start no new work. */
+  run: (api: { origin: string; signal: AbortSignal }) => Promise<void>;
+  /** Longest wait before readiness (WARM_UP_MAX_MS); 0 skips the warm-up. */
+  timeoutMs: number;
+  /** Called once the run has ended, however it ended (at once when skipped). */
+  onSettled?: () => void;
 }
 
 export interface Serving {
@@ -32,10 +47,38 @@ export interface Serving {
  */
 export async function serve(options: ServeOptions): Promise<Serving> {
   let draining = false;
+  let apiListening: (origin: string) => void = () => undefined;
+  const apiOrigin = new Promise<string>((resolve) => (apiListening = resolve));
+  const warmUp = options.warmUp?.timeoutMs ? options.warmUp : undefined;
+  if (!warmUp) options.warmUp?.onSettled?.();
   const internal = await listen(
     internalEndpoints({
       readiness: options.readiness,
       isDraining: () => draining,
+      ...(warmUp
+        ? {
+            warmUp: {
+              run: async (signal) => {
+                try {
+                  await warmUp.run({ origin: await apiOrigin, signal });
+                } finally {
+                  warmUp.onSettled?.();
+                }
+              },
+              timeoutMs: warmUp.timeoutMs,
+              onSettled: ({ result, durationMs, error }) => {
+                if (result === "ok") options.logger.info({ durationMs }, "warm-up done");
+                // Shutting down closes the API under it: not a problem to report.
+                else if (draining) options.logger.info({ durationMs }, "warm-up cut by shutdown");
+                else
+                  options.logger.warn(
+                    { durationMs, ...(error ? { err: error } : {}) },
+                    `warm-up ${result}; ready without it`,
+                  );
+              },
+            },
+          }
+        : {}),
       ...(options.internalRoutes ? { extra: options.internalRoutes } : {}),
     }),
     options.internalPort,
@@ -45,6 +88,7 @@ export async function serve(options: ServeOptions): Promise<Serving> {
   const api = options.app
     ? await listen(options.app, options.port, undefined, options.limits)
     : undefined;
+  if (api) apiListening(`http://127.0.0.1:${api.port}`);
   options.shutdown.add("stop accepting requests", async () => {
     draining = true;
     await api?.close(options.drainMs ?? 10_000);

@@ -2,6 +2,7 @@
 export interface StatementClient {
   query<T>(sql: string, params?: ReadonlyArray<unknown>): Promise<T[]>;
   ping(): Promise<void>;
+  openConnections(): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -16,6 +17,7 @@ export function recordingClient(inner: () => StatementClient, sent: string[]): S
       return inner().query(sql, params);
     },
     ping: () => inner().ping(),
+    openConnections: () => inner().openConnections(),
     close: async () => undefined,
   };
 }
