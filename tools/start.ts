@@ -60,11 +60,13 @@ process.on("SIGTERM", () => void stop(0));
 for (const proc of stack) supervisor.start(proc);
 // Every process starts at once and they share the CPU: more processes (replicas) take longer.
 const startTimeoutMs = Math.max(60_000, 10_000 * stack.length);
+// Ready, not only alive: a service's readiness waits for its dependencies and its warm-up, so the
+// first request after "up" meets a warmed service, as behind a Kubernetes Service.
 for (const proc of stack) {
   await waitForHealth(
     proc.internalPort === null
       ? `http://127.0.0.1:${proc.port}/health`
-      : `http://127.0.0.1:${proc.internalPort}/livez`,
+      : `http://127.0.0.1:${proc.internalPort}/readyz`,
     startTimeoutMs,
   );
 }

@@ -150,17 +150,6 @@ beforeAll(async () => {
     },
   });
   as = { issuer: publicUrl(""), token_endpoint: `${stack.baseUrl}/oauth/token` };
-  // `/livez` is what the launcher waited for; readiness also needs each service's first load of
-  // the revocation list (before it every token is answered 503).
-  for (const p of stack.processes.filter((p) => p.internalPort !== null)) {
-    await waitFor(
-      `${p.name} to be ready`,
-      async () =>
-        (await fetch(`http://127.0.0.1:${p.internalPort}/readyz`).catch(() => undefined))
-          ?.status === 200,
-      60_000,
-    );
-  }
   const created = await runClientsCli(cliEnv(), [
     "create",
     "--name",

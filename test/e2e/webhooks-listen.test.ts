@@ -22,7 +22,7 @@ import {
   type NatsConnection,
 } from "@svc/messaging";
 import { silentLogger } from "@svc/testing";
-import { startPrivateStack, waitUntilReady, type PrivateStack } from "../support/private-stack.ts";
+import { startPrivateStack, type PrivateStack } from "../support/private-stack.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const CLI = "services/webhooks/src/cli/webhooks.ts";
@@ -130,7 +130,6 @@ const sign = (secret: string, timestamp: string, body: string) =>
 
 beforeAll(async () => {
   stack = await startPrivateStack();
-  await waitUntilReady(stack);
   nc = await connectNats({ servers: stack.natsUrl, name: "listen-e2e", logger: silentLogger() });
   db = new pg.Pool({ connectionString: stack.pgUrl, max: 2 });
   receiver = await startReceiver();

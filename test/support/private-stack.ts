@@ -244,20 +244,3 @@ export async function startPrivateStack(options: PrivateStackOptions = {}): Prom
     },
   };
 }
-
-/**
- * Waits until every process of `stack` with an internal port answers `/readyz` 200: beyond
- * `/livez` (what the launcher waited for), each service's first load of the revocation list
- * (before it every token is answered 503).
- */
-export async function waitUntilReady(stack: PrivateStack, timeoutMs = 60_000): Promise<void> {
-  for (const p of stack.processes.filter((p) => p.internalPort !== null)) {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const res = await fetch(`http://127.0.0.1:${p.internalPort}/readyz`).catch(() => undefined);
-      if (res?.status === 200) break;
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${p.name} to be ready`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
-}

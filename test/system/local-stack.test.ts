@@ -44,9 +44,17 @@ describe("npm start (tools/start.ts)", () => {
   describe("the whole system", () => {
     const offset = 20_000;
     let stack: ReturnType<typeof launch> | undefined;
+    // SIGTERM, so the launcher stops its processes too (a SIGKILL would leave them running and
+    // holding the ports); SIGKILL only if it has not exited after 30 s.
     afterAll(async () => {
-      await stack?.kill();
-    });
+      if (!stack) return;
+      const stopped = stack.terminate();
+      const late = await Promise.race([
+        stopped.then(() => false),
+        new Promise<boolean>((r) => setTimeout(() => r(true), 30_000).unref()),
+      ]);
+      if (late) await stack.kill();
+    }, 45_000);
 
     it(
       "brings every process up behind the gateway and stops them gracefully",
