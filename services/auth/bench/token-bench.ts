@@ -3,8 +3,10 @@
 // latency while the token endpoint is flooded; each beside a baseline measured in the same run.
 // Auth runs as its real entry point (the bundle of src/main.ts, launched with @svc/runtime's
 // NODE_FLAGS, logging at info) and a stand-in /v1 service as bench-server.ts, each its own process
-// whose RSS is read from /proc; this process only generates load. Needs the local PostgreSQL and
-// NATS (TEST_PG_URL, TEST_NATS_URL).
+// whose RSS is read from /proc. The load is C, not a Node client on the same cores: wrk for
+// throughput and the flood, the open-loop generator for latency at a fixed rate
+// (docs/decisions/open-loop-load.md); only the first-time tokens go from Node (measureTokens says
+// why). Needs the local PostgreSQL and NATS (TEST_PG_URL, TEST_NATS_URL), and wrk.
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
