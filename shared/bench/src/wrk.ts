@@ -173,8 +173,8 @@ end
 `;
 }
 
-export const MIN_RESPONSES = 100;
-export const MAX_DURATION_S = 30;
+const MIN_RESPONSES = 100;
+const MAX_DURATION_S = 30;
 
 /**
  * Runs wrk against `url` for `durationS` and returns what it measured. A slow scenario (fewer
@@ -186,6 +186,7 @@ export async function runWrk(options: WrkOptions): Promise<WrkResult> {
   const first = await runWrkOnce(options, wholeSeconds(options.durationS));
   if (first.requests >= min) return first;
   const longest = Math.max(first.durationS, wholeSeconds(options.maxDurationS ?? MAX_DURATION_S));
+  // A fifth more than the first window's rate asks for: a rate from a few responses is rough.
   const needed =
     first.requests === 0 ? longest : Math.ceil((first.durationS * min * 1.2) / first.requests);
   const longer = Math.min(longest, needed);
