@@ -5,7 +5,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runWrk } from "../src/index.ts";
 
 // A real node:http server on loopback; the load comes from Debian's wrk.
-const seen: Array<{ method: string; url: string; key: string | undefined;
+const seen: Array<{
+  method: string;
+  url: string;
+  key: string | undefined;
   who: string | undefined;
   body: string;
 }> = [];
