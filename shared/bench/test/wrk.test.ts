@@ -138,15 +138,19 @@ describe("runWrk", () => {
     expect(Math.min(...counts)).toBeGreaterThan(seen.length / values.length / 2);
   });
 
-  it("gives a slow scenario a window long enough for the responses it needs", async () => {
-    // 2 connections, 200 ms per response: about 10 in the 1 s window, fewer than the 30 asked.
-    const result = await runWrk({
-      url: `${origin}/slow/200`,
+  /** 2 connections for a 1 s window against a server answering after `ms`. */
+  const slowRun = (ms: number, minResponses: number, maxDurationS: number) =>
+    runWrk({
+      url: `${origin}/slow/${ms}`,
       connections: 2,
       durationS: 1,
-      minResponses: 30,
-      maxDurationS: 10,
+      minResponses,
+      maxDurationS,
     });
+
+  it("gives a slow scenario a window long enough for the responses it needs", async () => {
+    // 200 ms per response: about 10 in the 1 s window, fewer than the 30 asked.
+    const result = await slowRun(200, 30, 10);
     expect(result.tooSlow).toBeUndefined();
     expect(result.durationS).toBeGreaterThan(1);
     expect(result.durationS).toBeLessThanOrEqual(10);
@@ -158,13 +162,7 @@ describe("runWrk", () => {
 
   it("says a scenario is too slow to measure rather than reporting a rate of nothing", async () => {
     // 3 s per response: none in the 1 s window, none in the longest (2 s) either.
-    const result = await runWrk({
-      url: `${origin}/slow/3000`,
-      connections: 2,
-      durationS: 1,
-      minResponses: 10,
-      maxDurationS: 2,
-    });
+    const result = await slowRun(3_000, 10, 2);
     expect(result.requests).toBe(0);
     expect(result.durationS).toBe(2);
     expect(result.rps).toBe(0);
