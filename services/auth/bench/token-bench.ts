@@ -3,8 +3,10 @@
 // latency while the token endpoint is flooded; each beside a baseline measured in the same run.
 // Auth runs as its real entry point (the bundle of src/main.ts, launched with @svc/runtime's
 // NODE_FLAGS, logging at info) and a stand-in /v1 service as bench-server.ts, each its own process
-// whose RSS is read from /proc; this process only generates load. Needs the local PostgreSQL and
-// NATS (TEST_PG_URL, TEST_NATS_URL).
+// whose RSS is read from /proc. The load is C, not a Node client on the same cores: wrk for
+// throughput and the flood, the open-loop generator for latency at a fixed rate
+// (docs/decisions/open-loop-load.md); only the first-time tokens go from Node (measureTokens says
+// why). Needs the local PostgreSQL and NATS (TEST_PG_URL, TEST_NATS_URL), and wrk.
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
@@ -18,11 +20,15 @@ import { connectNats, drainNats, jetstreamManager } from "@svc/messaging";
 import {
   IDLE_SETTLE_MS,
   memoryRows,
+  openLoop,
   recordBenchRows,
+  runWrk,
   settledRss,
   startBenchProcess,
   type BenchProcess,
   type BenchRow,
+  type OpenLoopResult,
+  type WrkOptions,
   benchMemoryLimit,
 } from "@svc/bench";
 import { build } from "@svc/build";
@@ -33,13 +39,18 @@ import { ClientManager } from "../src/domain/clients/client-manager.ts";
 import { PgClientStore } from "../src/store/pg-client-store.ts";
 import { MIGRATIONS_FOLDER } from "../src/store/migrations.ts";
 import { generateSigningJwk } from "../src/domain/keys/local-keys.ts";
-import { batch, latencies, percentile, sampleUntil, throughput, type Shot } from "./load.ts";
+import { batch, percentile, type Shot } from "./load.ts";
 
 const ISSUER = "http://localhost:8080";
 const ROOT = new URL("../../..", import.meta.url).pathname;
 const NAMESPACE = `bench${Date.now().toString(36).slice(-6)}`;
 const FIRST_TIME_CLIENTS = 120;
 const CONNECTIONS = 16;
+const FLOOD_CONNECTIONS = 64;
+const FLOOD_S = 6;
+/** The rate of the /v1 and /health probes, idle and flooded (open loop). */
+const PROBE_RATE = 200;
+const PROBE_S = 5;
 const out = (line = "") => process.stdout.write(`${line}\n`);
 const basic = (id: string, secret: string) =>
   `Basic ${Buffer.from(`${id}:${secret}`).toString("base64")}`;
@@ -131,20 +142,36 @@ async function prepare(databaseUrl: string, keysDir: string) {
   return { main, fresh };
 }
 
+/** wrk's options for `shot` against `origin` (closed loop). */
+const wrkShot = (
+  origin: string,
+  shot: Shot,
+): Pick<WrkOptions, "url" | "method" | "headers" | "body"> => ({
+  url: `${origin}${shot.path}`,
+  method: shot.method ?? "GET",
+  headers: shot.headers ?? {},
+  ...(shot.body === undefined ? {} : { body: shot.body }),
+});
+
 async function measureTokens(auth: string, clients: Awaited<ReturnType<typeof prepare>>) {
-  await batch(
-    auth,
-    Array.from({ length: 300 }, () => tokenShot(clients.main.id, clients.main.secret)),
-    8,
-  ); // warm-up, and the proof
-  const health = await throughput(auth, () => ({ path: "/health" }), {
+  const repeatShot = tokenShot(clients.main.id, clients.main.secret);
+  await runWrk({ ...wrkShot(auth, repeatShot), connections: 8, durationS: 2 }); // warm-up, and the proof
+  const health = await runWrk({
+    ...wrkShot(auth, { path: "/health" }),
     connections: CONNECTIONS,
-    durationMs: 4_000,
+    durationS: 4,
+    statusCounts: true,
   });
-  const repeat = await throughput(auth, () => tokenShot(clients.main.id, clients.main.secret), {
+  const repeat = await runWrk({
+    ...wrkShot(auth, repeatShot),
     connections: CONNECTIONS,
-    durationMs: 4_000,
+    durationS: 4,
+    statusCounts: true,
   });
+  // Each first-time request carries another client's Basic credentials, exactly once (a repeat
+  // would be served from the proof cache): wrk runs for a time, not a count, and the open loop
+  // varies only numbers in a request. So these 120 go from Node; each costs the server an argon2
+  // verification, hundreds of times the client's work per request.
   const first = await batch(
     auth,
     clients.fresh.map((c) => tokenShot(c.id, c.secret)),
@@ -191,50 +218,68 @@ async function measureVerification(auth: string, resource: string, token: string
     noop: percentile(await timed(noop, 5_000), 50),
   };
   await feed.stop();
-  const [open = [], guarded = []] = await latencies(
-    resource,
-    [
-      () => ({ path: "/v1/open" }),
-      () => ({ path: "/v1/guarded", headers: { authorization: `Bearer ${token}` } }),
-    ],
-    2_000,
-  );
+  // Over HTTP, open loop at a low fixed rate (each request's latency, not the server's queue):
+  // the two paths alternate in rounds so that drift in the machine's load weighs on both alike.
+  const probe = (path: string, headers: Record<string, string>) =>
+    openLoop({
+      url: `${resource}${path}`,
+      headers,
+      ratePerS: PROBE_RATE,
+      durationS: 2,
+      connections: 4,
+    });
+  const open: number[] = [];
+  const guarded: number[] = [];
+  for (let round = 0; round < 3; round++) {
+    open.push((await probe("/v1/open", {})).p50);
+    guarded.push((await probe("/v1/guarded", { authorization: `Bearer ${token}` })).p50);
+  }
   return {
     inProcess,
-    http: {
-      open: percentile(open, 50),
-      guarded: percentile(guarded, 50),
-      guardedP99: percentile(guarded, 99),
-    },
+    http: { open: percentile(open, 50) * 1000, guarded: percentile(guarded, 50) * 1000 },
   };
 }
 
+/** Distinct Basic credentials and caller addresses for the flood, in pairs. */
+const FLOOD_CALLERS = 4_096;
+
 async function measureFlood(auth: string, resource: string, token: string) {
-  const guarded = () => ({ path: "/v1/guarded", headers: { authorization: `Bearer ${token}` } });
-  const idleUntil = Date.now() + 3_000;
-  const idle = await sampleUntil(resource, guarded, () => Date.now() > idleUntil);
-  let flooding = true;
-  // Distinct client ids and caller addresses: no per-IP or per-client limit stops it, so every
-  // request reaches the argon2 gate.
-  const flood = throughput(
-    auth,
-    (i) =>
-      tokenShot(`cl_flood${i}`, "guess", {
-        "x-forwarded-for": `198.51.${(i >> 8) & 255}.${i & 255}`,
-      }),
-    { connections: 64, durationMs: 6_000 },
-  ).finally(() => (flooding = false));
+  const guarded = {
+    url: `${resource}/v1/guarded`,
+    headers: { authorization: `Bearer ${token}` },
+    ratePerS: PROBE_RATE,
+    durationS: PROBE_S,
+    connections: 4,
+  };
+  const idle = await openLoop(guarded);
+  // Distinct client ids and caller addresses: no per-IP or per-client limit stops it, and no two
+  // requests in flight share one argon2 verification, so every request reaches the argon2 gate.
+  const callers = Array.from({ length: FLOOD_CALLERS }, (_, i) => i);
+  const flood = runWrk({
+    ...wrkShot(auth, tokenShot("cl_flood", "guess")),
+    connections: FLOOD_CONNECTIONS,
+    durationS: FLOOD_S,
+    // A load beside the probes, not a measurement of its own: never run again longer.
+    minResponses: 0,
+    statusCounts: true,
+    rotatingHeaders: {
+      authorization: callers.map((i) => basic(`cl_flood${i}`, "guess")),
+      "x-forwarded-for": callers.map((i) => `198.51.${(i >> 8) & 255}.${i & 255}`),
+    },
+  });
   await new Promise((r) => setTimeout(r, 500));
   const [during, authHealth] = await Promise.all([
-    sampleUntil(resource, guarded, () => !flooding),
-    sampleUntil(
-      auth,
-      () => ({ path: "/health" }),
-      () => !flooding,
-    ),
+    openLoop(guarded),
+    openLoop({ ...guarded, url: `${auth}/health`, headers: {} }),
   ]);
   return { idle, during, authHealth, flood: await flood };
 }
+
+/** Responses other than 200, failed and unanswered requests of an open-loop run. */
+const failed = (r: OpenLoopResult) =>
+  r.errors +
+  r.unfinished +
+  Object.entries(r.statuses).reduce((n, [code, c]) => n + (code === "200" ? 0 : c), 0);
 
 function ratio(a: number, b: number): string {
   return `${(a / b).toFixed(2)}x`;
@@ -245,15 +290,15 @@ function report(
   v: Awaited<ReturnType<typeof measureVerification>>,
   f: Awaited<ReturnType<typeof measureFlood>>,
 ): void {
-  const ms = (us: number) => `${(us / 1000).toFixed(2)} ms`;
+  const ms = (x: number) => `${x.toFixed(2)} ms`;
   out(
     `\nauth token endpoint (1 auth process, ${CONNECTIONS} connections; load average at start ${loadavg()[0]?.toFixed(2)})`,
   );
   out(
-    `  repeat requests (proof cache)   ${t.repeat.perSecond.toFixed(0).padStart(7)} tokens/s   baseline GET /health ${t.health.perSecond.toFixed(0)} req/s   ratio ${ratio(t.repeat.perSecond, t.health.perSecond)}   statuses ${JSON.stringify(t.repeat.statuses)}`,
+    `  repeat requests (proof cache)   ${t.repeat.rps.toFixed(0).padStart(7)} tokens/s   baseline GET /health ${t.health.rps.toFixed(0)} req/s   ratio ${ratio(t.repeat.rps, t.health.rps)}   statuses ${JSON.stringify(t.repeat.statuses)}`,
   );
   out(
-    `  first-time requests (argon2id)  ${t.first.perSecond.toFixed(0).padStart(7)} tokens/s   baseline repeat path ${t.repeat.perSecond.toFixed(0)} tokens/s   ratio ${ratio(t.first.perSecond, t.repeat.perSecond)}   statuses ${JSON.stringify(t.first.statuses)}`,
+    `  first-time requests (argon2id)  ${t.first.perSecond.toFixed(0).padStart(7)} tokens/s   baseline repeat path ${t.repeat.rps.toFixed(0)} tokens/s   ratio ${ratio(t.first.perSecond, t.repeat.rps)}   statuses ${JSON.stringify(t.first.statuses)}`,
   );
   out("verification per API request (shared verifier + revocation view)");
   out(
@@ -266,17 +311,17 @@ function report(
     `  over HTTP (cached verifier), median             ${v.http.guarded.toFixed(0).padStart(6)} µs   baseline unguarded /v1 ${v.http.open.toFixed(0)} µs   overhead ${(v.http.guarded - v.http.open).toFixed(0)} µs   ratio ${ratio(v.http.guarded, v.http.open)}`,
   );
   out(
-    `/v1 latency while the token endpoint is flooded (64 connections, ${f.flood.perSecond.toFixed(0)} req/s, statuses ${JSON.stringify(f.flood.statuses)})`,
+    `/v1 latency while the token endpoint is flooded (${FLOOD_CONNECTIONS} connections, ${f.flood.rps.toFixed(0)} req/s, statuses ${JSON.stringify(f.flood.statuses)}); probes open loop at ${PROBE_RATE} req/s`,
   );
   out(
-    `  flooded: median ${ms(percentile(f.during, 50))}, p99 ${ms(percentile(f.during, 99))}   baseline idle: median ${ms(percentile(f.idle, 50))}, p99 ${ms(percentile(f.idle, 99))}   ratio ${ratio(percentile(f.during, 50), percentile(f.idle, 50))} (median)`,
+    `  flooded: median ${ms(f.during.p50)}, p99 ${ms(f.during.p99)}   baseline idle: median ${ms(f.idle.p50)}, p99 ${ms(f.idle.p99)}   ratio ${ratio(f.during.p50, f.idle.p50)} (median)   failed ${failed(f.during)}/${failed(f.idle)}`,
   );
   out(
-    `  auth's own GET /health while flooded: median ${ms(percentile(f.authHealth, 50))}, p99 ${ms(percentile(f.authHealth, 99))}`,
+    `  auth's own GET /health while flooded: median ${ms(f.authHealth.p50)}, p99 ${ms(f.authHealth.p99)}   failed ${failed(f.authHealth)}`,
   );
   const overhead = v.inProcess.cached - v.inProcess.noop;
   out(
-    `targets: repeat path >= 1000 tokens/s: ${t.repeat.perSecond >= 1000 ? "met" : "NOT met"}; verification overhead < 100 µs median: ${overhead < 100 ? "met" : "NOT met"}`,
+    `targets: repeat path >= 1000 tokens/s: ${t.repeat.rps >= 1000 ? "met" : "NOT met"}; verification overhead < 100 µs median: ${overhead < 100 ? "met" : "NOT met"}`,
   );
 }
 
@@ -293,18 +338,18 @@ function rows(
     {
       scenario: `repeat token requests (proof cache), ${CONNECTIONS} conns`,
       metric: "throughput",
-      value: Math.round(t.repeat.perSecond),
+      value: Math.round(t.repeat.rps),
       unit: "req/s",
-      baseline: Math.round(t.health.perSecond),
+      baseline: Math.round(t.health.rps),
       target: "≥ 1,000 tokens/s",
-      met: t.repeat.perSecond >= 1000,
+      met: t.repeat.rps >= 1000,
     },
     {
       scenario: `first-time tokens (argon2id), ${CONNECTIONS} conns`,
       metric: "throughput",
       value: Math.round(t.first.perSecond),
       unit: "req/s",
-      baseline: Math.round(t.repeat.perSecond),
+      baseline: Math.round(t.repeat.rps),
     },
     {
       scenario: "token verification per request, in process, cached",
@@ -324,16 +369,16 @@ function rows(
     {
       scenario: "/v1 request while the token endpoint is flooded",
       metric: "p50",
-      value: r1(percentile(f.during, 50) / 1000),
+      value: r1(f.during.p50),
       unit: "ms",
-      baseline: r1(percentile(f.idle, 50) / 1000),
+      baseline: r1(f.idle.p50),
     },
     {
       scenario: "/v1 request while the token endpoint is flooded",
       metric: "p99",
-      value: r1(percentile(f.during, 99) / 1000),
+      value: r1(f.during.p99),
       unit: "ms",
-      baseline: r1(percentile(f.idle, 99) / 1000),
+      baseline: r1(f.idle.p99),
     },
     ...memoryRows("auth process (main.ts)", memory),
   ];
@@ -384,16 +429,8 @@ try {
   );
   // Warm-up (JIT, pools, the proof cache), then the idle RSS once settled; the peak is over every
   // measurement after it.
-  await batch(
-    auth,
-    Array.from({ length: 300 }, () => tokenShot(clients.main.id, clients.main.secret)),
-    8,
-  );
-  await batch(
-    auth,
-    Array.from({ length: 300 }, () => ({ path: "/health" })),
-    8,
-  );
+  await runWrk({ ...wrkShot(auth, first), connections: 8, durationS: 2 });
+  await runWrk({ ...wrkShot(auth, { path: "/health" }), connections: 8, durationS: 2 });
   const idleMb = await settledRss(authProcess.pid, { settleMs: IDLE_SETTLE_MS });
   authProcess.memory.reset();
   const tokens = await measureTokens(auth, clients);

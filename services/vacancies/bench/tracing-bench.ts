@@ -7,10 +7,14 @@
  *
  * The verdict is CPU per request of the whole server process (every thread: the app's, the
  * exporter's, libuv's crypto): on a machine shared with other work, wall-clock throughput also
- * measures the neighbours, CPU time measures the server.
+ * measures the neighbours, CPU time measures the server. The load is C, not a Node client on the
+ * same cores: wrk (closed loop) for the rounds' throughput and CPU, then the open-loop generator at
+ * half the off server's throughput, the same rate for both, for p50/p99
+ * (docs/decisions/open-loop-load.md).
  *
  *   npm exec -c 'node services/vacancies/bench/tracing-bench.ts' \
- *     [-- --seconds 2 --rounds 8 --connections 16 --only single --sampler always_off]
+ *     [-- --seconds 2 --rounds 8 --connections 16 --latency-seconds 5 --only single
+ *         --sampler always_off]
  *
  * Target: tracing costs under 15 % of throughput at 100 % sampling
  * (docs/decisions/tracing-cost.md).
@@ -22,9 +26,8 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { fork, type ChildProcess } from "node:child_process";
 import { Worker } from "node:worker_threads";
-import { Pool } from "undici";
 import { openServerConnection, seedDatabase } from "@svc/legacy";
-import { recordBenchRows } from "@svc/bench";
+import { openLoop, recordBenchRows, runWrk } from "@svc/bench";
 import { dateIn } from "@svc/time";
 
 const { values: args } = parseArgs({
@@ -32,6 +35,7 @@ const { values: args } = parseArgs({
     seconds: { type: "string", default: "2" },
     rounds: { type: "string", default: "8" },
     connections: { type: "string", default: "16" },
+    "latency-seconds": { type: "string", default: "5" },
     url: { type: "string", default: "mysql://root@127.0.0.1:3306" },
     // always_off keeps the instrumentation but records nothing: isolates patching from recording.
     sampler: { type: "string", default: "always_on" },
@@ -42,6 +46,7 @@ const { values: args } = parseArgs({
 const SECONDS = Number(args.seconds);
 const ROUNDS = Number(args.rounds);
 const CONNECTIONS = Number(args.connections);
+const LATENCY_S = Number(args["latency-seconds"]);
 // The read bench's data set (read-bench.ts): the same database, seeded once for both.
 const DATABASE = "legacy_bench";
 const SCALE = 50;
@@ -207,64 +212,72 @@ type Sample = {
   requests: number;
   errors: number;
   elapsedMs: number;
-  latencies: number[];
   cpuMicros: number;
 };
 
 const WARM_UP_REQUESTS = 3_000;
-const WARM_UP_MS = 15_000;
+const WARM_UP_RATE = 300;
+const LATENCY_SHARE = 0.5;
+const headersOf = (target: Target) => ({
+  authorization: `Bearer ${target.token}`,
+  accept: "application/json",
+});
 
 /**
- * CONNECTIONS loops, each sending its next request as soon as the previous body is read, for `ms`
- * (or `maxRequests`).
+ * Warm-up (JIT, pools, caches): the same number of requests for each target, sent at a fixed rate
+ * by the open loop; on a busy machine a fixed time would warm up whichever process the scheduler
+ * favoured. Returns the requests the server answered (each connection's unmeasured first one too).
  */
-async function load(
-  target: Target,
-  pathFor: () => string,
-  ms: number,
-  maxRequests = Infinity,
-): Promise<Sample> {
+async function warmUp(target: Target, paths: readonly string[]): Promise<number> {
+  const r = await openLoop({
+    url: target.origin,
+    paths,
+    headers: headersOf(target),
+    ratePerS: WARM_UP_RATE,
+    durationS: WARM_UP_REQUESTS / WARM_UP_RATE,
+    connections: CONNECTIONS,
+    drainS: 30,
+  });
+  return r.completed + CONNECTIONS;
+}
+
+/** wrk's CONNECTIONS closed loops for SECONDS (the paths in turn), and the server's CPU meanwhile. */
+async function load(target: Target, paths: readonly string[]): Promise<Sample> {
   const cpuBefore = await cpuOf(target);
-  const pool = new Pool(target.origin, { connections: CONNECTIONS, pipelining: 1 });
-  const headers = { authorization: `Bearer ${target.token}`, accept: "application/json" };
-  const latencies: number[] = [];
-  let errors = 0;
-  const started = performance.now();
-  const end = started + ms;
-  await Promise.all(
-    Array.from({ length: CONNECTIONS }, async () => {
-      while (performance.now() < end && latencies.length < maxRequests) {
-        const t0 = performance.now();
-        const res = await pool.request({ path: pathFor(), method: "GET", headers });
-        await res.body.arrayBuffer();
-        if (res.statusCode !== 200) errors += 1;
-        latencies.push(performance.now() - t0);
-      }
-    }),
-  );
-  const elapsedMs = performance.now() - started;
-  await pool.close();
+  const r = await runWrk({
+    url: target.origin,
+    paths,
+    headers: headersOf(target),
+    connections: CONNECTIONS,
+    durationS: SECONDS,
+  });
   return {
-    requests: latencies.length,
-    errors,
-    elapsedMs,
-    latencies,
+    requests: r.requests,
+    errors: r.badStatuses + r.errors,
+    elapsedMs: r.durationS * 1000,
     cpuMicros: (await cpuOf(target)) - cpuBefore,
   };
+}
+
+/** Latency at a fixed rate (open loop, coordinated omission corrected). */
+function latencyAt(target: Target, paths: readonly string[], ratePerS: number) {
+  return openLoop({
+    url: target.origin,
+    paths,
+    headers: headersOf(target),
+    ratePerS,
+    durationS: LATENCY_S,
+    connections: CONNECTIONS,
+  });
 }
 
 function summary(samples: Sample[]) {
   const requests = samples.reduce((n, s) => n + s.requests, 0);
   const elapsedMs = samples.reduce((n, s) => n + s.elapsedMs, 0);
-  const sorted = samples.flatMap((s) => s.latencies).sort((a, b) => a - b);
-  const at = (q: number) =>
-    sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
   const cpuPerRequest = samples.reduce((n, s) => n + s.cpuMicros, 0) / Math.max(1, requests);
   return {
     requests,
     rps: requests / (elapsedMs / 1000),
-    p50: at(0.5),
-    p99: at(0.99),
     cpuPerRequest,
     errors: samples.reduce((n, s) => n + s.errors, 0),
   };
@@ -277,16 +290,15 @@ function median(values: number[]): number {
 }
 
 async function discover(target: Target): Promise<string[]> {
-  const pool = new Pool(target.origin);
-  const res = await pool.request({
-    path: "/v1/vacancies?per_page=100&page=7",
-    method: "GET",
-    headers: { authorization: `Bearer ${target.token}` },
+  const res = await fetch(`${target.origin}/v1/vacancies?per_page=100&page=7`, {
+    headers: headersOf(target),
   });
-  const body = (await res.body.json()) as { data: Array<{ uuid: string }> };
-  await pool.close();
+  const body = (await res.json()) as { data: Array<{ uuid: string }> };
   return body.data.map((v) => v.uuid);
 }
+
+/** `n` paths drawn by `draw`: wrk and the open loop send them in turn. */
+const drawn = (n: number, draw: () => string) => Array.from({ length: n }, draw);
 
 if (args.host !== undefined) await host(args.host);
 else await main();
@@ -300,13 +312,13 @@ async function main(): Promise<void> {
   };
   const uuids = await discover(targets.off);
   const pick = () => uuids[Math.floor(Math.random() * uuids.length)]!;
-  const scenarios: Array<[string, () => string]> = [
-    ["list page 1, per_page=100", () => "/v1/vacancies?per_page=100"],
+  const scenarios: Array<[string, string[]]> = [
+    ["list page 1, per_page=100", ["/v1/vacancies?per_page=100"]],
     [
       "list random page, per_page=20",
-      () => `/v1/vacancies?per_page=20&page=${1 + Math.floor(Math.random() * 200)}`,
+      drawn(1_000, () => `/v1/vacancies?per_page=20&page=${1 + Math.floor(Math.random() * 200)}`),
     ],
-    ["single", () => `/v1/vacancies/${pick()}`],
+    ["single", drawn(1_000, () => `/v1/vacancies/${pick()}`)],
   ];
 
   out(
@@ -316,7 +328,10 @@ async function main(): Promise<void> {
     "cpu/req: CPU time of the server process per request; cpu cost = 1 − off/on (median of the rounds), the throughput a CPU-bound server loses.",
   );
   out(
-    "req/s: wall-clock throughput of the same runs, on/off the median of the rounds; on a machine shared with other work it also measures the neighbours.\n",
+    "req/s: wall-clock throughput of the same runs (wrk, closed loop), on/off the median of the rounds; on a machine shared with other work it also measures the neighbours.",
+  );
+  out(
+    `p50/p99: open loop at ${LATENCY_SHARE * 100} % of the off server's throughput, the same rate for both, ${LATENCY_S} s each.\n`,
   );
   out(
     `${"scenario".padEnd(30)} ${"off req/s".padStart(9)} ${"on req/s".padStart(9)} ${"on/off".padStart(6)}  ${"off cpu/req".padStart(11)} ${"on cpu/req".padStart(10)} ${"cpu cost".padStart(8)}   ${"off p50/p99 ms".padStart(15)} ${"on p50/p99 ms".padStart(15)}  spans/req  errors`,
@@ -324,12 +339,10 @@ async function main(): Promise<void> {
   const rows: Parameters<typeof recordBenchRows>[1] = [];
   let worst = 0;
   const settle = () => new Promise((r) => setTimeout(r, 1_000)); // the last batch reaches the sink
-  for (const [name, pathFor] of scenarios.filter(([n]) => !args.only || n.includes(args.only))) {
+  for (const [name, paths] of scenarios.filter(([n]) => !args.only || n.includes(args.only))) {
     const spansAtStart = sink.spans();
-    // Warm-up (JIT, pools, caches) for both, the same number of requests each: on a busy machine a
-    // fixed time would warm up whichever thread the scheduler favoured.
-    await load(targets.off, pathFor, WARM_UP_MS, WARM_UP_REQUESTS);
-    const warmUp = await load(targets.on, pathFor, WARM_UP_MS, WARM_UP_REQUESTS);
+    await warmUp(targets.off, paths);
+    let onAnswered = await warmUp(targets.on, paths);
     const runs: Record<Target["name"], Sample[]> = { off: [], on: [] };
     const roundCosts: number[] = [];
     const roundRatios: number[] = [];
@@ -339,22 +352,35 @@ async function main(): Promise<void> {
       const order: Array<Target["name"]> = round % 2 === 0 ? ["off", "on"] : ["on", "off"];
       const pair: Partial<Record<Target["name"], Sample>> = {};
       for (const which of order)
-        runs[which].push((pair[which] = await load(targets[which], pathFor, SECONDS * 1000)));
+        runs[which].push((pair[which] = await load(targets[which], paths)));
       const [a, b] = [summary([pair.off!]), summary([pair.on!])];
       roundCosts.push(1 - a.cpuPerRequest / b.cpuPerRequest);
       roundRatios.push(b.rps / a.rps);
     }
-    await settle();
     const off = summary(runs.off);
     const on = summary(runs.on);
-    // Every request the tracing-on server answered in this scenario, warm-up included.
-    const spansPerRequest = (sink.spans() - spansAtStart) / (on.requests + warmUp.requests);
+    const rate = Math.max(1, Math.round(off.rps * LATENCY_SHARE));
+    const offLatency = await latencyAt(targets.off, paths, rate);
+    const onLatency = await latencyAt(targets.on, paths, rate);
+    await settle();
+    // Every request the tracing-on server answered in this scenario, warm-up included (wrk stops
+    // with up to CONNECTIONS requests in flight, answered but not counted: under 1 % of a round).
+    onAnswered += on.requests + onLatency.completed + CONNECTIONS;
+    const spansPerRequest = (sink.spans() - spansAtStart) / onAnswered;
+    const latencyErrors = [offLatency, onLatency].reduce(
+      (n, r) =>
+        n +
+        r.errors +
+        r.unfinished +
+        Object.entries(r.statuses).reduce((m, [code, c]) => m + (code === "200" ? 0 : c), 0),
+      0,
+    );
     const ratio = median(roundRatios);
     const cpuCost = median(roundCosts);
     worst = Math.max(worst, cpuCost);
     const ms = (x: number) => (x / 1000).toFixed(2);
     out(
-      `${name.padEnd(30)} ${off.rps.toFixed(0).padStart(9)} ${on.rps.toFixed(0).padStart(9)} ${ratio.toFixed(2).padStart(6)}  ${`${ms(off.cpuPerRequest)} ms`.padStart(11)} ${`${ms(on.cpuPerRequest)} ms`.padStart(10)} ${`${(cpuCost * 100).toFixed(1)}%`.padStart(8)}   ${`${off.p50.toFixed(1)}/${off.p99.toFixed(1)}`.padStart(15)} ${`${on.p50.toFixed(1)}/${on.p99.toFixed(1)}`.padStart(15)}  ${spansPerRequest.toFixed(1).padStart(9)}  ${off.errors + on.errors}`,
+      `${name.padEnd(30)} ${off.rps.toFixed(0).padStart(9)} ${on.rps.toFixed(0).padStart(9)} ${ratio.toFixed(2).padStart(6)}  ${`${ms(off.cpuPerRequest)} ms`.padStart(11)} ${`${ms(on.cpuPerRequest)} ms`.padStart(10)} ${`${(cpuCost * 100).toFixed(1)}%`.padStart(8)}   ${`${offLatency.p50.toFixed(1)}/${offLatency.p99.toFixed(1)}`.padStart(15)} ${`${onLatency.p50.toFixed(1)}/${onLatency.p99.toFixed(1)}`.padStart(15)}  ${spansPerRequest.toFixed(1).padStart(9)}  ${off.errors + on.errors + latencyErrors}`,
     );
     rows.push(
       {
@@ -375,10 +401,10 @@ async function main(): Promise<void> {
       },
       {
         scenario: `vacancies ${name}: p99, tracing on (${args.sampler}) vs off`,
-        metric: "p99",
-        value: Math.round(on.p99 * 10) / 10,
+        metric: `p99 at ${rate} req/s (open loop)`,
+        value: Math.round(onLatency.p99 * 10) / 10,
         unit: "ms",
-        baseline: Math.round(off.p99 * 10) / 10,
+        baseline: Math.round(offLatency.p99 * 10) / 10,
       },
     );
   }

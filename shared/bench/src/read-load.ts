@@ -36,7 +36,10 @@ export interface LatencyAtLoad {
 export interface ReadScenarioResult {
   service: MaxThroughput;
   baseline: MaxThroughput;
+  /** Empty when the service was too slow to measure (`tooSlow`): no rate to load it at. */
   levels: LatencyAtLoad[];
+  /** wrk's "too slow to measure at this size: N responses in S s" for the service. */
+  tooSlow?: string;
   /** Highest RSS of each server process over the scenario (MB). */
   peakMb: { service: number; baseline: number };
 }
@@ -50,6 +53,10 @@ export interface ReadLoadOptions {
   openSeconds: number;
   /** Shares of the service's maximum to measure latency at (default 50 % and 80 %). */
   shares?: readonly number[];
+  /** Fewer responses than this in `maxSeconds` and wrk runs again longer (runWrk's default). */
+  minResponses?: number;
+  /** The longest wrk window a slow scenario gets (s, runWrk's default). */
+  slowMaxSeconds?: number;
 }
 
 export const LOAD_SHARES = [0.5, 0.8] as const;
@@ -71,7 +78,7 @@ export function failuresOf(result: {
 /** wrk against `target` for `seconds`, closed loop: its maximum throughput. */
 export async function maxThroughput(
   target: ReadTarget,
-  options: { connections: number; seconds: number },
+  options: { connections: number; seconds: number; minResponses?: number; maxSeconds?: number },
 ): Promise<MaxThroughput> {
   const cpuBefore = processCpuMs(target.process.pid);
   const result = await runWrk({
@@ -80,6 +87,8 @@ export async function maxThroughput(
     headers: target.headers,
     connections: options.connections,
     durationS: options.seconds,
+    ...(options.minResponses === undefined ? {} : { minResponses: options.minResponses }),
+    ...(options.maxSeconds === undefined ? {} : { maxDurationS: options.maxSeconds }),
   });
   const cpuMs = processCpuMs(target.process.pid) - cpuBefore;
   return {
@@ -115,11 +124,16 @@ export async function measureReadScenario(
 ): Promise<ReadScenarioResult> {
   service.process.memory.reset();
   baseline.process.memory.reset();
-  const max = { connections: options.connections, seconds: options.maxSeconds };
+  const max = {
+    connections: options.connections,
+    seconds: options.maxSeconds,
+    ...(options.minResponses === undefined ? {} : { minResponses: options.minResponses }),
+    ...(options.slowMaxSeconds === undefined ? {} : { maxSeconds: options.slowMaxSeconds }),
+  };
   const baselineMax = await maxThroughput(baseline, max);
   const serviceMax = await maxThroughput(service, max);
   const levels: LatencyAtLoad[] = [];
-  for (const share of options.shares ?? LOAD_SHARES) {
+  for (const share of serviceMax.tooSlow ? [] : (options.shares ?? LOAD_SHARES)) {
     const rate = Math.max(1, Math.round(serviceMax.rps * share));
     const at = { connections: options.connections, rate, seconds: options.openSeconds };
     levels.push({
@@ -133,6 +147,7 @@ export async function measureReadScenario(
     service: serviceMax,
     baseline: baselineMax,
     levels,
+    ...(serviceMax.tooSlow ? { tooSlow: serviceMax.tooSlow } : {}),
     peakMb: { service: service.process.memory.peak(), baseline: baseline.process.memory.peak() },
   };
 }
@@ -169,6 +184,16 @@ export function readScenarioRows(
           }),
     },
   ];
+  if (result.tooSlow)
+    rows.push({
+      scenario,
+      metric: result.tooSlow,
+      value: s.requests,
+      unit: "responses",
+      ...(targets.p99Ms === undefined
+        ? {}
+        : { target: `p99 < ${targets.p99Ms} ms at 50% of max`, met: false }),
+    });
   result.levels.forEach((level, i) => {
     const at = percent(level.share);
     rows.push({ scenario, metric: `open-loop rate at ${at}`, value: level.rate, unit: "req/s" });
@@ -226,7 +251,7 @@ export function readScenarioLines(name: string, result: ReadScenarioResult): str
   const f = (r: OpenLoopResult) =>
     `${r.p50.toFixed(1)}/${r.p99.toFixed(1)}/${r.p999.toFixed(1)}`.padStart(17);
   const lines = [
-    `${name.padEnd(28)} max ${result.service.rps.toFixed(0).padStart(6)} req/s, baseline ${result.baseline.rps.toFixed(0).padStart(6)} (${((result.service.rps / result.baseline.rps) * 100).toFixed(0)}%); CPU µs/req ${result.service.cpuUs.toFixed(0)}/${result.baseline.cpuUs.toFixed(0)}; failures ${result.service.failures}/${result.baseline.failures}`,
+    `${name.padEnd(28)} max ${result.service.rps.toFixed(0).padStart(6)} req/s, baseline ${result.baseline.rps.toFixed(0).padStart(6)} (${((result.service.rps / result.baseline.rps) * 100).toFixed(0)}%); CPU µs/req ${result.service.cpuUs.toFixed(0)}/${result.baseline.cpuUs.toFixed(0)}; failures ${result.service.failures}/${result.baseline.failures}${result.tooSlow ? `; ${result.tooSlow}` : ""}`,
   ];
   for (const level of result.levels)
     lines.push(

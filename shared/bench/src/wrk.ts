@@ -36,6 +36,18 @@ export interface WrkOptions {
   paths?: readonly string[];
   /** A header given a value unique to each request (run, thread and counter). */
   uniqueHeader?: string;
+  /**
+   * Headers whose value changes per request: each request takes its thread's next value of each
+   * list, in turn (e.g. distinct Basic credentials, which a "{{seq}}" cannot make: base64).
+   */
+  rotatingHeaders?: Record<string, readonly string[]>;
+  /**
+   * A run answering fewer responses than this (default 100) is too few to be a throughput: it is
+   * run again once, with a window long enough for them at the rate seen (up to `maxDurationS`).
+   */
+  minResponses?: number;
+  /** The longest window a slow scenario gets (s, default 30; never below `durationS`). */
+  maxDurationS?: number;
   /** A request unanswered after this long counts as a timeout error (s, default 30). */
   timeoutS?: number;
   /**
@@ -46,9 +58,16 @@ export interface WrkOptions {
 }
 
 export interface WrkResult {
-  /** Responses per second. */
+  /** Responses per second (0 when there were none). */
   rps: number;
   requests: number;
+  /** The window of the run reported (s): `durationS`, or longer for a slow scenario. */
+  durationS: number;
+  /**
+   * Set when even the longest window answered fewer than `minResponses`: "too slow to measure
+   * at this size: N responses in S s". Its rps and percentiles are not a measurement to rely on.
+   */
+  tooSlow?: string;
   /** Closed-loop latencies, ms. */
   p50: number;
   p90: number;
@@ -77,11 +96,16 @@ export function wrkScript(options: WrkOptions, runId: string): string {
     .join("\n");
   const paths = options.paths?.length ? `{${options.paths.map(lua).join(", ")}}` : "nil";
   const unique = options.uniqueHeader ? lua(options.uniqueHeader) : "nil";
+  const rotating = Object.entries(options.rotatingHeaders ?? {}).filter(([, v]) => v.length > 0);
+  const rotatingLua = rotating.length
+    ? `{${rotating.map(([name, values]) => `{${lua(name)}, {${values.map(lua).join(", ")}}}`).join(", ")}}`
+    : "nil";
   const bodyParts = options.body?.includes("{{seq}}")
     ? `{${options.body.split("{{seq}}").map(lua).join(", ")}}`
     : "nil";
   const threads = options.threads ?? 1;
-  const perRequest = options.paths?.length || options.uniqueHeader || bodyParts !== "nil";
+  const perRequest =
+    options.paths?.length || options.uniqueHeader || bodyParts !== "nil" || rotating.length;
   return `
 wrk.method = ${lua(options.method ?? "GET")}
 ${options.body === undefined ? "" : `wrk.body = ${lua(options.body)}`}
@@ -89,6 +113,7 @@ ${headers}
 local paths = ${paths}
 local unique = ${unique}
 local bodyParts = ${bodyParts}
+local rotating = ${rotatingLua}
 local threads = {}
 local counter = 0
 
@@ -106,6 +131,11 @@ ${
     ? `function request()
   counter = counter + 1
   if unique then wrk.headers[unique] = ${lua(runId)} .. "-" .. id .. "-" .. counter end
+  if rotating then
+    for _, h in ipairs(rotating) do
+      wrk.headers[h[1]] = h[2][((counter - 1) * ${threads} + id - 1) % #h[2] + 1]
+    end
+  end
   local path = paths and paths[(counter - 1) % #paths + 1] or nil
   local body = nil
   if bodyParts then
@@ -143,13 +173,38 @@ end
 `;
 }
 
-/** Runs wrk against `url` for `durationS` and returns what it measured. */
+const MIN_RESPONSES = 100;
+const MAX_DURATION_S = 30;
+
+/**
+ * Runs wrk against `url` for `durationS` and returns what it measured. A slow scenario (fewer
+ * than `minResponses` answered) is run once more with a window long enough for them at the rate
+ * it showed, up to `maxDurationS`; if that still answers too few, the result says so (`tooSlow`).
+ */
 export async function runWrk(options: WrkOptions): Promise<WrkResult> {
+  const min = options.minResponses ?? MIN_RESPONSES;
+  const first = await runWrkOnce(options, wholeSeconds(options.durationS));
+  if (first.requests >= min) return first;
+  const longest = Math.max(first.durationS, wholeSeconds(options.maxDurationS ?? MAX_DURATION_S));
+  // A fifth more than the first window's rate asks for: a rate from a few responses is rough.
+  const needed =
+    first.requests === 0 ? longest : Math.ceil((first.durationS * min * 1.2) / first.requests);
+  const longer = Math.min(longest, needed);
+  const result = longer > first.durationS ? await runWrkOnce(options, longer) : first;
+  if (result.requests >= min) return result;
+  return {
+    ...result,
+    tooSlow: `too slow to measure at this size: ${result.requests} responses in ${result.durationS} s`,
+  };
+}
+
+const wholeSeconds = (s: number) => Math.max(1, Math.round(s));
+
+async function runWrkOnce(options: WrkOptions, seconds: number): Promise<WrkResult> {
   const dir = mkdtempSync(join(tmpdir(), "wrk-"));
   try {
     const script = join(dir, "bench.lua");
     writeFileSync(script, wrkScript(options, randomBytes(6).toString("hex")));
-    const seconds = Math.max(1, Math.round(options.durationS));
     const running = run(
       "wrk",
       [
@@ -188,8 +243,9 @@ export async function runWrk(options: WrkOptions): Promise<WrkResult> {
     };
     const ms = (us: number) => us / 1000;
     return {
-      rps: raw.requests / (raw.durationUs / 1e6),
+      rps: raw.requests > 0 ? raw.requests / (raw.durationUs / 1e6) : 0,
       requests: raw.requests,
+      durationS: seconds,
       p50: ms(raw.p50),
       p90: ms(raw.p90),
       p99: ms(raw.p99),

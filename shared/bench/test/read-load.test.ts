@@ -86,3 +86,33 @@ describe("measureReadScenario", () => {
     expect(row("errors")).toBeUndefined();
   });
 });
+
+describe("measureReadScenario on a service too slow for the window", () => {
+  it("says so with what it got, and measures no latency at a rate it could not find", async () => {
+    const paths = ["/read"];
+    // 1.5 s per response, 2 connections: at most 2 responses in the longest window of 2 s.
+    const [service, baseline] = await Promise.all([start(1_500, paths), start(0, paths)]);
+    const slow = await measureReadScenario(service, baseline, {
+      connections: 2,
+      maxSeconds: 1,
+      openSeconds: 1,
+      minResponses: 10,
+      slowMaxSeconds: 2,
+    });
+    expect(slow.levels).toEqual([]);
+    expect(slow.tooSlow).toBe(
+      `too slow to measure at this size: ${slow.service.requests} responses in 2 s`,
+    );
+    expect(slow.service.requests).toBeLessThan(10);
+    expect(Number.isFinite(slow.service.rps)).toBe(true);
+    expect(slow.baseline.tooSlow).toBeUndefined();
+    const rows = readScenarioRows("slow reads", slow, { p99Ms: 50 });
+    expect(rows.find((r) => r.metric === slow.tooSlow)).toMatchObject({
+      value: slow.service.requests,
+      unit: "responses",
+      target: "p99 < 50 ms at 50% of max",
+      met: false,
+    });
+    expect(rows.some((r) => r.metric.includes("p99"))).toBe(false);
+  }, 60_000);
+});
