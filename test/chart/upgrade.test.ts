@@ -69,7 +69,7 @@ describe(`helm upgrade from ${base.slice(0, 12)}`, () => {
     });
   }
 
-  it("finds a changed Deployment selector, a hook taking a release object's name, and a plain Job", async () => {
+  it("finds a changed Deployment selector, a hook taking a release object's name, a plain Job and claimed volumes", async () => {
     const before = await render(valueSets.production);
     const after = structuredClone(before);
     const deployment = after.find((o) => o.kind === "Deployment")!;
@@ -80,13 +80,18 @@ describe(`helm upgrade from ${base.slice(0, 12)}`, () => {
     policy.metadata.annotations = { "helm.sh/hook": "pre-upgrade" };
     const job = after.find((o) => o.kind === "Job")!;
     delete job.metadata.annotations;
+    const claim = { apiVersion: "v1", kind: "PersistentVolumeClaim", metadata: { name: "data" } };
+    (deployment.spec as Record<string, unknown>).volumeClaimTemplates = [claim];
+    after.push(claim);
     expect(upgradeProblems(before, after).sort()).toEqual([
       `Deployment/${deployment.metadata.name}: immutable spec.selector changes`,
       `NetworkPolicy/${policy.metadata.name}: was a release object, is now a hook`,
     ]);
     expect(releaseProblems(after)).toEqual([
+      `Deployment/${deployment.metadata.name}: volumeClaimTemplates`,
       `Deployment/${deployment.metadata.name}: selector does not match its pod template`,
       `Job/${job.metadata.name}: a Job that is not a hook`,
+      "PersistentVolumeClaim/data: the chart keeps no state",
     ]);
   });
 });

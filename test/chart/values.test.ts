@@ -149,6 +149,26 @@ const REFUSED: [string, string[], RegExp][] = [
     ["--set-json", 'networkPolicy.kubeApiServer.cidrs=["fd00::/8"]'],
     /\/networkPolicy\/kubeApiServer\/cidrs\/0/,
   ],
+  // The API server drops an unknown selector field with a warning, and the empty selector left
+  // behind matches every namespace or pod: a misspelt key would widen the policy silently.
+  [
+    "a misspelt matchLabels in a policy peer",
+    ["--set-json", 'networkPolicy.dns=[{"namespaceSelector":{"matchLabel":{"a":"b"}}}]'],
+    /\/networkPolicy\/dns\/0\/namespaceSelector/,
+  ],
+  [
+    "a selector operator Kubernetes does not have",
+    [
+      "--set-json",
+      'networkPolicy.metricsScrapers=[{"podSelector":{"matchExpressions":[{"key":"app","operator":"Equals","values":["x"]}]}}]',
+    ],
+    /\/networkPolicy\/metricsScrapers\/0\/podSelector\/matchExpressions\/0\/operator/,
+  ],
+  [
+    "an ipBlock peer without a prefix length",
+    ["--set-json", 'nats.egress.peers=[{"ipBlock":{"cidr":"10.0.0.7"}}]'],
+    /\/nats\/egress\/peers\/0\/ipBlock\/cidr/,
+  ],
   [
     "network policies without the API server's endpoints",
     ["--set-json", "networkPolicy.kubeApiServer.cidrs=[]"],

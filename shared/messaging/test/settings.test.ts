@@ -1,6 +1,7 @@
 // Connecting with the credentials and TLS a configuration names, against real nats-servers that
 // require them; and streams and buckets created with the configured replicas on a real
 // three-node JetStream cluster.
+import { randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -43,6 +44,65 @@ async function connectsWith(settings: NatsSettings): Promise<void> {
   } finally {
     await drainNats(nc, { timeoutMs: 1_000 });
   }
+}
+
+/**
+ * A decentralised-auth trust chain (operator, account, user) as nsc would write it: the JWTs
+ * signed with ed25519 nkeys, the server's configuration trusting the operator with the account
+ * preloaded, and a user's creds file (its JWT and seed).
+ */
+function trustChain(): { serverConfig: string; creds: (seed?: Uint8Array) => string } {
+  const operator = nkeys.createOperator();
+  const account = nkeys.createAccount();
+  const user = nkeys.createUser();
+  const jwt = (signer: nkeys.KeyPair, subject: string, nats: Record<string, unknown>) => {
+    const part = (o: object) => Buffer.from(JSON.stringify(o)).toString("base64url");
+    const claims = {
+      jti: randomUUID(),
+      iat: Math.floor(Date.now() / 1000),
+      iss: signer.getPublicKey(),
+      sub: subject,
+      nats: { ...nats, version: 2 },
+    };
+    const body = `${part({ typ: "JWT", alg: "ed25519-nkey" })}.${part(claims)}`;
+    return `${body}.${Buffer.from(signer.sign(Buffer.from(body))).toString("base64url")}`;
+  };
+  const unlimited = { subs: -1, data: -1, payload: -1 };
+  const accountJwt = jwt(operator, account.getPublicKey(), {
+    type: "account",
+    limits: { ...unlimited, imports: -1, exports: -1, wildcards: true, conn: -1, leaf: -1 },
+  });
+  const userJwt = jwt(account, user.getPublicKey(), {
+    type: "user",
+    pub: {},
+    sub: {},
+    ...unlimited,
+  });
+  // JetStream (on in every test server) needs a system account.
+  const system = nkeys.createAccount();
+  const systemJwt = jwt(operator, system.getPublicKey(), { type: "account" });
+  return {
+    serverConfig: [
+      `operator: ${jwt(operator, operator.getPublicKey(), { type: "operator" })}`,
+      "resolver: MEMORY",
+      `system_account: ${system.getPublicKey()}`,
+      "resolver_preload: {",
+      `  ${account.getPublicKey()}: ${accountJwt}`,
+      `  ${system.getPublicKey()}: ${systemJwt}`,
+      "}",
+    ].join("\n"),
+    creds: (seed = user.getSeed()) =>
+      [
+        "-----BEGIN NATS USER JWT-----",
+        userJwt,
+        "------END NATS USER JWT------",
+        "",
+        "-----BEGIN USER NKEY SEED-----",
+        new TextDecoder().decode(seed),
+        "------END USER NKEY SEED------",
+        "",
+      ].join("\n"),
+  };
 }
 
 describe("natsConnectSettings", () => {
@@ -111,6 +171,22 @@ describe("natsConnectSettings", () => {
       writeFileSync(seedFile, other.getSeed());
       await expect(
         connectsWith({ NATS_SERVERS: [server.url], NATS_NKEY_SEED_FILE: seedFile }),
+      ).rejects.toThrow(/Authorization/i);
+    } finally {
+      await server.dispose();
+    }
+  });
+
+  it("connects with a creds file (a user JWT the trusted operator's account signed), and is refused with another seed", async () => {
+    const chain = trustChain();
+    const credsFile = join(dir, "user.creds");
+    writeFileSync(credsFile, chain.creds());
+    const server = await startPrivateNatsServer({ config: chain.serverConfig });
+    try {
+      await connectsWith({ NATS_SERVERS: [server.url], NATS_CREDS_FILE: credsFile });
+      writeFileSync(credsFile, chain.creds(nkeys.createUser().getSeed()));
+      await expect(
+        connectsWith({ NATS_SERVERS: [server.url], NATS_CREDS_FILE: credsFile }),
       ).rejects.toThrow(/Authorization/i);
     } finally {
       await server.dispose();
