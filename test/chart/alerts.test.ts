@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { parser } from "@prometheus-io/lezer-promql";
 import { describe, expect, it } from "vitest";
 import { anchorsOf } from "../docs/support/markdown.ts";
+import { catalogueEntry } from "../observability/support/metric-labels.ts";
 import { byKind, render, repoRoot, valueSets, type K8sObject } from "./support/helm.ts";
 
 interface Rule {
@@ -74,6 +75,96 @@ function metricsOf(expr: string): string[] {
   return metrics;
 }
 
+/**
+ * Labels Prometheus adds to every series it scrapes: the target's, from the ServiceMonitor or the
+ * pod annotations.
+ */
+const targetLabels = ["job", "instance", "namespace", "service", "pod", "container", "endpoint"];
+
+/** The labels a series carries: the code's, the target's and a histogram bucket's `le`. */
+function labelsOf(series: string): string[] {
+  const entry = catalogueEntry(series);
+  if (!entry) return [];
+  return [...entry.labels, ...targetLabels, ...(series.endsWith("_bucket") ? ["le"] : [])];
+}
+
+type SyntaxNode = ReturnType<typeof parser.parse>["topNode"];
+
+const text = (expr: string, node: { from: number; to: number }) => expr.slice(node.from, node.to);
+
+/**
+ * Every label an expression names, checked against the series it applies to: a matcher's label
+ * against its selector's metric (and an equality's value against the code's closed set), a
+ * `by`/`without` label against every metric its aggregation reads, an `on`/`ignoring` label against
+ * every metric of both operands. Returns one message per mismatch.
+ */
+function labelProblems(expr: string): string[] {
+  const problems: string[] = [];
+  const tree = parser.parse(expr);
+  const metricsUnder = (node: SyntaxNode): string[] => {
+    const found: string[] = [];
+    const cursor = node.cursor();
+    const end = node.to;
+    do {
+      if (cursor.from >= end) break;
+      if (cursor.name === "Identifier" && cursor.node.parent?.name === "VectorSelector")
+        found.push(text(expr, cursor));
+    } while (cursor.next());
+    return found;
+  };
+  const checkAll = (labels: SyntaxNode, metrics: string[], clause: string) => {
+    for (const label of labels.getChildren("LabelName")) {
+      const name = text(expr, label);
+      for (const metric of metrics)
+        if (!labelsOf(metric).includes(name))
+          problems.push(`${clause} names "${name}", which ${metric} does not carry`);
+    }
+  };
+  tree.iterate({
+    enter: (ref) => {
+      const node = ref.node;
+      if (node.name === "VectorSelector") {
+        const metric = text(expr, node.getChild("Identifier")!);
+        if (!catalogueEntry(metric))
+          problems.push(`${metric} is not in the metric label catalogue`);
+        for (const matcher of node.getChild("LabelMatchers")?.getChildren("UnquotedLabelMatcher") ??
+          []) {
+          const name = text(expr, matcher.getChild("LabelName")!);
+          const op = text(expr, matcher.getChild("MatchOp")!);
+          const value = JSON.parse(text(expr, matcher.getChild("StringLiteral")!)) as string;
+          if (!labelsOf(metric).includes(name)) {
+            problems.push(`${metric}{${name}${op}...}: ${metric} does not carry "${name}"`);
+            continue;
+          }
+          const closed = catalogueEntry(metric)?.values?.[name];
+          if (closed && (op === "=" || op === "!=") && !closed.includes(value))
+            problems.push(
+              `${metric}{${name}${op}"${value}"}: the code sets ${name} only to ${closed.join(", ")}`,
+            );
+          if (
+            closed &&
+            (op === "=~" || op === "!~") &&
+            !closed.some((v) => new RegExp(`^(?:${value})$`).test(v))
+          )
+            problems.push(
+              `${metric}{${name}${op}"${value}"}: matches none of ${closed.join(", ")}`,
+            );
+        }
+      } else if (node.name === "AggregateExpr") {
+        const modifier = node.getChild("AggregateModifier");
+        const labels = modifier?.getChild("GroupingLabels");
+        const body = node.getChild("FunctionCallBody");
+        if (labels && body) checkAll(labels, metricsUnder(body), text(expr, modifier!));
+      } else if (node.name === "BinaryExpr") {
+        const clause = node.getChild("MatchingModifierClause");
+        const labels = clause?.getChild("GroupingLabels");
+        if (clause && labels) checkAll(labels, metricsUnder(node), text(expr, clause));
+      }
+    },
+  });
+  return problems;
+}
+
 /** Grafana's variables, replaced by values PromQL accepts. */
 const grafanaExpr = (expr: string) =>
   expr.replaceAll("$__rate_interval", "5m").replaceAll("$namespace", "integration");
@@ -100,6 +191,11 @@ describe("alerting rules", () => {
       for (const metric of used) expect(series, `${rule.alert}: ${metric}`).toContain(metric);
       expect(rule.expr, rule.alert).not.toMatch(/\{(?![^}]*namespace="integration")[^}]*\}/);
     }
+  });
+
+  it("match and group by labels the code sets on each metric, with values from its closed sets", async () => {
+    for (const rule of rulesOf(await render(valueSets.production)))
+      expect(labelProblems(rule.expr), rule.alert).toEqual([]);
   });
 
   it("cover dead deliveries, delivery failures, both consumers' lag, change detection, the outbox, 5xx and revocations", async () => {
@@ -153,6 +249,31 @@ describe("alerting rules", () => {
   });
 });
 
+describe("label checks", () => {
+  it("find a misspelt matcher, a grouping label the metric lacks and a value outside a closed set", () => {
+    expect(labelProblems('sum by (job) (rate(outbox_pending{namespace="a"}[5m]))')).toEqual([]);
+    expect(
+      labelProblems(
+        'sum by (job) (rate(change_detection_pass_duration_count{change_detecton_kind="incremental"}[5m]))',
+      ),
+    ).toEqual([
+      'change_detection_pass_duration_count{change_detecton_kind=...}: change_detection_pass_duration_count does not carry "change_detecton_kind"',
+    ]);
+    expect(labelProblems("sum by (outbox_schema) (webhook_delivery_dead_total)")).toHaveLength(1);
+    expect(labelProblems('webhook_delivery_attempts_total{outcome="dropped"}')).toHaveLength(1);
+    expect(labelProblems('webhook_delivery_attempts_total{outcome=~"drop.*"}')).toHaveLength(1);
+    expect(
+      labelProblems(
+        "histogram_quantile(0.9, sum by (le) (rate(webhook_delivery_latency_bucket[5m])))",
+      ),
+    ).toEqual([]);
+    expect(labelProblems("sum by (le) (rate(webhook_delivery_latency_count[5m]))")).toHaveLength(1);
+    expect(labelProblems("outbox_pending / on (outcome) outbox_oldest_pending_age")).toHaveLength(
+      2,
+    );
+  });
+});
+
 describe("Grafana dashboard", () => {
   it("is not rendered unless metrics.dashboard.enabled", async () => {
     const maps = byKind(await render(valueSets.default), "ConfigMap");
@@ -173,6 +294,18 @@ describe("Grafana dashboard", () => {
       for (const target of panel.targets)
         for (const metric of metricsOf(grafanaExpr(target.expr)))
           expect(series, `${panel.title}: ${metric}`).toContain(metric);
+    }
+  });
+
+  it("panels match and group by labels the code sets on each metric, with values from its closed sets", async () => {
+    const [map] = byKind(await render(valueSets.production), "ConfigMap").filter((m) =>
+      m.metadata.name.endsWith("-dashboard"),
+    );
+    const data = (map as unknown as { data: Record<string, string> }).data;
+    const dashboard = JSON.parse(data["integration-service.json"]!) as Dashboard;
+    for (const panel of dashboard.panels) {
+      for (const target of panel.targets)
+        expect(labelProblems(grafanaExpr(target.expr)), panel.title).toEqual([]);
     }
   });
 });
