@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { parser } from "@prometheus-io/lezer-promql";
 import { describe, expect, it } from "vitest";
 import { anchorsOf } from "../docs/support/markdown.ts";
-import { catalogueEntry } from "../observability/support/metric-labels.ts";
+import { catalogueEntry, exporterLabels } from "../observability/support/metric-labels.ts";
 import { byKind, render, repoRoot, valueSets, type K8sObject } from "./support/helm.ts";
 
 interface Rule {
@@ -81,11 +81,19 @@ function metricsOf(expr: string): string[] {
  */
 const targetLabels = ["job", "instance", "namespace", "service", "pod", "container", "endpoint"];
 
-/** The labels a series carries: the code's, the target's and a histogram bucket's `le`. */
+/**
+ * The labels a series carries: the code's, the exporter's, the target's and a histogram bucket's
+ * `le`.
+ */
 function labelsOf(series: string): string[] {
   const entry = catalogueEntry(series);
   if (!entry) return [];
-  return [...entry.labels, ...targetLabels, ...(series.endsWith("_bucket") ? ["le"] : [])];
+  return [
+    ...entry.labels,
+    ...exporterLabels,
+    ...targetLabels,
+    ...(series.endsWith("_bucket") ? ["le"] : []),
+  ];
 }
 
 type SyntaxNode = ReturnType<typeof parser.parse>["topNode"];

@@ -30,6 +30,7 @@ import {
   traceIdOf,
   type Tracing,
 } from "./support/tracing.ts";
+import { expectCatalogued } from "./support/metric-labels.ts";
 
 const OWNER = "client-observability";
 let tracing: Tracing;
@@ -234,6 +235,12 @@ describe("dispatcher metrics", () => {
     expect(delta("webhook_delivery_latency_sum", { attempt: "2" })).toBeGreaterThanOrEqual(0.3);
     expect(delta("webhook_delivery_attempt_duration_count", { outcome: "retrying" })).toBe(3);
     expect(delta("webhook_delivery_attempt_duration_count", { outcome: "dead" })).toBe(1);
+    expectCatalogued(after, [
+      "webhook_delivery_attempts_total",
+      "webhook_delivery_attempt_duration",
+      "webhook_delivery_latency",
+      "webhook_delivery_dead_total",
+    ]);
   });
 
   it("reports the deliveries consumer's ack-pending count while an attempt runs, and nothing pending once done", async () => {
@@ -260,5 +267,9 @@ describe("dispatcher metrics", () => {
       10_000,
       100,
     );
+    expectCatalogued(await metrics.scrape(), [
+      "messaging_consumer_pending",
+      "messaging_consumer_ack_pending",
+    ]);
   });
 });

@@ -34,6 +34,7 @@ import {
   traceIdOf,
   type Tracing,
 } from "./support/tracing.ts";
+import { expectCatalogued } from "./support/metric-labels.ts";
 
 const PRODUCER_TRACE = "4bf92f3577b34da6a3ce929d0e0e4736";
 const PRODUCER_SPAN = "00f067aa0ba902b7";
@@ -165,6 +166,7 @@ describe("outbox metrics", () => {
     const age = sampleValue(text, "outbox_oldest_pending_age", labels);
     expect(age).toBeGreaterThanOrEqual(90);
     expect(age).toBeLessThan(90 + 60);
+    expectCatalogued(text, ["outbox_pending", "outbox_oldest_pending_age"]);
 
     expect(await relay.runOnce()).toBe(3);
     text = await metrics.scrape();
@@ -246,5 +248,6 @@ describe("change detection", () => {
         outcome: "ok",
       });
     expect([count("baseline"), count("incremental"), count("sweep")]).toEqual([1, 1, 1]);
+    expectCatalogued(text, ["change_detection_pass_duration", "change_detection_changes_total"]);
   });
 });

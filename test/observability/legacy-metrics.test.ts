@@ -4,6 +4,7 @@ import { createLegacyDb } from "@svc/db";
 import { SourceUnavailableError } from "@svc/errors";
 import { createMetrics, sampleValue, type Metrics } from "@svc/telemetry";
 import { createTempMysqlDatabase, TcpProxy, unusedPort, type TempDatabase } from "@svc/testing";
+import { expectCatalogued } from "./support/metric-labels.ts";
 
 let database: TempDatabase;
 let metrics: Metrics;
@@ -68,6 +69,7 @@ describe("legacy.source.unavailable", () => {
         .filter((l) => l.startsWith("legacy_source_unavailable_total{"))
         .reduce((sum, l) => sum + Number(l.split(" ").at(-1)), 0);
       expect(total).toBe(4);
+      expectCatalogued(text, ["legacy_source_unavailable_total"]);
     } finally {
       await proxy.close();
       await Promise.all([

@@ -7,11 +7,17 @@ import { parseSamples } from "@svc/telemetry";
 import { expect } from "vitest";
 
 export interface MetricLabels {
-  /** Label names on every sample, besides Prometheus' target labels and a histogram's `le`. */
+  /**
+   * Label names the code sets on every sample, besides the exporter's, Prometheus' target labels
+   * and a histogram's `le`.
+   */
   labels: readonly string[];
   /** Labels whose values the code chooses from a closed set. */
   values?: Readonly<Record<string, readonly string[]>>;
 }
+
+/** Labels the Prometheus exporter puts on every sample: the Meter's name and version. */
+export const exporterLabels = ["otel_scope_name", "otel_scope_version"] as const;
 
 const attemptOutcomes = ["succeeded", "retrying", "failed", "dead"];
 const passKinds = ["quick", "incremental", "sweep", "baseline"];
@@ -106,7 +112,7 @@ export function catalogueEntry(series: string): MetricLabels | undefined {
 
 /**
  * Every sample of each named metric in the scraped text carries exactly the catalogued label
- * names (plus `le` on a histogram's buckets), with closed-set labels inside their set; and each
+ * names (plus the exporter's, and `le` on a histogram's buckets), with closed-set labels inside their set; and each
  * has at least one sample.
  */
 export function expectCatalogued(text: string, metrics: readonly string[]): void {
@@ -121,7 +127,9 @@ export function expectCatalogued(text: string, metrics: readonly string[]): void
     expect(own.length, `${metric}: no samples scraped`).toBeGreaterThan(0);
     for (const s of own) {
       const names = Object.keys(s.labels).filter(
-        (l) => !(l === "le" && s.name.endsWith("_bucket")),
+        (l) =>
+          !(l === "le" && s.name.endsWith("_bucket")) &&
+          !(exporterLabels as readonly string[]).includes(l),
       );
       expect(names.sort(), `${s.name} ${JSON.stringify(s.labels)}`).toEqual(
         [...entry!.labels].sort(),
