@@ -6,7 +6,11 @@ import { join } from "node:path";
 import { parser } from "@prometheus-io/lezer-promql";
 import { describe, expect, it } from "vitest";
 import { anchorsOf } from "../docs/support/markdown.ts";
-import { catalogueEntry, exporterLabels } from "../observability/support/metric-labels.ts";
+import {
+  catalogueEntry,
+  exporterLabels,
+  metricLabels,
+} from "../observability/support/metric-labels.ts";
 import { byKind, render, repoRoot, valueSets, type K8sObject } from "./support/helm.ts";
 
 interface Rule {
@@ -254,6 +258,27 @@ describe("alerting rules", () => {
     );
     const outbox = rules.find((r) => metricsOf(r.expr).includes("outbox_oldest_pending_age"));
     expect(outbox?.expr).toMatch(/> 42\s*$/);
+  });
+});
+
+describe("the metric label catalogue", () => {
+  it("has an entry for every series the code exports, and none for a series it does not", () => {
+    const covered = [...series].filter((s) => !catalogueEntry(s));
+    expect(covered).toEqual([]);
+    const histogramOrSeries = (name: string) => series.has(name) || series.has(`${name}_count`);
+    expect(Object.keys(metricLabels).filter((m) => !histogramOrSeries(m))).toEqual([]);
+  });
+
+  it("has each entry checked against scraped samples by an observability test", () => {
+    const dir = join(repoRoot, "test/observability");
+    const tests = readdirSync(dir)
+      .filter((f) => f.endsWith(".test.ts"))
+      .map((f) => readFileSync(join(dir, f), "utf8"))
+      .join("\n");
+    const calls = [...tests.matchAll(/expectCatalogued\([^[]*\[([^\]]*)\]/g)].flatMap((m) =>
+      [...m[1]!.matchAll(/"([a-z0-9_]+)"/g)].map((n) => n[1]!),
+    );
+    expect(Object.keys(metricLabels).filter((m) => !calls.includes(m))).toEqual([]);
   });
 });
 
