@@ -52,10 +52,15 @@ function exportedSeries(): Set<string> {
       }
     }),
   );
-  const created = /\.create(\w+)\(\s*"([a-z0-9_.]+)"/g;
+  const created = /\.create(\w+)\(\s*(?:"([a-z0-9_.]+)"|([A-Z_]+)\b)/g;
   for (const file of files) {
-    for (const [, kind, name] of readFileSync(file, "utf8").matchAll(created)) {
-      const base = name!.replaceAll(".", "_");
+    const source = readFileSync(file, "utf8");
+    // A name given as a constant of the same file: `const NAME = "a.b";`.
+    const constant = (id: string) => new RegExp(`const ${id} = "([a-z0-9_.]+)"`).exec(source)?.[1];
+    for (const [, kind, literal, id] of source.matchAll(created)) {
+      const name = literal ?? constant(id!);
+      if (!name) throw new Error(`${file}: the name ${id} of a metric is not a string constant`);
+      const base = name.replaceAll(".", "_");
       if (kind === "Counter" || kind === "ObservableCounter")
         series.add(base.endsWith("_total") ? base : `${base}_total`);
       else if (kind === "Histogram")

@@ -1,12 +1,25 @@
 // The label catalogue (support/metric-labels.ts) against the metrics the other observability tests
 // do not record: token issuance and request durations from the auth service, the revocation feed's
-// staleness, the operator's controller metrics and the auto-disable counter, each recorded by the
-// services' own code paths and scraped as Prometheus would.
+// staleness, message handler failures, the operator's controller metrics and the auto-disable
+// counter, each recorded by the services' own code paths and scraped as Prometheus would.
+import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startRevocationFeed } from "@svc/auth";
 import { controllerMetrics } from "@svc/k8s";
+import {
+  connectNats,
+  drainNats,
+  ensureConsumer,
+  ensureStream,
+  eventsFanoutConsumerConfig,
+  eventsStreamConfig,
+  jetstream,
+  jetstreamManager,
+  names,
+  startConsumer,
+} from "@svc/messaging";
 import { createMetrics, sampleValue, type Metrics } from "@svc/telemetry";
-import { silentLogger, waitFor } from "@svc/testing";
+import { silentLogger, testEnv, waitFor } from "@svc/testing";
 import { startAuth, type AuthUnderTest } from "../../services/auth/test/support/harness.ts";
 import {
   autoDisabledCounter,
@@ -63,6 +76,49 @@ describe("auth service metrics", () => {
       ]);
     } finally {
       await feed.stop();
+    }
+  });
+});
+
+describe("message consumer metrics", () => {
+  it("handler failures carry the catalogued labels", async () => {
+    const metrics = newMetrics("webhooks-dispatcher");
+    const nc = await connectNats({
+      servers: testEnv.TEST_NATS_URL,
+      name: "metric-labels-test",
+      logger: silentLogger(),
+    });
+    const n = names(`t${randomBytes(5).toString("hex")}`);
+    const jsm = await jetstreamManager(nc);
+    const js = jetstream(nc);
+    const spec = eventsFanoutConsumerConfig(n);
+    try {
+      await ensureStream(jsm, eventsStreamConfig(n));
+      await ensureConsumer(jsm, n.eventsStream, spec);
+      await js.publish(n.eventSubject("practice.updated"), "{}");
+      const consumer = await startConsumer({
+        js,
+        stream: n.eventsStream,
+        consumer: spec.durable_name,
+        concurrency: 1,
+        handler: () => {
+          throw new Error("dependency down");
+        },
+        logger: silentLogger(),
+        errorDelayMs: 50,
+        meter: metrics.meter,
+      });
+      await waitFor(
+        "a counted failure",
+        async () => (await metrics.scrape()).includes("messaging_consumer_handler_failures_total{"),
+        5_000,
+      );
+      await consumer.stop();
+      expectCatalogued(await metrics.scrape(), ["messaging_consumer_handler_failures_total"]);
+    } finally {
+      await jsm.streams.delete(n.eventsStream).catch(() => undefined);
+      await drainNats(nc);
+      await metrics.shutdown();
     }
   });
 });

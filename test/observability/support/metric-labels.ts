@@ -66,6 +66,10 @@ export const metricLabels: Readonly<Record<string, MetricLabels>> = {
     labels: ["messaging_system", "messaging_destination_name", "messaging_consumer_group_name"],
     values: { messaging_system: ["nats"] },
   },
+  messaging_consumer_handler_failures_total: {
+    labels: ["messaging_system", "messaging_destination_name", "messaging_consumer_group_name"],
+    values: { messaging_system: ["nats"] },
+  },
   webhook_delivery_attempts_total: {
     labels: ["outcome", "attempt"],
     values: { outcome: attemptOutcomes },
