@@ -66,6 +66,10 @@ describe("canonical hash", () => {
       [[undefined, () => 1, Symbol("s")], "[null,null,null]"],
       [{ a: () => 1, b: undefined }, "{}"],
       [{ b: undefined, a: 1 }, '{"a":1}'],
+      // Key sets that share a first key, or hold the same keys in another order, are told apart.
+      [{ a: 2, c: 3 }, '{"a":2,"c":3}'],
+      [{ a: 2, c: 3, b: 1 }, '{"a":2,"b":1,"c":3}'],
+      [{ c: 3, a: 2 }, '{"a":2,"c":3}'],
       [{ "\u00e9": 1, z: 2, B: 3, a: 4, "": 5 }, '{"":5,"B":3,"a":4,"z":2,"\u00e9":1}'],
       [
         { d: new Date(0), buf: Buffer.from("hi") },

@@ -1,23 +1,38 @@
 import { hash } from "node:crypto";
 
-/** An object's keys in canonical order, each with its serialised `"key":` prefix. */
-type Layout = { keys: string[]; prefixes: string[] };
+/** One key set as Object.keys gave it, its keys in canonical order with their `"key":` prefixes. */
+type Layout = { given: string[]; keys: string[]; prefixes: string[] };
 
-// A mapper builds every record with the same few key sets: each is sorted and quoted once.
-const layouts = new Map<string, Layout>();
-/** Distinct key sets kept; clear rather than grow unbounded on free-form records. */
+// A mapper builds every record with the same few key sets: each is sorted and quoted once, and
+// found again by its first key and a comparison of the (interned) key strings, without building a
+// lookup string per object.
+const layouts = new Map<string, Layout[]>();
+let layoutCount = 0;
+/** Distinct key sets kept; cleared rather than grown unbounded on free-form records. */
 const MAX_LAYOUTS = 1_000;
 
-function layoutOf(keys: string[]): Layout {
-  const id = keys.join("\u0000");
-  let layout = layouts.get(id);
-  if (layout === undefined) {
-    // The default sort orders strings by UTF-16 code units, as `<` does.
-    const sorted = [...keys].sort();
-    layout = { keys: sorted, prefixes: sorted.map((k) => `${JSON.stringify(k)}:`) };
-    if (layouts.size >= MAX_LAYOUTS) layouts.clear();
-    layouts.set(id, layout);
+function sameKeys(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+function layoutOf(given: string[]): Layout {
+  const first = given[0] ?? "";
+  const candidates = layouts.get(first);
+  if (candidates !== undefined)
+    for (const layout of candidates) if (sameKeys(layout.given, given)) return layout;
+  // The default sort orders strings by UTF-16 code units, as `<` does.
+  const keys = [...given].sort();
+  const layout = { given, keys, prefixes: keys.map((k) => `${JSON.stringify(k)}:`) };
+  if (layoutCount >= MAX_LAYOUTS) {
+    layouts.clear();
+    layoutCount = 0;
   }
+  const list = layouts.get(first);
+  if (list === undefined) layouts.set(first, [layout]);
+  else list.push(layout);
+  layoutCount++;
   return layout;
 }
 
