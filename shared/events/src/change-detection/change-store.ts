@@ -10,8 +10,8 @@ import type { OutboxTable } from "../outbox.ts";
 import { checkedIdentifier, withTransaction } from "../pg-transaction.ts";
 import { planChanges } from "./plan.ts";
 import type { Change, Observation, Plan, StateRow } from "./plan.ts";
-import { changeCursorTable, changeStateTable } from "./tables.ts";
-import type { ChangeCursorTable, ChangeStateTable } from "./tables.ts";
+import { changeCursorTable } from "./tables.ts";
+import type { ChangeCursorTable } from "./tables.ts";
 
 /** A position in the recheck order. */
 export type RecheckKey = { recheckOn: string; id: string };
@@ -31,7 +31,6 @@ export type ApplyOptions = {
 export class ChangeStore {
   readonly #pool: pg.Pool;
   readonly #db: NodePgDatabase;
-  readonly #state: ChangeStateTable;
   readonly #cursor: ChangeCursorTable;
   readonly #outbox: OutboxTable;
   readonly #source: string;
@@ -42,7 +41,6 @@ export class ChangeStore {
     const schema = pgSchema(o.schema);
     this.#pool = o.pool;
     this.#db = drizzle(o.pool);
-    this.#state = changeStateTable(schema, o.stateTable);
     this.#cursor = changeCursorTable(schema);
     this.#outbox = outboxTable(schema);
     this.#source = o.sourceName;
