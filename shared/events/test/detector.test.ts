@@ -159,6 +159,20 @@ describe("change detection", () => {
     ]);
   });
 
+  it("finds every hard delete when the state holds more records than one page of sweep candidates", async () => {
+    // batchSize 2: the sweep reads its delete candidates 20 at a time and re-reads them 2 at a time.
+    const s = await fresh({ batchSize: 2 });
+    const ids = Array.from({ length: 25 }, (_, i) => `v${String(i).padStart(2, "0")}`);
+    for (const id of ids) await s.insert(id, { modified: s.local(-60 * MINUTE) });
+    await s.detector.runIncremental();
+    const gone = ["v00", "v07", "v19", "v20", "v24"];
+    for (const id of gone) await s.remove(id);
+    s.advance(MINUTE);
+    expect(await s.detector.runSweep()).toMatchObject({ deleted: gone.length, updated: 0 });
+    expect(await s.detector.runSweep()).toMatchObject({ deleted: 0 });
+    expect((await s.events()).sort()).toEqual(gone.map((id) => `vacancy.deleted ${id}`));
+  });
+
   it("keeps reading rows stamped by a writer whose clock runs ahead, without skipping later rows", async () => {
     const s = await fresh();
     await s.insert("v0", { modified: s.local(-60 * MINUTE) });

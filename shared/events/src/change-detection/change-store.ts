@@ -1,4 +1,4 @@
-import { and, eq, lt, not } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/node-postgres";
 import type { NodePgDatabase } from "drizzle-orm/node-postgres";
 import { pgSchema } from "drizzle-orm/pg-core";
@@ -10,8 +10,8 @@ import type { OutboxTable } from "../outbox.ts";
 import { checkedIdentifier, withTransaction } from "../pg-transaction.ts";
 import { planChanges } from "./plan.ts";
 import type { Change, Observation, Plan, StateRow } from "./plan.ts";
-import { changeCursorTable, changeStateTable } from "./tables.ts";
-import type { ChangeCursorTable, ChangeStateTable } from "./tables.ts";
+import { changeCursorTable } from "./tables.ts";
+import type { ChangeCursorTable } from "./tables.ts";
 
 /** A position in the recheck order. */
 export type RecheckKey = { recheckOn: string; id: string };
@@ -31,7 +31,6 @@ export type ApplyOptions = {
 export class ChangeStore {
   readonly #pool: pg.Pool;
   readonly #db: NodePgDatabase;
-  readonly #state: ChangeStateTable;
   readonly #cursor: ChangeCursorTable;
   readonly #outbox: OutboxTable;
   readonly #source: string;
@@ -42,7 +41,6 @@ export class ChangeStore {
     const schema = pgSchema(o.schema);
     this.#pool = o.pool;
     this.#db = drizzle(o.pool);
-    this.#state = changeStateTable(schema, o.stateTable);
     this.#cursor = changeCursorTable(schema);
     this.#outbox = outboxTable(schema);
     this.#source = o.sourceName;
@@ -153,14 +151,18 @@ export class ChangeStore {
     return rows;
   }
 
-  /** Live records no pass has written since `at`: a sweep's delete candidates. */
-  async liveIdsSeenBefore(at: Date): Promise<string[]> {
-    const t = this.#state;
-    const rows = await this.#db
-      .select({ id: t.entityId })
-      .from(t)
-      .where(and(not(t.deleted), lt(t.seenAt, at)));
-    return rows.map((r) => r.id);
+  /**
+   * Live records no pass has written since `at` (a sweep's delete candidates), after `after` in id
+   * order: a page at a time, so a sweep never holds the whole table's ids from this side.
+   */
+  async liveIdsSeenBefore(at: Date, after: string | null, limit: number): Promise<string[]> {
+    const { rows } = await this.#pool.query<{ entity_id: string }>(
+      `SELECT entity_id FROM ${this.#stateName}
+       WHERE NOT deleted AND seen_at < $1${after === null ? "" : " AND entity_id > $3"}
+       ORDER BY entity_id LIMIT $2`,
+      after === null ? [at, limit] : [at, limit, after],
+    );
+    return rows.map((r) => r.entity_id);
   }
 
   async readCursor(): Promise<CursorRow | null> {

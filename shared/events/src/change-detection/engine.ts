@@ -10,6 +10,7 @@ import type { Fence } from "@svc/leader";
 import type { RecheckKey } from "./change-store.ts";
 import { DetectionPass } from "./detection-pass.ts";
 import { quickPass, SeenVersions } from "./quick-pass.ts";
+import { readAhead } from "./read-ahead.ts";
 import type { PassDeps, PassKind, PassResult } from "./detection-pass.ts";
 import { earlierLocal, laterLocal, normalizeLocal, shiftLocal } from "./local-time.ts";
 import { secondsSince, traceContextOf, tracer } from "../telemetry.ts";
@@ -217,17 +218,27 @@ const noFence: Fence = async () => {};
  */
 async function sweep(pass: DetectionPass, deps: PassDeps, baselineDone: boolean): Promise<void> {
   const seen = new Set<string>();
-  for await (const page of deps.source.sweep(pass.ctx)) {
+  for await (const page of readAhead(deps.source.sweep(pass.ctx))) {
     pass.ctx.signal.throwIfAborted();
     for (const r of page) seen.add(r.id);
     await pass.apply(page);
   }
-  // Rows written during this sweep carry seen_at = its start, so they are not candidates.
-  const missing = (await deps.store.liveIdsSeenBefore(pass.startedAt)).filter(
-    (id) => !seen.has(id),
-  );
-  for (let i = 0; i < missing.length; i += deps.batchSize)
-    await pass.applyByIds(missing.slice(i, i + deps.batchSize));
+  // Rows written during this sweep carry seen_at = its start, so they are not candidates; the
+  // candidates come a page at a time and are read again in batches as they gather.
+  const candidatePage = deps.batchSize * 10;
+  let missing: string[] = [];
+  for (let after: string | null = null; ;) {
+    pass.ctx.signal.throwIfAborted();
+    const ids = await deps.store.liveIdsSeenBefore(pass.startedAt, after, candidatePage);
+    for (const id of ids) if (!seen.has(id)) missing.push(id);
+    const last = ids.length < candidatePage;
+    while (missing.length >= deps.batchSize || (last && missing.length > 0)) {
+      await pass.applyByIds(missing.slice(0, deps.batchSize));
+      missing = missing.slice(deps.batchSize);
+    }
+    if (last) break;
+    after = ids[ids.length - 1] as string;
+  }
   // Changes made while the baseline sweep ran carry later modification times: the first
   // incremental pass starts from the sweep's start.
   if (baselineDone) await deps.store.updateCursor({ sweptAt: pass.startedAt }, pass.startedAt);
