@@ -25,37 +25,30 @@
  */
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { createLegacyDb } from "@svc/db";
-import { openServerConnection, seedDatabase, addDays } from "@svc/legacy";
+import { createLegacyDb, type LegacyDb } from "@svc/db";
+import { addDays } from "@svc/legacy";
 import {
-  benchMemoryLimit,
-  chartMemoryLimitBytes,
-  growthDatabase,
+  ensureGrowthData,
   GROWTH_SIZES,
   growthSizes,
-  IDLE_SETTLE_MS,
   loadAverage,
+  measureDetectionAndService,
+  measureFeedWalk,
+  queryCostPrinter,
+  queryCostRows,
   recordBenchRows,
-  round1,
-  settledRss,
-  startServiceUnderBench,
   type BenchRow,
+  type GrowthService,
   type GrowthSize,
-  type Timing,
+  type SweepProjection,
 } from "@svc/bench";
 import { build } from "@svc/build";
-import { entryArgs } from "@svc/manifest";
-import { NODE_FLAGS, RUNTIME_ENV } from "@svc/runtime";
 import { dateIn } from "@svc/time";
-import { measureDetection, measureFeedWalk } from "./growth-detection.ts";
-import { failed, queryCosts, type ListScenario, type QueryCost } from "./growth-queries.ts";
-import {
-  loadRows,
-  loadScenarios,
-  printLoad,
-  type LoadResult,
-  type LoadScenario,
-} from "./growth-load.ts";
+import { SERVICE_NAME } from "../src/config.ts";
+import { MysqlVacancyFeed } from "../src/source/mysql-vacancy-feed.ts";
+import { MIGRATIONS_FOLDER } from "../src/store/migrations.ts";
+import { VacancyChangeSource } from "../src/workers/vacancy-change-source.ts";
+import { PER_PAGE, queryCosts, type ListScenario } from "./growth-queries.ts";
 
 const { values: args } = parseArgs({
   options: {
@@ -92,24 +85,7 @@ const DETECTION = {
   out,
 };
 
-async function ensureData(size: GrowthSize): Promise<string> {
-  const connection = await openServerConnection(args.url);
-  const database = growthDatabase(size);
-  try {
-    const options = { seed: 1, scale: size.scale, today: dateIn(ZONE, Date.now()) };
-    let result = await seedDatabase(connection, database, options, "if-absent", out);
-    if (result.options.scale !== size.scale)
-      result = await seedDatabase(connection, database, options, "replace", out);
-    out(
-      `data: ${database} ${result.action} (scale ${result.options.scale}, today ${result.options.today})`,
-    );
-  } finally {
-    await connection.end();
-  }
-  const url = new URL(args.url);
-  url.pathname = `/${database}`;
-  return url.toString();
-}
+const ensureData = (size: GrowthSize) => ensureGrowthData(args.url, size, ZONE, out);
 
 function scenariosFor(today: string, practice: string): ListScenario[] {
   return [
@@ -156,204 +132,71 @@ async function measureQueries(size: GrowthSize, legacyUrl: string, today: string
   try {
     const scenarios = scenariosFor(today, await busiestPractice(legacyUrl));
     out(`\n[${size.name}] queries, one at a time (median/p99 ms; ! failed), load ${loadAverage()}`);
-    out(
-      `${"scenario".padEnd(32)} ${"rows".padStart(9)} ${"page".padStart(13)} ${"count".padStart(13)} ${"marks".padStart(13)}  plan of the page`,
-    );
-    const ms = (t?: Timing) =>
-      (t ? `${failed(t) ? "!" : ""}${t.median.toFixed(1)}/${t.p99.toFixed(1)}` : "–").padStart(13);
-    return await queryCosts(db, scenarios, { today }, RUNS, (c) =>
-      out(
-        `${c.scenario.padEnd(32)} ${String(c.total).padStart(9)} ${ms(c.page)} ${ms(c.count)} ${ms(c.marks)}  ${c.plan}`,
-      ),
-    );
+    return await queryCosts(db, scenarios, { today }, RUNS, queryCostPrinter(out));
   } finally {
     await db.close();
   }
 }
 
-function queryRows(size: GrowthSize, costs: QueryCost[]): BenchRow[] {
-  const within = (t: Timing) => !failed(t) && t.p99 < SERVICE_QUERY_TIMEOUT_MS;
-  const row = (scenario: string, metric: string, t: Timing): BenchRow => ({
-    scenario,
-    metric: failed(t) ? `${metric} (failed after)` : metric,
-    value: round1(t.median),
-    unit: "ms",
-    target: `< ${SERVICE_QUERY_TIMEOUT_MS} ms (query timeout)`,
-    met: within(t),
-  });
-  return costs.flatMap((c) => {
-    const scenario = `${size.label} vacancies: ${c.scenario}, source alone`;
-    const rows = [row(scenario, "page median", c.page), row(scenario, "COUNT median", c.count)];
-    if (c.marks) rows.push(row(scenario, "page marks read", c.marks));
-    return rows;
-  });
-}
+const serviceOf = (size: GrowthSize): GrowthService => ({
+  component: "vacancies",
+  entry: "services/vacancies/src/main.ts",
+  scope: "vacancies:read",
+  subject: `${size.label} vacancies`,
+});
 
-interface ServiceMemory {
-  sweepPeakMb: number;
-  sweepMs: number;
-  idleMb: number;
-  load: LoadResult[];
-}
+const detectionOf = (size: GrowthSize) => ({
+  subject: `${size.label} vacancies`,
+  schema: SERVICE_NAME,
+  migrationsFolder: MIGRATIONS_FOLDER,
+  source: (db: LegacyDb) => new VacancyChangeSource(new MysqlVacancyFeed(db, ZONE)),
+});
 
-/** The service as deployed, on the detection state `databaseUrl` holds. */
-function startService(legacyUrl: string, databaseUrl: string, env: Record<string, string> = {}) {
-  return startServiceUnderBench({
-    root,
-    entry: "services/vacancies/src/main.ts",
-    args: [...NODE_FLAGS, ...entryArgs("services/vacancies/src/main.ts", { from: "bundle" })],
-    env: { ...RUNTIME_ENV, LEGACY_DATABASE_URL: legacyUrl, DATABASE_URL: databaseUrl, ...env },
-    ...benchMemoryLimit("vacancies"),
-    keep: /change detection pass done/,
-  });
-}
-
-/**
- * RSS through one of its own full sweeps (due at once: DETECTOR_SWEEP_MS at its minimum), then,
- * restarted with its default schedule (the sweep just done is not due again), idle.
- */
-async function measureService(
-  size: GrowthSize,
-  legacyUrl: string,
-  databaseUrl: string,
-  scenarios: readonly LoadScenario[],
-  sweep: boolean,
-): Promise<ServiceMemory> {
-  let sweepPeakMb = Number.NaN;
-  let sweepMs = Number.NaN;
-  if (sweep) {
-    const sweeping = await startService(legacyUrl, databaseUrl, { DETECTOR_SWEEP_MS: "1000" });
-    try {
-      const done = await sweeping.process.waitForLine(/change detection pass done/, 3_600_000);
-      sweepPeakMb = sweeping.process.memory.peak();
-      sweepMs = Number(/"durationMs":(\d+)/.exec(done)?.[1] ?? NaN);
-    } finally {
-      await sweeping.stop();
-    }
-  }
-  const service = await startService(legacyUrl, databaseUrl);
-  try {
-    const idleMb = await settledRss(service.process.pid, { settleMs: IDLE_SETTLE_MS });
-    out(
-      `\n[${size.name}] service: its full sweep ${(sweepMs / 1000).toFixed(1)} s, peak RSS ${sweepPeakMb.toFixed(0)} MB; idle RSS ${idleMb.toFixed(0)} MB; load ${loadAverage()}`,
-    );
-    const token = await service.mint({ scope: "vacancies:read" });
-    const load = await loadScenarios(service, token, scenarios, {
-      connections: CONNECTIONS,
-      maxS: Number(args["max-seconds"]),
-      latencyS: Number(args["latency-seconds"]),
-    });
-    out(`\n[${size.name}] lists under load (ms), load ${loadAverage()}`);
-    printLoad(out, load);
-    return { sweepPeakMb, sweepMs, idleMb, load };
-  } finally {
-    await service.stop();
-  }
-}
-
-/**
- * What a full sweep's set of seen ids (engine.ts keeps every id a sweep yields) takes on the heap
- * for `n` vacancies (MB): a size whose own sweep is not run is projected with it.
- */
-function idSetMb(n: number): number {
-  // Flat one-byte strings, as the driver decodes them, cut from one buffer so little else is
-  // allocated while the heap is measured.
-  const text = Buffer.alloc(36 * n);
-  for (let i = 0; i < n; i++)
-    text.write(`00000000-0000-4000-8000-${String(i).padStart(12, "0")}`, i * 36, "latin1");
-  const before = process.memoryUsage().heapUsed;
-  const ids = new Set<string>();
-  for (let i = 0; i < n; i++) ids.add(text.toString("latin1", i * 36, i * 36 + 36));
-  return ids.size > 0 ? (process.memoryUsage().heapUsed - before) / 2 ** 20 : 0;
-}
-
-function memoryRows(
-  size: GrowthSize,
-  m: ServiceMemory,
-  measured?: { size: GrowthSize; sweepPeakMb: number },
-): BenchRow[] {
-  const limitMb = chartMemoryLimitBytes("vacancies") / 2 ** 20;
-  const scenario = `${size.label} vacancies: service`;
-  const loadPeak = Math.max(0, ...m.load.map((l) => l.peakMb));
-  const rows: BenchRow[] = [
-    { scenario, metric: "idle RSS", value: Math.round(m.idleMb), unit: "MB" },
-    {
-      scenario,
-      metric: "peak RSS under list load",
-      value: Math.round(loadPeak),
-      unit: "MB",
-      target: `< ${limitMb} MB (pod limit)`,
-      met: loadPeak < limitMb,
-    },
-  ];
-  const margin = (peak: number) => `${Math.round(limitMb - peak)} MB below the ${limitMb} MB limit`;
-  if (!Number.isNaN(m.sweepPeakMb)) {
-    out(`[${size.name}] through its own full sweep: ${margin(m.sweepPeakMb)}`);
-    rows.push(
-      {
-        scenario,
-        metric: "peak RSS, start-up and its full sweep",
-        value: Math.round(m.sweepPeakMb),
-        unit: "MB",
-        target: `< ${limitMb} MB (pod limit)`,
-        met: m.sweepPeakMb < limitMb,
-      },
-      { scenario, metric: "its full sweep", value: round1(m.sweepMs / 1000), unit: "s" },
-    );
-  } else if (measured) {
-    const growth = idSetMb(size.scale * 2_000) - idSetMb(measured.size.scale * 2_000);
-    const projected = measured.sweepPeakMb + growth;
-    out(
-      `[${size.name}] projected through a full sweep: ${measured.size.name}'s peak + ${growth.toFixed(0)} MB of seen ids = ${projected.toFixed(0)} MB, ${margin(projected)}`,
-    );
-    rows.push({
-      scenario,
-      metric: `peak RSS through a full sweep (projected from ${measured.size.label})`,
-      value: Math.round(projected),
-      unit: "MB",
-      target: `< ${limitMb} MB (pod limit)`,
-      met: projected < limitMb,
-    });
-  }
-  return rows;
-}
+/** The vacancy feed's sweep read, keyed by its row key. */
+const feedPage = (db: LegacyDb) => {
+  const feed = new MysqlVacancyFeed(db, ZONE);
+  return async (after: number | null, limit: number) =>
+    (await feed.live(after, limit, { today: dateIn(ZONE, Date.now()) })).map((r) => r.rowKey);
+};
 
 out(`growth bench: sizes ${SIZES.map((s) => s.name).join(", ")}; load ${loadAverage()}`);
 if (!args["skip-service"]) await build();
 const rows: BenchRow[] = [];
-let measuredSweep: { size: GrowthSize; sweepPeakMb: number } | undefined;
+// A full sweep keeps every vacancy id it sees (UUIDs): a size whose sweep is not run is projected.
+const projection: SweepProjection = { ids: (size) => size.scale * 2_000, idLength: 36 };
 for (const size of SIZES) {
   const legacyUrl = await ensureData(size);
   const today = dateIn(ZONE, Date.now());
   const costs = await measureQueries(size, legacyUrl, today);
-  rows.push(...queryRows(size, costs));
-  rows.push(...(await measureFeedWalk(size, legacyUrl, DETECTION)));
+  rows.push(...queryCostRows(`${size.label} vacancies`, costs, SERVICE_QUERY_TIMEOUT_MS));
+  rows.push(
+    ...(await measureFeedWalk(size, `${size.label} vacancies`, legacyUrl, feedPage, DETECTION)),
+  );
   if (args["skip-detection"]) continue;
   const full = SIZES_FULL.has(size.name);
-  const detection = await measureDetection(
-    size,
-    legacyUrl,
-    DETECTION,
-    full ? undefined : await ensureData(GROWTH_SIZES[0]!),
-  );
-  rows.push(...detection.rows);
-  try {
-    if (!args["skip-service"]) {
-      const memory = await measureService(
-        size,
-        legacyUrl,
-        detection.database.url,
-        costs.map((c) => ({ name: c.scenario, path: c.path })),
+  rows.push(
+    ...(await measureDetectionAndService(
+      size,
+      legacyUrl,
+      costs.map((c) => ({ name: c.scenario, path: c.path })),
+      projection,
+      {
+        root,
+        out,
+        connections: CONNECTIONS,
+        maxS: Number(args["max-seconds"]),
+        latencyS: Number(args["latency-seconds"]),
+        detection: DETECTION,
+        target: detectionOf(size),
+        service: serviceOf(size),
         full,
-      );
-      rows.push(...loadRows(size.label, memory.load, LIST_P99_MS));
-      rows.push(...memoryRows(size, memory, measuredSweep));
-      if (!Number.isNaN(memory.sweepPeakMb))
-        measuredSweep = { size, sweepPeakMb: memory.sweepPeakMb };
-    }
-  } finally {
-    await detection.database.drop();
-  }
+        ...(full ? {} : { smallUrl: await ensureData(GROWTH_SIZES[0]!) }),
+        skipService: args["skip-service"],
+        listP99Ms: LIST_P99_MS,
+        perPage: PER_PAGE,
+      },
+    )),
+  );
 }
 recordBenchRows(BENCH, rows);
 out(`\nload average at end: ${loadAverage()}`);

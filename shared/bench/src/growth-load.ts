@@ -1,16 +1,20 @@
 /**
- * growth-bench.ts, the load part: each list scenario against the running service, its maximum
- * with wrk (closed loop), then its latency at half that rate with the open-loop generator
- * (coordinated omission corrected). Both are C: the load takes little of the two cores.
+ * The growth benchmarks' load part (services/*\/bench/growth-bench.ts): each list scenario against
+ * the running service, its maximum with wrk (closed loop), then its latency at half that rate with
+ * the open-loop generator (coordinated omission corrected). Both are C: the load takes little of
+ * the two cores.
  */
-import { openLoop, round1, runWrk, type BenchProcess, type BenchRow } from "@svc/bench";
+import type { BenchProcess, BenchRow } from "./bench-report.ts";
+import { round1 } from "./growth.ts";
+import { openLoop } from "./open-loop.ts";
+import { runWrk } from "./wrk.ts";
 
 export interface LoadScenario {
   name: string;
   path: string;
 }
 
-export interface LoadResult {
+export interface GrowthLoadResult {
   name: string;
   maxRps: number;
   rate: number;
@@ -27,9 +31,9 @@ export async function loadScenarios(
   token: string,
   scenarios: readonly LoadScenario[],
   o: { connections: number; maxS: number; latencyS: number },
-): Promise<LoadResult[]> {
+): Promise<GrowthLoadResult[]> {
   const headers = { authorization: `Bearer ${token}`, accept: "application/json" };
-  const results: LoadResult[] = [];
+  const results: GrowthLoadResult[] = [];
   for (const s of scenarios) {
     const url = `${service.origin}${s.path}`;
     // Warm-up: JIT, pools, and the list's cached total and page marks.
@@ -65,13 +69,15 @@ export async function loadScenarios(
   return results;
 }
 
+/** `subject` starts each row's scenario, e.g. "10,000 vacancies"; `perPage` ends it. */
 export function loadRows(
-  sizeLabel: string,
-  results: readonly LoadResult[],
+  subject: string,
+  results: readonly GrowthLoadResult[],
   targetP99Ms: number,
+  perPage: number,
 ): BenchRow[] {
   return results.flatMap((r) => {
-    const scenario = `${sizeLabel} vacancies: ${r.name}, per_page=100`;
+    const scenario = `${subject}: ${r.name}, per_page=${perPage}`;
     return [
       { scenario, metric: "max throughput (wrk)", value: Math.round(r.maxRps), unit: "req/s" },
       {
@@ -98,7 +104,7 @@ export function loadRows(
   });
 }
 
-export function printLoad(out: (line: string) => void, results: readonly LoadResult[]): void {
+export function printLoad(out: (line: string) => void, results: readonly GrowthLoadResult[]): void {
   out(
     `${"scenario".padEnd(32)} ${"max req/s".padStart(9)} ${"rate".padStart(6)} ${"p50".padStart(7)} ${"p99".padStart(7)} ${"p99.9".padStart(7)} ${"errors".padStart(6)} ${"peak MB".padStart(7)}`,
   );
