@@ -23,7 +23,7 @@ import { PracticeChangeSource } from "./workers/practice-change-source.ts";
 import { startEventPipeline } from "@svc/events";
 import { MIGRATIONS_FOLDER } from "./store/migrations.ts";
 import { MysqlPracticeFeed } from "./source/mysql-practice-feed.ts";
-import { practiceSourceFor } from "./source/mysql-practice-source.ts";
+import { countingDb, practiceSourceFor } from "./source/mysql-practice-source.ts";
 import { PgCrmMirrorStore } from "./store/pg-crm-mirror-store.ts";
 
 // Composition root: config → logger → dependencies → app → listen → graceful shutdown.
@@ -69,13 +69,15 @@ const pool = createPgPool({
 });
 if (config.MIGRATE_ON_START)
   await runMigrations(pool, { schema: SERVICE_NAME, migrationsFolder: MIGRATIONS_FOLDER });
+// Counts and page marks on a small pool of their own (docs/decisions/growth.md).
+const counting = countingDb(config, metrics.meter);
 const now = () => Date.now();
 const appDeps = {
   meter: metrics.meter,
   config,
   logger,
   verify,
-  practices: practiceSourceFor(legacy, config, now),
+  practices: practiceSourceFor(legacy, config, now, counting),
   crmMirror: new PgCrmMirrorStore(pool, { now }),
   now,
 };
@@ -123,6 +125,7 @@ shutdown.add("leader group (change detector)", () => leader.stop());
 shutdown.add("outbox relay", () => events.stop());
 shutdown.add("nats", () => drainNats(nc));
 shutdown.add("legacy database", () => legacy.close());
+shutdown.add("legacy database, counts", () => counting.close());
 shutdown.add("revocation feed", () => revocations.stop());
 shutdown.add("database", () => pool.end());
 shutdown.add("metrics", () => metrics.shutdown());
