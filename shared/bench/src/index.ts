@@ -56,39 +56,9 @@ export {
   type GrowthSize,
   type Timing,
 } from "./growth.ts";
-export {
-  deepPageOf,
-  explainPlan,
-  queryCostPrinter,
-  queryCostRows,
-  type QueryCost,
-} from "./growth-queries.ts";
-export {
-  loadRows,
-  loadScenarios,
-  printLoad,
-  type GrowthLoadResult,
-  type LoadScenario,
-} from "./growth-load.ts";
-export {
-  measureDetection,
-  measureFeedWalk,
-  type DetectionOptions,
-  type DetectionTarget,
-  type FeedPage,
-} from "./growth-detection.ts";
-export {
-  ensureGrowthData,
-  idSetMb,
-  measureDetectionAndService,
-  measureService,
-  serviceMemoryRows,
-  type GrowthRunOptions,
-  type GrowthService,
-  type ServiceMemory,
-  type ServiceRunOptions,
-  type SweepProjection,
-} from "./growth-service.ts";
+export { deepPageOf, explainPlan, type QueryCost } from "./growth-queries.ts";
+export type { FeedPage } from "./growth-detection.ts";
+export { GROWTH_ZONE, runGrowthBench, type GrowthBench } from "./growth-run.ts";
 export { runWrk, wrkScript, type WrkOptions, type WrkResult } from "./wrk.ts";
 export {
   openLoop,
