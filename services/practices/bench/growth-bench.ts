@@ -13,8 +13,9 @@
  * - the service itself (its production bundle, under its pod memory limit) on that state: RSS
  *   through one of its own full sweeps, idle, and under list load (wrk for each list's maximum,
  *   the open-loop generator at half of it for p99).
- * Past --full-detection-up-to (default 100k) the size gets the feed's walking rate, idle passes on
- * a state baselined from the 10k data, and its sweep memory projected from the largest size swept.
+ * Every size is swept by default (its sweep at 1m takes under a minute); past --full-detection-up-to
+ * a size gets the feed's walking rate, idle passes on a state baselined from the 10k data, and its
+ * sweep memory projected from the largest size swept.
  *
  *   npm run bench -- --only growth
  *   npm exec -c 'node services/practices/bench/growth-bench.ts' [-- --sizes 10k,100k --runs 20]
@@ -87,4 +88,6 @@ await runGrowthBench({
   // The loader's 300 + 120 practices per unit of scale.
   idsPerScale: 420,
   idLength: 36,
+  // Its sweep at a million vacancies takes under a minute: every size is swept.
+  fullDetectionUpTo: "1m",
 });

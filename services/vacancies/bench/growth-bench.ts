@@ -90,4 +90,6 @@ await runGrowthBench({
   // The loader's 2,000 vacancies per unit of scale; ids are UUIDs.
   idsPerScale: 2_000,
   idLength: 36,
+  // Past 100,000 a baseline and a sweep take tens of minutes (docs/decisions/growth.md).
+  fullDetectionUpTo: "100k",
 });

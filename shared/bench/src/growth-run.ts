@@ -48,6 +48,8 @@ export interface GrowthBench<T extends object, K> {
   /** The ids a full sweep keeps per unit of the loader's scale, and their length. */
   idsPerScale: number;
   idLength: number;
+  /** The largest size whose baseline and full sweeps run (--full-detection-up-to's default). */
+  fullDetectionUpTo: string;
 }
 
 const LIST_P99_MS = 100;
@@ -68,7 +70,7 @@ export async function runGrowthBench<T extends object, K>(b: GrowthBench<T, K>):
       url: { type: "string", default: "mysql://root@127.0.0.1:3306" },
       "skip-service": { type: "boolean", default: false },
       "skip-detection": { type: "boolean", default: false },
-      "full-detection-up-to": { type: "string", default: "100k" },
+      "full-detection-up-to": { type: "string", default: b.fullDetectionUpTo },
       "max-seconds": { type: "string", default: "3" },
       "latency-seconds": { type: "string", default: "6" },
     },
