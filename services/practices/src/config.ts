@@ -38,6 +38,11 @@ const shape = z
     // the same filters and day, so that a later page reads about what page 1 reads; 0: no marks,
     // every page is cut from the start of the union. Page contents are always read fresh.
     PRACTICE_PAGE_MARKS_CACHE_MS: env.int(5_000, 0, 300_000),
+    // List totals and page marks grow with the union (docs/decisions/growth.md): they get their own
+    // small pool, so they never hold more of the legacy database than this many connections, and
+    // their own timeout, so a large list is counted rather than answered 503.
+    PRACTICE_COUNT_POOL_MAX: env.int(2, 1, 20),
+    PRACTICE_COUNT_TIMEOUT_MS: env.int(60_000, 100, 600_000),
     // Largest JSON body in production, sized for a CRM mirror bulk request of 1,000 accounts.
     CRM_MIRROR_BODY_LIMIT_BYTES: env.int(4 * 1024 * 1024, 64 * 1024, 64 * 1024 * 1024),
   })

@@ -24,7 +24,7 @@ import { PracticeChangeSource } from "./workers/practice-change-source.ts";
 import { startEventPipeline } from "@svc/events";
 import { MIGRATIONS_FOLDER } from "./store/migrations.ts";
 import { MysqlPracticeFeed } from "./source/mysql-practice-feed.ts";
-import { practiceSourceFor } from "./source/mysql-practice-source.ts";
+import { countingDb, practiceSourceFor } from "./source/mysql-practice-source.ts";
 import { PgCrmMirrorStore } from "./store/pg-crm-mirror-store.ts";
 import { PRACTICES_SCOPE } from "./http/operations.ts";
 import { practiceWarmUp } from "./warm-up.ts";
@@ -73,6 +73,8 @@ const pool = createPgPool({
 });
 if (config.MIGRATE_ON_START)
   await runMigrations(pool, { schema: SERVICE_NAME, migrationsFolder: MIGRATIONS_FOLDER });
+// Counts and page marks on a small pool of their own (docs/decisions/growth.md).
+const counting = countingDb(config, metrics.meter);
 const now = () => Date.now();
 // Until the warm-up has settled the API also takes its in-process credential (warm-up.ts).
 const warmUp = warmUpAccess(verify, [PRACTICES_SCOPE]);
@@ -81,7 +83,7 @@ const appDeps = {
   config,
   logger,
   verify: warmUp.verify,
-  practices: practiceSourceFor(legacy, config, now),
+  practices: practiceSourceFor(legacy, config, now, counting),
   crmMirror: new PgCrmMirrorStore(pool, { now }),
   now,
 };
@@ -139,6 +141,7 @@ shutdown.add("leader group (change detector)", () => leader.stop());
 shutdown.add("outbox relay", () => events.stop());
 shutdown.add("nats", () => drainNats(nc));
 shutdown.add("legacy database", () => legacy.close());
+shutdown.add("legacy database, counts", () => counting.close());
 shutdown.add("revocation feed", () => revocations.stop());
 shutdown.add("database", () => pool.end());
 shutdown.add("metrics", () => metrics.shutdown());

@@ -4,7 +4,7 @@
  * A cost that grows with the table or the offset shows here first, without HTTP or load.
  */
 import type { LegacyDb } from "@svc/db";
-import { timeRuns, type Timing } from "@svc/bench";
+import { deepPageOf, explainPlan, failed, timeOrFail, type QueryCost } from "@svc/bench";
 import type { AsOf, VacancyFilter } from "../src/domain/ports.ts";
 import {
   countStatement,
@@ -22,39 +22,9 @@ export interface ListScenario {
   deep?: boolean;
 }
 
-export interface QueryCost {
-  scenario: string;
-  /** The path the HTTP part sends (page number resolved for deep pages). */
-  path: string;
-  total: number;
-  page: Timing;
-  count: Timing;
-  /** Reading the list's page marks (deep pages that walk from a mark). */
-  marks?: Timing;
-  /** EXPLAIN of the page statement: table:access:index(rows estimate) per step. */
-  plan: string;
-}
-
-const PER_PAGE = 100;
+export const PER_PAGE = 100;
 const MARK_SPACING = 250;
 const EARLY_ROWS = 5_000;
-
-/** The page number at 90 % of a list of `total` rows. */
-export const deepPageOf = (total: number): number =>
-  Math.max(1, Math.floor((total * 0.9) / PER_PAGE));
-
-/** A step that failed (e.g. past the query timeout): its time to failure, as one run. */
-async function timeOrFail(step: () => Promise<unknown>, runs: number, warmup = 0): Promise<Timing> {
-  const started = performance.now();
-  try {
-    return await timeRuns(step, runs, warmup);
-  } catch {
-    const ms = performance.now() - started;
-    return { runs: 0, median: ms, p99: ms, min: ms };
-  }
-}
-
-export const failed = (t: Timing): boolean => t.runs === 0;
 
 export async function queryCosts(
   db: LegacyDb,
@@ -80,7 +50,7 @@ export async function queryCosts(
       Math.min(runs, 3),
     );
     if (failed(count)) total = await estimate(db, filter, asOf);
-    const pageNo = s.deep ? deepPageOf(total) : 1;
+    const pageNo = s.deep ? deepPageOf(total, PER_PAGE) : 1;
     const offset = (pageNo - 1) * PER_PAGE;
     const request = { offset, limit: PER_PAGE };
     const page = await timeOrFail(() => source.page(filter, asOf, request), runs, 1);
@@ -100,7 +70,7 @@ export async function queryCosts(
       page,
       count,
       ...(marks ? { marks } : {}),
-      plan: await explain(db, statement),
+      plan: await explainPlan(db, statement.sql, statement.params),
     };
     onCost(cost);
     costs.push(cost);
@@ -132,14 +102,4 @@ async function markedPage(
     { offset: offset - index * MARK_SPACING, limit: PER_PAGE },
     { fromKey: key },
   );
-}
-
-async function explain(db: LegacyDb, s: Statement): Promise<string> {
-  const rows = await db.query<Record<string, unknown>>(`EXPLAIN ${s.sql}`, s.params);
-  return rows
-    .map(
-      (r) =>
-        `${String(r.table)}:${String(r.type)}:${String(r.key)}(${String(r.rows)})${String(r.Extra ?? "").includes("filesort") ? "+sort" : ""}`,
-    )
-    .join(" ");
 }

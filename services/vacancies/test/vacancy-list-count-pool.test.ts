@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLegacyDb, type LegacyDb } from "@svc/db";
-import type { TempDatabase } from "@svc/testing";
+import { slowStatements, type TempDatabase } from "@svc/testing";
 import { loadConfig } from "../src/config.ts";
 import { countingDb } from "../src/source/mysql-vacancy-source.ts";
 import type { Vacancy } from "../src/domain/vacancy-catalogue.ts";
@@ -16,14 +16,9 @@ import {
 // query timeout still answers. Here every COUNT or page-marks statement sent to the page pool
 // first waits longer than that pool's timeout, as a large list's count does.
 const PAGE_TIMEOUT_MS = 2_000;
-const isCountOrMarks = (sql: string) => /COUNT\(\*\)|ROW_NUMBER\(\)/.test(sql);
-const slowCounts = (db: LegacyDb): LegacyDb => ({
-  ...db,
-  query: async <T>(sql: string, params?: ReadonlyArray<unknown>) => {
-    if (isCountOrMarks(sql)) await db.query(`DO SLEEP(${(PAGE_TIMEOUT_MS * 2) / 1000})`);
-    return db.query<T>(sql, params);
-  },
-});
+const COUNT_OR_MARKS = /COUNT\(\*\)|ROW_NUMBER\(\)/;
+const slowCounts = (db: LegacyDb): LegacyDb =>
+  slowStatements(db, COUNT_OR_MARKS, PAGE_TIMEOUT_MS * 2);
 
 let database: TempDatabase;
 let counting: LegacyDb;

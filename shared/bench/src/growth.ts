@@ -58,6 +58,23 @@ export async function timeRuns(
   return summarise(ms);
 }
 
+/** A step that failed (e.g. past a query timeout): its time to failure, as one run of none. */
+export async function timeOrFail(
+  step: () => Promise<unknown>,
+  runs: number,
+  warmup = 0,
+): Promise<Timing> {
+  const started = performance.now();
+  try {
+    return await timeRuns(step, runs, warmup);
+  } catch {
+    const ms = performance.now() - started;
+    return { runs: 0, median: ms, p99: ms, min: ms };
+  }
+}
+
+export const failed = (t: Timing): boolean => t.runs === 0;
+
 export function summarise(ms: number[]): Timing {
   const sorted = [...ms].sort((a, b) => a - b);
   const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)];

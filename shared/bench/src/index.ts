@@ -44,16 +44,21 @@ export {
   type ResultRow,
 } from "./results.ts";
 export {
+  failed,
   GROWTH_SIZES,
   growthDatabase,
   growthSizes,
   loadAverage,
   round1,
   summarise,
+  timeOrFail,
   timeRuns,
   type GrowthSize,
   type Timing,
 } from "./growth.ts";
+export { deepPageOf, explainPlan, type QueryCost } from "./growth-queries.ts";
+export type { FeedPage } from "./growth-detection.ts";
+export { GROWTH_ZONE, runGrowthBench, type GrowthBench } from "./growth-run.ts";
 export { runWrk, wrkScript, type WrkOptions, type WrkResult } from "./wrk.ts";
 export {
   openLoop,

@@ -11,6 +11,7 @@ export { TcpProxy, unusedPort } from "./tcp-proxy.ts";
 export { trickleRequest, type TrickleOutcome } from "./trickle.ts";
 export { createTempPgDatabase, createTempMysqlDatabase, type TempDatabase } from "./databases.ts";
 export { recordingClient, type StatementClient } from "./recording-db.ts";
+export { slowStatements } from "./slow-statements.ts";
 export { platformContract } from "./platform-contract.ts";
 export { readEventStream, waitFor, sleep, type StreamReader } from "./event-stream.ts";
 export {

@@ -5,7 +5,7 @@
  * the first branch, so the primary-system practice wins. Filters, order and totals are pushed down
  * into SQL; with the mapper, the only place with legacy names.
  */
-import type { LegacyDb } from "@svc/db";
+import { createLegacyDb, type LegacyDb, type LegacyDbOptions } from "@svc/db";
 import { PageMarks, type PageMarkOptions } from "@svc/paging";
 import { listKey, type Practice, type PracticeFilters } from "../domain/practice.ts";
 import type { ObservedValue, PracticeSource } from "../domain/ports.ts";
@@ -284,10 +284,13 @@ const MARKED_LISTS = 64;
  */
 export class MysqlPracticeSource implements PracticeSource {
   readonly #db: LegacyDb;
+  readonly #countDb: LegacyDb;
   readonly #marks: PageMarks<string> | undefined;
 
-  constructor(db: LegacyDb, options: { marks?: PageMarkOptions } = {}) {
+  /** `countDb`: where COUNTs and page marks run (default `db`); they grow with the union. */
+  constructor(db: LegacyDb, options: { marks?: PageMarkOptions; countDb?: LegacyDb } = {}) {
     this.#db = db;
+    this.#countDb = options.countDb ?? db;
     this.#marks = PageMarks.of(options.marks, { spacing: MARK_SPACING, maxEntries: MARKED_LISTS });
   }
 
@@ -316,13 +319,13 @@ export class MysqlPracticeSource implements PracticeSource {
 
   async #readMarks(filters: PracticeFilters, today: string, spacing: number): Promise<string[]> {
     const q = marksSql(filters, today, spacing);
-    const rows = await this.#db.query<{ practice_id: string }>(q.text, q.params);
+    const rows = await this.#countDb.query<{ practice_id: string }>(q.text, q.params);
     return rows.map((row) => row.practice_id);
   }
 
   async count(filters: PracticeFilters, today: string): Promise<number> {
     const q = countSql(filters, today);
-    const rows = await this.#db.query<{ total: number | string }>(q.text, q.params);
+    const rows = await this.#countDb.query<{ total: number | string }>(q.text, q.params);
     return Number(rows[0]?.total ?? 0);
   }
 
@@ -347,13 +350,37 @@ export class MysqlPracticeSource implements PracticeSource {
   }
 }
 
-/** The source as the service runs it, from its settings (main.ts and the read benchmark alike). */
+/**
+ * The source as the service runs it, from its settings (main.ts and the read benchmark alike);
+ * `countDb`: the pool for counts and page marks (PRACTICE_COUNT_POOL_MAX, PRACTICE_COUNT_TIMEOUT_MS).
+ */
 export function practiceSourceFor(
   db: LegacyDb,
   settings: { PRACTICE_PAGE_MARKS_CACHE_MS: number },
   now: () => number = Date.now,
+  countDb: LegacyDb = db,
 ): MysqlPracticeSource {
   return new MysqlPracticeSource(db, {
     marks: { ttlMs: settings.PRACTICE_PAGE_MARKS_CACHE_MS, now },
+    countDb,
+  });
+}
+
+/** The pool for counts and page marks, beside the service's pool `main` settings. */
+export function countingDb(
+  settings: {
+    LEGACY_DATABASE_URL: string;
+    LEGACY_CONNECT_TIMEOUT_MS: number;
+    PRACTICE_COUNT_TIMEOUT_MS: number;
+    PRACTICE_COUNT_POOL_MAX: number;
+  },
+  meter?: LegacyDbOptions["meter"],
+): LegacyDb {
+  return createLegacyDb({
+    url: settings.LEGACY_DATABASE_URL,
+    connectTimeoutMs: settings.LEGACY_CONNECT_TIMEOUT_MS,
+    queryTimeoutMs: settings.PRACTICE_COUNT_TIMEOUT_MS,
+    connectionLimit: settings.PRACTICE_COUNT_POOL_MAX,
+    ...(meter ? { meter } : {}),
   });
 }

@@ -76,6 +76,10 @@ export interface StartOptions {
   legacyTimeoutMs?: number;
   /** Page marks of the source (none by default: every page is cut from the start of the union). */
   marks?: Omit<PageMarkOptions, "now">;
+  /** Wraps the page pool (e.g. to slow some statements down); default as is. */
+  pagePool?: (db: LegacyDb) => LegacyDb;
+  /** The pool for counts and page marks; default the page pool. */
+  countDb?: LegacyDb;
 }
 
 export async function startPractices(options: StartOptions): Promise<PracticesApp> {
@@ -101,10 +105,10 @@ export async function startPractices(options: StartOptions): Promise<PracticesAp
     config,
     logger: silentLogger(),
     verify,
-    practices: new MysqlPracticeSource(
-      legacy,
-      options.marks ? { marks: { ...options.marks, now } } : {},
-    ),
+    practices: new MysqlPracticeSource(options.pagePool?.(legacy) ?? legacy, {
+      ...(options.marks ? { marks: { ...options.marks, now } } : {}),
+      ...(options.countDb ? { countDb: options.countDb } : {}),
+    }),
     crmMirror: options.crmMirror ?? unusedMirror,
     now,
   });
