@@ -117,7 +117,7 @@ try {
   for (let round = 0; round < ROUNDS; round++) {
     for (const mode of MODES) {
       const t0 = performance.now();
-      await service.restart(mode === "no warm-up" ? { WARM_UP_MAX_MS: "0" } : {});
+      await service.restart({ WARM_UP_MAX_MS: mode === "no warm-up" ? "0" : "10000" });
       const readyMs = performance.now() - t0;
       const cold = await fixedRate();
       const warm = await fixedRate();
