@@ -260,7 +260,11 @@ export function createLegacyDb(options: LegacyDbOptions): LegacyDb {
         for (const conn of held) conn.release();
       }
     },
+    // A connection that fails while quitting (its handshake hung, the server went away) is closed
+    // all the same: only another kind of failure is one the caller should hear of.
     close: () =>
-      new Promise<void>((resolve, reject) => pool.end((err) => (err ? reject(err) : resolve()))),
+      new Promise<void>((resolve, reject) =>
+        pool.end((err) => (err && !isLegacyConnectionFailure(err) ? reject(err) : resolve())),
+      ),
   };
 }

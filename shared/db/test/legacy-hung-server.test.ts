@@ -45,4 +45,26 @@ describe("legacy source that hangs under load", () => {
       await legacy.close();
     }
   }, 60_000);
+
+  it("closes without an error while a connection's handshake hangs, within the connect timeout", async () => {
+    const connectTimeoutMs = 300;
+    const legacy = createLegacyDb({
+      url: server.urlFor("mysql"),
+      connectTimeoutMs,
+      queryTimeoutMs: 500,
+      connectionLimit: 2,
+    });
+    server.freeze();
+    try {
+      // The server accepts the TCP connection but never sends its greeting.
+      const pending = legacy.ping().catch((err: unknown) => err);
+      await new Promise((r) => setTimeout(r, 50));
+      const started = Date.now();
+      await expect(legacy.close()).resolves.toBeUndefined();
+      expect(Date.now() - started).toBeLessThan(connectTimeoutMs + 1_000);
+      expect(await pending).toBeInstanceOf(SourceUnavailableError);
+    } finally {
+      server.thaw();
+    }
+  }, 30_000);
 });
