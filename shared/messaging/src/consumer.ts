@@ -100,8 +100,18 @@ export async function startConsumer<T>(options: StartConsumerOptions<T>): Promis
   });
   const messages = await consumer.consume({ max_messages: concurrency });
   void logNotifications(messages, logger, { stream, consumer: name });
-  const handle = (msg: JsMsg, admission: Admission) =>
-    handleOne(msg, admission, gate, { ...options, workingIntervalMs });
+  // A message that waited in the client's buffer past its ack wait (all slots busy, a backoff
+  // pause) is redelivered while its first copy may still be running here: the copy runs after
+  // that one has settled, so a handler never runs twice at once for one message.
+  const runningCopies = new Map<number, Promise<void>>();
+  const handle = (msg: JsMsg, admission: Admission) => {
+    const earlier = runningCopies.get(msg.seq);
+    const run = handleOne(msg, admission, gate, { ...options, workingIntervalMs }, earlier);
+    runningCopies.set(msg.seq, run);
+    return run.finally(() => {
+      if (runningCopies.get(msg.seq) === run) runningCopies.delete(msg.seq);
+    });
+  };
   const stopping = new AbortController();
   const done = pullLoop(messages, slots, gate, stopping.signal, handle, logger, {
     stream,
@@ -167,9 +177,11 @@ async function handleOne<T>(
   admission: Admission,
   gate: FailureBackoff,
   options: StartConsumerOptions<T> & { workingIntervalMs: number },
+  earlierCopy?: Promise<void>,
 ): Promise<void> {
   const { logger } = options;
-  // Keeps the ack deadline from passing while a slow handler (an HTTP call) is still running.
+  // Keeps the ack deadline from passing while a slow handler (an HTTP call) is still running,
+  // or while this copy waits for an earlier one.
   const keepAlive = setInterval(() => msg.working(), options.workingIntervalMs);
   const context = {
     subject: msg.subject,
@@ -177,6 +189,7 @@ async function handleOne<T>(
     deliveryCount: msg.info.deliveryCount,
   };
   try {
+    await earlierCopy;
     const decision = await options.handler(toDelivery(msg, options.parse));
     apply(msg, decision);
     admission.succeeded();

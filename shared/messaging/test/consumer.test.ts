@@ -267,4 +267,28 @@ describe("startConsumer", () => {
     expect(counts).toEqual([1]);
     expect((await info()).num_redelivered).toBe(0);
   });
+
+  it("never runs two copies of one message at once: a redelivery waits for the copy still running", async () => {
+    // Four messages, two slots, a 600 ms ack wait: the two messages the client buffered behind the
+    // slow first pair run out their ack wait there and are redelivered while their first copies
+    // run.
+    const { subject, left } = await consumerFor("copies", 600);
+    const runningNow = new Map<number, number>();
+    let mostAtOnce = 0;
+    const calls: Array<{ i: number; deliveryCount: number }> = [];
+    await start<{ i: number }>("copies", async ({ data, deliveryCount }) => {
+      calls.push({ i: data.i, deliveryCount });
+      const now = (runningNow.get(data.i) ?? 0) + 1;
+      runningNow.set(data.i, now);
+      mostAtOnce = Math.max(mostAtOnce, now);
+      await sleep(1_500);
+      runningNow.set(data.i, now - 1);
+      return { action: "ack" };
+    });
+    for (let i = 0; i < 4; i++) await publish(js, subject, { i });
+    await waitFor("all acked", async () => (await left()) === 0, 15_000);
+    await sleep(1_000);
+    expect(calls.some((c) => c.deliveryCount > 1)).toBe(true);
+    expect(mostAtOnce).toBe(1);
+  }, 30_000);
 });
