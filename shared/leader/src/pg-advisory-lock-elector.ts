@@ -11,7 +11,10 @@ export type PgAdvisoryLockElectorOptions = {
   /** What is being led, e.g. "change-detector:vacancies"; hashed to the 64-bit lock key. */
   name: string;
   logger: Logger;
-  /** Pause between campaign attempts; default 2 s. */
+  /**
+   * The longest single wait in the lock's queue (lock_timeout) before the campaign checks it
+   * should go on, and the pause after a failed attempt or a term; default 2 s.
+   */
   retryEveryMs?: number;
   /** How often the leader checks its lock session; default 1 s. */
   checkEveryMs?: number;
@@ -34,7 +37,10 @@ export function advisoryLockKey(name: string): bigint {
 }
 
 /**
- * Leadership = holding a session-level advisory lock on one dedicated connection. The lock lives
+ * Leadership = holding a session-level advisory lock on one dedicated connection. A candidate
+ * waits in the server's queue for the lock (pg_advisory_lock) on its own session, so the lock
+ * passes to the longest-waiting peer the moment it is freed, before a restarted old leader can
+ * queue again (docs/decisions/local-replicas-and-leader-failover.md). The lock lives
  * exactly as long as that session: if the connection breaks (or PostgreSQL restarts), the server
  * frees the lock and this process aborts its task at once (client error) or within
  * checkEveryMs + checkTimeoutMs (a silent connection). A peer can only win after the server has
@@ -67,13 +73,14 @@ export class PgAdvisoryLockElector implements LeaderElector {
     stop: AbortSignal,
   ): Promise<void> {
     while (!stop.aborted) {
-      const session = await this.#tryAcquire();
+      const session = await this.#campaign(stop);
       if (session) await this.#lead(session, task, stop);
       await sleep(this.#o.retryEveryMs, stop);
     }
   }
 
-  async #tryAcquire(): Promise<LockSession | null> {
+  /** Waits in the lock's queue on one session until it wins, stop comes, or the session fails. */
+  async #campaign(stop: AbortSignal): Promise<LockSession | null> {
     let client: pg.PoolClient;
     try {
       client = await this.#o.pool.connect();
@@ -82,12 +89,25 @@ export class PgAdvisoryLockElector implements LeaderElector {
       return null;
     }
     const session = new LockSession(client, this.#key);
+    // A wait in progress ends with its connection: the server drops the session from the queue.
+    const onStop = () => session.destroy();
+    stop.addEventListener("abort", onStop, { once: true });
     try {
-      if (await session.tryLock(this.#o.sessionIdleTimeoutMs)) return session;
-      session.release();
+      while (!stop.aborted) {
+        const won = await session.waitForLock(
+          this.#o.retryEveryMs,
+          this.#o.checkTimeoutMs,
+          this.#o.sessionIdleTimeoutMs,
+        );
+        if (won) return session;
+      }
+      await session.resetAndRelease();
     } catch (err) {
-      this.#o.logger.warn({ err, lock: this.#o.name }, "leader election: lock attempt failed");
+      if (!stop.aborted)
+        this.#o.logger.warn({ err, lock: this.#o.name }, "leader election: lock attempt failed");
       session.destroy();
+    } finally {
+      stop.removeEventListener("abort", onStop);
     }
     return null;
   }
@@ -158,6 +178,8 @@ class LockSession {
   readonly #key: bigint;
   pid = 0;
   isLost = false;
+  #returned = false;
+  #configured = false;
   onLost: (cause: unknown) => void = () => {};
 
   constructor(client: pg.PoolClient, key: bigint) {
@@ -167,20 +189,38 @@ class LockSession {
     client.on("error", (err) => this.lost(err));
   }
 
-  async tryLock(idleTimeoutMs: number): Promise<boolean> {
-    const { rows } = await this.#client.query<{ ok: boolean; pid: number }>(
-      "SELECT pg_try_advisory_lock($1::bigint) AS ok, pg_backend_pid() AS pid",
-      [String(this.#key)],
-    );
-    this.pid = rows[0]?.pid ?? 0;
-    if (rows[0]?.ok !== true) return false;
-    // For the session's lifetime (not SET LOCAL): it must hold while the session idles between
-    // checks; reset before the client goes back to the pool. Unknown before PostgreSQL 14: the
-    // lock then lasts until TCP keepalive notices a dead peer.
-    await this.#client
-      .query("SELECT set_config('idle_session_timeout', $1, false)", [String(idleTimeoutMs)])
-      .catch(() => undefined);
-    return true;
+  /**
+   * Waits up to waitMs in the lock's queue: true once held, false when the wait ran out (55P03).
+   * The client gives up slackMs later (a silent connection).
+   */
+  async waitForLock(waitMs: number, slackMs: number, idleTimeoutMs: number): Promise<boolean> {
+    if (!this.#configured) {
+      // For this session's lifetime (not SET LOCAL); reset before the client goes back to the
+      // pool. The idle timeout is set before the wait, since the server may grant the lock to a
+      // process that froze while waiting; unknown before PostgreSQL 14, where the lock then lasts
+      // until TCP keepalive notices a dead peer.
+      await this.#client.query("SELECT set_config('lock_timeout', $1, false)", [String(waitMs)]);
+      await this.#client
+        .query("SELECT set_config('idle_session_timeout', $1, false)", [String(idleTimeoutMs)])
+        .catch(() => undefined);
+      this.#configured = true;
+    }
+    try {
+      const { rows } = await this.#client.query<{ pid: number }>(
+        withTimeout(
+          {
+            text: "SELECT pg_advisory_lock($1::bigint), pg_backend_pid() AS pid",
+            values: [String(this.#key)],
+          },
+          waitMs + slackMs,
+        ),
+      );
+      this.pid = rows[0]?.pid ?? 0;
+      return true;
+    } catch (err) {
+      if ((err as { code?: string }).code === LOCK_NOT_AVAILABLE) return false;
+      throw err;
+    }
   }
 
   async ping(timeoutMs: number): Promise<void> {
@@ -193,14 +233,18 @@ class LockSession {
     this.onLost(cause);
   }
 
-  /** Back to the pool holding nothing (the lock was not won). */
+  /** Back to the pool holding nothing. */
   release(): void {
+    if (this.#returned) return;
+    this.#returned = true;
     this.#client.removeAllListeners("error");
     this.#client.release();
   }
 
   /** Closes the session; the server frees anything it held. */
   destroy(): void {
+    if (this.#returned) return;
+    this.#returned = true;
     this.#client.release(true);
   }
 
@@ -213,13 +257,28 @@ class LockSession {
           2_000,
         ),
       );
-      await this.#client.query(withTimeout({ text: "RESET idle_session_timeout" }, 2_000));
+    } catch {
+      return this.destroy();
+    }
+    await this.resetAndRelease();
+  }
+
+  /** Back to the pool with the session's settings reset (the lock not held). */
+  async resetAndRelease(): Promise<void> {
+    if (this.#returned) return;
+    try {
+      await this.#client.query(
+        withTimeout({ text: "RESET idle_session_timeout; RESET lock_timeout" }, 2_000),
+      );
       this.release();
     } catch {
       this.destroy();
     }
   }
 }
+
+/** SQLSTATE lock_not_available: the wait for the lock ran past lock_timeout. */
+const LOCK_NOT_AVAILABLE = "55P03";
 
 /** pg honours a per-query `query_timeout` (client.js), though its type definitions omit it. */
 function withTimeout(config: pg.QueryConfig, timeoutMs: number): pg.QueryConfig {

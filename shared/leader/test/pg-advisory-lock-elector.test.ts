@@ -75,6 +75,35 @@ describe("leader election with a PostgreSQL advisory lock", () => {
     await Promise.all(runs);
   });
 
+  it("passes a freed lock at once to the peer already waiting, not to a candidate that comes after", async () => {
+    const name = lockName();
+    const patient = (p: pg.Pool) =>
+      new PgAdvisoryLockElector({ pool: p, name, logger: recordingLogger(), retryEveryMs: 5_000 });
+    const [first, waiting, late] = [elector(pool, name), patient(otherPool), elector(pool, name)];
+    const stop = new AbortController();
+    const led: string[] = [];
+    const leadAs = (who: string) => async (signal: AbortSignal) => {
+      led.push(who);
+      await new Promise<void>((resolve) => signal.addEventListener("abort", () => resolve()));
+    };
+    const runs = [first.run(leadAs("first"), stop.signal)];
+    await waitFor("the first to lead", () => first.isLeader());
+    runs.push(waiting.run(leadAs("waiting"), stop.signal));
+    await sleep(300);
+    expect(await killLockSession(otherPool, name)).toBe(1);
+    const killedAt = Date.now();
+    // A newcomer, as a restarted leader would be: it must queue behind the waiting peer.
+    runs.push(late.run(leadAs("late"), stop.signal));
+    await waitFor("a new leader", () => led.length > 1, 3_000);
+    expect(led).toEqual(["first", "waiting"]);
+    expect(Date.now() - killedAt).toBeLessThan(1_000);
+    await sleep(300);
+    expect(led).toEqual(["first", "waiting"]);
+    stop.abort();
+    await Promise.all(runs);
+    expect(await lockHolders(pool, name)).toBe(0);
+  });
+
   it("hands over within seconds when the leader's lock connection freezes: it aborts itself and the server ends its session", async () => {
     const name = lockName();
     const target = new URL(testEnv.TEST_PG_URL);
