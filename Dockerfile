@@ -44,6 +44,13 @@ COPY shared/ ./shared/
 COPY services/ ./services/
 COPY tools/ ./tools/
 RUN node tools/build.ts
+# The idle heap release's malloc_trim addon (shared/runtime/native), compiled against this image's
+# Node headers; the compiler stays in this stage.
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends python3 make g++ \
+ && rm -rf /var/lib/apt/lists/* \
+ && npm_config_nodedir=/usr/local npm rebuild @svc/runtime \
+ && test -f shared/runtime/build/Release/malloc_trim.node
 
 FROM ${NODE_IMAGE} AS runtime
 ENV NODE_ENV=production
@@ -66,6 +73,7 @@ COPY services/identity/drizzle/ ./services/identity/drizzle/
 COPY services/webhooks/drizzle/ ./services/webhooks/drizzle/
 COPY shared/openapi/openapi.json ./shared/openapi/openapi.json
 COPY charts/integration-service/routes.json ./charts/integration-service/routes.json
+COPY --from=build /src/shared/runtime/build/Release/malloc_trim.node ./shared/runtime/build/Release/malloc_trim.node
 # Numeric, so Kubernetes can verify runAsNonRoot; uid 1000 is the image's "node" user.
 USER 1000:1000
 EXPOSE 8080 9464

@@ -59,7 +59,8 @@ export function bundleArgs(entry: string): string[] {
  * What the production image holds besides node_modules (Dockerfile `runtime` stage; a test
  * compares, and another starts every process from exactly these): the bundles, and the files the
  * code reads where the sources sit: the version (package.json), each service's migrations, the
- * OpenAPI document auth serves, the route table of the local gateway. Folders end in `/`.
+ * OpenAPI document auth serves, the route table of the local gateway, and the idle heap release's
+ * malloc_trim addon (@svc/runtime MALLOC_TRIM_ADDON, compiled on install). Folders end in `/`.
  */
 export const RUNTIME_FILES: ReadonlyArray<string> = [
   "package.json",
@@ -67,6 +68,7 @@ export const RUNTIME_FILES: ReadonlyArray<string> = [
   ...SERVICES.flatMap((s) => (s.migrations === null ? [] : [`${s.workspace}/${s.migrations}/`])),
   "shared/openapi/openapi.json",
   "charts/integration-service/routes.json",
+  "shared/runtime/build/Release/malloc_trim.node",
 ];
 
 /**

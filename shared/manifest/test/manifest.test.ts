@@ -136,7 +136,7 @@ describe("the bundles", () => {
     ).toEqual(["src/main.ts"]);
   });
 
-  it("ship with the version, each service's migrations, the OpenAPI document and the route table", () => {
+  it("ship with the version, each service's migrations, the OpenAPI document, the route table and the malloc_trim addon", () => {
     expect(RUNTIME_FILES).toEqual([
       "package.json",
       "dist/",
@@ -147,6 +147,7 @@ describe("the bundles", () => {
       "services/webhooks/drizzle/",
       "shared/openapi/openapi.json",
       "charts/integration-service/routes.json",
+      "shared/runtime/build/Release/malloc_trim.node",
     ]);
     for (const file of RUNTIME_FILES.filter((f) => f !== "dist/"))
       expect(exists(file), file).toBe(true);

@@ -1,6 +1,7 @@
 import { performance } from "node:perf_hooks";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
+import { loadMallocTrim, type MallocTrim } from "./malloc-trim.ts";
 
 export type LastResortGc = (options: {
   type: "major";
@@ -17,6 +18,11 @@ export type IdleHeapReleaseOptions = {
   idlePeriods?: number;
   /** Resident growth above the lowest resident set since the last release that makes one worth it. */
   minGrowthBytes?: number;
+  /**
+   * Run after the collection: gives back the free pages inside glibc's heap (default: the addon's
+   * malloc_trim where there is one; null: none).
+   */
+  trim?: MallocTrim | null;
 };
 
 export type IdleHeapRelease = { stop(): void; releases(): number };
@@ -28,7 +34,7 @@ export type PeriodSample = { cpuShare: number; rss: number };
  * The release decision, without clocks: `period` says after each period whether to release now;
  * `released` takes the resident set measured right after a release.
  */
-export function releaseJudge(options: Required<Omit<IdleHeapReleaseOptions, "everyMs">>): {
+export function releaseJudge(options: Required<Omit<IdleHeapReleaseOptions, "everyMs" | "trim">>): {
   period(sample: PeriodSample): boolean;
   released(rss: number): void;
 } {
@@ -58,7 +64,8 @@ function threadCpuMs(): number {
  * Gives the heap pages V8 freed back to the operating system once the process has gone idle: Node
  * 24's V8 keeps them in a pool, and its memory reducer stays in its "high allocation" state in a
  * process that went quiet, so every burst would stay resident. A last-resort collection releases
- * the pool. Why and how idleness is judged: docs/decisions/idle-heap-release.md.
+ * the pool, then malloc_trim gives back what the burst left free inside glibc's heap (free() only
+ * returns its top). Why and how idleness is judged: docs/decisions/idle-heap-release.md.
  *
  * Idle is the main thread's own CPU time, not the event loop's utilisation: a timer that fires
  * while the machine is loaded waits for a core, and that wait counts as busy loop time. It runs
@@ -75,6 +82,7 @@ export function startIdleHeapRelease(options: IdleHeapReleaseOptions = {}): Idle
     minGrowthBytes: options.minGrowthBytes ?? 4 * 1024 * 1024,
   });
   const gc = lastResortGc();
+  const trim = options.trim === undefined ? loadMallocTrim() : (options.trim ?? undefined);
   let released = 0;
   let lastCpu = threadCpuMs();
   let lastAt = performance.now();
@@ -86,6 +94,7 @@ export function startIdleHeapRelease(options: IdleHeapReleaseOptions = {}): Idle
     lastAt = at;
     if (!judge.period({ cpuShare, rss: process.memoryUsage.rss() })) return;
     gc({ type: "major", execution: "sync", flavor: "last-resort" });
+    trim?.();
     released++;
     judge.released(process.memoryUsage.rss());
     // The collection itself is not load.

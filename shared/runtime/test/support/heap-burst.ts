@@ -6,13 +6,30 @@
 //   waiting  the loop is blocked in 20 ms slices without using the CPU (Atomics.wait), as a timer
 //            callback on a loaded machine waits for a core: busy for the loop, idle for the CPU
 //   twice    a second burst once the first was released
+//   native   the burst is of Buffers (glibc's heap, not V8's), every 50th kept, so the free pages
+//            lie between live ones where free() cannot return them; argv[3] "notrim" releases
+//            without malloc_trim
 import { performance } from "node:perf_hooks";
 import { startIdleHeapRelease } from "../../src/idle-heap-release.ts";
 
 const mb = () => process.memoryUsage.rss() / 1048576;
 const mode = process.argv[2];
-const release = startIdleHeapRelease({ everyMs: 200 });
-const holder: { burst: unknown[] | null } = { burst: null };
+const release = startIdleHeapRelease({
+  everyMs: 200,
+  ...(process.argv[3] === "notrim" && { trim: null }),
+});
+const holder: { burst: unknown[] | null; kept: Buffer[] } = { burst: null, kept: [] };
+const nativeBurst = () => {
+  holder.burst = [];
+  for (let i = 0; i < 3_000; i++) {
+    const b = Buffer.allocUnsafeSlow(32 * 1024).fill(i & 0xff);
+    if (i % 50 === 49) holder.kept.push(b);
+    else holder.burst.push(b);
+  }
+  const peak = mb();
+  holder.burst = null;
+  return peak;
+};
 const burst = () => {
   holder.burst = [];
   for (let i = 0; i < 200; i++)
@@ -42,7 +59,7 @@ async function spend(ms: number): Promise<void> {
   }
 }
 
-const peak = burst();
+const peak = mode === "native" ? nativeBurst() : burst();
 const elu = performance.eventLoopUtilization();
 await spend(2_000);
 const utilization = performance.eventLoopUtilization(elu).utilization;
