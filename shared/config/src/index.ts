@@ -126,8 +126,8 @@ export function serviceEnvShape(defaults: { port: number; internalPort: number }
     ENVIRONMENT: env.environment(),
     PUBLIC_BASE_URL: env.url("http://localhost:8080"),
     ...httpServerEnvShape,
-    /** Longest wait for the start-up warm-up before readiness; 0 (default) skips it (cold-start-warm-up.md). */
-    WARM_UP_MAX_MS: env.int(0, 0, 60_000),
+    /** Longest wait for the start-up warm-up before readiness; 0 skips it (cold-start-warm-up.md). */
+    WARM_UP_MAX_MS: env.int(10_000, 0, 60_000),
   };
 }
 
