@@ -93,13 +93,10 @@ export class PgAdvisoryLockElector implements LeaderElector {
     const onStop = () => session.destroy();
     stop.addEventListener("abort", onStop, { once: true });
     try {
+      await session.configureWait(this.#o.retryEveryMs, this.#o.sessionIdleTimeoutMs);
       while (!stop.aborted) {
-        const won = await session.waitForLock(
-          this.#o.retryEveryMs,
-          this.#o.checkTimeoutMs,
-          this.#o.sessionIdleTimeoutMs,
-        );
-        if (won) return session;
+        if (await session.waitForLock(this.#o.retryEveryMs + this.#o.checkTimeoutMs))
+          return session;
       }
       await session.resetAndRelease();
     } catch (err) {
@@ -179,7 +176,6 @@ class LockSession {
   pid = 0;
   isLost = false;
   #returned = false;
-  #configured = false;
   onLost: (cause: unknown) => void = () => {};
 
   constructor(client: pg.PoolClient, key: bigint) {
@@ -190,21 +186,24 @@ class LockSession {
   }
 
   /**
-   * Waits up to waitMs in the lock's queue: true once held, false when the wait ran out (55P03).
-   * The client gives up slackMs later (a silent connection).
+   * Each wait in the lock's queue lasts at most waitMs (lock_timeout), and the server ends the
+   * session after idleTimeoutMs without a query. Both for the session's lifetime (not SET LOCAL),
+   * reset before the client goes back to the pool. The idle timeout is set before the wait, since
+   * the server may grant the lock to a process that froze while waiting; unknown before
+   * PostgreSQL 14, where the lock then lasts until TCP keepalive notices a dead peer.
    */
-  async waitForLock(waitMs: number, slackMs: number, idleTimeoutMs: number): Promise<boolean> {
-    if (!this.#configured) {
-      // For this session's lifetime (not SET LOCAL); reset before the client goes back to the
-      // pool. The idle timeout is set before the wait, since the server may grant the lock to a
-      // process that froze while waiting; unknown before PostgreSQL 14, where the lock then lasts
-      // until TCP keepalive notices a dead peer.
-      await this.#client.query("SELECT set_config('lock_timeout', $1, false)", [String(waitMs)]);
-      await this.#client
-        .query("SELECT set_config('idle_session_timeout', $1, false)", [String(idleTimeoutMs)])
-        .catch(() => undefined);
-      this.#configured = true;
-    }
+  async configureWait(waitMs: number, idleTimeoutMs: number): Promise<void> {
+    await this.#client.query("SELECT set_config('lock_timeout', $1, false)", [String(waitMs)]);
+    await this.#client
+      .query("SELECT set_config('idle_session_timeout', $1, false)", [String(idleTimeoutMs)])
+      .catch(() => undefined);
+  }
+
+  /**
+   * One wait in the lock's queue: true once held, false when lock_timeout ran out (55P03). The
+   * client gives up after clientTimeoutMs (a silent connection).
+   */
+  async waitForLock(clientTimeoutMs: number): Promise<boolean> {
     try {
       const { rows } = await this.#client.query<{ pid: number }>(
         withTimeout(
@@ -212,7 +211,7 @@ class LockSession {
             text: "SELECT pg_advisory_lock($1::bigint), pg_backend_pid() AS pid",
             values: [String(this.#key)],
           },
-          waitMs + slackMs,
+          clientTimeoutMs,
         ),
       );
       this.pid = rows[0]?.pid ?? 0;

@@ -60,7 +60,7 @@ export function bundleArgs(entry: string): string[] {
  * compares, and another starts every process from exactly these): the bundles, and the files the
  * code reads where the sources sit: the version (package.json), each service's migrations, the
  * OpenAPI document auth serves, the route table of the local gateway, and the idle heap release's
- * malloc_trim addon (@svc/runtime MALLOC_TRIM_ADDON, compiled on install). Folders end in `/`.
+ * malloc_trim addon (shared/runtime/src/malloc-trim.ts, compiled on install). Folders end in `/`.
  */
 export const RUNTIME_FILES: ReadonlyArray<string> = [
   "package.json",

@@ -19,5 +19,5 @@ export {
   type IdleHeapReleaseOptions,
   type LastResortGc,
 } from "./idle-heap-release.ts";
-export { loadMallocTrim, MALLOC_TRIM_ADDON, type MallocTrim } from "./malloc-trim.ts";
+export type { MallocTrim } from "./malloc-trim.ts";
 export { NODE_FLAGS, RUNTIME_ENV } from "./process-settings.ts";

@@ -9,15 +9,13 @@ export type MallocTrim = () => boolean;
  * The addon npm builds from native/malloc_trim.c (binding.gyp) on install, and the image holds at
  * the same path (@svc/manifest RUNTIME_FILES). The bundles keep `import.meta.url` pointing here.
  */
-export const MALLOC_TRIM_ADDON = fileURLToPath(
-  new URL("../build/Release/malloc_trim.node", import.meta.url),
-);
+const ADDON = fileURLToPath(new URL("../build/Release/malloc_trim.node", import.meta.url));
 
 /**
  * malloc_trim from the addon; undefined where there is none (not Linux, or not built), and the
  * idle release then only collects. Why: docs/decisions/idle-heap-release.md.
  */
-export function loadMallocTrim(path: string = MALLOC_TRIM_ADDON): MallocTrim | undefined {
-  if (process.platform !== "linux" || !existsSync(path)) return undefined;
-  return (createRequire(import.meta.url)(path) as { trim: MallocTrim }).trim;
+export function loadMallocTrim(): MallocTrim | undefined {
+  if (process.platform !== "linux" || !existsSync(ADDON)) return undefined;
+  return (createRequire(import.meta.url)(ADDON) as { trim: MallocTrim }).trim;
 }
