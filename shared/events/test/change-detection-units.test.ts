@@ -86,6 +86,7 @@ describe("change plan", () => {
     hash: canonicalHash(canonical),
     recheckOn: null,
     deleted: false,
+    digest: null,
     ...extra,
   });
 
@@ -119,6 +120,45 @@ describe("change plan", () => {
       ["gone", true, null],
       ["new", false, null],
       ["rescheduled", false, "2024-07-01"],
+    ]);
+  });
+
+  it("stores the digest read with every record it writes, and writes an unchanged record only for a new digest", () => {
+    const d = (text: string) => Buffer.from(text);
+    const state = new Map([
+      ["same", row("same", { t: 1 }, { digest: d("1") })],
+      ["new-digest", row("new-digest", { t: 1 }, { digest: d("1") })],
+      ["first-digest", row("first-digest", { t: 1 })],
+      ["no-digest", row("no-digest", { t: 1 }, { digest: d("1") })],
+      ["changed-no-digest", row("changed-no-digest", { t: 1 }, { digest: d("1") })],
+      ["rescheduled-no-digest", row("rescheduled-no-digest", { t: 1 }, { digest: d("1") })],
+      ["gone", row("gone", { t: 1 }, { digest: d("1") })],
+    ]);
+    const plan = planChanges(
+      observe([
+        { id: "same", canonical: { t: 1 }, digest: d("1") },
+        { id: "new-digest", canonical: { t: 1 }, digest: d("2") },
+        { id: "first-digest", canonical: { t: 1 }, digest: d("2") },
+        { id: "no-digest", canonical: { t: 1 } },
+        { id: "changed-no-digest", canonical: { t: 2 } },
+        { id: "rescheduled-no-digest", canonical: { t: 1 }, recheckOn: "2024-07-01" },
+        { id: "gone", canonical: null },
+      ]),
+      state,
+      false,
+    );
+    expect(plan.events).toEqual([
+      { id: "changed-no-digest", change: "updated" },
+      { id: "gone", change: "deleted" },
+    ]);
+    // A hash or recheck date written without a digest drops the old one: it no longer names
+    // the record they came from.
+    expect(plan.writes.map((w) => [w.entityId, w.digest?.toString() ?? null])).toEqual([
+      ["new-digest", "2"],
+      ["first-digest", "2"],
+      ["changed-no-digest", null],
+      ["rescheduled-no-digest", null],
+      ["gone", null],
     ]);
   });
 

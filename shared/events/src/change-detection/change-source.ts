@@ -20,6 +20,32 @@ export type ChangeRecord<T extends object = object> = {
    * The source's modification time as stored (wall clock, `YYYY-MM-DD HH:MM:SS`); moves the cursor.
    */
   modifiedLocal?: string | null;
+  /**
+   * The source's digest of what `canonical` was mapped from, computed by the same read
+   * (SweepDigests); absent where the source has none.
+   */
+  digest?: Buffer | null;
+};
+
+/** A live record's key and source digest: what a sweep by digest reads first. */
+export type SourceDigest = { id: string; digest: Buffer };
+
+/**
+ * A digest of every record, computed by the source (e.g. in SQL) over every column and joined row
+ * the mapper reads. A sweep reads every live record's digest and reads in full (`byIds`) only the
+ * records whose digest is not the one stored with their state, or whose recheck date has come; so
+ * equal digests must mean an equal canonical form on every date before the record's `recheckOn`.
+ * Every record the source returns should carry its `digest`.
+ */
+export type SweepDigests = {
+  /**
+   * Names the mapping and every setting it depends on (a time zone): change it whenever the same
+   * source record would map differently. A sweep under a version the cursor does not hold reads
+   * every record in full and stores their digests again.
+   */
+  version: string;
+  /** Every live record's id and digest, in pages. */
+  sweep(ctx: PassContext): AsyncIterable<SourceDigest[]>;
 };
 
 /** A record's key and modification time, without its content: what a quick pass reads first. */
@@ -71,6 +97,10 @@ export interface ChangeSource<T extends object = object> {
   ): AsyncIterable<ChangeStamp[]>;
   /** Every live record, in pages (keyset order recommended): the full sweep. */
   sweep(ctx: PassContext): AsyncIterable<ChangeRecord<T>[]>;
+  /**
+   * Optional: source digests, so that a sweep reads in full only what changed (SweepDigests).
+   */
+  readonly digests?: SweepDigests;
   /** The live records among `ids`; an id not returned is treated as deleted. */
   byIds(ids: string[], ctx: PassContext): Promise<ChangeRecord<T>[]>;
 }

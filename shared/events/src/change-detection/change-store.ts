@@ -8,6 +8,7 @@ import type { EventPayload } from "../event.ts";
 import { enqueueEvents, outboxTable } from "../outbox.ts";
 import type { OutboxTable } from "../outbox.ts";
 import { checkedIdentifier, withTransaction } from "../pg-transaction.ts";
+import type { SourceDigest } from "./change-source.ts";
 import { planChanges } from "./plan.ts";
 import type { Change, Observation, Plan, StateRow } from "./plan.ts";
 import { changeCursorTable } from "./tables.ts";
@@ -16,7 +17,12 @@ import type { ChangeCursorTable } from "./tables.ts";
 /** A position in the recheck order. */
 export type RecheckKey = { recheckOn: string; id: string };
 
-export type CursorRow = { modifiedAfterLocal: string; baselineAt: Date; sweptAt: Date | null };
+export type CursorRow = {
+  modifiedAfterLocal: string;
+  baselineAt: Date;
+  sweptAt: Date | null;
+  digestVersion: string | null;
+};
 
 export type ApplyOptions = {
   baseline: boolean;
@@ -98,8 +104,9 @@ export class ChangeStore {
       recheck_on: string | null;
       seen_at: Date;
       deleted: boolean;
+      source_digest: Buffer | null;
     }>(
-      `SELECT entity_id, hash, recheck_on::text AS recheck_on, seen_at, deleted FROM ${this.#stateName}
+      `SELECT entity_id, hash, recheck_on::text AS recheck_on, seen_at, deleted, source_digest FROM ${this.#stateName}
        WHERE entity_id = ANY($1::text[])${forUpdate ? " FOR UPDATE" : ""}`,
       [ids],
     );
@@ -111,6 +118,7 @@ export class ChangeStore {
           hash: r.hash,
           recheckOn: r.recheck_on,
           deleted: r.deleted,
+          digest: r.source_digest,
           seenAt: r.seen_at,
         },
       ]),
@@ -119,17 +127,34 @@ export class ChangeStore {
 
   async #write(db: pg.PoolClient, writes: StateRow[], seenAt: Date): Promise<void> {
     await db.query(
-      `INSERT INTO ${this.#stateName} (entity_id, hash, recheck_on, seen_at, deleted)
-       SELECT u.entity_id, u.hash, u.recheck_on, $5, u.deleted FROM unnest($1::text[], $2::bytea[], $3::date[], $4::boolean[]) AS u(entity_id, hash, recheck_on, deleted)
-       ON CONFLICT (entity_id) DO UPDATE SET hash = excluded.hash, recheck_on = excluded.recheck_on, seen_at = excluded.seen_at, deleted = excluded.deleted`,
+      `INSERT INTO ${this.#stateName} (entity_id, hash, recheck_on, seen_at, deleted, source_digest)
+       SELECT u.entity_id, u.hash, u.recheck_on, $5, u.deleted, u.source_digest FROM unnest($1::text[], $2::bytea[], $3::date[], $4::boolean[], $6::bytea[]) AS u(entity_id, hash, recheck_on, deleted, source_digest)
+       ON CONFLICT (entity_id) DO UPDATE SET hash = excluded.hash, recheck_on = excluded.recheck_on, seen_at = excluded.seen_at, deleted = excluded.deleted, source_digest = excluded.source_digest`,
       [
         writes.map((w) => w.entityId),
         writes.map((w) => w.hash),
         writes.map((w) => w.recheckOn),
         writes.map((w) => w.deleted),
         seenAt,
+        writes.map((w) => w.digest),
       ],
     );
+  }
+
+  /**
+   * Of a sweep's digests, the ids to read in full: no state, a reported delete, another digest
+   * than the one stored, or a recheck date that has come. One statement per page; the answer is
+   * only the few that differ.
+   */
+  async staleDigests(digests: SourceDigest[], today: string): Promise<string[]> {
+    if (digests.length === 0) return [];
+    const { rows } = await this.#pool.query<{ id: string }>(
+      `SELECT u.id FROM unnest($1::text[], $2::bytea[]) AS u(id, digest)
+       LEFT JOIN ${this.#stateName} s ON s.entity_id = u.id
+       WHERE s.source_digest IS DISTINCT FROM u.digest OR s.deleted OR s.recheck_on <= $3::date`,
+      [digests.map((d) => d.id), digests.map((d) => d.digest), today],
+    );
+    return rows.map((r) => r.id);
   }
 
   /**
@@ -172,18 +197,24 @@ export class ChangeStore {
         modifiedAfterLocal: c.modifiedAfterLocal,
         baselineAt: c.baselineAt,
         sweptAt: c.sweptAt,
+        digestVersion: c.digestVersion,
       })
       .from(c)
       .where(eq(c.source, this.#source));
     return rows[0] ?? null;
   }
 
-  async saveBaseline(modifiedAfterLocal: string, at: Date): Promise<void> {
+  async saveBaseline(
+    modifiedAfterLocal: string,
+    at: Date,
+    digestVersion: string | null,
+  ): Promise<void> {
     const row = {
       source: this.#source,
       modifiedAfterLocal,
       baselineAt: at,
       sweptAt: at,
+      digestVersion,
       updatedAt: at,
     };
     await this.#db
@@ -193,7 +224,7 @@ export class ChangeStore {
   }
 
   async updateCursor(
-    changes: { modifiedAfterLocal?: string; sweptAt?: Date },
+    changes: { modifiedAfterLocal?: string; sweptAt?: Date; digestVersion?: string | null },
     at: Date,
   ): Promise<void> {
     await this.#db

@@ -62,20 +62,29 @@ export class DetectionPass {
    * detection.
    */
   async apply(records: ChangeRecord[]): Promise<void> {
+    this.compared(records.length);
     await this.#apply(records, this.kind === "incremental" || this.kind === "quick");
   }
 
-  /** Reads `ids` again from the source; an id it no longer returns is a delete. */
-  async applyByIds(ids: string[]): Promise<void> {
+  /**
+   * Reads `ids` again from the source; an id it no longer returns is a delete. `counted: false`:
+   * the records were already counted as examined (`compared`).
+   */
+  async applyByIds(ids: string[], options: { counted?: boolean } = {}): Promise<void> {
     const live = await this.#deps.source.byIds(ids, this.ctx);
     const found = new Set(live.map((r) => r.id));
     const gone = ids.filter((id) => !found.has(id)).map((id) => ({ id, canonical: null }));
+    if (options.counted ?? true) this.compared(ids.length);
     await this.#apply([...live, ...gone], false);
+  }
+
+  /** Counts records examined without reading them in full (a sweep by digest). */
+  compared(records: number): void {
+    this.#counts.examined += records;
   }
 
   async #apply(records: ChangeRecord[], stamped: boolean): Promise<void> {
     const { store, batchSize, source, publicBaseUrl, timeZone } = this.#deps;
-    this.#counts.examined += records.length;
     for (let i = 0; i < records.length; i += batchSize) {
       this.ctx.signal.throwIfAborted();
       const batch = records.slice(i, i + batchSize);

@@ -4,10 +4,10 @@ import type { Logger } from "@svc/messaging";
 import { assertTimeZone } from "@svc/time";
 import { checkedIdentifier } from "../pg-transaction.ts";
 import { checkSource } from "./change-source.ts";
-import type { ChangeSource } from "./change-source.ts";
+import type { ChangeSource, SourceDigest } from "./change-source.ts";
 import { ChangeStore } from "./change-store.ts";
 import type { Fence } from "@svc/leader";
-import type { RecheckKey } from "./change-store.ts";
+import type { CursorRow, RecheckKey } from "./change-store.ts";
 import { DetectionPass } from "./detection-pass.ts";
 import { quickPass, SeenVersions } from "./quick-pass.ts";
 import { readAhead } from "./read-ahead.ts";
@@ -139,9 +139,7 @@ export function createChangeDetector(options: ChangeDetectorOptions): ChangeDete
 
   async function runSweep(control: PassControl = {}): Promise<PassResult> {
     const cursor = await deps.store.readCursor();
-    return run(cursor ? "sweep" : "baseline", control, (pass) =>
-      sweep(pass, deps, cursor !== null),
-    );
+    return run(cursor ? "sweep" : "baseline", control, (pass) => sweep(pass, deps, cursor));
   }
 
   async function runIncremental(control: PassControl = {}): Promise<PassResult> {
@@ -216,12 +214,17 @@ const noFence: Fence = async () => {};
  * no longer returns it, reported deleted once. Catches hard and soft deletes and any change
  * that did not touch the modification time (a joined row, a direct SQL fix).
  */
-async function sweep(pass: DetectionPass, deps: PassDeps, baselineDone: boolean): Promise<void> {
+async function sweep(pass: DetectionPass, deps: PassDeps, cursor: CursorRow | null): Promise<void> {
   const seen = new Set<string>();
-  for await (const page of readAhead(deps.source.sweep(pass.ctx))) {
-    pass.ctx.signal.throwIfAborted();
-    for (const r of page) seen.add(r.id);
-    await pass.apply(page);
+  const digests = deps.source.digests;
+  if (digests && cursor && cursor.digestVersion === digests.version) {
+    await sweepByDigest(pass, deps, digests.sweep(pass.ctx), seen);
+  } else {
+    for await (const page of readAhead(deps.source.sweep(pass.ctx))) {
+      pass.ctx.signal.throwIfAborted();
+      for (const r of page) seen.add(r.id);
+      await pass.apply(page);
+    }
   }
   // Rows written during this sweep carry seen_at = its start, so they are not candidates; the
   // candidates come a page at a time and are read again in batches as they gather.
@@ -241,8 +244,33 @@ async function sweep(pass: DetectionPass, deps: PassDeps, baselineDone: boolean)
   }
   // Changes made while the baseline sweep ran carry later modification times: the first
   // incremental pass starts from the sweep's start.
-  if (baselineDone) await deps.store.updateCursor({ sweptAt: pass.startedAt }, pass.startedAt);
-  else await deps.store.saveBaseline(pass.localNow, pass.startedAt);
+  // A full sweep stored a digest with every record the source digests: from now on the state
+  // holds this version's.
+  const digestVersion = digests?.version ?? null;
+  if (cursor)
+    await deps.store.updateCursor({ sweptAt: pass.startedAt, digestVersion }, pass.startedAt);
+  else await deps.store.saveBaseline(pass.localNow, pass.startedAt, digestVersion);
+}
+
+/**
+ * The sweep when the source has digests: every live record's digest is compared with the one
+ * stored with its state, and only the records that differ (or are due a recheck) are read in full
+ * and evaluated as in the full sweep. Why: docs/decisions/change-detection-sweep.md.
+ */
+async function sweepByDigest(
+  pass: DetectionPass,
+  deps: PassDeps,
+  pages: AsyncIterable<SourceDigest[]>,
+  seen: Set<string>,
+): Promise<void> {
+  for await (const page of readAhead(pages)) {
+    pass.ctx.signal.throwIfAborted();
+    for (const d of page) seen.add(d.id);
+    pass.compared(page.length);
+    const stale = await deps.store.staleDigests(page, pass.ctx.today);
+    for (let i = 0; i < stale.length; i += deps.batchSize)
+      await pass.applyByIds(stale.slice(i, i + deps.batchSize), { counted: false });
+  }
 }
 
 /**

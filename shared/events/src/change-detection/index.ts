@@ -5,6 +5,8 @@ export {
   type ChangeStamp,
   type ChangeSource,
   type PassContext,
+  type SourceDigest,
+  type SweepDigests,
 } from "./change-source.ts";
 export type { PassKind, PassResult } from "./detection-pass.ts";
 export {

@@ -3,14 +3,24 @@ import type { ChangeRecord } from "./change-source.ts";
 
 export type Change = "created" | "updated" | "deleted";
 
-/** A record reduced to what is compared: its hash (null: not live) and its recheck date. */
-export type Observation = { id: string; hash: Buffer | null; recheckOn: string | null };
+/**
+ * A record reduced to what is compared: its hash (null: not live), its recheck date and the
+ * source's digest of it (null: none).
+ */
+export type Observation = {
+  id: string;
+  hash: Buffer | null;
+  recheckOn: string | null;
+  digest: Buffer | null;
+};
 
 export type StateRow = {
   entityId: string;
   hash: Buffer;
   recheckOn: string | null;
   deleted: boolean;
+  /** Stored only together with the hash and recheck date read with it; null otherwise. */
+  digest: Buffer | null;
 };
 
 export type Plan = {
@@ -26,6 +36,7 @@ export function observe(records: ChangeRecord[]): Observation[] {
       id: r.id,
       hash: r.canonical === null ? null : canonicalHash(r.canonical),
       recheckOn: r.recheckOn ?? null,
+      digest: r.digest ?? null,
     });
   }
   return [...byId.values()];
@@ -34,7 +45,10 @@ export function observe(records: ChangeRecord[]): Observation[] {
 /**
  * Compares what the source shows with what was last emitted. An event is planned only when the
  * canonical form changed (so a write to a field outside the contract is silent) and a delete is
- * reported once. In baseline mode `created` is recorded without an event.
+ * reported once. In baseline mode `created` is recorded without an event. Every write stores the
+ * digest read with the record (or none), so a stored digest always names the source record its
+ * hash and recheck date came from; an unchanged record read with another digest is written to
+ * store it, so the next sweep by digest need not read it again.
  */
 export function planChanges(
   observed: Observation[],
@@ -46,17 +60,27 @@ export function planChanges(
     const change = classify(o, state.get(o.id));
     const last = state.get(o.id);
     if (change === "deleted" && last) {
-      plan.writes.push({ ...last, recheckOn: null, deleted: true });
+      plan.writes.push({ ...last, recheckOn: null, deleted: true, digest: null });
     } else if (change !== null && o.hash) {
-      plan.writes.push({ entityId: o.id, hash: o.hash, recheckOn: o.recheckOn, deleted: false });
-    } else if (o.hash && last && last.recheckOn !== o.recheckOn) {
-      // Same contract, new calendar schedule: remember it, nothing to report.
-      plan.writes.push({ ...last, recheckOn: o.recheckOn });
+      plan.writes.push({
+        entityId: o.id,
+        hash: o.hash,
+        recheckOn: o.recheckOn,
+        deleted: false,
+        digest: o.digest,
+      });
+    } else if (o.hash && last && (last.recheckOn !== o.recheckOn || newDigest(o, last))) {
+      // Same contract, new calendar schedule or source digest: remember it, nothing to report.
+      plan.writes.push({ ...last, recheckOn: o.recheckOn, digest: o.digest });
     }
     if (change !== null && !(baseline && change === "created"))
       plan.events.push({ id: o.id, change });
   }
   return plan;
+}
+
+function newDigest(o: Observation, last: StateRow): boolean {
+  return o.digest !== null && (last.digest === null || !last.digest.equals(o.digest));
 }
 
 function classify(o: Observation, last: StateRow | undefined): Change | null {

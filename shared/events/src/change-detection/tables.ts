@@ -20,6 +20,11 @@ export function changeStateTable(schema: PgSchema, name = "change_state") {
       recheckOn: date("recheck_on", { mode: "string" }),
       /** When a pass last wrote this row (detector clock); guards a sweep's delete detection. */
       seenAt: timestamp("seen_at", { withTimezone: true }).notNull(),
+      /**
+       * The source's digest of the record `hash` was computed from (SweepDigests),
+       * or null: a sweep by digest reads a record in full unless its digest is this one.
+       */
+      sourceDigest: bytea("source_digest"),
       /** A `deleted` event was emitted; kept so the delete is reported once. */
       deleted: boolean("deleted").notNull().default(false),
     },
@@ -45,6 +50,8 @@ export function changeCursorTable(schema: PgSchema) {
     /** When the baseline was recorded; the row's existence means "baseline done". */
     baselineAt: timestamp("baseline_at", { withTimezone: true }).notNull(),
     sweptAt: timestamp("swept_at", { withTimezone: true }),
+    /** The source's digest version (SweepDigests) of the last full sweep; null: none. */
+    digestVersion: text("digest_version"),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
   });
 }

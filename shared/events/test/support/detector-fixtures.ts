@@ -54,11 +54,16 @@ export type VacancyFields = {
 };
 
 /** A scenario: fresh tables, a test source, a fake clock and the detector under test. */
-export async function scenario(world: DetectorWorld, options: Partial<ChangeDetectorOptions> = {}) {
+/** `digests`: the test source offers sweep digests (a sweep by digest). */
+export async function scenario(
+  world: DetectorWorld,
+  options: Partial<ChangeDetectorOptions> = {},
+  sourceOptions: { digests?: boolean } = {},
+) {
   const schema = await freshSchema(world.pool);
   const tables = await createLegacyTables(world.mysqlUrl);
   const clock = { ms: Date.parse("2024-06-10T08:00:00Z") };
-  const source = new TestVacancySource(world.legacy, tables, { pageSize: 50 });
+  const source = new TestVacancySource(world.legacy, tables, { pageSize: 50, ...sourceOptions });
   const detectorOptions: ChangeDetectorOptions = {
     pool: world.pool,
     schema,

@@ -2,7 +2,14 @@ import { randomBytes } from "node:crypto";
 import { createConnection } from "mysql2/promise";
 import type { Connection } from "mysql2/promise";
 import type { LegacyDb } from "@svc/db";
-import type { ChangeRecord, ChangeSource, ChangeStamp, PassContext } from "../../src/index.ts";
+import type {
+  ChangeRecord,
+  ChangeSource,
+  ChangeStamp,
+  PassContext,
+  SourceDigest,
+  SweepDigests,
+} from "../../src/index.ts";
 
 /**
  * A change source over a MariaDB vacancy table joined to a practice table, shaped like the
@@ -19,6 +26,7 @@ type TestVacancy = {
 };
 
 type Row = {
+  digest?: Buffer;
   id: string;
   title: string | null;
   visible: number;
@@ -43,17 +51,43 @@ export class TestVacancySource implements ChangeSource<TestVacancy> {
   /** Ids read in full by byIds, in call order (what quick passes fetch). */
   readonly fetched: string[][] = [];
 
+  readonly #from: string;
+
+  /**
+   * `digests`: the source computes a digest of every mapped input in SQL, returns it with every
+   * record and offers `digests` (what a sweep by digest reads).
+   */
   constructor(
     db: LegacyDb,
     tables: { vacancy: string; practice: string },
-    options: { pageSize?: number; name?: string } = {},
+    options: { pageSize?: number; name?: string; digests?: boolean } = {},
   ) {
     this.#db = db;
     this.#pageSize = options.pageSize ?? 500;
     this.name = options.name ?? "vacancies";
-    this.#select = `SELECT v.id, v.title, v.visible, v.display_date, v.deleted, v.modified, p.name AS practice_name
-      FROM ${tables.vacancy} v LEFT JOIN ${tables.practice} p ON p.id = v.practice_id`;
+    this.#from = `FROM ${tables.vacancy} v LEFT JOIN ${tables.practice} p ON p.id = v.practice_id`;
+    this.#select = `SELECT ${options.digests ? `${DIGEST} AS digest, ` : ""}v.id, v.title, v.visible, v.display_date, v.deleted, v.modified, p.name AS practice_name
+      ${this.#from}`;
     this.#stamps = `SELECT id, modified FROM ${tables.vacancy}`;
+    if (options.digests) this.digests = { version: "test 1", sweep: () => this.#digests() };
+  }
+
+  digests?: SweepDigests;
+
+  /** Ids of every page of digests read, in call order. */
+  readonly digestPages: string[][] = [];
+
+  async *#digests(): AsyncIterable<SourceDigest[]> {
+    for (let after = ""; ;) {
+      const rows = await this.#db.query<{ id: string; digest: Buffer }>(
+        `SELECT v.id, ${DIGEST} AS digest ${this.#from} WHERE v.deleted = 0 AND v.id > ? ORDER BY v.id LIMIT ?`,
+        [after, this.#pageSize],
+      );
+      this.digestPages.push(rows.map((r) => r.id));
+      if (rows.length > 0) yield rows;
+      if (rows.length < this.#pageSize) return;
+      after = (rows[rows.length - 1] as { id: string }).id;
+    }
   }
 
   async *stampsSince(
@@ -117,8 +151,14 @@ export class TestVacancySource implements ChangeSource<TestVacancy> {
   }
 }
 
+// Every input of toRecord but `today` (the recheck date covers the calendar); not internal_note
+// or modified, which the canonical form does not show.
+const DIGEST =
+  "UNHEX(MD5(CONCAT_WS(',', QUOTE(v.title), v.visible, QUOTE(v.display_date), QUOTE(p.name))))";
+
 function toRecord(r: Row, today: string): ChangeRecord<TestVacancy> {
   if (r.deleted) return { id: r.id, canonical: null, modifiedLocal: r.modified };
+  const digest = r.digest === undefined ? {} : { digest: r.digest };
   const visible = r.visible === 1;
   const scheduled = r.display_date !== null && r.display_date > today;
   return {
@@ -133,6 +173,7 @@ function toRecord(r: Row, today: string): ChangeRecord<TestVacancy> {
     },
     recheckOn: visible && scheduled ? r.display_date : null,
     modifiedLocal: r.modified,
+    ...digest,
   };
 }
 
