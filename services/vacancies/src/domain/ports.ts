@@ -81,6 +81,15 @@ export interface VacancyFeedEntry {
   rowKey: number;
   modifiedLocal: string | null;
   vacancy: Vacancy | null;
+  /** The source's digest of the row `vacancy` was mapped from (VacancyChangeFeed.liveDigests). */
+  digest?: Buffer;
+}
+
+/** A live vacancy's keys and source digest, without its content: what a sweep reads first. */
+export interface VacancyFeedDigest {
+  uuid: string;
+  rowKey: number;
+  digest: Buffer;
 }
 
 /** A vacancy's keys and modification time (never null here), without its content. */
@@ -121,4 +130,11 @@ export interface VacancyChangeFeed {
   live(afterRowKey: number | null, limit: number, asOf: AsOf): Promise<VacancyFeedEntry[]>;
   /** The live vacancies among `uuids`, in no particular order. */
   byUuids(uuids: readonly string[], asOf: AsOf): Promise<VacancyFeedEntry[]>;
+  /**
+   * Optional: the digests of live vacancies after `afterRowKey`, in row-key order, each over every
+   * input of the mapping but today; every entry the feed returns then carries its digest.
+   */
+  liveDigests?(afterRowKey: number | null, limit: number): Promise<VacancyFeedDigest[]>;
+  /** With liveDigests: names the mapping and the settings it depends on (SweepDigests.version). */
+  readonly mappingVersion?: string;
 }

@@ -2,7 +2,9 @@ import { describe, expect, it } from "vitest";
 import { legacySchemaSql } from "@svc/legacy";
 import {
   byUuidsStatement,
+  DIGEST,
   FEED_INDEXES,
+  liveDigestsStatement,
   liveStatement,
   modifiedSinceStatement,
   stampsSinceStatement,
@@ -40,6 +42,27 @@ describe("MySQL vacancy feed statements", () => {
       expect(s.sql.split("?").length - 1).toBe(s.params.length);
       expect(s.params[0]).toBe(asOf.today);
     }
+    for (const s of [liveDigestsStatement(null, 10), liveDigestsStatement(42, 10)])
+      expect(s.sql.split("?").length - 1).toBe(s.params.length);
+  });
+
+  it("digest every column and label the mapper reads, and not today", () => {
+    const inputs = [...DIGEST.matchAll(/QUOTE\(([^)]+)\)/g)].map((m) => m[1]);
+    expect(inputs).toEqual([
+      ...["v.uuid", "v.kop_publiek", "v.naam_frontend", "v.naam_intern", "v.slug", "v.teaser"],
+      ...["v.taal", "v.praktijk_ref", "v.praktijk_naam", "v.praktijk_keuzelijst"],
+      ...[
+        "v.provincie_code",
+        "prov.omschrijving",
+        "v.regio",
+        "v.functie_code",
+        "func.omschrijving",
+      ],
+      ...["v.werktijd", "v.contract_type", "v.inhoud_intro", "v.inhoud_profiel", "v.inhoud_taken"],
+      ...["v.inhoud_aanbod", "v.inhoud_contact", "v.afbeelding", "v.status", "v.zichtbaar"],
+      ...["v.publicatiedatum", "v.aangemaakt_op", "v.gewijzigd_op", "v.zoekt_verpleegkundige"],
+    ]);
+    expect(DIGEST).not.toContain("?");
   });
 
   it("includes soft-deleted rows only in the modified-since read", () => {

@@ -16,19 +16,30 @@ import type {
   AsOf,
   FeedPosition,
   VacancyChangeFeed,
+  VacancyFeedDigest,
   VacancyFeedEntry,
   VacancyFeedStamp,
 } from "../domain/ports.ts";
 import { zonedIso, type LocalToIso } from "./local-time.ts";
 import { COLUMNS, LABEL_JOINS, vacancyIndexHints, type Statement } from "./mysql-vacancy-source.ts";
-import { toVacancy, type VacancyRow } from "./to-vacancy.ts";
+import { toVacancy, VACANCY_MAPPING_VERSION, type VacancyRow } from "./to-vacancy.ts";
 
 interface FeedRow extends VacancyRow {
   vacature_id: number;
   verwijderd: number;
+  digest: Buffer;
 }
 
-const FEED_COLUMNS = `${COLUMNS}, v.vacature_id, v.verwijderd`;
+/**
+ * A row's source digest for change detection: MD5 over every column and joined label COLUMNS
+ * reads, each QUOTE()d (NULL as the bare word NULL), so two different rows never give one input.
+ * `today` is not in it: `gepubliceerd` comes from zichtbaar and publicatiedatum, which are, and
+ * the date it flips on is the record's recheck date. Why: docs/decisions/change-detection-sweep.md.
+ */
+const MAPPED_COLUMNS = [...new Set(COLUMNS.match(/\b(?:v|prov|func)\.[a-z_]+/g))];
+export const DIGEST = `UNHEX(MD5(CONCAT_WS(',', ${MAPPED_COLUMNS.map((c) => `QUOTE(${c})`).join(", ")})))`;
+
+const FEED_COLUMNS = `${COLUMNS}, v.vacature_id, v.verwijderd, ${DIGEST} AS digest`;
 
 /** Every legacy index the feed forces; a test checks each exists in the legacy schema. */
 export const FEED_INDEXES = [VACANCY_INDEXES.updatedSince, VACANCY_INDEXES.primary];
@@ -107,6 +118,24 @@ WHERE v.verwijderd = 0${resume} ORDER BY v.vacature_id LIMIT ?`,
   };
 }
 
+/**
+ * The sweep's digests: live rows' keys and digests in primary-key order. MariaDB still reads each
+ * row (the digest covers its large columns), but only 16 bytes of it cross the wire.
+ */
+export function liveDigestsStatement(
+  afterRowKey: number | null,
+  limit: number,
+  hints: IndexHint = EVERY_INDEX,
+): Statement {
+  const resume = afterRowKey === null ? "" : " AND v.vacature_id > ?";
+  return {
+    sql: `SELECT v.vacature_id, v.uuid, ${DIGEST} AS digest FROM tbl_vacature v${forceIndex(VACANCY_INDEXES.primary, hints)}
+${LABEL_JOINS}
+WHERE v.verwijderd = 0${resume} ORDER BY v.vacature_id LIMIT ?`,
+    params: [...(afterRowKey === null ? [] : [afterRowKey]), limit],
+  };
+}
+
 export function byUuidsStatement(uuids: readonly string[], asOf: AsOf): Statement {
   return {
     sql: `SELECT ${FEED_COLUMNS} FROM tbl_vacature v ${LABEL_JOINS} WHERE v.uuid IN (?) AND v.verwijderd = 0`,
@@ -118,12 +147,14 @@ export class MysqlVacancyFeed implements VacancyChangeFeed {
   readonly #db: LegacyDb;
   readonly #toIso: LocalToIso;
   readonly #hints: IndexHints;
+  readonly mappingVersion: string;
 
   /** `zone`: the zone the legacy DATETIME columns hold wall-clock time in. */
   constructor(db: LegacyDb, zone: string) {
     this.#db = db;
     this.#toIso = zonedIso(zone);
     this.#hints = vacancyIndexHints(db);
+    this.mappingVersion = `toVacancy ${VACANCY_MAPPING_VERSION}, ${zone}`;
   }
 
   async modifiedSince(
@@ -160,6 +191,14 @@ export class MysqlVacancyFeed implements VacancyChangeFeed {
     return this.#hints.run((hints) => this.#read(liveStatement(afterRowKey, limit, asOf, hints)));
   }
 
+  async liveDigests(afterRowKey: number | null, limit: number): Promise<VacancyFeedDigest[]> {
+    const rows = await this.#hints.run((hints) => {
+      const s = liveDigestsStatement(afterRowKey, limit, hints);
+      return this.#db.query<{ vacature_id: number; uuid: string; digest: Buffer }>(s.sql, s.params);
+    });
+    return rows.map((r) => ({ uuid: r.uuid, rowKey: Number(r.vacature_id), digest: r.digest }));
+  }
+
   async byUuids(uuids: readonly string[], asOf: AsOf): Promise<VacancyFeedEntry[]> {
     return uuids.length === 0 ? [] : this.#read(byUuidsStatement(uuids, asOf));
   }
@@ -171,6 +210,7 @@ export class MysqlVacancyFeed implements VacancyChangeFeed {
       rowKey: Number(row.vacature_id),
       modifiedLocal: row.gewijzigd_op,
       vacancy: Number(row.verwijderd) === 0 ? toVacancy(row, this.#toIso) : null,
+      digest: row.digest,
     }));
   }
 }

@@ -2,7 +2,14 @@ import { describe, expect, it } from "vitest";
 import { conformanceProblems } from "@svc/catalogue";
 import { VACANCY_FIELDS, VACANCY_OBSERVED_VALUES } from "../domain/vacancy-catalogue.ts";
 import { zonedIso } from "./local-time.ts";
-import { statusCodeOf, toReferenceEntry, toVacancy, type VacancyRow } from "./to-vacancy.ts";
+import { canonicalHash } from "@svc/events";
+import {
+  statusCodeOf,
+  toReferenceEntry,
+  toVacancy,
+  VACANCY_MAPPING_VERSION,
+  type VacancyRow,
+} from "./to-vacancy.ts";
 
 const toIso = zonedIso("Europe/Brussels");
 
@@ -45,6 +52,25 @@ function row(overrides: Partial<VacancyRow> = {}): VacancyRow {
 const map = (overrides: Partial<VacancyRow> = {}) => toVacancy(row(overrides), toIso);
 
 describe("toVacancy", () => {
+  it("maps these rows as VACANCY_MAPPING_VERSION names", () => {
+    // Failing here means toVacancy maps a row differently: change detection would keep hashes of
+    // the old mapping for rows whose source digest did not change. Bump VACANCY_MAPPING_VERSION,
+    // then pin the new hash.
+    const rows = [
+      row(),
+      row({ taal: "FR", status: 3, praktijk_keuzelijst: "groepspraktijk", werktijd: "Deeltijds" }),
+      row({ publicatiedatum: "2025-01-01", gepubliceerd: 0, zichtbaar: 0, kop_publiek: null }),
+      row({ aangemaakt_op: "0000-00-00 00:00:00", gewijzigd_op: "2024-03-31 02:30:00" }),
+    ];
+    const hashes = rows.map((r) => canonicalHash(toVacancy(r, toIso)).toString("hex"));
+    expect({ version: VACANCY_MAPPING_VERSION, of: canonicalHash(hashes).toString("hex") }).toEqual(
+      {
+        version: 1,
+        of: "e1f205b19df924ce4f618d3969e54e1ea5bbb4780cbbc0ea9a30a7b9b13ce669",
+      },
+    );
+  });
+
   it("produces exactly the catalogue's shape, also when every column is NULL", () => {
     expect(conformanceProblems(VACANCY_FIELDS, map())).toEqual([]);
     const empty = Object.fromEntries(

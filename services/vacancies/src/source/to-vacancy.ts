@@ -105,6 +105,13 @@ function lookup<K, V>(table: Map<K, V>, raw: K | null): V | null {
   return raw === null ? null : (table.get(raw) ?? null);
 }
 
+/**
+ * Names this mapping for change detection's source digests (SweepDigests of @svc/events): a
+ * sweep trusts a stored hash while the row's digest is unchanged, so a release in which
+ * toVacancy maps the same row differently must change it (to-vacancy.test.ts pins it).
+ */
+export const VACANCY_MAPPING_VERSION = 1;
+
 /** `toIso` converts the legacy DATETIMEs (wall-clock time in the primary system's zone). */
 export function toVacancy(row: VacancyRow, toIso: LocalToIso): Vacancy {
   return {

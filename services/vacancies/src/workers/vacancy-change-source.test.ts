@@ -62,6 +62,22 @@ function fakeFeed(
   };
 }
 
+/** fakeFeed with digests: every live entry's digest, by row key. */
+function digestFeed(entries: VacancyFeedEntry[]) {
+  const feed = fakeFeed(entries);
+  return Object.assign(feed, {
+    mappingVersion: "toVacancy 7, Europe/Brussels",
+    async liveDigests(afterRowKey: number | null, limit: number) {
+      feed.asked.push(afterRowKey);
+      return (await feed.live(afterRowKey, limit, { today: TODAY })).map((e) => ({
+        uuid: e.uuid,
+        rowKey: e.rowKey,
+        digest: e.digest as Buffer,
+      }));
+    },
+  });
+}
+
 async function collect(
   pages: AsyncIterable<ChangeRecord<Vacancy>[]>,
 ): Promise<ChangeRecord<Vacancy>[][]> {
@@ -74,7 +90,13 @@ const entry = (
   rowKey: number,
   modifiedLocal: string | null,
   v: Vacancy | null = vacancy({ uuid: `v${rowKey}` }),
-): VacancyFeedEntry => ({ uuid: `v${rowKey}`, rowKey, modifiedLocal, vacancy: v });
+): VacancyFeedEntry => ({
+  uuid: `v${rowKey}`,
+  rowKey,
+  modifiedLocal,
+  vacancy: v,
+  digest: Buffer.from(`digest of v${rowKey}`),
+});
 
 describe("publicationRecheckOn", () => {
   it.each([
@@ -141,8 +163,32 @@ describe("VacancyChangeSource", () => {
       ),
     );
     expect(page).toEqual([
-      { id: "v4", canonical: null, recheckOn: null, modifiedLocal: "2025-06-15 10:00:00" },
+      {
+        id: "v4",
+        canonical: null,
+        recheckOn: null,
+        modifiedLocal: "2025-06-15 10:00:00",
+        digest: Buffer.from("digest of v4"),
+      },
     ]);
+  });
+
+  it("offers the feed's digests of every live vacancy in row-key pages, under the feed's mapping version", async () => {
+    const feed = digestFeed([entry(3, null), entry(1, null), entry(2, null, null), entry(5, null)]);
+    const source = new VacancyChangeSource(feed, { digestPageSize: 2 });
+    expect(source.digests?.version).toBe("toVacancy 7, Europe/Brussels");
+    const pages: Array<Array<{ id: string; digest: string }>> = [];
+    for await (const page of source.digests!.sweep(ctx))
+      pages.push(page.map((d) => ({ id: d.id, digest: d.digest.toString() })));
+    expect(pages).toEqual([
+      [
+        { id: "v1", digest: "digest of v1" },
+        { id: "v3", digest: "digest of v3" },
+      ],
+      [{ id: "v5", digest: "digest of v5" }],
+    ]);
+    expect(feed.asked).toEqual([null, null, 3, 3]);
+    expect(new VacancyChangeSource(fakeFeed([])).digests).toBeUndefined();
   });
 
   it("sweeps every live vacancy once, in row-key pages, with the recheck date of a scheduled one", async () => {

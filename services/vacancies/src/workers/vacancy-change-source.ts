@@ -4,11 +4,19 @@
  * a client can see, and reporting it is what `vacancy.updated` promises. `published` is judged on
  * the pass's `today`, never the clock.
  */
-import type { ChangeRecord, ChangeSource, ChangeStamp, PassContext } from "@svc/events";
+import type {
+  ChangeRecord,
+  ChangeSource,
+  ChangeStamp,
+  PassContext,
+  SourceDigest,
+  SweepDigests,
+} from "@svc/events";
 import type { Vacancy } from "../domain/vacancy-catalogue.ts";
 import type {
   FeedPosition,
   VacancyChangeFeed,
+  VacancyFeedDigest,
   VacancyFeedEntry,
   VacancyFeedStamp,
 } from "../domain/ports.ts";
@@ -32,6 +40,7 @@ function toRecord(entry: VacancyFeedEntry, today: string): ChangeRecord<Vacancy>
     canonical: entry.vacancy,
     recheckOn: entry.vacancy ? publicationRecheckOn(entry.vacancy, today) : null,
     modifiedLocal: entry.modifiedLocal,
+    digest: entry.digest ?? null,
   };
 }
 
@@ -46,10 +55,27 @@ export class VacancyChangeSource implements ChangeSource<Vacancy> {
   readonly #feed: VacancyChangeFeed;
   readonly #pageSize: number;
 
-  /** `pageSize`: rows per legacy query; the rows are large (MEDIUMTEXT), so a few hundred. */
-  constructor(feed: VacancyChangeFeed, options: { pageSize?: number } = {}) {
+  /** Present when the feed has digests: a sweep then reads in full only what changed. */
+  readonly digests?: SweepDigests;
+
+  /**
+   * `pageSize`: rows per legacy query; the rows are large (MEDIUMTEXT), so a few hundred.
+   * `digestPageSize`: digests per legacy query, 16 bytes each.
+   */
+  constructor(
+    feed: VacancyChangeFeed,
+    options: { pageSize?: number; digestPageSize?: number } = {},
+  ) {
     this.#feed = feed;
     this.#pageSize = options.pageSize ?? 500;
+    const liveDigests = feed.liveDigests?.bind(feed);
+    if (liveDigests && feed.mappingVersion) {
+      const pageSize = options.digestPageSize ?? 5_000;
+      this.digests = {
+        version: feed.mappingVersion,
+        sweep: (ctx) => digestPages(liveDigests, pageSize, ctx),
+      };
+    }
   }
 
   async *changedSince(
@@ -103,5 +129,19 @@ export class VacancyChangeSource implements ChangeSource<Vacancy> {
   async byIds(ids: string[], ctx: PassContext): Promise<ChangeRecord<Vacancy>[]> {
     const entries = await this.#feed.byUuids(ids, { today: ctx.today });
     return entries.map((e) => toRecord(e, ctx.today));
+  }
+}
+
+async function* digestPages(
+  liveDigests: NonNullable<VacancyChangeFeed["liveDigests"]>,
+  pageSize: number,
+  ctx: PassContext,
+): AsyncIterable<SourceDigest[]> {
+  for (let afterRowKey: number | null = null; ;) {
+    ctx.signal.throwIfAborted();
+    const page = await liveDigests(afterRowKey, pageSize);
+    if (page.length > 0) yield page.map((d) => ({ id: d.uuid, digest: d.digest }));
+    if (page.length < pageSize) return;
+    afterRowKey = (page[page.length - 1] as VacancyFeedDigest).rowKey;
   }
 }
