@@ -91,5 +91,5 @@ await runGrowthBench({
   idsPerScale: 2_000,
   idLength: 36,
   // Past 100,000 a baseline and a sweep take tens of minutes (docs/decisions/growth.md).
-  fullDetectionUpTo: "100k",
+  fullDetectionUpTo: "1m",
 });

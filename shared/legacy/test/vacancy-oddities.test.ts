@@ -2,6 +2,7 @@ import type { Connection, RowDataPacket } from "mysql2/promise";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fixtures } from "../src/fixtures.ts";
 import type { VacancyFixture } from "../src/fixtures.ts";
+import { BULK_ID_START } from "../src/generator/bulk-practices.ts";
 import { seedDatabase } from "../src/load/seed-database.ts";
 import {
   count,
@@ -110,6 +111,20 @@ describe("vacancy oddities in the default data set", () => {
     expect(
       await count(connection, "SELECT COUNT(*) AS n FROM tbl_vacature"),
     ).toBeGreaterThanOrEqual(2000);
+  });
+
+  it("stamps no generated vacancy or practice on or after the seed day, so none is in the future", async () => {
+    for (const [table, key] of [
+      ["tbl_vacature", "vacature_id"],
+      ["tbl_praktijk", "praktijk_id"],
+    ])
+      expect(
+        await count(
+          connection,
+          `SELECT COUNT(*) AS n FROM ${table} WHERE ${key} >= ${BULK_ID_START} AND gewijzigd_op >= ${TODAY}`,
+        ),
+        table,
+      ).toBe(0);
   });
 
   // `taal` uses the case-insensitive table collation, so `taal = 'nl'` alone would also match the

@@ -86,7 +86,11 @@ function crmRow(
     taal: fields.languageValue(random, d.rawLang, 0.07),
     periode_start: period[0],
     periode_stop: period[1],
-    gewijzigd_op: fields.dateTimeBetween(random, todayMs - 2 * YEAR_MS, todayMs - 3_600_000),
+    gewijzigd_op: fields.dateTimeBetween(
+      random,
+      todayMs - 2 * YEAR_MS,
+      fields.latestStampMs(todayMs),
+    ),
   };
 }
 
@@ -120,7 +124,7 @@ function primaryRow(random: Random, d: Draft, id: number, todayMs: number): Prak
     contact_tekst: random.chance(0.45) ? fields.htmlContactText(d.lang, d.phone, d.email) : null,
     coach_mdw_ref: random.chance(0.85) ? `MDW${String(random.int(1, 60)).padStart(4, "0")}` : null,
     aangemaakt_op: toBrusselsDateTime(Math.floor(created / 1000) * 1000),
-    gewijzigd_op: fields.dateTimeBetween(random, created, todayMs - 3_600_000),
+    gewijzigd_op: fields.dateTimeBetween(random, created, fields.latestStampMs(todayMs)),
   };
 }
 

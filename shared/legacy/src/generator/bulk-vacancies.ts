@@ -6,7 +6,7 @@
 import { addDays, brusselsNoonUtc } from "../brussels-time.ts";
 import { BULK_ID_START } from "./bulk-practices.ts";
 import type { PracticeRef } from "./bulk-practices.ts";
-import { dateTimeBetween, languageValue } from "./practice-fields.ts";
+import { dateTimeBetween, languageValue, latestStampMs } from "./practice-fields.ts";
 import type { Random } from "./random.ts";
 import * as ref from "./reference-data.ts";
 import type { VacatureRow } from "./rows.ts";
@@ -130,7 +130,7 @@ function publication(
   "zichtbaar" | "publicatiedatum" | "aangemaakt_op" | "gewijzigd_op" | "status"
 > {
   const created = todayMs - DAY_MS - random.next() * 4 * 365 * DAY_MS;
-  const updatedMax = Math.min(created + 400 * DAY_MS, todayMs - 3_600_000);
+  const updatedMax = Math.min(created + 400 * DAY_MS, latestStampMs(todayMs));
   return {
     zichtbaar: random.chance(0.78) ? 1 : 0,
     publicatiedatum: random.weighted<() => string | null>([

@@ -104,6 +104,15 @@ export function practiceName(random: Random, faker: Faker, lang: Lang, city: str
 }
 
 /** A Brussels DATETIME at a uniformly drawn second between two instants. */
+/**
+ * The latest modification time the bulk generators write, from the seed day's Brussels noon: 23:00
+ * the day before, so that no row of the data carries a future stamp on the day it is seeded (change
+ * detection would read every such row again on every pass until the clock passes it).
+ */
+export function latestStampMs(todayNoonMs: number): number {
+  return todayNoonMs - 13 * 3_600_000;
+}
+
 export function dateTimeBetween(random: Random, fromMs: number, toMs: number): string {
   return toBrusselsDateTime(Math.floor((fromMs + random.next() * (toMs - fromMs)) / 1000) * 1000);
 }
