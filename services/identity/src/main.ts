@@ -62,6 +62,9 @@ const nc = await connectNats({
   ...natsConnectSettings(config),
   name: SERVICE_NAME,
   logger,
+  // A vacancy request per application and a publish per event: no caller stack captured for each
+  // (docs/decisions/application-write-path.md).
+  asyncTraces: false,
 });
 const vacancies = new NatsVacancyDirectory({
   nc,
