@@ -1,3 +1,4 @@
+import { createHook } from "node:async_hooks";
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createGuardedClient } from "../src/outbound/guarded-client.ts";
@@ -326,6 +327,51 @@ describe("the guarded client", () => {
       });
       expect(receiver.received("/pool")).toHaveLength(1);
     } finally {
+      await client.close();
+    }
+  });
+
+  it("leaves no timer running once an attempt is answered", async () => {
+    // A timer still running after the answer (AbortSignal.timeout) fires at the timeout anyway
+    // and builds an abort error with a stack, for every attempt of a burst
+    // (docs/decisions/delivery-throughput.md). A distinct timeout picks out the attempt's timers.
+    const timeoutMs = 4_321;
+    const running = new Set<number>();
+    const hook = createHook({
+      init(id, type, _trigger, resource) {
+        if (
+          type === "Timeout" &&
+          (resource as { _idleTimeout?: number })._idleTimeout === timeoutMs
+        )
+          running.add(id);
+      },
+      destroy(id) {
+        running.delete(id);
+      },
+    }).enable();
+    const client = createGuardedClient({
+      guard: createUrlGuard({
+        resolver: fakeResolver({ "hooks.example.com": ["127.0.0.1"] }),
+        dnsTimeoutMs: 1_000,
+        allowLoopback: true,
+      }),
+      timeoutMs,
+      readCapBytes: 4_096,
+      extraCa: ca.caPem,
+      userAgent: "test",
+    });
+    try {
+      for (let i = 0; i < 3; i++)
+        expect(
+          await client.post(`https://hooks.example.com:${port}/timers`, "{}", {
+            "x-svc-event-id": `t${i}`,
+          }),
+        ).toMatchObject({ kind: "response", statusCode: 204 });
+      // Destroy hooks of cleared timers run on a later turn of the event loop.
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(running.size).toBe(0);
+    } finally {
+      hook.disable();
       await client.close();
     }
   });

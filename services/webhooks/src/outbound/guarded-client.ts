@@ -53,7 +53,12 @@ export function createGuardedClient(options: GuardedClientOptions): WebhookHttpC
     async post(url, body, headers) {
       const started = performance.now();
       const elapsed = () => Math.round(performance.now() - started);
-      const signal = AbortSignal.timeout(options.timeoutMs);
+      // A timer cleared when the attempt ends, not AbortSignal.timeout: that one fires after
+      // timeoutMs even for an attempt long answered, building an error with a stack each time
+      // (docs/decisions/delivery-throughput.md).
+      const abort = new AbortController();
+      const timer = setTimeout(() => abort.abort(), options.timeoutMs);
+      const signal = abort.signal;
       try {
         const target = await options.guard.vet(url);
         pin(pins, target.hostname, target.addresses);
@@ -77,6 +82,8 @@ export function createGuardedClient(options: GuardedClientOptions): WebhookHttpC
           message: describe(err),
           durationMs: elapsed(),
         };
+      } finally {
+        clearTimeout(timer);
       }
     },
     close: () => agent.close(),
