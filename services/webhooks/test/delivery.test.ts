@@ -246,6 +246,7 @@ describe.concurrent("classification", () => {
     expect(delivery.attempts[0]).toMatchObject({
       outcome: "retrying",
       error_class: "timeout",
+      error_detail: expect.stringMatching(/^TimeoutError/),
       status_code: null,
     });
     expect(delivery.attempts[0].duration_ms).toBeLessThan(ATTEMPT_TIMEOUT_MS + 1_000);

@@ -57,7 +57,11 @@ export function createGuardedClient(options: GuardedClientOptions): WebhookHttpC
       // timeoutMs even for an attempt long answered, building an error with a stack each time
       // (docs/decisions/delivery-throughput.md).
       const abort = new AbortController();
-      const timer = setTimeout(() => abort.abort(), options.timeoutMs);
+      const timer = setTimeout(
+        () =>
+          abort.abort(new DOMException("The operation was aborted due to timeout", "TimeoutError")),
+        options.timeoutMs,
+      );
       const signal = abort.signal;
       try {
         const target = await options.guard.vet(url);
