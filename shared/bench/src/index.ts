@@ -29,7 +29,14 @@ export {
   type CpuTicks,
 } from "./machine-probe.ts";
 export { benchMemoryLimit, chartMemoryLimitBytes, memoryQuantityBytes } from "./chart-limits.ts";
-export { benchFiles, benchTable, formatNumber, markdownCell, ratioOf } from "./report-table.ts";
+export {
+  benchFiles,
+  benchTable,
+  formatNumber,
+  markdownCell,
+  ratioOf,
+  shortfall,
+} from "./report-table.ts";
 export { curvePlot, isCurve, type CurveRow } from "./curve-plot.ts";
 export { escapeXml, plotPanels, scenarioPlot, slug, type PlotPanel, type PlotRow } from "./plot.ts";
 export {

@@ -65,3 +65,23 @@ export function benchTable(rows: BenchRow[]): string {
   }
   return lines.join("\n");
 }
+
+/**
+ * How far a row that missed its target is from it, in the target's own terms: "by 0.6 ms" for
+ * "< 5 ms", "by 0.05×" for "≥ 0.6× baseline" (a ratio to the row's baseline), "by 5 %" for
+ * "≥ 60% of baseline"; "–" for a target it cannot read.
+ */
+export function shortfall(row: BenchRow): string {
+  const target = row.target ?? "";
+  const m = /^(?:<=|>=|[<≤>≥])?\s*([\d.,]+)\s*(×|%)?/.exec(target);
+  if (!m || /\b(?:cost|over)\b/.test(target)) return "–";
+  const bound = Number((m[1] as string).replace(/,/g, ""));
+  let actual = row.value;
+  let unit = row.unit ? ` ${row.unit}` : "";
+  if (m[2] !== undefined) {
+    if (!row.baseline) return "–";
+    actual = m[2] === "%" ? (100 * row.value) / row.baseline : row.value / row.baseline;
+    unit = m[2] === "%" ? " %" : "×";
+  }
+  return `by ${formatNumber(Math.abs(actual - bound))}${unit}`;
+}

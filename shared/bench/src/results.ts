@@ -5,7 +5,7 @@
 import type { RecordedBenchRow } from "./bench-report.ts";
 import { scenarioPlot, slug } from "./plot.ts";
 import { curvePlot, isCurve } from "./curve-plot.ts";
-import { benchTable, markdownCell } from "./report-table.ts";
+import { benchTable, formatNumber, markdownCell, shortfall } from "./report-table.ts";
 
 /** One bench file of a run. */
 export interface BenchRunFile {
@@ -141,6 +141,43 @@ function runsTable(results: BenchResults): string {
 }
 
 /**
+ * Where each benchmark's targets are reasoned about (docs/decisions/): what a row that misses its
+ * target links to for why.
+ */
+const WHY: Record<string, string> = {
+  "auth token": "verified-token-cache.md",
+  "change to webhook": "change-detection-latency.md",
+  "events change detection": "change-detection-sweep.md",
+  "identity applications": "application-write-path.md",
+  "idle memory": "idle-heap-release.md",
+  "practices growth": "growth.md",
+  "practices read": "open-loop-load.md",
+  "tracing overhead": "tracing-cost.md",
+  "vacancies cold start": "cold-start-warm-up.md",
+  "vacancies growth": "growth.md",
+  "vacancies read": "open-loop-load.md",
+  "webhooks-backlog-memory": "webhook-dispatcher-bounds.md",
+  "webhooks-dispatch": "delivery-throughput.md",
+};
+
+/** Every row that missed its target, how far, and where the reasons are. */
+function missedTable(results: BenchResults): string {
+  const missed = results.rows.filter((r) => r.met === false);
+  if (missed.length === 0) return "Every target is met.";
+  const lines = [
+    "| benchmark | scenario | metric | value | target | short by | why |",
+    "|---|---|---|---:|---|---|---|",
+  ];
+  for (const r of missed) {
+    const why = WHY[r.bench];
+    lines.push(
+      `| ${markdownCell(r.bench)} | ${markdownCell(r.scenario)} | ${markdownCell(r.metric)} | ${formatNumber(r.value)}${r.unit ? ` ${r.unit}` : ""} | ${markdownCell(r.target ?? "–")} | ${shortfall(r)} | ${why ? `[${why.replace(/\.md$/, "")}](../decisions/${why})` : "–"} |`,
+    );
+  }
+  return lines.join("\n");
+}
+
+/**
  * What `results` generates, by path relative to docs/performance: results.md and
  * plots/<bench>-<scenario>.svg, one plot per scenario.
  */
@@ -166,6 +203,10 @@ export function resultsReport(input: BenchResults): Map<string, string> {
     "the chart gives its pod; on the host, unconstrained. Machine probe: a fixed single-threaded JSON",
     "workload, timed at the start and at the end of the run (µs, lower is faster). CPU steal: the",
     "share of CPU time the hypervisor gave to other guests over the run.",
+    "",
+    "## Targets not met",
+    "",
+    missedTable(results),
   ];
   const taken = new Set<string>();
   for (const bench of unique(results.rows.map((r) => r.bench))) {

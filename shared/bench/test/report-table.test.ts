@@ -7,6 +7,7 @@ import {
   benchTable,
   formatNumber,
   ratioOf,
+  shortfall,
   type RecordedBenchRow,
 } from "../src/index.ts";
 
@@ -79,5 +80,25 @@ describe("benchFiles", () => {
         "tools/idle-bench.ts",
       ].map((f) => join(root, f)),
     );
+  });
+});
+
+describe("shortfall", () => {
+  it("says how far a row is from its target, in the target's own terms", () => {
+    const cases: Array<[Partial<RecordedBenchRow>, string]> = [
+      [{ value: 5.6, unit: "ms", target: "< 5 ms" }, "by 0.6 ms"],
+      [{ value: 115, unit: "ms", target: "< 100 ms" }, "by 15 ms"],
+      [{ value: 730, baseline: 1_333, target: "≥ 0.6× baseline" }, "by 0.05×"],
+      [{ value: 53, baseline: 100, target: "≥ 60% of baseline" }, "by 7 %"],
+      [{ value: 9.4, baseline: 4.2, target: "≤ 2× warm" }, "by 0.24×"],
+      [{ value: 1.32, unit: "ratio", target: "<= 1.2" }, "by 0.12 ratio"],
+      [{ value: 3, unit: "updates", target: "0" }, "by 3 updates"],
+      [{ value: 850, unit: "tokens/s", target: "≥ 1,000 tokens/s" }, "by 150 tokens/s"],
+      [{ value: 1.2, target: "≥ 0.7× baseline" }, "–"],
+      [{ value: 20, unit: "%", target: "cost < 15% (on ≤ off / 0.85)" }, "–"],
+      [{ value: 1, target: "fast" }, "–"],
+    ];
+    for (const [over, expected] of cases)
+      expect(shortfall(row({ baseline: undefined, ...over })), over.target).toBe(expected);
   });
 });

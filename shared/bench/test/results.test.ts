@@ -112,6 +112,19 @@ describe("resultsReport", () => {
     expect(files.get("plots/vacancies-read-list-page-1.svg")).toContain("<svg");
   });
 
+  it("lists every target not met with how far it is and the decision that says why", () => {
+    const md = resultsReport(sample()).get("results.md")!;
+    const section = md.slice(md.indexOf("## Targets not met"), md.indexOf("## vacancies read"));
+    expect(section.split("\n").filter((l) => l.startsWith("| vacancies"))).toEqual([
+      "| vacancies read | list page 1 | p99 | 139 ms | < 100 ms | by 39 ms | [open-loop-load](../decisions/open-loop-load.md) |",
+    ]);
+    const allMet = sample();
+    allMet.rows = allMet.rows.filter((r) => r.met !== false);
+    expect(resultsReport(allMet).get("results.md")).toContain(
+      "## Targets not met\n\nEvery target is met.",
+    );
+  });
+
   it("renders a row without a baseline with a dash and its plot without a baseline bar", () => {
     const files = resultsReport(sample());
     expect(files.get("results.md")).toContain(
