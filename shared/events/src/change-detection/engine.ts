@@ -242,10 +242,8 @@ async function sweep(pass: DetectionPass, deps: PassDeps, cursor: CursorRow | nu
     if (last) break;
     after = ids[ids.length - 1] as string;
   }
-  // Changes made while the baseline sweep ran carry later modification times: the first
-  // incremental pass starts from the sweep's start.
-  // A full sweep stored a digest with every record the source digests: from now on the state
-  // holds this version's.
+  // The state now holds this digest version's digest of every live record. Changes made while a
+  // baseline ran carry later modification times: the first incremental pass starts from its start.
   const digestVersion = digests?.version ?? null;
   if (cursor)
     await deps.store.updateCursor({ sweptAt: pass.startedAt, digestVersion }, pass.startedAt);
