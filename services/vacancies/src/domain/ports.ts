@@ -82,7 +82,7 @@ export interface VacancyFeedEntry {
   modifiedLocal: string | null;
   vacancy: Vacancy | null;
   /** The source's digest of the row `vacancy` was mapped from (VacancyChangeFeed.liveDigests). */
-  digest?: Buffer;
+  digest: Buffer;
 }
 
 /** A live vacancy's keys and source digest, without its content: what a sweep reads first. */
@@ -131,10 +131,10 @@ export interface VacancyChangeFeed {
   /** The live vacancies among `uuids`, in no particular order. */
   byUuids(uuids: readonly string[], asOf: AsOf): Promise<VacancyFeedEntry[]>;
   /**
-   * Optional: the digests of live vacancies after `afterRowKey`, in row-key order, each over every
-   * input of the mapping but today; every entry the feed returns then carries its digest.
+   * The digests of live vacancies after `afterRowKey`, in row-key order, each over every input of
+   * the mapping but today; every entry the feed returns carries its digest.
    */
-  liveDigests?(afterRowKey: number | null, limit: number): Promise<VacancyFeedDigest[]>;
-  /** With liveDigests: names the mapping and the settings it depends on (SweepDigests.version). */
-  readonly mappingVersion?: string;
+  liveDigests(afterRowKey: number | null, limit: number): Promise<VacancyFeedDigest[]>;
+  /** Names the mapping and the settings it depends on (SweepDigests.version). */
+  readonly mappingVersion: string;
 }

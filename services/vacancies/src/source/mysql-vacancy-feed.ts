@@ -109,13 +109,8 @@ export function liveStatement(
   asOf: AsOf,
   hints: IndexHint = EVERY_INDEX,
 ): Statement {
-  const resume = afterRowKey === null ? "" : " AND v.vacature_id > ?";
-  return {
-    sql: `SELECT ${FEED_COLUMNS} FROM tbl_vacature v${forceIndex(VACANCY_INDEXES.primary, hints)}
-${LABEL_JOINS}
-WHERE v.verwijderd = 0${resume} ORDER BY v.vacature_id LIMIT ?`,
-    params: [asOf.today, ...(afterRowKey === null ? [] : [afterRowKey]), limit],
-  };
+  const range = liveRange(afterRowKey, limit, hints);
+  return { sql: `SELECT ${FEED_COLUMNS} ${range.sql}`, params: [asOf.today, ...range.params] };
 }
 
 /**
@@ -127,9 +122,18 @@ export function liveDigestsStatement(
   limit: number,
   hints: IndexHint = EVERY_INDEX,
 ): Statement {
+  const range = liveRange(afterRowKey, limit, hints);
+  return {
+    sql: `SELECT v.vacature_id, v.uuid, ${DIGEST} AS digest ${range.sql}`,
+    params: range.params,
+  };
+}
+
+/** The primary-key range liveStatement and liveDigestsStatement share, from FROM on. */
+function liveRange(afterRowKey: number | null, limit: number, hints: IndexHint): Statement {
   const resume = afterRowKey === null ? "" : " AND v.vacature_id > ?";
   return {
-    sql: `SELECT v.vacature_id, v.uuid, ${DIGEST} AS digest FROM tbl_vacature v${forceIndex(VACANCY_INDEXES.primary, hints)}
+    sql: `FROM tbl_vacature v${forceIndex(VACANCY_INDEXES.primary, hints)}
 ${LABEL_JOINS}
 WHERE v.verwijderd = 0${resume} ORDER BY v.vacature_id LIMIT ?`,
     params: [...(afterRowKey === null ? [] : [afterRowKey]), limit],

@@ -40,7 +40,7 @@ function toRecord(entry: VacancyFeedEntry, today: string): ChangeRecord<Vacancy>
     canonical: entry.vacancy,
     recheckOn: entry.vacancy ? publicationRecheckOn(entry.vacancy, today) : null,
     modifiedLocal: entry.modifiedLocal,
-    digest: entry.digest ?? null,
+    digest: entry.digest,
   };
 }
 
@@ -55,8 +55,8 @@ export class VacancyChangeSource implements ChangeSource<Vacancy> {
   readonly #feed: VacancyChangeFeed;
   readonly #pageSize: number;
 
-  /** Present when the feed has digests: a sweep then reads in full only what changed. */
-  readonly digests?: SweepDigests;
+  /** The feed's digests: a sweep reads in full only what changed. */
+  readonly digests: SweepDigests;
 
   /**
    * `pageSize`: rows per legacy query; the rows are large (MEDIUMTEXT), so a few hundred.
@@ -68,14 +68,11 @@ export class VacancyChangeSource implements ChangeSource<Vacancy> {
   ) {
     this.#feed = feed;
     this.#pageSize = options.pageSize ?? 500;
-    const liveDigests = feed.liveDigests?.bind(feed);
-    if (liveDigests && feed.mappingVersion) {
-      const pageSize = options.digestPageSize ?? 5_000;
-      this.digests = {
-        version: feed.mappingVersion,
-        sweep: (ctx) => digestPages(liveDigests, pageSize, ctx),
-      };
-    }
+    const digestPageSize = options.digestPageSize ?? 5_000;
+    this.digests = {
+      version: feed.mappingVersion,
+      sweep: (ctx) => digestPages(feed, digestPageSize, ctx),
+    };
   }
 
   async *changedSince(
@@ -133,13 +130,13 @@ export class VacancyChangeSource implements ChangeSource<Vacancy> {
 }
 
 async function* digestPages(
-  liveDigests: NonNullable<VacancyChangeFeed["liveDigests"]>,
+  feed: VacancyChangeFeed,
   pageSize: number,
   ctx: PassContext,
 ): AsyncIterable<SourceDigest[]> {
   for (let afterRowKey: number | null = null; ;) {
     ctx.signal.throwIfAborted();
-    const page = await liveDigests(afterRowKey, pageSize);
+    const page = await feed.liveDigests(afterRowKey, pageSize);
     if (page.length > 0) yield page.map((d) => ({ id: d.uuid, digest: d.digest }));
     if (page.length < pageSize) return;
     afterRowKey = (page[page.length - 1] as VacancyFeedDigest).rowKey;

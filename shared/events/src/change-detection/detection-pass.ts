@@ -66,19 +66,16 @@ export class DetectionPass {
     await this.#apply(records, this.kind === "incremental" || this.kind === "quick");
   }
 
-  /**
-   * Reads `ids` again from the source; an id it no longer returns is a delete. `counted: false`:
-   * the records were already counted as examined (`compared`).
-   */
-  async applyByIds(ids: string[], options: { counted?: boolean } = {}): Promise<void> {
+  /** Reads `ids` again from the source; an id it no longer returns is a delete. */
+  async applyByIds(ids: string[]): Promise<void> {
     const live = await this.#deps.source.byIds(ids, this.ctx);
     const found = new Set(live.map((r) => r.id));
     const gone = ids.filter((id) => !found.has(id)).map((id) => ({ id, canonical: null }));
-    if (options.counted ?? true) this.compared(ids.length);
+    this.compared(ids.length);
     await this.#apply([...live, ...gone], false);
   }
 
-  /** Counts records examined without reading them in full (a sweep by digest). */
+  /** Counts records examined: read in full, or compared by digest alone (a sweep by digest). */
   compared(records: number): void {
     this.#counts.examined += records;
   }

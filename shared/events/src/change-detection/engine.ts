@@ -264,10 +264,10 @@ async function sweepByDigest(
   for await (const page of readAhead(pages)) {
     pass.ctx.signal.throwIfAborted();
     for (const d of page) seen.add(d.id);
-    pass.compared(page.length);
     const stale = await deps.store.staleDigests(page, pass.ctx.today);
+    pass.compared(page.length - stale.length);
     for (let i = 0; i < stale.length; i += deps.batchSize)
-      await pass.applyByIds(stale.slice(i, i + deps.batchSize), { counted: false });
+      await pass.applyByIds(stale.slice(i, i + deps.batchSize));
   }
 }
 
