@@ -5,7 +5,7 @@
  * for p50/p99/p99.9 (@svc/bench read-load.ts). Neither generator runs in Node.
  *
  *   npm exec -c 'node services/practices/bench/read-bench.ts' \
- *     [-- --seconds 5 --open-seconds 5 --connections 32 --node-args="…"]
+ *     [-- --seconds 5 --open-seconds 5 --connections 32 --only single --node-args="…"]
  *
  * Uses the `legacy_bench` database, seeded with scale 50 through the generator's own guard and
  * lock only when absent (another service's bench may have made it already; it is then kept).
@@ -52,6 +52,7 @@ const { values: args } = parseArgs({
     warmup: { type: "string", default: "2" },
     connections: { type: "string", default: "32" },
     "node-args": { type: "string" },
+    only: { type: "string" },
   },
 });
 const SECONDS = Number(args.seconds);
@@ -236,11 +237,13 @@ try {
       appTarget: appAt(appDefault, token, (i) => `/v1/practices/${single(i)}`),
     },
   ];
-  const reads = scenarios.map((s) => ({
-    ...s,
-    baseRead: readTarget(s.baseTarget, ids.length),
-    appRead: readTarget(s.appTarget, ids.length),
-  }));
+  const reads = scenarios
+    .filter((s) => !args.only || s.key.includes(args.only))
+    .map((s) => ({
+      ...s,
+      baseRead: readTarget(s.baseTarget, ids.length),
+      appRead: readTarget(s.appTarget, ids.length),
+    }));
   // Warm-up of every server (JIT, pools), then idle RSS once settled.
   for (const s of reads) {
     for (const target of [s.baseRead, s.appRead])

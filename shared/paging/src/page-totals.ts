@@ -6,9 +6,16 @@
  *   - otherwise the count for the same query is reused for up to `ttlMs` (TotalsCache), and never
  *     reported lower than the page itself proves (offset + rows).
  *
- * So a total is at most `ttlMs` old (plus the time one recount takes, see TotalsCache), and only on
- * pages that are full (or empty past the end). Page contents are always read fresh.
+ * So a total is at most its lifetime old (plus the time one recount takes, see RefreshingCache),
+ * and only on pages that are full (or empty past the end). Page contents are always read fresh.
  */
+
+/**
+ * A value is kept for at least this many times as long as computing it took, so that keeping the
+ * values of a busy list fresh costs the source at most about a tenth of one connection however
+ * large the table grows (docs/decisions/growth.md, "Lifetimes that follow the cost").
+ */
+export const COST_FACTOR = 10;
 
 interface Entry<T> {
   /** When the computation behind this entry started. */
@@ -16,17 +23,20 @@ interface Entry<T> {
   total: Promise<T>;
   /** The value once it arrived. */
   value?: T;
+  /** How long the value is kept from `at` (ms), once it arrived. */
+  lifetimeMs?: number;
   /** The recount running for an entry past its lifetime. */
   recount?: Promise<T>;
 }
 
 /**
  * Short-lived values by query key (a list's total, a list's page marks). Concurrent misses share
- * one computation; a failed one is not kept. Past its lifetime a value is recomputed in the
- * background while requests keep getting it, so no request waits for work that a value a few
- * seconds old could answer: only the first request for a key, or one after a failure, waits. A
- * served value is therefore at most `ttlMs` plus one recomputation old (bounded by the source's
- * query timeout). Bounded, oldest entry first out, because filters hold free text.
+ * one computation, however long it runs; a failed one is not kept. A value lives `ttlMs`, or
+ * COST_FACTOR times as long as computing it took when that is longer. Past its lifetime it is
+ * recomputed in the background while requests keep getting it, so no request waits for work that
+ * an older value could answer: only the first request for a key, or one after a failure, waits. A
+ * served value is therefore at most its lifetime plus one recomputation old (both bounded by the
+ * source's query timeout). Bounded, oldest entry first out, because filters hold free text.
  */
 export class RefreshingCache<T> {
   readonly #ttlMs: number;
@@ -49,8 +59,8 @@ export class RefreshingCache<T> {
     if (this.#ttlMs <= 0) return compute();
     const now = this.#now();
     const hit = this.#entries.get(key);
-    if (hit && now - hit.at < this.#ttlMs) return hit.total;
-    if (hit?.value !== undefined) {
+    if (hit && (hit.lifetimeMs === undefined || now - hit.at < hit.lifetimeMs)) return hit.total;
+    if (hit) {
       hit.recount ??= this.#recount(key, hit, compute, now);
       return hit.total;
     }
@@ -64,6 +74,7 @@ export class RefreshingCache<T> {
     total.then(
       (value) => {
         entry.value = value;
+        entry.lifetimeMs = Math.max(this.#ttlMs, COST_FACTOR * (this.#now() - at));
       },
       () => {
         if (this.#entries.get(key) === entry) this.#entries.delete(key);

@@ -57,6 +57,43 @@ describe("TotalsCache", () => {
     expect(await t.cache.get("k", t.count(5))).toBe(4);
   });
 
+  it("keeps a total that took long to count ten times as long as counting took", async () => {
+    const t = setup(5_000);
+    const slowCount = (value: number, ms: number) => () => {
+      t.count(value)();
+      t.advance(ms);
+      return Promise.resolve(value);
+    };
+    expect(await t.cache.get("k", slowCount(1, 2_000))).toBe(1);
+    t.advance(17_999);
+    expect(await t.cache.get("k", t.count(2))).toBe(1);
+    expect(t.calls()).toBe(1);
+    t.advance(1);
+    expect(await t.cache.get("k", t.count(3))).toBe(1);
+    await new Promise((r) => setImmediate(r));
+    expect(t.calls()).toBe(2);
+    // The quick recount brings the lifetime back to ttlMs.
+    t.advance(4_999);
+    expect(await t.cache.get("k", t.count(4))).toBe(3);
+    t.advance(1);
+    await t.cache.get("k", t.count(5));
+    expect(t.calls()).toBe(3);
+  });
+
+  it("shares a count that runs past the lifetime instead of starting another", async () => {
+    const t = setup(5_000);
+    let finish = (_: number) => {};
+    const first = t.cache.get("k", () => {
+      t.count(0)();
+      return new Promise<number>((resolve) => (finish = resolve));
+    });
+    t.advance(6_000);
+    const second = t.cache.get("k", t.count(2));
+    finish(1);
+    expect(await Promise.all([first, second])).toEqual([1, 1]);
+    expect(t.calls()).toBe(1);
+  });
+
   it("counts on every call when its lifetime is 0", async () => {
     const t = setup(0);
     await t.cache.get("k", t.count(1));

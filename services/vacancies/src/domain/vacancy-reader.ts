@@ -13,7 +13,7 @@ export interface VacancyReader {
   zone: string;
   /** The zone's calendar date now (YYYY-MM-DD), from the injected clock. */
   today: () => string;
-  /** List totals reused for a few seconds (VACANCY_TOTALS_CACHE_MS); see list-vacancies.ts. */
+  /** List totals, reused for VACANCY_TOTALS_CACHE_MS at least; see list-vacancies.ts. */
   totals: TotalsCache;
 }
 
