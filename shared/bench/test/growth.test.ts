@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { loadRows } from "../src/growth-load.ts";
+import { serviceMemoryRows } from "../src/growth-service.ts";
 import { queryCostRows, type QueryCost } from "../src/growth-queries.ts";
 import { deepPageOf, failed, growthSizes, timeOrFail, type Timing } from "../src/index.ts";
 
@@ -60,5 +61,37 @@ describe("the growth benchmarks' shared parts", () => {
   it("names the sizes a run asks for, in size order, and refuses an unknown one", () => {
     expect(growthSizes("1m,10k").map((s) => s.name)).toEqual(["10k", "1m"]);
     expect(() => growthSizes("10k,2m")).toThrow(/2m/);
+  });
+
+  it("flags a size whose sweep leaves less margin below the pod limit than the size before", () => {
+    const [, hundredK, million] = growthSizes(undefined);
+    const service = {
+      component: "vacancies",
+      entry: "",
+      scope: "",
+      subject: "1,000,000 vacancies",
+    };
+    const memory = (sweepPeakMb: number) => ({
+      sweepPeakMb,
+      sweepMs: 30_000,
+      idleMb: 104,
+      load: [],
+    });
+    const margin = (peak: number, measured?: { size: typeof hundredK; sweepPeakMb: number }) =>
+      serviceMemoryRows(
+        million!,
+        service,
+        memory(peak),
+        { ids: () => 0, idLength: 36, measured },
+        () => {},
+      ).find((r) => r.metric.startsWith("margin below the pod limit"));
+    const limit = 384;
+    expect(margin(255, { size: hundredK!, sweepPeakMb: 175 })).toMatchObject({
+      value: limit - 255,
+      baseline: limit - 175,
+      met: false,
+    });
+    expect(margin(180, { size: hundredK!, sweepPeakMb: 175 })).toMatchObject({ met: true });
+    expect(margin(255)).toBeUndefined();
   });
 });
