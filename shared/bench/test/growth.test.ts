@@ -2,7 +2,15 @@ import { describe, expect, it } from "vitest";
 import { loadRows } from "../src/growth-load.ts";
 import { serviceMemoryRows } from "../src/growth-service.ts";
 import { queryCostRows, type QueryCost } from "../src/growth-queries.ts";
-import { deepPageOf, failed, growthSizes, timeOrFail, type Timing } from "../src/index.ts";
+import {
+  deepPageOf,
+  failed,
+  GROWTH_SIZES,
+  growthSizes,
+  timeOrFail,
+  type GrowthSize,
+  type Timing,
+} from "../src/index.ts";
 
 const timing = (median: number, p99 = median): Timing => ({ runs: 5, median, p99, min: median });
 
@@ -64,7 +72,7 @@ describe("the growth benchmarks' shared parts", () => {
   });
 
   it("flags a size whose sweep leaves less margin below the pod limit than the size before", () => {
-    const [, hundredK, million] = growthSizes(undefined);
+    const [, hundredK, million] = GROWTH_SIZES as [GrowthSize, GrowthSize, GrowthSize];
     const service = {
       component: "vacancies",
       entry: "",
@@ -77,21 +85,25 @@ describe("the growth benchmarks' shared parts", () => {
       idleMb: 104,
       load: [],
     });
-    const margin = (peak: number, measured?: { size: typeof hundredK; sweepPeakMb: number }) =>
+    const margin = (peak: number, before?: number) =>
       serviceMemoryRows(
-        million!,
+        million,
         service,
         memory(peak),
-        { ids: () => 0, idLength: 36, measured },
+        {
+          ids: () => 0,
+          idLength: 36,
+          ...(before === undefined ? {} : { measured: { size: hundredK, sweepPeakMb: before } }),
+        },
         () => {},
       ).find((r) => r.metric.startsWith("margin below the pod limit"));
     const limit = 384;
-    expect(margin(255, { size: hundredK!, sweepPeakMb: 175 })).toMatchObject({
+    expect(margin(255, 175)).toMatchObject({
       value: limit - 255,
       baseline: limit - 175,
       met: false,
     });
-    expect(margin(180, { size: hundredK!, sweepPeakMb: 175 })).toMatchObject({ met: true });
+    expect(margin(180, 175)).toMatchObject({ met: true });
     expect(margin(255)).toBeUndefined();
   });
 });
