@@ -7,6 +7,7 @@ import {
   failed,
   GROWTH_SIZES,
   growthSizes,
+  shortfall,
   timeOrFail,
   type GrowthSize,
   type Timing,
@@ -103,6 +104,7 @@ describe("the growth benchmarks' shared parts", () => {
       baseline: limit - 175,
       met: false,
     });
+    expect(shortfall(margin(255, 175)!)).toBe("by 70 MB");
     expect(margin(180, 175)).toMatchObject({ met: true });
     expect(margin(255)).toBeUndefined();
   });
