@@ -21,9 +21,7 @@ interface Entry<T> {
   /** When the computation behind this entry started. */
   at: number;
   total: Promise<T>;
-  /** The value once it arrived. */
-  value?: T;
-  /** How long the value is kept from `at` (ms), once it arrived. */
+  /** How long the value is kept from `at` (ms); set once it arrived. */
   lifetimeMs?: number;
   /** The recount running for an entry past its lifetime. */
   recount?: Promise<T>;
@@ -59,6 +57,7 @@ export class RefreshingCache<T> {
     if (this.#ttlMs <= 0) return compute();
     const now = this.#now();
     const hit = this.#entries.get(key);
+    // Still being computed, or within its lifetime: share it.
     if (hit && (hit.lifetimeMs === undefined || now - hit.at < hit.lifetimeMs)) return hit.total;
     if (hit) {
       hit.recount ??= this.#recount(key, hit, compute, now);
@@ -72,8 +71,7 @@ export class RefreshingCache<T> {
     this.#entries.delete(key);
     this.#entries.set(key, entry);
     total.then(
-      (value) => {
-        entry.value = value;
+      () => {
         entry.lifetimeMs = Math.max(this.#ttlMs, COST_FACTOR * (this.#now() - at));
       },
       () => {

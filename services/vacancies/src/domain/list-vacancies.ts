@@ -49,7 +49,8 @@ function filterOf(query: ListQuery, zone: string): VacancyFilter {
  * The page is always read fresh. Its total is exact when the page is not full (it ends the list);
  * otherwise it is the COUNT for the same filters and day, reused for VACANCY_TOTALS_CACHE_MS or
  * ten times as long as it took (so it may lag a change by that long; @svc/paging RefreshingCache),
- * and never fewer than the rows up to this page's end. A count the cache does not hold runs beside the page query, not after it.
+ * and never fewer than the rows up to this page's end. A count the cache does not hold runs
+ * beside the page query, not after it.
  */
 export async function listVacancies(reader: VacancyReader, query: ListQuery): Promise<ListResult> {
   const window = { offset: (query.page - 1) * query.per_page, limit: query.per_page };
