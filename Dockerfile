@@ -43,6 +43,7 @@ RUN --mount=type=cache,target=/root/.npm \
 COPY shared/ ./shared/
 COPY services/ ./services/
 COPY tools/ ./tools/
+COPY packages/portal/ ./packages/portal/
 RUN node tools/build.ts
 # The idle heap release's malloc_trim addon (shared/runtime/native), compiled against this image's
 # Node headers; the compiler stays in this stage.
@@ -63,15 +64,18 @@ RUN rm -rf /usr/local/lib/node_modules/npm /usr/local/lib/node_modules/corepack 
 COPY --from=prod-deps /app/ ./
 # Owned by root and not writable by the process user: the bundles, and the files they read where
 # the sources sit (@svc/manifest RUNTIME_FILES; a test compares): the version, each service's
-# migrations, the OpenAPI document, the route table the local gateway reads.
+# migrations, the OpenAPI document, the route table the local gateway reads, the portal's page.
 COPY package.json ./package.json
 COPY --from=build /src/dist/ ./dist/
+# The subscriber portal's page (Vite's output; the webhooks API serves it at /portal/).
+COPY --from=build /src/packages/portal/dist/ ./packages/portal/dist/
 COPY services/auth/drizzle/ ./services/auth/drizzle/
 COPY services/practices/drizzle/ ./services/practices/drizzle/
 COPY services/vacancies/drizzle/ ./services/vacancies/drizzle/
 COPY services/identity/drizzle/ ./services/identity/drizzle/
 COPY services/webhooks/drizzle/ ./services/webhooks/drizzle/
 COPY shared/openapi/openapi.json ./shared/openapi/openapi.json
+COPY shared/openapi/openapi.sandbox.json ./shared/openapi/openapi.sandbox.json
 COPY charts/integration-service/routes.json ./charts/integration-service/routes.json
 COPY --from=build /src/shared/runtime/build/Release/malloc_trim.node ./shared/runtime/build/Release/malloc_trim.node
 # Numeric, so Kubernetes can verify runAsNonRoot; uid 1000 is the image's "node" user.

@@ -9,7 +9,7 @@ export default tseslint.config(
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
-    files: ["**/*.ts"],
+    files: ["**/*.ts", "**/*.tsx"],
     rules: {
       "@typescript-eslint/no-unused-vars": [
         "error",
@@ -33,6 +33,11 @@ export default tseslint.config(
     // tests and benchmarks that start processes with a given environment.
     files: ["**/config.ts", "tools/**/*.ts", "test/**/*.ts", "**/test/**/*.ts", "**/bench/**/*.ts"],
     rules: { "no-restricted-properties": "off" },
+  },
+  {
+    // The examples are programs a customer runs with Node, outside the workspaces.
+    files: ["examples/**/*.mjs"],
+    languageOptions: { globals: { process: "readonly", console: "readonly" } },
   },
   {
     // Programs that talk to a person on a terminal, and tests.

@@ -1,18 +1,20 @@
 /**
  * `npm run openapi`: composes every service's operation descriptors into the OpenAPI 3.1 document
- * and writes shared/openapi/openapi.json (checked in; the auth service serves it at /openapi.json).
- * `--check` writes nothing and exits 1 when the checked-in file differs from the code.
+ * of each environment and writes shared/openapi/openapi.json (production, the complete one) and
+ * openapi.sandbox.json (checked in; the auth service serves its environment's at /openapi.json).
+ * `--check` writes nothing and exits 1 when a checked-in file differs from the code.
  */
 import { readFileSync, writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { join, relative, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { SCOPES } from "@svc/auth";
+import { scopesFor } from "@svc/auth";
 import { installationVersion } from "@svc/config";
 import { REPO_ROOT, SERVICES } from "@svc/manifest";
 import {
   buildOpenApiDocument,
-  OPENAPI_JSON_PATH,
+  OPENAPI_JSON_PATHS,
   PLATFORM_OPERATIONS,
+  type Environment,
   serializeDocument,
   type OpenApiDocument,
   type OperationSpec,
@@ -41,25 +43,41 @@ export async function allOperations(): Promise<Record<string, ReadonlyArray<Oper
   };
 }
 
-const DESCRIPTION = [
-  "The integration boundary in front of a recruitment and practice-management system (the *primary* system): a canonical read API over its data, application intake, a CRM mirror and signed webhooks.",
-  "",
-  "Every `/v1` endpoint except health and version needs a bearer token from `POST /oauth/token` (OAuth 2.0 client credentials) with the scope the operation names; answers use the envelope `{ success, data, meta }`, errors `{ success: false, error: { code, message, details? }, meta }`. Unknown or repeated query parameters are 422 VALIDATION_ERROR on every endpoint that needs a token.",
-  "",
-  "Production and the sandbox have the same contract, except what is marked `x-environments: [production]`: the CRM mirror, the submission endpoint, the `crm-mirror:write` scope and the `application.submitted` event exist in production only.",
-].join("\n");
+const ENVIRONMENTS: ReadonlyArray<Environment> = ["production", "sandbox"];
 
-export async function generateOpenApiDocument(): Promise<OpenApiDocument> {
+const ENVIRONMENT_NOTE: Record<Environment, string> = {
+  production:
+    "This is production's document. What is marked `x-environments: [production]` exists in production only: the sandbox's document (its `/openapi.json`) leaves those operations out, with their scopes and event types.",
+  sandbox:
+    "This is the sandbox's document: the sandbox has exactly these operations, scopes and event types.",
+};
+
+function description(environment: Environment): string {
+  return [
+    "The integration boundary in front of a recruitment and practice-management system (the *primary* system): a canonical read API over its data, application intake and signed webhooks.",
+    "",
+    "Every `/v1` endpoint except health and version needs a bearer token from `POST /oauth/token` (OAuth 2.0 client credentials) with the scope the operation names; answers use the envelope `{ success, data, meta }`, errors `{ success: false, error: { code, message, details? }, meta }`. Unknown or repeated query parameters are 422 VALIDATION_ERROR on every endpoint that needs a token. A method a path does not take is answered as its path item's `x-other-methods` says (405 with `Allow`).",
+    "",
+    ENVIRONMENT_NOTE[environment],
+  ].join("\n");
+}
+
+export async function generateOpenApiDocument(
+  environment: Environment = "production",
+): Promise<OpenApiDocument> {
   const parts = await serviceParts();
   const descriptions = Object.assign({}, ...parts.map((part) => part.scopes ?? {})) as Record<
     string,
     string
   >;
-  const scopes = Object.fromEntries(SCOPES.map((scope) => [scope, descriptions[scope] ?? ""]));
+  const scopes = Object.fromEntries(
+    scopesFor(environment).map((scope) => [scope, descriptions[scope] ?? ""]),
+  );
   return buildOpenApiDocument({
+    environment,
     version: installationVersion,
     title: "Integration service API",
-    description: DESCRIPTION,
+    description: description(environment),
     tags: parts.flatMap((part) => part.tags),
     scopes,
     operations: [...PLATFORM_OPERATIONS, ...parts.flatMap((part) => part.operations)],
@@ -67,17 +85,20 @@ export async function generateOpenApiDocument(): Promise<OpenApiDocument> {
 }
 
 async function main(args: string[]): Promise<void> {
-  const generated = serializeDocument(await generateOpenApiDocument());
-  if (args.includes("--check")) {
-    if (readFileSync(OPENAPI_JSON_PATH, "utf8") !== generated) {
-      console.error(`${OPENAPI_JSON_PATH} differs from the code; run npm run openapi`);
-      process.exit(1);
-    }
-    console.log("openapi.json is up to date");
-    return;
+  let stale = false;
+  for (const environment of ENVIRONMENTS) {
+    const file = OPENAPI_JSON_PATHS[environment];
+    const name = relative(REPO_ROOT, file);
+    const generated = serializeDocument(await generateOpenApiDocument(environment));
+    if (!args.includes("--check")) {
+      writeFileSync(file, generated);
+      console.log(`wrote ${name} (${generated.length} bytes)`);
+    } else if (readFileSync(file, "utf8") !== generated) {
+      console.error(`${name} differs from the code; run npm run openapi`);
+      stale = true;
+    } else console.log(`${name} is up to date`);
   }
-  writeFileSync(OPENAPI_JSON_PATH, generated);
-  console.log(`wrote ${OPENAPI_JSON_PATH} (${generated.length} bytes)`);
+  if (stale) process.exit(1);
 }
 
 if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url))

@@ -1,4 +1,4 @@
-import { ensureSandbox } from "@svc/legacy";
+import { ensureSandbox } from "@svc/sandbox";
 import type { LocalStackConfig } from "./config.ts";
 
 /**

@@ -8,6 +8,7 @@ import { stackWithOffset, upstreamsOf } from "./stack.ts";
 import { dependencies, ensurePgDatabase, preflight } from "./preflight.ts";
 import { Supervisor } from "./supervisor.ts";
 import { build } from "@svc/build";
+import { buildPortal } from "@integration-service/portal/build";
 import { localStackConfig } from "./config.ts";
 import { prepareSandbox, prepareDemoClient } from "./sandbox.ts";
 
@@ -33,6 +34,8 @@ if (problems.length > 0) {
 }
 await ensurePgDatabase(config.pgUrl);
 if (!values.watch) await build();
+// The subscriber portal's page (the webhooks service serves packages/portal/dist at /portal/).
+await buildPortal();
 await prepareSandbox(config);
 
 let shuttingDown = false;

@@ -4,6 +4,7 @@ import { fileURLToPath } from "node:url";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
 import { LAYERS, TOOLING_PACKAGES } from "./dependency-rules.ts";
+import { folderViolations, importsIn, type SourceFile } from "./service-folders.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
@@ -44,10 +45,8 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
-/** Module specifiers a file imports, re-exports or loads dynamically (not text inside strings). */
 function importsOf(file: string): string[] {
-  const info = ts.preProcessFile(readFileSync(join(ROOT, file), "utf8"), true, true);
-  return info.importedFiles.map((f) => f.fileName);
+  return importsIn(readFileSync(join(ROOT, file), "utf8"));
 }
 
 /** Test, benchmark and test-support files: they may use devDependencies and tooling packages. */
@@ -137,5 +136,64 @@ describe("the dependency graph of the workspaces", () => {
     } finally {
       ts.sys.deleteFile?.(probe);
     }
+  });
+});
+
+describe("the folders inside every service", () => {
+  const services = workspaces().filter((ws) => ws.name.startsWith("@services/"));
+
+  it.each(services.map((ws) => [ws.dir, ws] as const))(
+    "%s/src imports only what its folder may",
+    (_dir, ws) => {
+      const files: SourceFile[] = sourceFiles(join(ws.dir, "src")).map((path) => ({
+        path: path.split(sep).join("/"),
+        text: readFileSync(join(ROOT, path), "utf8"),
+      }));
+      expect(files.length).toBeGreaterThan(0);
+      expect(folderViolations(ws.dir, files)).toEqual([]);
+    },
+  );
+
+  it("names the file, the import and the rule for each broken folder rule", () => {
+    const src = "services/demo/src";
+    const file = (path: string, ...lines: string[]) => ({
+      path: `${src}/${path}`,
+      text: lines.join("\n"),
+    });
+    const files: SourceFile[] = [
+      file(
+        "domain/rule.ts",
+        'import { guard } from "../outbound/url-guard.ts";',
+        'import type { DateOrInstant } from "@svc/http";',
+        'import type { Msg } from "@nats-io/transport-node";',
+        'import { errors } from "@svc/errors";',
+        'import { model } from "./model.ts";',
+        'const store = await import("../store/pg-store.ts");',
+      ),
+      file("store/pg-store.ts", 'export { feed } from "../source/feed.ts";', 'import "pg";'),
+      file("http/router.ts", 'import "../domain/rule.ts";', 'import "../messaging/queue.ts";'),
+      file("workers/relay.ts", 'import { config } from "../config.ts";'),
+      file(
+        "workers/relay/start-relay.ts",
+        'import "../../store/pg-store.ts";',
+        'import "../../config.ts";',
+      ),
+      file("main.ts", 'import "./store/pg-store.ts";', 'import "./outbound/client.ts";'),
+      file("cli/tool.ts", 'import "../store/pg-store.ts";'),
+      file("domain/rule.test.ts", 'import "../store/pg-store.ts";'),
+      file("outbound/client.ts", 'import "../../test/support/receiver.ts";'),
+      file("helpers/clock.ts", 'import "../domain/rule.ts";'),
+    ];
+    expect(folderViolations("services/demo", files)).toEqual([
+      `${src}/domain/rule.ts imports ../outbound/url-guard.ts: domain may not import outbound (domain owns its ports; adapters implement them)`,
+      `${src}/domain/rule.ts imports @svc/http: domain may not import @svc/http (the domain stays free of transport and storage; adapters bring them)`,
+      `${src}/domain/rule.ts imports @nats-io/transport-node: domain may not import @nats-io/transport-node (the domain stays free of transport and storage; adapters bring them)`,
+      `${src}/domain/rule.ts imports ../store/pg-store.ts: domain may not import store (domain owns its ports; adapters implement them)`,
+      `${src}/store/pg-store.ts imports ../source/feed.ts: store may not import source (an adapter implements domain ports, not another adapter)`,
+      `${src}/http/router.ts imports ../messaging/queue.ts: http may not import messaging (http calls the domain; the domain reaches adapters through its ports)`,
+      `${src}/workers/relay.ts imports ../config.ts: workers may not import config.ts (a composition root: configuration and dependencies reach workers as parameters)`,
+      `${src}/outbound/client.ts imports ../../test/support/receiver.ts: outbound may not import outside src/ (tests and benchmarks import src/, not the reverse)`,
+      `${src}/helpers/clock.ts: src/helpers/ is no folder of SERVICE_FOLDERS in dependency-rules.ts`,
+    ]);
   });
 });

@@ -11,7 +11,8 @@ import {
   exporterLabels,
   metricLabels,
 } from "../observability/support/metric-labels.ts";
-import { byKind, render, repoRoot, valueSets, type K8sObject } from "./support/helm.ts";
+import { parse } from "yaml";
+import { byKind, chartDir, render, repoRoot, valueSets, type K8sObject } from "./support/helm.ts";
 
 interface Rule {
   alert: string;
@@ -90,11 +91,15 @@ function metricsOf(expr: string): string[] {
  */
 const targetLabels = ["job", "instance", "namespace", "service", "pod", "container", "endpoint"];
 
+/** Series Prometheus itself writes for every target: `up`, with the target's labels. */
+const prometheusSeries = new Set(["up"]);
+
 /**
  * The labels a series carries: the code's, the exporter's, the target's and a histogram bucket's
  * `le`.
  */
 function labelsOf(series: string): string[] {
+  if (prometheusSeries.has(series)) return targetLabels;
   const entry = catalogueEntry(series);
   if (!entry) return [];
   return [
@@ -142,7 +147,7 @@ function labelProblems(expr: string): string[] {
       const node = ref.node;
       if (node.name === "VectorSelector") {
         const metric = text(expr, node.getChild("Identifier")!);
-        if (!catalogueEntry(metric))
+        if (!catalogueEntry(metric) && !prometheusSeries.has(metric))
           problems.push(`${metric} is not in the metric label catalogue`);
         for (const matcher of node.getChild("LabelMatchers")?.getChildren("UnquotedLabelMatcher") ??
           []) {
@@ -199,15 +204,25 @@ describe("alerting rules", () => {
     expect(byKind(await render(valueSets.default), "PrometheusRule")).toEqual([]);
   });
 
-  it("parse as PromQL and use only metrics the services export, scoped to the release's namespace", async () => {
+  it("parse as PromQL and use only metrics the services export (or up), scoped to the release's pods", async () => {
     const rules = rulesOf(await render(valueSets.production));
     expect(rules.length).toBeGreaterThanOrEqual(10);
     for (const rule of rules) {
       const used = metricsOf(rule.expr);
       expect(used.length, rule.alert).toBeGreaterThan(0);
-      for (const metric of used) expect(series, `${rule.alert}: ${metric}`).toContain(metric);
+      for (const metric of used)
+        expect(prometheusSeries.has(metric) || series.has(metric), `${rule.alert}: ${metric}`).toBe(
+          true,
+        );
       expect(rule.expr, rule.alert).not.toMatch(/\{(?![^}]*namespace="integration")[^}]*\}/);
+      expect(rule.expr, rule.alert).not.toMatch(/\{(?![^}]*pod=~"isvc-\()[^}]*\}/);
     }
+  });
+
+  it("keep the namespace in every aggregation, for routing", async () => {
+    for (const rule of rulesOf(await render(valueSets.production)))
+      for (const [, labels] of rule.expr.matchAll(/\b(?:sum|max|min|avg|count) by \(([^)]*)\)/g))
+        expect(labels!.split(/,\s*/), rule.alert).toContain("namespace");
   });
 
   it("match and group by labels the code sets on each metric, with values from its closed sets", async () => {
@@ -233,10 +248,16 @@ describe("alerting rules", () => {
     expect(using("leader_election_master_status")).not.toEqual([]);
   });
 
-  it("carry a severity, a summary and a runbook section of the platform guide that exists", async () => {
+  it("carry a severity, a summary and a runbook_url to a section of the platform guide that exists", async () => {
+    const { appVersion } = parse(readFileSync(join(chartDir, "Chart.yaml"), "utf8")) as {
+      appVersion: string;
+    };
     for (const [values, prefix] of [
       [valueSets.production, "https://docs.integration.example.com/platform#"],
-      [["--set", "metrics.prometheusRule.enabled=true"], "docs/platform.md#"],
+      [
+        ["--set", "metrics.prometheusRule.enabled=true"],
+        `https://docs.integration.example.com/${appVersion}/platform#`,
+      ],
     ] as const) {
       const objects =
         values === valueSets.production
@@ -245,7 +266,7 @@ describe("alerting rules", () => {
       for (const rule of rulesOf(objects)) {
         expect(["critical", "warning", "info"], rule.alert).toContain(rule.labels?.severity);
         expect(rule.annotations?.summary, rule.alert).toBeTruthy();
-        const link = rule.annotations?.runbook_url ?? rule.annotations?.runbook ?? "";
+        const link = rule.annotations?.runbook_url ?? "";
         expect(link.startsWith(prefix), `${rule.alert}: ${link}`).toBe(true);
         expect(runbookAnchors, `${rule.alert}: ${link}`).toContain(link.slice(prefix.length));
       }

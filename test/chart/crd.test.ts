@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { chartDir, parseObjects, repoRoot, type K8sObject } from "./support/helm.ts";
 import { validateAgainst, type SchemaNode } from "./support/openapi-schema.ts";
+import { READY, READY_REASONS } from "../../services/webhooks/src/workers/operator/status.ts";
 
 interface Crd extends K8sObject {
   spec: {
@@ -138,5 +139,27 @@ describe("WebhookSubscription CRD", () => {
       ],
     };
     expect(problems(cr).join("\n")).toMatch(/conditions\/0\/status/);
+  });
+});
+
+describe("the conditions the CRD and the platform guide promise", () => {
+  const conditions = crd.spec.versions[0]!.schema.openAPIV3Schema.properties!.status!.properties!
+    .conditions as SchemaNode & { description: string };
+
+  it("are exactly the condition and reasons the operator writes (CRD description)", () => {
+    // Every capitalised word of the description: the condition type, its statuses, the reasons.
+    const named = new Set(conditions.description.match(/\b[A-Z][A-Za-z]+\b/g));
+    expect([...named].sort()).toEqual([READY, "One", "True", "False", ...READY_REASONS].sort());
+  });
+
+  it("are exactly the reasons the operator writes (docs/platform.md table)", () => {
+    const guide = readFileSync(join(repoRoot, "docs/platform.md"), "utf8");
+    const rows = [...guide.matchAll(/^\| `(True|False)` \| `([A-Za-z]+)` \|/gm)].map(
+      ([, status, reason]) => `${status} ${reason}`,
+    );
+    expect(rows.sort()).toEqual(
+      READY_REASONS.map((r) => `${r === "Reconciled" ? "True" : "False"} ${r}`).sort(),
+    );
+    expect(guide).toContain(`the \`${READY}\` condition says`);
   });
 });

@@ -44,6 +44,7 @@ const extra: Record<string, string[]> = {
     "WEBHOOK_SECRET_KEY",
     "OPERATOR_ENABLED",
     "LEADER_ELECTION",
+    "LEADER_ELECTION_NAME",
     "POD_NAME",
     "POD_NAMESPACE",
   ],

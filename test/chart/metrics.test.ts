@@ -40,17 +40,24 @@ function internalPortOf(deployment: K8sObject): number {
 
 describe("scrape annotations", () => {
   for (const [name, files] of Object.entries(valueSets)) {
-    it(`${name}: every service pod is annotated to be scraped at /metrics on the port INTERNAL_PORT names`, async () => {
-      const deployments = deploymentsOf(await render(files));
+    it(`${name}: every service pod is annotated to be scraped at /metrics on the port INTERNAL_PORT names, unless a ServiceMonitor scrapes it`, async () => {
+      const objects = await render(files);
+      const monitored = byKind(objects, "ServiceMonitor").length > 0;
+      const deployments = deploymentsOf(objects);
       expect(deployments.length).toBeGreaterThanOrEqual(6);
       for (const d of deployments) {
         const annotations =
           (d.spec as { template: PodTemplate }).template.metadata?.annotations ?? {};
-        expect(annotations, d.metadata.name).toMatchObject({
-          "prometheus.io/scrape": "true",
-          "prometheus.io/path": "/metrics",
-          "prometheus.io/port": String(internalPortOf(d)),
-        });
+        if (monitored)
+          expect(Object.keys(annotations).filter((k) => k.startsWith("prometheus.io/"))).toEqual(
+            [],
+          );
+        else
+          expect(annotations, d.metadata.name).toMatchObject({
+            "prometheus.io/scrape": "true",
+            "prometheus.io/path": "/metrics",
+            "prometheus.io/port": String(internalPortOf(d)),
+          });
       }
     });
   }

@@ -318,9 +318,9 @@ describe("the Jobs' network policies", () => {
     });
   }
 
-  it("covers the migrations Job and the sandbox's seeding Job as hooks", async () => {
+  it("covers the migrations Job and the sandbox's seeding Job as hooks, and the helm test pod", async () => {
     const objects = await render(valueSets.sandbox);
     const hooks = byKind(objects, "NetworkPolicy").filter((p) => hookEvents(p).length > 0);
-    expect(hooks.map(component).sort()).toEqual(["migrations", "sandbox-seed"]);
+    expect(hooks.map(component).sort()).toEqual(["migrations", "sandbox-seed", "test"]);
   });
 });

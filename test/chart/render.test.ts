@@ -1,5 +1,6 @@
 // helm lint --strict and helm template for every value set CI keeps, and what each set changes
 // against the default output.
+import { join } from "node:path";
 import { bundlePath, CHART_COMPONENTS, ENTRY_POINTS } from "@svc/manifest";
 import { describe, expect, it } from "vitest";
 import {
@@ -7,6 +8,7 @@ import {
   chartDir,
   helm,
   kubeVersion,
+  mergedValues,
   render,
   valueArgs,
   valueSets,
@@ -49,6 +51,35 @@ describe("helm install --dry-run=client", () => {
     expect(notes).toContain("isvc-dispatcher");
     expect(notes).toContain("chart Secret isvc-secrets");
   });
+
+  it("lists in the NOTES every Secret the production example names, and the uninstall order", async () => {
+    const result = await helm([
+      "install",
+      "isvc",
+      chartDir,
+      "--dry-run=client",
+      "--namespace",
+      "integration",
+      "-f",
+      join(chartDir, "values-production.yaml"),
+    ]);
+    const notes = result.stdout.slice(result.stdout.indexOf("NOTES:"));
+    const values = mergedValues([join(chartDir, "values-production.yaml")]);
+    const named = JSON.stringify(values).match(/"(?:existingSecret|secretName)":"[^"]+"/g) ?? [];
+    expect(named.length).toBeGreaterThanOrEqual(8);
+    for (const pair of named)
+      expect(notes).toContain(`Secret ${pair.split('":"')[1]!.slice(0, -1)}`);
+    expect(notes).toContain("integration-webhook-secrets must exist");
+    const order = [
+      "kubectl -n integration delete webhooksubscriptions --all --wait",
+      "helm uninstall isvc -n integration",
+      "kubectl delete crd webhooksubscriptions.integration.svc.io",
+    ].map((line) => notes.indexOf(line));
+    expect(
+      order.every((at, i) => at > (order[i - 1] ?? 0)),
+      String(order),
+    ).toBe(true);
+  });
 });
 
 describe("helm template", () => {
@@ -65,7 +96,7 @@ describe("helm template", () => {
       byKind(objects, "NetworkPolicy")
         .map((o) => o.metadata.name)
         .sort(),
-    ).toEqual([...componentNames, "migrations"].map((c) => `isvc-${c}`).sort());
+    ).toEqual([...componentNames, "migrations", "test-health"].map((c) => `isvc-${c}`).sort());
     expect(byKind(objects, "HorizontalPodAutoscaler")).toEqual([]);
     expect(byKind(objects, "Job").map((o) => o.metadata.name)).toEqual(["isvc-migrations"]);
     expect(byKind(objects, "CustomResourceDefinition").map((o) => o.metadata.name)).toEqual([
@@ -102,10 +133,10 @@ describe("helm template", () => {
       .template.spec;
     expect(spec.containers[0]?.command).toEqual([
       "node",
-      bundlePath("shared/legacy/src/cli/seed.ts"),
+      bundlePath("shared/sandbox/src/cli/seed.ts"),
       "--if-empty",
     ]);
-    expect(ENTRY_POINTS).toContain("shared/legacy/src/cli/seed.ts");
+    expect(ENTRY_POINTS).toContain("shared/sandbox/src/cli/seed.ts");
     const secrets = byKind(objects, "Secret")
       .map((s) => s.metadata.name)
       .sort();
@@ -138,7 +169,7 @@ describe("helm template", () => {
     expect(
       (jobs[0]?.spec as { template: { spec: { containers: { command: string[] }[] } } }).template
         .spec.containers[0]?.command,
-    ).toEqual(["node", "shared/legacy/src/cli/seed.ts", "--if-empty"]);
+    ).toEqual(["node", "shared/sandbox/src/cli/seed.ts", "--if-empty"]);
     for (const spec of deployments(objects).values()) {
       expect(spec.containers[0]?.env?.find((e) => e.name === "MIGRATE_ON_START")?.value).toBe(
         "true",

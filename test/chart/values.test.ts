@@ -37,6 +37,28 @@ const REFUSED: [string, string[], RegExp][] = [
     ["--set", "nats.tls.clientCertificate=true"],
     /\/nats\/tls/,
   ],
+  // The local stack's loopback receivers: never in a cluster, for any container.
+  [
+    "WEBHOOK_ALLOW_LOOPBACK in extraEnv",
+    ["--set-json", 'extraEnv=[{"name":"WEBHOOK_ALLOW_LOOPBACK","value":"true"}]'],
+    /\/extraEnv\/0\/name/,
+  ],
+  [
+    "WEBHOOK_ALLOW_LOOPBACK in the dispatcher's extraEnv",
+    [
+      "--set-json",
+      'components.dispatcher.extraEnv=[{"name":"LOG_LEVEL","value":"debug"},{"name":"WEBHOOK_ALLOW_LOOPBACK","value":"false"}]',
+    ],
+    /\/components\/dispatcher\/extraEnv\/1\/name/,
+  ],
+  [
+    "WEBHOOK_ALLOW_LOOPBACK in the webhooks API's extraEnv",
+    [
+      "--set-json",
+      'components.webhooks.extraEnv=[{"name":"WEBHOOK_ALLOW_LOOPBACK","value":"true"}]',
+    ],
+    /\/components\/webhooks\/extraEnv\/0\/name/,
+  ],
   ["image.tag latest", ["--set", "image.tag=latest"], /\/image\/tag/],
   ["image.tag Latest", ["--set", "image.tag=Latest"], /\/image\/tag/],
   ["an empty image.tag", ["--set-json", 'image.tag=""'], /\/image\/tag/],
@@ -132,8 +154,56 @@ const REFUSED: [string, string[], RegExp][] = [
     ["--set-json", 'extraEnv=[{"name":"A=B","value":"x"}]'],
     /\/extraEnv\/0\/name/,
   ],
-  ["a test image without a tag", ["--set", "tests.image=curlimages/curl"], /\/tests\/image/],
-  ["a test image tagged latest", ["--set", "tests.image=curlimages/curl:latest"], /\/tests\/image/],
+  [
+    "an envFrom source naming neither a ConfigMap nor a Secret",
+    ["--set-json", 'extraEnvFrom=[{"prefix":"A_"}]'],
+    /\/extraEnvFrom\/0/,
+  ],
+  [
+    "a sidecar without an image",
+    ["--set-json", 'components.auth.sidecars=[{"name":"proxy"}]'],
+    /\/components\/auth\/sidecars\/0/,
+  ],
+  [
+    "a volume mount without a path",
+    ["--set-json", 'extraVolumeMounts=[{"name":"cache"}]'],
+    /\/extraVolumeMounts\/0/,
+  ],
+  [
+    "a toleration operator Kubernetes does not have",
+    ["--set-json", 'components.dispatcher.tolerations=[{"key":"a","operator":"Equals"}]'],
+    /\/components\/dispatcher\/tolerations\/0\/operator/,
+  ],
+  [
+    "a topology spread constraint without its key",
+    ["--set-json", 'topologySpreadConstraints=[{"maxSkew":1,"whenUnsatisfiable":"DoNotSchedule"}]'],
+    /\/topologySpreadConstraints\/0/,
+  ],
+  [
+    "a misspelt affinity",
+    ["--set-json", 'components.practices.affinity={"nodeAfinity":{}}'],
+    /\/components\/practices\/affinity/,
+  ],
+  [
+    "a misspelt ServiceAccount key",
+    ["--set-json", 'components.auth.serviceAccount={"annotation":{}}'],
+    /\/components\/auth\/serviceAccount/,
+  ],
+  [
+    "a Service type Kubernetes does not have",
+    ["--set", "service.type=Internal"],
+    /\/service\/type/,
+  ],
+  [
+    "an extra Ingress host with a scheme",
+    ["--set-json", 'ingress.extraHosts=["https://a.example.com"]'],
+    /\/ingress\/extraHosts\/0/,
+  ],
+  [
+    "an image registry with a scheme",
+    ["--set", "global.imageRegistry=https://mirror.example.com"],
+    /\/global\/imageRegistry/,
+  ],
   [
     "an RFC 1918 range for the API server",
     ["--set-json", 'networkPolicy.kubeApiServer.cidrs=["10.0.0.0/8"]'],

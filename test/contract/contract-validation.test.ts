@@ -130,18 +130,52 @@ describe("contract validation of responses", () => {
     expect(await violationsOf("/elsewhere", { status: 500, body: "whatever" })).toBe("");
   });
 
-  it("checks a wrong method on a documented path against the error envelope (the OAuth body at /oauth/token)", async () => {
+  it("accepts what either environment's document allows: the sandbox's 404 on a production-only route", async () => {
+    const notFound = { success: false, error: { code: "NOT_FOUND", message: "x" }, meta };
+    expect(
+      await violationsOf(
+        "/v1/crm-mirror/accounts/acc-1",
+        { status: 404, headers: withId, body: notFound },
+        { method: "DELETE" },
+      ),
+    ).toBe("");
+    // Neither document allows a 404 on a route both have that never answers it.
+    expect(
+      await violationsOf("/v1/vacancies", { status: 404, headers: withId, body: notFound }),
+    ).toMatch(/status 404 is not documented for GET \/v1\/vacancies/);
+  });
+
+  it("checks a wrong method on a documented path against the path's x-other-methods (the OAuth body at /oauth/token)", async () => {
+    const notAllowed = {
+      success: false,
+      error: { code: "METHOD_NOT_ALLOWED", message: "x" },
+      meta,
+    };
+    expect(
+      await violationsOf(
+        "/v1/vacancies",
+        { status: 405, headers: { ...withId, allow: "GET, HEAD" }, body: notAllowed },
+        { method: "DELETE" },
+      ),
+    ).toBe("");
+    expect(
+      await violationsOf(
+        "/v1/vacancies",
+        { status: 405, headers: withId, body: notAllowed },
+        { method: "DELETE" },
+      ),
+    ).toMatch(/the required header Allow is missing/);
     expect(
       await violationsOf(
         "/v1/vacancies",
         {
           status: 405,
-          headers: withId,
-          body: { success: false, error: { code: "METHOD_NOT_ALLOWED", message: "x" }, meta },
+          headers: { ...withId, allow: "GET" },
+          body: { ...notAllowed, error: { code: "NOT_FOUND", message: "x" } },
         },
         { method: "DELETE" },
       ),
-    ).toBe("");
+    ).toMatch(/must be equal to one of the allowed values/);
     expect(
       await violationsOf(
         "/oauth/token",

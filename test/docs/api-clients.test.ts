@@ -10,7 +10,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { waitFor } from "@svc/testing";
 import { startPrivateStack, type PrivateStack } from "../support/private-stack.ts";
 import { guideSteps, unattachedResponses } from "./support/guide-steps.ts";
 import { blockLabel, fencedBlocks } from "./support/markdown.ts";
@@ -33,16 +32,6 @@ beforeAll(async () => {
   for (const tool of ["curl", "jq", "openssl"])
     execFileSync("bash", ["-c", `command -v ${tool}`], { stdio: "ignore" });
   stack = await startPrivateStack();
-  // Tokens are answered 503 until each service has loaded the revocation list (its readiness).
-  for (const p of stack.processes.filter((p) => p.internalPort !== null)) {
-    await waitFor(
-      `${p.name} to be ready`,
-      async () =>
-        (await fetch(`http://127.0.0.1:${p.internalPort}/readyz`).catch(() => undefined))
-          ?.status === 200,
-      60_000,
-    );
-  }
   // The reader's repository root: `npm start` keeps the demo client in .local/demo-client.json.
   workDir = await mkdtemp(join(tmpdir(), "docs-api-clients-"));
   await mkdir(join(workDir, ".local"));

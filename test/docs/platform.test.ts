@@ -11,17 +11,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { eventTypesFor } from "@svc/events";
 import { CHART_COMPONENTS, JOBS } from "@svc/manifest";
-import { loadConfig as authConfig } from "../../services/auth/src/config.ts";
 import { generateSigningJwk } from "../../services/auth/src/domain/keys/local-keys.ts";
 import { loadSigningKeys } from "../../services/auth/src/domain/keys/signing-keys.ts";
-import { loadConfig as identityConfig } from "../../services/identity/src/config.ts";
-import { loadConfig as practicesConfig } from "../../services/practices/src/config.ts";
-import { loadConfig as vacanciesConfig } from "../../services/vacancies/src/config.ts";
-import {
-  loadConfig as webhooksConfig,
-  loadDispatcherConfig,
-} from "../../services/webhooks/src/config.ts";
 import { migrateConfig } from "../../tools/config.ts";
+import { CONFIG_LOADERS } from "../chart/support/config-loaders.ts";
+import { peakConnections } from "../chart/support/connections.ts";
 import { validateAgainst, type SchemaNode } from "../chart/support/openapi-schema.ts";
 import { runGuide, type GuideRun } from "./support/offline-cluster.ts";
 import { replay, type ReleaseCheckOptions, type Replay } from "./support/release-check.ts";
@@ -29,8 +23,15 @@ import { replay, type ReleaseCheckOptions, type Replay } from "./support/release
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const GUIDE = join(ROOT, "docs/platform.md");
 
+/** The NATS credentials file and CA the reader has (section "Secrets"); their content is not read. */
+const natsFiles = mkdtempSync(join(tmpdir(), "docs-nats-files-"));
+writeFileSync(join(natsFiles, "user.creds"), "-----BEGIN NATS USER JWT-----\n");
+writeFileSync(join(natsFiles, "ca.crt"), "-----BEGIN CERTIFICATE-----\n");
+
 /** The variables the guide tells the reader to have in the shell (section "Secrets"). */
 const READER_ENV = {
+  NATS_CREDS_FILE: join(natsFiles, "user.creds"),
+  NATS_CA_FILE: join(natsFiles, "ca.crt"),
   POSTGRES_URL: "postgres://integration:s3cret@postgres.example.internal:5432/integration",
   LEGACY_MYSQL_URL: "mysql://integration_ro:s3cret@mysql.example.internal:3306/legacy",
   IDENTITY_PEPPER: randomBytes(48).toString("base64"),
@@ -39,14 +40,7 @@ const READER_ENV = {
 
 /** How each process reads its environment at start, by chart component and Job. */
 const CHECKS: ReleaseCheckOptions = {
-  services: {
-    auth: authConfig,
-    practices: practicesConfig,
-    vacancies: vacanciesConfig,
-    identity: identityConfig,
-    webhooks: webhooksConfig,
-    dispatcher: loadDispatcherConfig,
-  },
+  services: CONFIG_LOADERS,
   jobs: {
     migrations: (env) => migrateConfig(env),
     // Takes its target from its command line, not from the environment.
@@ -115,6 +109,7 @@ beforeAll(async () => {
 });
 
 afterAll(() => {
+  rmSync(natsFiles, { recursive: true, force: true });
   guide?.cleanup();
   before?.cleanup();
   if (scratch) rmSync(scratch, { recursive: true, force: true });
@@ -181,6 +176,20 @@ describe("docs/platform.md", () => {
       ].map((s) => s.object.metadata.name);
       expect(taken, `${block}: secretName`).not.toContain(spec.secretName);
     }
+  });
+});
+
+describe("the guide's connection figures", () => {
+  it("are the peak of the production example it installs, computed from the chart", async () => {
+    const text = readFileSync(GUIDE, "utf8");
+    const peak = await peakConnections([
+      join(ROOT, "charts/integration-service/values-production.yaml"),
+    ]);
+    expect(text).toContain(`**${peak.postgresql} PostgreSQL connections**`);
+    expect(text).toContain(`**${peak.mysql} MySQL connections**`);
+    expect(text).toContain(
+      "cp charts/integration-service/values-production.yaml values-production.yaml",
+    );
   });
 });
 

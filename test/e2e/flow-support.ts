@@ -7,7 +7,8 @@ import { spawn } from "node:child_process";
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { once } from "node:events";
 import { fileURLToPath } from "node:url";
-import { COLUMNS, MARKER_TABLE, TABLES } from "@svc/legacy";
+import { TABLES } from "@svc/legacy";
+import { COLUMNS, MARKER_TABLE } from "@svc/sandbox";
 import type { ReceivedRequest } from "@svc/testing";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));

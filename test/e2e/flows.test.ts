@@ -142,7 +142,7 @@ beforeAll(async () => {
   stack = await startPrivateStack({
     env: {
       // The dispatcher may deliver to this loopback receiver, whose certificate our test CA signed.
-      WEBHOOK_ALLOW_LOOPBACK_FOR_TESTS: "true",
+      WEBHOOK_ALLOW_LOOPBACK: "true",
       WEBHOOK_EXTRA_CA_FILE: ca.caFile,
       WEBHOOK_RETRY_SCHEDULE_MS: "250,500,1000,2000,4000",
       DETECTOR_INCREMENTAL_MS: "500",
@@ -388,7 +388,47 @@ describe("end-to-end flows through the gateway", () => {
     ]);
   });
 
-  it("5. refuses a revoked client's token at every service within the documented bound, and issues it no new one", async () => {
+  it("5. opens a portal link through the gateway and shows the client's subscription and its deliveries behind the session cookie", async () => {
+    const made = await api("POST", "/v1/webhooks/portal-sessions", {
+      body: { read_only: true },
+    });
+    expect(made.status, made.text).toBe(201);
+    const link = new URL(made.body.data.url as string);
+    const opened = await fetch(`${stack.baseUrl}${link.pathname}${link.search}`, {
+      redirect: "manual",
+    });
+    expect(opened.status).toBe(303);
+    expect(opened.headers.get("location")).toBe("/portal/");
+    expect(opened.headers.get("referrer-policy")).toBe("no-referrer");
+    const portalCookie = /^portal_session=([^;]+)/.exec(
+      opened.headers.get("set-cookie") ?? "",
+    )![1]!;
+    const portal = (path: string) =>
+      fetchJson<Envelope>(`${stack.baseUrl}/portal/api${path}`, {
+        headers: { cookie: `portal_session=${portalCookie}` },
+      });
+
+    const session = await portal("/session");
+    expect(session.status).toBe(200);
+    expect(session.body.data).toMatchObject({ client_id: client.id, read_only: true });
+    const listed = await portal("/v1/webhooks");
+    expect(listed.body.data.map((s: { webhook_uuid: string }) => s.webhook_uuid)).toEqual([
+      webhook.uuid,
+    ]);
+    const deliveries = await portal(`/v1/webhooks/deliveries?status=succeeded`);
+    expect(deliveries.status).toBe(200);
+    expect(deliveries.body.data.length).toBeGreaterThan(0);
+    const page = await fetch(`${stack.baseUrl}/portal/`, { headers: { accept: "text/html" } });
+    expect(page.status).toBe(200);
+    expect(page.headers.get("content-security-policy")).toContain("default-src 'self'");
+
+    const reused = await fetch(`${stack.baseUrl}${link.pathname}${link.search}`, {
+      redirect: "manual",
+    });
+    expect(reused.status).toBe(410);
+  });
+
+  it("6. refuses a revoked client's token at every service within the documented bound, and issues it no new one", async () => {
     const guarded = [
       "/v1/practices?per_page=1",
       "/v1/vacancies?per_page=1",

@@ -25,7 +25,7 @@ import { silentLogger } from "@svc/testing";
 import { startPrivateStack, type PrivateStack } from "../support/private-stack.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
-const CLI = "services/webhooks/src/cli/webhooks.ts";
+const CLI = "tools/webhooks.ts";
 
 let stack: PrivateStack;
 let nc: NatsConnection;

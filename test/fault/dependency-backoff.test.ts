@@ -121,7 +121,7 @@ async function recordBacklog(): Promise<{ paths: string[]; messages: DeliveryMes
     const e = buildEvent({
       type: "vacancy.updated",
       entityId: `o${i}`,
-      publicBaseUrl: "https://api.example.test",
+      publicBaseUrl: "http://localhost:8080",
     });
     messages.push(
       ...(await store.fanOut(
@@ -173,10 +173,11 @@ describe("a PostgreSQL outage under a 1,000-delivery backlog", () => {
       DATABASE_URL: postgres.urlFor("integration"),
       NATS_SERVERS: testEnv.TEST_NATS_URL,
       NATS_NAMESPACE: namespace,
-      PUBLIC_BASE_URL: "https://api.example.test",
+      // On loopback, as the local stack: WEBHOOK_ALLOW_LOOPBACK is refused anywhere else.
+      PUBLIC_BASE_URL: "http://localhost:8080",
       INTERNAL_PORT: String(internalPort),
       WEBHOOK_SECRET_KEY: SECRET_KEY,
-      WEBHOOK_ALLOW_LOOPBACK_FOR_TESTS: "true",
+      WEBHOOK_ALLOW_LOOPBACK: "true",
       WEBHOOK_EXTRA_CA_FILE: ca.caFile,
     });
     const lines = collectLines(dispatcher);

@@ -19,7 +19,6 @@ export const ERROR_CODES: Readonly<Record<string, ReadonlyArray<number>>> = {
   CONFLICT: [409],
   PAYLOAD_TOO_LARGE: [413],
   UNSUPPORTED_MEDIA_TYPE: [415],
-  RATE_LIMITED: [429],
   REQUEST_HEADERS_TOO_LARGE: [431],
 };
 

@@ -7,7 +7,9 @@
  * Pass: no 5xx, no hang or dropped connection, every error in the contract's shape, no write
  * accepted, no process crashed or restarted, no unexpected error logged, no stored data changed.
  *
- *   HOSTILE_RUNS  generated requests per run (default 5000; HOSTILE_RUNS=50000 is the full size)
+ *   FAULT_SUITE   size (test/support/test-size.ts): 2,500 generated requests by default, 50,000
+ *                 with FAULT_SUITE=full
+ *   HOSTILE_RUNS  generated requests per run, whatever the size
  *   HOSTILE_SEED  fast-check seed (default fixed, so a run is reproducible; printed at the start)
  */
 import fc from "fast-check";
@@ -26,9 +28,10 @@ import {
 } from "./families.ts";
 import { oauthFamily, protocolFamily } from "./protocol.ts";
 import { describe as describeRequest, render, type HostileRequest } from "./requests.ts";
+import { bySize } from "../support/test-size.ts";
 import { startWorld, type World } from "./world.ts";
 
-const RUNS = Number(process.env.HOSTILE_RUNS ?? "5000");
+const RUNS = Number(process.env.HOSTILE_RUNS ?? bySize({ ci: 2_500, full: 50_000 }));
 const SEED = Number(process.env.HOSTILE_SEED ?? "20261122");
 if (!Number.isInteger(RUNS) || RUNS < 1)
   throw new Error("HOSTILE_RUNS must be a positive whole number");
@@ -107,7 +110,7 @@ describe("hostile input against every endpoint", () => {
   }, 90_000);
 
   FAMILIES.forEach(([name, share, family], index) => {
-    it(name, { timeout: 900_000 }, async () => {
+    it(name, { timeout: bySize({ ci: 240_000, full: 900_000 }) }, async () => {
       const numRuns = Math.max(1, Math.ceil(RUNS * share));
       await fc.assert(fc.asyncProperty(fc.limitShrink(family(world.generation), 300), check), {
         numRuns,

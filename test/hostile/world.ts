@@ -23,7 +23,11 @@ import { MysqlPracticeSource } from "../../services/practices/src/source/mysql-p
 import { createApp as createIdentityApp } from "../../services/identity/src/app.ts";
 import { loadConfig as loadIdentityConfig } from "../../services/identity/src/config.ts";
 import { NatsVacancyDirectory } from "../../services/identity/src/messaging/nats-vacancy-directory.ts";
-import { startPrivateStack, type PrivateStack } from "../support/private-stack.ts";
+import {
+  startPrivateStack,
+  type PrivateStack,
+  type PrivateStackOptions,
+} from "../support/private-stack.ts";
 import {
   snapshotDifferences,
   snapshotMysql,
@@ -237,8 +241,8 @@ async function startProduction(stack: PrivateStack): Promise<Production> {
   };
 }
 
-export async function startWorld(): Promise<World> {
-  const stack = await startPrivateStack();
+export async function startWorld(options: PrivateStackOptions = {}): Promise<World> {
+  const stack = await startPrivateStack(options);
   let production: Production | undefined;
   try {
     for (const p of stack.processes) {

@@ -6,8 +6,8 @@ import { createMetrics, sampleValue, type Metrics } from "@svc/telemetry";
 import { silentLogger, createTestCa, type TestCa } from "@svc/testing";
 import { loadDispatcherConfig } from "../../services/webhooks/src/config.ts";
 import { systemClock } from "../../services/webhooks/src/domain/model.ts";
+import { createDeliveryClient } from "../../services/webhooks/src/compose.ts";
 import {
-  createDeliveryClient,
   startDispatcher,
   type RunningDispatcher,
 } from "../../services/webhooks/src/workers/dispatcher/start-dispatcher.ts";
@@ -82,11 +82,11 @@ afterAll(async () => {
 });
 
 let paths = 0;
-async function subscribe(types: string[], behaviour: Behaviour) {
+async function subscribe(types: string[], behaviour: Behaviour, query = "") {
   const path = `/obs/${++paths}`;
   receiver.setBehaviour(path, behaviour);
   const res = await h.api(OWNER, "POST", "/v1/webhooks", {
-    url: receiver.url(path),
+    url: `${receiver.url(path)}${query}`,
     event_types: types,
   });
   expect(res.status).toBe(201);
@@ -114,8 +114,8 @@ const failFirst: Behaviour = (n) => (n === 1 ? { status: 500 } : { status: 200 }
 const alwaysFail: Behaviour = () => ({ status: 503 });
 
 describe("dispatcher tracing", () => {
-  it("continues the producer's trace into the fan-out and attempt 1; the retry is a trace of its own linked to the fan-out", async () => {
-    const sub = await subscribe(["vacancy.created"], failFirst);
+  it("continues the producer's trace into the fan-out, the deliveries queue's send and attempt 1; the retry is a trace of its own linked to the send", async () => {
+    const sub = await subscribe(["vacancy.created"], failFirst, "?token=s3cret-query");
     const producerTrace = "0af7651916cd43dd8448eb211c80319c";
     const producerSpan = "b7ad6b7169203331";
     // Header names in another case than the W3C spelling: they must still be found.
@@ -130,8 +130,13 @@ describe("dispatcher tracing", () => {
     await waitFor(
       "the attempt spans to end",
       () =>
-        tracing.spans().filter((s) => s.attributes["webhook.delivery_uuid"] === deliveryId)
-          .length === 2,
+        tracing
+          .spans()
+          .filter(
+            (s) =>
+              s.name === "webhook delivery attempt" &&
+              s.attributes["webhook.delivery_uuid"] === deliveryId,
+          ).length === 2,
     );
     const fanOut = tracing.one(
       "fan-out span",
@@ -143,43 +148,73 @@ describe("dispatcher tracing", () => {
     expect(traceIdOf(fanOut)).toBe(producerTrace);
     expect(parentIdOf(fanOut)).toBe(producerSpan);
 
+    // The deliveries queue's hop: a PRODUCER span under the fan-out, its context in the message.
+    const send = tracing.one(
+      "send span of the delivery",
+      (s) => s.kind === SpanKind.PRODUCER && s.attributes["webhook.delivery_uuid"] === deliveryId,
+    );
+    expect(send.name).toBe(`send ${h.n.deliveriesStream}`);
+    expect(traceIdOf(send)).toBe(producerTrace);
+    expect(parentIdOf(send)).toBe(spanIdOf(fanOut));
+    expect(send.attributes).toMatchObject({
+      "messaging.system": "nats",
+      "messaging.destination.name": h.n.deliveriesStream,
+    });
+
     const attempt = (n: number) =>
       tracing.one(
         `attempt ${n}`,
         (s) =>
+          s.name === "webhook delivery attempt" &&
           s.attributes["webhook.delivery_uuid"] === deliveryId &&
           s.attributes["webhook.attempt"] === n,
       );
+    // Attempt 1 is the delivery message's CONSUMER span, child of the send.
     const first = attempt(1);
+    expect(first.kind).toBe(SpanKind.CONSUMER);
     expect(traceIdOf(first)).toBe(producerTrace);
-    expect(parentIdOf(first)).toBe(spanIdOf(fanOut));
+    expect(parentIdOf(first)).toBe(spanIdOf(send));
     expect(first.links).toEqual([]);
     expect(first.attributes).toMatchObject({
       "webhook.outcome": "retrying",
       "http.response.status_code": 500,
       "webhook.round": 1,
+      "messaging.operation.type": "process",
     });
 
     const retry = attempt(2);
+    expect(retry.kind).toBe(SpanKind.CONSUMER);
     expect(retry.parentSpanContext).toBeUndefined();
     expect(traceIdOf(retry)).not.toBe(producerTrace);
     expect(retry.links.map((l) => [l.context.traceId, l.context.spanId])).toEqual([
-      [producerTrace, spanIdOf(fanOut)],
+      [producerTrace, spanIdOf(send)],
     ]);
     expect(retry.attributes).toMatchObject({
       "webhook.outcome": "succeeded",
       "http.response.status_code": 200,
     });
 
-    // Each POST is a CLIENT span (undici instrumentation) under its attempt.
+    // Each POST is a CLIENT span (undici instrumentation) under its attempt; the subscriber's URL
+    // is there as scheme, host and port only.
+    const origin = new URL(receiver.url(sub.path));
     for (const a of [first, retry]) {
       const post = tracing.one(
         `POST of attempt ${String(a.attributes["webhook.attempt"])}`,
         (s) => s.kind === SpanKind.CLIENT && parentIdOf(s) === spanIdOf(a),
       );
       expect(traceIdOf(post)).toBe(traceIdOf(a));
-      expect(post.attributes["http.request.method"]).toBe("POST");
+      expect(post.attributes).toMatchObject({
+        "http.request.method": "POST",
+        "url.full": `https://${origin.hostname}:${origin.port}/REDACTED`,
+        "url.path": "/REDACTED",
+        "url.query": "REDACTED",
+        "server.address": origin.hostname,
+        "server.port": Number(origin.port),
+      });
     }
+    const recorded = JSON.stringify(tracing.spans().map((s) => [s.name, s.attributes, s.events]));
+    expect(recorded).not.toContain(sub.path);
+    expect(recorded).not.toContain("s3cret-query");
   });
 
   it("delivers a ping in the trace of the POST /test request that asked for it", async () => {
@@ -189,7 +224,9 @@ describe("dispatcher tracing", () => {
     const deliveryId = res.body.data.delivery_uuid as string;
     const attempt = await tracing.ended(
       "ping attempt",
-      (s) => s.attributes["webhook.delivery_uuid"] === deliveryId,
+      (s) =>
+        s.name === "webhook delivery attempt" &&
+        s.attributes["webhook.delivery_uuid"] === deliveryId,
       20_000,
     );
     expect(attempt.attributes).toMatchObject({
@@ -203,7 +240,13 @@ describe("dispatcher tracing", () => {
         s.attributes["http.route"] === "/v1/webhooks/:webhook_uuid/test" &&
         traceIdOf(s) === traceIdOf(attempt),
     );
-    expect(parentIdOf(attempt)).toBe(spanIdOf(request));
+    // The request queued the ping: its send span is the request's child, the attempt the send's.
+    const send = tracing.one(
+      "send span of the ping",
+      (s) => s.kind === SpanKind.PRODUCER && s.attributes["webhook.delivery_uuid"] === deliveryId,
+    );
+    expect(parentIdOf(send)).toBe(spanIdOf(request));
+    expect(parentIdOf(attempt)).toBe(spanIdOf(send));
   });
 });
 

@@ -204,6 +204,48 @@ describe("change detection", () => {
     expect(rows[0]!.trace_context.traceparent).toBe(`00-${traceIdOf(pass!)}-${spanIdOf(pass!)}-01`);
   });
 
+  it("records no span for a pass that finds nothing, and counts it", async () => {
+    const metrics = meter();
+    const s = await scenario(world, { meter: metrics.meter });
+    closers.push(s.close);
+    await s.insert("q1", { modified: s.local(-3_600_000) });
+    const start = tracing.spans().length;
+    await s.detector.runIncremental(); // baseline: writes the state, so it is traced
+    const passSpans = tracing
+      .spans()
+      .slice(start)
+      .filter((sp) => sp.name === "change detection pass");
+    expect(passSpans.map((sp) => sp.attributes["change_detection.kind"])).toEqual(["baseline"]);
+    const before = tracing.spans().length;
+    s.advance(60_000);
+    for (let i = 0; i < 3; i++) {
+      await s.detector.runQuick();
+      await s.detector.runIncremental();
+    }
+    await s.detector.runSweep();
+    // No span at all: neither a pass nor any of its reads.
+    expect(
+      tracing
+        .spans()
+        .slice(before)
+        .map((sp) => sp.name),
+    ).toEqual([]);
+
+    const text = await metrics.scrape();
+    const count = (kind: string, outcome: string) =>
+      sampleValue(text, "change_detection_passes_total", {
+        change_detection_source: s.source.name,
+        change_detection_kind: kind,
+        outcome,
+      });
+    expect(count("baseline", "changed")).toBe(1);
+    expect(count("quick", "unchanged")).toBe(3);
+    expect(count("incremental", "unchanged")).toBe(3);
+    expect(count("sweep", "unchanged")).toBe(1);
+    expect(count("incremental", "changed")).toBeUndefined();
+    expectCatalogued(text, ["change_detection_passes_total"]);
+  });
+
   it("counts pass durations by kind and the changes found by kind of change", async () => {
     const metrics = meter();
     const s = await scenario(world, { meter: metrics.meter });
@@ -248,6 +290,17 @@ describe("change detection", () => {
         outcome: "ok",
       });
     expect([count("baseline"), count("incremental"), count("sweep")]).toEqual([1, 1, 1]);
-    expectCatalogued(text, ["change_detection_pass_duration", "change_detection_changes_total"]);
+    const passes = (kind: string) =>
+      sampleValue(text, "change_detection_passes_total", {
+        ...source,
+        change_detection_kind: kind,
+        outcome: "changed",
+      });
+    expect([passes("baseline"), passes("incremental"), passes("sweep")]).toEqual([1, 1, 1]);
+    expectCatalogued(text, [
+      "change_detection_pass_duration",
+      "change_detection_changes_total",
+      "change_detection_passes_total",
+    ]);
   });
 });

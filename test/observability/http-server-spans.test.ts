@@ -88,6 +88,23 @@ describe("server spans", () => {
     expect(JSON.stringify(line)).not.toContain("secret-token");
   });
 
+  it("keep a caller's trace id but not its sampling decision (TRACE_INCOMING_CONTEXT=correlate, the default)", async () => {
+    // The caller says "not sampled"; our sampler (always on here) decides, and records the span.
+    const callerTrace = "0af7651916cd43dd8448eb211c80319c";
+    const res = await fetch(`${app.baseUrl}/v1/things/unsampled`, {
+      headers: { traceparent: `00-${callerTrace}-${CALLER_SPAN}-00` },
+    });
+    expect(res.status).toBe(200);
+    await res.text();
+    const span = await tracing.ended(
+      "server span of the unsampled caller",
+      (s) => s.kind === SpanKind.SERVER && s.attributes["url.path"] === "/v1/things/unsampled",
+    );
+    expect(traceIdOf(span)).toBe(callerTrace);
+    expect(parentIdOf(span)).toBe(CALLER_SPAN);
+    expect(span.spanContext().traceFlags & 1).toBe(1);
+  });
+
   it("start a trace when the caller sends none, and mark a 500 as an error", async () => {
     expect((await fetch(`${app.baseUrl}/v1/broken`)).status).toBe(500);
     const span = await tracing.ended(

@@ -25,7 +25,7 @@ import {
   autoDisabledCounter,
   disableFailingEndpoints,
 } from "../../services/webhooks/src/workers/auto-disable/auto-disable-task.ts";
-import { LEADERSHIP_NAME } from "../../services/webhooks/src/workers/leader-group.ts";
+import { LEADERSHIP_NAME } from "../../services/webhooks/src/workers/start-leader-group.ts";
 import { leaderReporting } from "../../services/webhooks/src/workers/operator/start-operator.ts";
 import { Harness } from "../../services/webhooks/test/support/subscription-harness.ts";
 import { expectCatalogued } from "./support/metric-labels.ts";

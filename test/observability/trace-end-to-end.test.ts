@@ -1,8 +1,11 @@
 // One event followed across processes: the whole stack (`npm start`'s launcher, every service its
-// own process with its instrument.ts preload) exports spans by OTLP/HTTP JSON to a receiver in this
-// test. An application created through the gateway → identity's outbox → its relay's publish → the
-// dispatcher's fan-out → attempt 1's POST (500) → attempt 2's POST (200), a trace of its own
-// linked to the fan-out. The services' /metrics show the same workload.
+// own process with its instrument.ts preload) exports spans and metrics by OTLP/HTTP JSON to a
+// receiver in this test. An application created through the gateway (with a caller's unsampled
+// traceparent) → identity's vacancy lookup over NATS request/reply → its outbox → its relay's
+// publish → the dispatcher's fan-out → the deliveries queue → attempt 1's POST (500) → attempt 2's
+// POST (200), a trace of its own linked to the queue's send. The subscriber's URL is on no span
+// past its host and port; idle change detection leaves no trace; every process's metrics name
+// their instance. The services' /metrics show the same workload.
 import { readFileSync } from "node:fs";
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -23,6 +26,12 @@ const VERSION = (
   }
 ).version;
 const RETRY_AFTER_MS = 1_500;
+// A caller's own trace context, marked "not sampled": the edge keeps the trace id, our sampler
+// (always on here) decides.
+const CALLER_TRACE = "5bf92f3577b34da6a3ce929d0e0e4736";
+const CALLER_SPAN = "10f067aa0ba902b7";
+const SUBSCRIBER_SECRET = "trace-subscriber-secret";
+const CLUSTER = "trace-e2e-cluster";
 
 let otlp: OtlpReceiver;
 let ca: TestCa;
@@ -40,10 +49,11 @@ beforeAll(async () => {
       // The installed exporters default to http/protobuf; this receiver reads JSON.
       OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
       OTEL_BSP_SCHEDULE_DELAY: "200",
-      OTEL_METRICS_EXPORTER: "none",
+      OTEL_METRIC_EXPORT_INTERVAL: "1000",
+      OTEL_RESOURCE_ATTRIBUTES: `k8s.cluster.name=${CLUSTER}`,
       OTEL_TRACES_SAMPLER: "parentbased_always_on",
       LOG_LEVEL: "info",
-      WEBHOOK_ALLOW_LOOPBACK_FOR_TESTS: "true",
+      WEBHOOK_ALLOW_LOOPBACK: "true",
       WEBHOOK_EXTRA_CA_FILE: ca.caFile,
       WEBHOOK_RETRY_SCHEDULE_MS: String(RETRY_AFTER_MS),
       RELAY_POLL_MS: "100",
@@ -122,7 +132,7 @@ function only(what: string, spans: ReceivedSpan[]): ReceivedSpan {
 
 describe("one event across processes", () => {
   it(
-    "is one trace from the API request to the first POST, and the retry's trace links back to the fan-out",
+    "is one trace from the API request to the first POST, and the retry's trace links back to the queue's send",
     { timeout: 120_000 },
     async () => {
       // A subscriber that fails the first attempt and accepts the retry.
@@ -131,7 +141,10 @@ describe("one event across processes", () => {
       const created = await api<{ data: { webhook_uuid: string; secret: string } }>(
         "POST",
         "/v1/webhooks",
-        { url: subscriber.url(path), event_types: ["application.created"] },
+        {
+          url: `${subscriber.url(path)}?token=${SUBSCRIBER_SECRET}`,
+          event_types: ["application.created"],
+        },
       );
       expect(created.status).toBe(201);
       subscriber.setSecrets(path, [created.body.data.secret]);
@@ -149,7 +162,10 @@ describe("one event across processes", () => {
           candidate: { email: `trace-${randomUUID()}@example.com` },
           consent: true,
         },
-        { "Idempotency-Key": `trace-${randomUUID()}` },
+        {
+          "Idempotency-Key": `trace-${randomUUID()}`,
+          traceparent: `00-${CALLER_TRACE}-${CALLER_SPAN}-00`,
+        },
       );
       expect(application.status).toBe(201);
 
@@ -186,7 +202,8 @@ describe("one event across processes", () => {
       );
       const spans = otlp.spans();
 
-      // 1. The request: identity's SERVER span for POST /v1/applications starts the trace.
+      // 1. The request: identity's SERVER span for POST /v1/applications, in the caller's trace
+      // although the caller did not sample it.
       const server = only(
         "server span of the request",
         spans.filter(
@@ -198,6 +215,38 @@ describe("one event across processes", () => {
         ),
       );
       const traceId = server.traceId;
+      expect(traceId).toBe(CALLER_TRACE);
+      expect(server.parentSpanId).toBe(CALLER_SPAN);
+      // 1b. identity asks vacancies over NATS request/reply: a CLIENT span in the request, the
+      // responder's SERVER span its child (the context went in the NATS headers), and the legacy
+      // read below that.
+      const lookup = only(
+        "vacancy lookup request span",
+        spans.filter(
+          (s) =>
+            s.kind === KIND.CLIENT &&
+            s.traceId === traceId &&
+            s.attributes["messaging.system"] === "nats" &&
+            s.resource["service.name"] === "identity",
+        ),
+      );
+      expect(descendsFrom(lookup, server, spans)).toBe(true);
+      const reply = only(
+        "vacancy lookup reply span",
+        spans.filter((s) => s.kind === KIND.SERVER && s.parentSpanId === lookup.spanId),
+      );
+      expect(reply.resource["service.name"]).toBe("vacancies");
+      expect(reply.attributes["messaging.destination.name"]).toBe(
+        lookup.attributes["messaging.destination.name"],
+      );
+      expect(
+        spans.some(
+          (s) =>
+            s.parentSpanId === reply.spanId &&
+            s.kind === KIND.CLIENT &&
+            s.attributes["db.system.name"] === "mysql",
+        ),
+      ).toBe(true);
       // 2. The relay's publish continues the request's trace (context stored with the outbox row).
       const send = only(
         "send span",
@@ -223,7 +272,17 @@ describe("one event across processes", () => {
       expect(fanOut.resource["service.name"]).toBe("webhooks-dispatcher");
       expect(fanOut.traceId).toBe(traceId);
       expect(fanOut.parentSpanId).toBe(send.spanId);
-      // 4. Attempt 1 is the fan-out's child, its POST (CLIENT, answered 500) the attempt's.
+      // 4. The deliveries queue: a PRODUCER span under the fan-out; attempt 1 is the delivery
+      // message's CONSUMER span, the send's child; its POST (CLIENT, answered 500) the attempt's.
+      const queued = only(
+        "deliveries send span",
+        spans.filter(
+          (s) => s.kind === KIND.PRODUCER && s.attributes["webhook.delivery_uuid"] === deliveryId,
+        ),
+      );
+      expect(queued.resource["service.name"]).toBe("webhooks-dispatcher");
+      expect(queued.traceId).toBe(traceId);
+      expect(queued.parentSpanId).toBe(fanOut.spanId);
       const [first, retry] = [1, 2].map((n) =>
         only(
           `attempt ${n}`,
@@ -231,29 +290,45 @@ describe("one event across processes", () => {
         ),
       );
       expect(first!.traceId).toBe(traceId);
-      expect(first!.parentSpanId).toBe(fanOut.spanId);
+      expect(first!.kind).toBe(KIND.CONSUMER);
+      expect(first!.parentSpanId).toBe(queued.spanId);
       const firstPost = only(
         "POST of attempt 1",
         spans.filter((s) => isPostOf(s, first!)),
       );
       expect(firstPost.traceId).toBe(traceId);
       expect(firstPost.attributes["http.response.status_code"]).toBe(500);
-      // 5. The retry, later, is a trace of its own with a link to the fan-out; its POST got 200.
+      // 5. The retry, later, is a trace of its own with a link to the send; its POST got 200.
       expect(retry!.parentSpanId).toBeUndefined();
       expect(retry!.traceId).not.toBe(traceId);
-      expect(retry!.links.map((l) => [l.traceId, l.spanId])).toEqual([[traceId, fanOut.spanId]]);
+      expect(retry!.links.map((l) => [l.traceId, l.spanId])).toEqual([[traceId, queued.spanId]]);
       const retryPost = only(
         "POST of attempt 2",
         spans.filter((s) => isPostOf(s, retry!)),
       );
       expect(retryPost.traceId).toBe(retry!.traceId);
       expect(retryPost.attributes["http.response.status_code"]).toBe(200);
+      // The subscriber's URL is on the POSTs as scheme, host and port; path and query nowhere.
+      const origin = new URL(subscriber.url(path));
+      for (const post of [firstPost, retryPost])
+        expect(post.attributes).toMatchObject({
+          "url.full": `https://${origin.hostname}:${origin.port}/REDACTED`,
+          "url.path": "/REDACTED",
+          "url.query": "REDACTED",
+          "server.address": origin.hostname,
+        });
+      const recorded = JSON.stringify(spans);
+      expect(recorded).not.toContain(path);
+      expect(recorded).not.toContain(SUBSCRIBER_SECRET);
 
-      // Resource attributes name the service, its version and the environment.
-      for (const s of [server, send, fanOut, first!, retry!]) {
+      // Resource attributes name the service, its version, the environment, the instance and
+      // what OTEL_RESOURCE_ATTRIBUTES adds.
+      for (const s of [server, lookup, reply, send, fanOut, queued, first!, retry!]) {
         expect(s.resource).toMatchObject({
           "service.version": VERSION,
           "deployment.environment.name": "sandbox",
+          "k8s.cluster.name": CLUSTER,
+          "service.instance.id": expect.stringMatching(/^[0-9a-f-]{36}$/),
         });
       }
       // Nothing of the internal port is traced, and no span stands alone as a database query or
@@ -310,6 +385,62 @@ describe("one event across processes", () => {
       ).toBe(1);
       const auth = await scrape("auth");
       expect(sampleValue(auth, "auth_token_issuance_total", { outcome: "issued" })).toBe(1);
+    },
+  );
+
+  it(
+    "records no trace of change detection passes that find nothing, and every process's metrics name their instance",
+    { timeout: 60_000 },
+    async () => {
+      // Change detection has been running since the stack started: its quick passes every 250 ms,
+      // its incremental ones every 5 s. Only the baselines (they write every record's state) and
+      // passes that found changes are traces.
+      const vacancies = await scrape("vacancies");
+      const quiet = sampleValue(vacancies, "change_detection_passes_total", {
+        change_detection_source: "vacancies",
+        change_detection_kind: "quick",
+        outcome: "unchanged",
+      });
+      expect(quiet).toBeGreaterThan(10);
+      const passes = otlp.spans().filter((s) => s.name === "change detection pass");
+      for (const pass of passes) {
+        const found =
+          Number(pass.attributes["change_detection.created"]) +
+          Number(pass.attributes["change_detection.updated"]) +
+          Number(pass.attributes["change_detection.deleted"]);
+        expect(pass.attributes["change_detection.kind"] === "baseline" || found > 0).toBe(true);
+      }
+
+      // Every process with metrics pushes them with its instance id and OTEL_RESOURCE_ATTRIBUTES;
+      // a process's spans carry the same instance id as its metrics.
+      const names = stack.processes.filter((p) => p.internalPort).map((p) => p.name);
+      expect(names).toEqual(
+        expect.arrayContaining(["auth", "identity", "vacancies", "webhooks-dispatcher"]),
+      );
+      await waitFor(
+        "a metrics export from every process",
+        () => names.every((n) => otlp.metrics().some((m) => m.resource["service.name"] === n)),
+        30_000,
+      );
+      const instances = new Map<string, Set<unknown>>();
+      for (const { resource } of otlp.metrics()) {
+        expect(resource).toMatchObject({
+          "k8s.cluster.name": CLUSTER,
+          "service.version": VERSION,
+          "service.instance.id": expect.stringMatching(/^[0-9a-f-]{36}$/),
+        });
+        const name = String(resource["service.name"]);
+        instances.set(
+          name,
+          (instances.get(name) ?? new Set()).add(resource["service.instance.id"]),
+        );
+      }
+      for (const name of names) expect(instances.get(name)?.size).toBe(1);
+      expect(new Set([...instances.values()].flatMap((ids) => [...ids])).size).toBe(instances.size);
+      for (const span of otlp.spans())
+        expect(instances.get(String(span.resource["service.name"]))).toContain(
+          span.resource["service.instance.id"],
+        );
     },
   );
 });

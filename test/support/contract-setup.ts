@@ -6,7 +6,7 @@
  */
 import { appendFileSync } from "node:fs";
 import { afterAll, afterEach } from "vitest";
-import { installFetchContractValidation } from "@svc/testing";
+import { installFetchContractValidation } from "@svc/testing/contract-fetch";
 
 const contract = installFetchContractValidation();
 

@@ -1,12 +1,12 @@
 /**
  * A whole `npm start` stack (tools/start.ts: every service as its own process behind the gateway)
  * isolated for one test file: its own PostgreSQL database, legacy MySQL database, NATS namespace,
- * signing keys, demo-client file and port range. `stop()` ends the processes it started and drops
- * everything it created.
+ * signing keys, demo-client file and port range. It resolves once the launcher says the stack is up,
+ * which it says once every process answers its readiness probe. `stop()` ends the processes it
+ * started and drops everything it created.
  */
 import { randomBytes } from "node:crypto";
-import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
-import { createServer } from "node:net";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -14,6 +14,7 @@ import { createConnection } from "mysql2/promise";
 import { connectNats, drainNats, jetstreamManager } from "@svc/messaging";
 import {
   createTempPgDatabase,
+  fetchJson,
   silentLogger,
   spawnServiceProcess,
   testEnv,
@@ -22,6 +23,7 @@ import {
 } from "@svc/testing";
 import { ensureLocalSigningKeys } from "../../services/auth/src/domain/keys/local-keys.ts";
 import { reachableOffset, stackWithOffset, type StackProcess } from "../../tools/stack.ts";
+import { childrenOf, freeOffset } from "./stack-host.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
@@ -57,49 +59,21 @@ export interface PrivateStackOptions {
   startTimeoutMs?: number;
 }
 
-async function portFree(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.once("error", () => resolve(false));
-    server.listen(port, "0.0.0.0", () => server.close(() => resolve(true)));
-  });
-}
-
 /**
- * An offset whose every port is free. Candidates keep all ports below Linux's ephemeral range
- * (32768), so an outgoing connection cannot hold one; test/system/local-stack.test.ts uses 20000.
+ * An offset whose every port is free, below Linux's ephemeral range; test/system/local-stack.test.ts
+ * uses 20000.
  */
-async function freeOffset(): Promise<number> {
-  const candidates = Array.from({ length: 24 }, (_, i) => 11_000 + i * 500).filter(
-    (o) => o !== 20_000 && reachableOffset(o),
+const freeStackOffset = () =>
+  freeOffset(
+    Array.from({ length: 24 }, (_, i) => 11_000 + i * 500).filter(
+      (o) => o !== 20_000 && reachableOffset(o),
+    ),
+    (offset) =>
+      stackWithOffset(offset)
+        .flatMap((p) => [p.port, p.internalPort])
+        .filter((p): p is number => p !== null),
+    "a private stack",
   );
-  candidates.sort(() => Math.random() - 0.5);
-  for (const offset of candidates) {
-    const ports = stackWithOffset(offset)
-      .flatMap((p) => [p.port, p.internalPort])
-      .filter((p): p is number => p !== null);
-    const free = await Promise.all(ports.map(portFree));
-    if (free.every(Boolean)) return offset;
-  }
-  throw new Error("no free port range for a private stack");
-}
-
-async function childrenOf(pid: number): Promise<number[]> {
-  const out: number[] = [];
-  for (const entry of await readdir("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = await readFile(`/proc/${entry}/stat`, "utf8");
-      // Field 4 is the parent pid; the command name (field 2) may contain spaces, so split after
-      // ")".
-      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-      if (ppid === pid) out.push(Number(entry));
-    } catch {
-      // the process ended while we looked
-    }
-  }
-  return out.sort((a, b) => a - b);
-}
 
 function isAlive(pid: number): boolean {
   try {
@@ -148,7 +122,7 @@ export async function startPrivateStack(options: PrivateStackOptions = {}): Prom
   const legacyDatabase = `stack_legacy_${suffix}`;
   const natsNamespace = `stack${suffix}`;
   const identityPepper = `private-stack-pepper-${randomBytes(24).toString("hex")}`;
-  const offset = await freeOffset();
+  const offset = await freeStackOffset();
   const processes = stackWithOffset(offset);
   const gatewayPort = 8080 + offset;
   const env: Record<string, string> = {
@@ -243,4 +217,28 @@ export async function startPrivateStack(options: PrivateStackOptions = {}): Prom
       await cleanUp();
     },
   };
+}
+
+/**
+ * The envelope's `data` of a bearer-token JSON call to the stack's gateway; any answer but a 2xx
+ * fails, naming the call and the answer.
+ */
+export async function stackData(
+  stack: PrivateStack,
+  token: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+): Promise<any> {
+  const res = await fetchJson<{ data: unknown }>(`${stack.baseUrl}${path}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${token}`,
+      ...(body !== undefined && { "content-type": "application/json" }),
+    },
+    ...(body !== undefined && { body: JSON.stringify(body) }),
+  });
+  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${res.text}`);
+  return res.body.data;
 }

@@ -12,6 +12,7 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServiceUnderBench } from "@svc/bench";
 import { build } from "@svc/build";
+import { buildPortal } from "@integration-service/portal/build";
 import {
   createTempMysqlDatabase,
   createTempPgDatabase,
@@ -38,6 +39,7 @@ describe("the image's file set (bundles and RUNTIME_FILES only)", () => {
 
   beforeAll(async () => {
     await build();
+    await buildPortal();
     image = mkdtempSync(join(tmpdir(), "image-layout-"));
     for (const file of RUNTIME_FILES)
       cpSync(join(REPO_ROOT, file), join(image, file), { recursive: true });
@@ -73,7 +75,7 @@ describe("the image's file set (bundles and RUNTIME_FILES only)", () => {
     // As the chart runs it: only --if-empty, the target from LEGACY_DATABASE_URL.
     const database = new URL(legacy.url).pathname.slice(1);
     const job = () =>
-      node([...bundleArgs("shared/legacy/src/cli/seed.ts"), "--if-empty"], {
+      node([...bundleArgs("shared/sandbox/src/cli/seed.ts"), "--if-empty"], {
         LEGACY_DATABASE_URL: legacy.url,
       });
     const { stdout } = await job();
@@ -89,6 +91,8 @@ describe("the image's file set (bundles and RUNTIME_FILES only)", () => {
     publicPath?: string;
     /** Further public paths that must answer 200 with a body. */
     alsoServes?: string[];
+    /** Public paths whose body must contain a text. */
+    servesContaining?: Record<string, string>;
   }
   const needs: Record<string, Needs> = {
     // The reference page's files come from node_modules (swagger-ui-dist), found from the bundle.
@@ -99,6 +103,11 @@ describe("the image's file set (bundles and RUNTIME_FILES only)", () => {
     practices: { env: { LEGACY_DATABASE_URL: "" } },
     vacancies: { env: { LEGACY_DATABASE_URL: "" } },
     identity: { env: { IDENTITY_PEPPER: "image-layout-test-pepper-of-at-least-32-bytes" } },
+    // The subscriber portal's built page (packages/portal/dist), not the placeholder shown when
+    // it is missing.
+    webhooks: {
+      servesContaining: { "/portal/": '<script type="module" crossorigin src="/portal/assets/' },
+    },
   };
   const services: Array<Needs & { entry: string }> = DEPLOYED_PROCESSES.map((p) => ({
     entry: `${p.workspace}/${p.entry}`,
@@ -127,9 +136,15 @@ describe("the image's file set (bundles and RUNTIME_FILES only)", () => {
           if (service.publicPath !== undefined) {
             const served = await fetch(`${started.origin}${service.publicPath}`);
             expect(served.status).toBe(200);
+            // The environment defaults to the sandbox.
             expect(await served.text()).toBe(
-              readFileSync(join(REPO_ROOT, "shared/openapi/openapi.json"), "utf8"),
+              readFileSync(join(REPO_ROOT, "shared/openapi/openapi.sandbox.json"), "utf8"),
             );
+          }
+          for (const [path, text] of Object.entries(service.servesContaining ?? {})) {
+            const served = await fetch(`${started.origin}${path}`);
+            expect(served.status, path).toBe(200);
+            expect(await served.text(), path).toContain(text);
           }
           for (const path of service.alsoServes ?? []) {
             const served = await fetch(`${started.origin}${path}`);

@@ -155,6 +155,8 @@ Called with (dict "root" $ "name" "auth" "traits" $traits).
   value: "true"
 - name: LEADER_ELECTION
   value: lease
+- name: LEADER_ELECTION_NAME
+  value: {{ include "integration-service.leaseName" $root | quote }}
 - name: POD_NAME
   valueFrom:
     fieldRef:
@@ -167,11 +169,12 @@ Called with (dict "root" $ "name" "auth" "traits" $traits).
 - name: OPERATOR_SECRET_NAMESPACE
   value: {{ . | quote }}
 {{- end }}
+{{- with $root.Values.operator.labelSelector }}
+- name: OPERATOR_LABEL_SELECTOR
+  value: {{ . | quote }}
+{{- end }}
 {{- end }}
 {{ include "integration-service.otelEnv" . }}
-{{- with $v.extraEnv }}
-{{ toYaml . }}
-{{- end }}
 {{- end -}}
 
 {{/* The standard OpenTelemetry SDK variables. */}}

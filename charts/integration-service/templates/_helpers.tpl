@@ -130,13 +130,45 @@ dispatcher:
 {{- define "integration-service.httpPort" -}}8080{{- end -}}
 {{- define "integration-service.internalPort" -}}9464{{- end -}}
 
+{{/*
+The image repository: with global.imageRegistry, that registry replaces the repository's own (its
+first path element when that names a host: it has a dot or a port, or is localhost) or is put
+before a repository without one.
+*/}}
+{{- define "integration-service.imageRepository" -}}
+{{- $repo := .Values.image.repository -}}
+{{- with (.Values.global | default dict).imageRegistry -}}
+{{- $parts := splitList "/" $repo -}}
+{{- $first := first $parts -}}
+{{- if and (gt (len $parts) 1) (or (contains "." $first) (contains ":" $first) (eq $first "localhost")) -}}
+{{- $repo = join "/" (prepend (rest $parts) .) -}}
+{{- else -}}
+{{- $repo = printf "%s/%s" . $repo -}}
+{{- end -}}
+{{- end -}}
+{{- $repo -}}
+{{- end -}}
+
 {{/* The image reference; a digest wins over the tag. */}}
 {{- define "integration-service.image" -}}
 {{- if .Values.image.digest -}}
-{{ .Values.image.repository }}@{{ .Values.image.digest }}
+{{ include "integration-service.imageRepository" . }}@{{ .Values.image.digest }}
 {{- else -}}
-{{ .Values.image.repository }}:{{ default .Chart.AppVersion .Values.image.tag }}
+{{ include "integration-service.imageRepository" . }}:{{ default .Chart.AppVersion .Values.image.tag }}
 {{- end -}}
+{{- end -}}
+
+{{/* The ServiceAccount of one component: serviceAccount.name, or <fullname>-<name>. */}}
+{{- define "integration-service.serviceAccountName" -}}
+{{- (index .root.Values.components .name).serviceAccount.name | default (include "integration-service.componentName" .) -}}
+{{- end -}}
+
+{{/*
+The dispatcher's election (its Lease, LEADER_ELECTION_NAME): per release, so two releases in one
+namespace never contend for one Lease.
+*/}}
+{{- define "integration-service.leaseName" -}}
+{{- printf "%s-dispatcher" (include "integration-service.fullname" .) -}}
 {{- end -}}
 
 {{/* Name of the Secret the chart writes inline secret values into. */}}

@@ -79,18 +79,55 @@ Spread over zones and nodes; matchLabelKeys keeps a rollout's new pods from coun
 {{- end }}
 {{- end -}}
 
-{{/* Scheduling settings shared by every pod. */}}
+{{/*
+The pod settings of one workload, (dict "root" $ "own" <its values section>), as YAML: the top-level
+value with the workload's own added (lists append, maps merge with the workload's key winning,
+a scalar or affinity of the workload's replaces the top-level one).
+*/}}
+{{- define "integration-service.podExtras" -}}
+{{- $v := .root.Values -}}
+{{- $own := .own | default dict -}}
+{{- $out := dict -}}
+{{- range $key := list "extraEnv" "extraEnvFrom" "extraVolumes" "extraVolumeMounts" "sidecars" "initContainers" "tolerations" "topologySpreadConstraints" -}}
+{{- $_ := set $out $key (concat (index $v $key | default list) (index $own $key | default list)) -}}
+{{- end -}}
+{{- range $key := list "nodeSelector" "podAnnotations" "podLabels" -}}
+{{- $_ := set $out $key (merge (deepCopy (index $own $key | default dict)) (index $v $key | default dict)) -}}
+{{- end -}}
+{{- range $key := list "affinity" "priorityClassName" -}}
+{{- $_ := set $out $key (index $own $key | default (index $v $key)) -}}
+{{- end -}}
+{{- toYaml $out -}}
+{{- end -}}
+
+{{/* Scheduling settings of a pod, from podExtras. */}}
 {{- define "integration-service.scheduling" -}}
-{{- with .Values.nodeSelector }}
+{{- with .nodeSelector }}
 nodeSelector:
   {{- toYaml . | nindent 2 }}
 {{- end }}
-{{- with .Values.tolerations }}
+{{- with .tolerations }}
 tolerations:
   {{- toYaml . | nindent 2 }}
 {{- end }}
-{{- with .Values.affinity }}
+{{- with .affinity }}
 affinity:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- with .priorityClassName }}
+priorityClassName: {{ . }}
+{{- end }}
+{{- end -}}
+
+{{/* Pod annotations and labels of a Job: (dict "root" $ "ctx" $ctx "x" $extras). */}}
+{{- define "integration-service.jobPodMetadata" -}}
+labels:
+  {{- include "integration-service.labels" .ctx | nindent 2 }}
+  {{- with .x.podLabels }}
+  {{- toYaml . | nindent 2 }}
+  {{- end }}
+{{- with .x.podAnnotations }}
+annotations:
   {{- toYaml . | nindent 2 }}
 {{- end }}
 {{- end -}}
@@ -100,13 +137,14 @@ affinity:
 {{- $root := .root -}}
 {{- $v := $root.Values -}}
 {{- $c := index $v.components .name -}}
+{{- $x := include "integration-service.podExtras" (dict "root" $root "own" $c) | fromYaml -}}
 {{- if ge (int $c.preStopSleepSeconds) (int $c.terminationGracePeriodSeconds) -}}
 {{- fail (printf "components.%s: preStopSleepSeconds must be shorter than terminationGracePeriodSeconds" .name) -}}
 {{- end -}}
 metadata:
   labels:
     {{- include "integration-service.labels" . | nindent 4 }}
-    {{- with $v.podLabels }}
+    {{- with $x.podLabels }}
     {{- toYaml . | nindent 4 }}
     {{- end }}
   annotations:
@@ -114,34 +152,41 @@ metadata:
     {{- /* Inline secret values change the pods' environment: roll them when they change. */}}
     checksum/secrets: {{ include (print $root.Template.BasePath "/secret.yaml") $root | sha256sum }}
     {{- end }}
-    {{- if $v.metrics.podAnnotations }}
+    {{- /* A ServiceMonitor scrapes the pods already: annotations too would scrape them twice. */}}
+    {{- if and $v.metrics.podAnnotations (not $v.metrics.serviceMonitor.enabled) }}
     {{- include "integration-service.scrapeAnnotations" $root | nindent 4 }}
     {{- end }}
-    {{- with $v.podAnnotations }}
+    {{- with $x.podAnnotations }}
     {{- toYaml . | nindent 4 }}
     {{- end }}
 spec:
-  serviceAccountName: {{ include "integration-service.componentName" . }}
+  serviceAccountName: {{ include "integration-service.serviceAccountName" . }}
   {{- /* Only the dispatcher talks to the Kubernetes API. */}}
   automountServiceAccountToken: {{ .traits.operator }}
   {{- /* Service links would inject <SVC>_PORT variables next to the contract's PORT. */}}
   enableServiceLinks: false
   terminationGracePeriodSeconds: {{ $c.terminationGracePeriodSeconds }}
-  {{- with $v.priorityClassName }}
-  priorityClassName: {{ . }}
-  {{- end }}
   {{- with $v.imagePullSecrets }}
   imagePullSecrets:
     {{- toYaml . | nindent 4 }}
   {{- end }}
   securityContext:
     {{- include "integration-service.podSecurityContext" $root | nindent 4 }}
-  {{- if $v.topologySpread.enabled }}
+  {{- if or $v.topologySpread.enabled $x.topologySpreadConstraints }}
   topologySpreadConstraints:
+    {{- if $v.topologySpread.enabled }}
     {{- include "integration-service.topologySpread" . | trim | nindent 4 }}
+    {{- end }}
+    {{- with $x.topologySpreadConstraints }}
+    {{- toYaml . | nindent 4 }}
+    {{- end }}
   {{- end }}
-  {{- with include "integration-service.scheduling" $root | trim }}
+  {{- with include "integration-service.scheduling" $x | trim }}
   {{- . | nindent 2 }}
+  {{- end }}
+  {{- with $x.initContainers }}
+  initContainers:
+    {{- toYaml . | nindent 4 }}
   {{- end }}
   containers:
     - name: {{ .name }}
@@ -168,6 +213,13 @@ spec:
           protocol: TCP
       env:
         {{- include "integration-service.env" . | nindent 8 }}
+        {{- with $x.extraEnv }}
+        {{- toYaml . | nindent 8 }}
+        {{- end }}
+      {{- with $x.extraEnvFrom }}
+      envFrom:
+        {{- toYaml . | nindent 8 }}
+      {{- end }}
       resources:
         {{- toYaml $c.resources | nindent 8 }}
       {{- include "integration-service.probes" $root | nindent 6 }}
@@ -190,6 +242,12 @@ spec:
           mountPath: {{ include "integration-service.signingKeysDir" . }}
           readOnly: true
         {{- end }}
+        {{- with $x.extraVolumeMounts }}
+        {{- toYaml . | nindent 8 }}
+        {{- end }}
+    {{- with $x.sidecars }}
+    {{- toYaml . | nindent 4 }}
+    {{- end }}
   volumes:
     - name: tmp
       emptyDir:
@@ -204,10 +262,14 @@ spec:
         # 0440 (decimal, so no YAML parser reads it as the number 440): owner and fsGroup read.
         defaultMode: 288
     {{- end }}
+    {{- with $x.extraVolumes }}
+    {{- toYaml . | nindent 4 }}
+    {{- end }}
 {{- end -}}
 
 {{/* The pod spec of a Job: (dict "root" $ "name" "migrations" "command" (list ...) "env" "..."
-"resources" ...). */}}
+"resources" ... "x" $extras); $extras from podExtras. Sidecars are left out: a Job whose pod keeps
+a container running never completes. */}}
 {{- define "integration-service.jobPodSpec" -}}
 {{- $root := .root -}}
 {{- $v := $root.Values -}}
@@ -220,8 +282,16 @@ imagePullSecrets:
 {{- end }}
 securityContext:
   {{- include "integration-service.podSecurityContext" $root | nindent 2 }}
-{{- with include "integration-service.scheduling" $root | trim }}
+{{- with include "integration-service.scheduling" .x | trim }}
 {{ . }}
+{{- end }}
+{{- with .x.topologySpreadConstraints }}
+topologySpreadConstraints:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- with .x.initContainers }}
+initContainers:
+  {{- toYaml . | nindent 2 }}
 {{- end }}
 containers:
   - name: {{ .name }}
@@ -231,6 +301,13 @@ containers:
       {{- toYaml .command | nindent 6 }}
     env:
       {{- .env | nindent 6 }}
+      {{- with .x.extraEnv }}
+      {{- toYaml . | nindent 6 }}
+      {{- end }}
+    {{- with .x.extraEnvFrom }}
+    envFrom:
+      {{- toYaml . | nindent 6 }}
+    {{- end }}
     resources:
       {{- toYaml .resources | nindent 6 }}
     securityContext:
@@ -238,8 +315,14 @@ containers:
     volumeMounts:
       - name: tmp
         mountPath: /tmp
+      {{- with .x.extraVolumeMounts }}
+      {{- toYaml . | nindent 6 }}
+      {{- end }}
 volumes:
   - name: tmp
     emptyDir:
       sizeLimit: {{ $v.tmpSizeLimit }}
+  {{- with .x.extraVolumes }}
+  {{- toYaml . | nindent 2 }}
+  {{- end }}
 {{- end -}}

@@ -1,7 +1,7 @@
 import type { Meter } from "@opentelemetry/api";
 import type { IncomingMessage, RequestListener } from "node:http";
-import { scopesFor, type ClientRevocation } from "@svc/auth";
-import { createHttpApp } from "@svc/http";
+import { RateLimiter, scopesFor, type ClientRevocation } from "@svc/auth";
+import { createHttpApp, TOKEN_PATH } from "@svc/http";
 import { readOpenApiJson } from "@svc/openapi";
 import type { Logger } from "@svc/logging";
 import type pg from "pg";
@@ -11,7 +11,6 @@ import type { SigningKeys } from "./domain/keys/signing-keys.ts";
 import { Argon2Gate } from "./domain/token/argon2-gate.ts";
 import { ClientAuthenticator } from "./domain/token/client-authenticator.ts";
 import { ProofCache } from "./domain/token/proof-cache.ts";
-import { RateLimiter } from "./domain/token/rate-limiter.ts";
 import { TokenService } from "./domain/token/token-service.ts";
 import { createRouter } from "./http/router.ts";
 
@@ -28,7 +27,8 @@ export interface AppDeps {
   /** Revocations seen on the bucket: a revoked client's remembered proofs are dropped at once. */
   revocations?: { onRevocation(listener: (revocation: ClientRevocation) => void): void };
   /**
-   * The OpenAPI document served at GET /openapi.json; default: the checked-in one (@svc/openapi).
+   * The OpenAPI document served at GET /openapi.json; default: the checked-in one of the
+   * environment (@svc/openapi).
    */
   openApiJson?: string;
 }
@@ -71,7 +71,7 @@ function createTokenService(deps: AppDeps, environmentScopes: ReadonlySet<string
  * token route answers invalid_request itself (request id, log line and no-store included).
  */
 function keepTokenRequestsFromJsonParser(req: IncomingMessage): void {
-  if ((req.url ?? "").split("?")[0] !== "/oauth/token") return;
+  if ((req.url ?? "").split("?")[0] !== TOKEN_PATH) return;
   const type = req.headers["content-type"] ?? "";
   if (!/^application\/x-www-form-urlencoded\s*(;|$)/i.test(type))
     delete req.headers["content-type"];
@@ -92,7 +92,7 @@ export function createApp(deps: AppDeps): RequestListener {
       service: createTokenService(deps, environmentScopes),
       environmentScopes,
       keys: deps.keys,
-      openApiJson: deps.openApiJson ?? readOpenApiJson(),
+      openApiJson: deps.openApiJson ?? readOpenApiJson(deps.config.ENVIRONMENT),
       logger: deps.logger,
       meter: deps.meter,
     }),

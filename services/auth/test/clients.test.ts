@@ -198,11 +198,16 @@ describe("npm run clients (the CLI's commands)", () => {
     );
   });
 
-  it("exits 1 with usage on bad input, 2 for an unknown client, 3 when a revocation is saved but not published", async () => {
+  it("exits 1 on a client rule, 2 with usage on bad input, 4 for an unknown client, 3 when a revocation is saved but not published", async () => {
     expect((await run("create", "--name", "x", "--scopes", "admin")).code).toBe(1);
-    expect((await run("frobnicate")).err).toContain("Usage: npm run clients");
-    expect((await run("expire", "cl_x", "--at", "tomorrow")).code).toBe(1);
-    expect((await run("revoke", "cl_nope")).code).toBe(2);
+    const unknown = await run("frobnicate");
+    expect(unknown.code).toBe(2);
+    expect(unknown.err).toContain("Usage: npm run clients");
+    const badDate = await run("expire", "cl_x", "--at", "tomorrow");
+    expect(badDate.code).toBe(2);
+    expect(badDate.err).toContain("Usage: npm run clients -- expire <client_id>");
+    expect((await run("create", "--scopes", "vacancies:read")).code).toBe(2);
+    expect((await run("revoke", "cl_nope")).code).toBe(4);
     const { client } = await auth.manager.create({ name: "offline", scopes: ["vacancies:read"] });
     const offline = new ClientManager({
       store: auth.store,

@@ -4,18 +4,28 @@ import { fetchJson } from "@svc/testing";
 import { startAuth, type AuthUnderTest } from "./support/harness.ts";
 
 let auth: AuthUnderTest;
+let production: AuthUnderTest;
 
 beforeAll(async () => {
-  auth = await startAuth();
+  [auth, production] = await Promise.all([startAuth(), startAuth({ ENVIRONMENT: "production" })]);
 });
-afterAll(() => auth.close());
+afterAll(() => Promise.all([auth.close(), production.close()]));
 
 describe("GET /openapi.json", () => {
-  it("serves the checked-in document byte for byte, without a token", async () => {
+  it("serves the sandbox's checked-in document byte for byte in the sandbox, without a token", async () => {
     const res = await fetch(`${auth.app.baseUrl}/openapi.json`);
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toMatch(/^application\/json/);
-    expect(await res.text()).toBe(readOpenApiJson());
+    const served = await res.text();
+    expect(served).toBe(readOpenApiJson("sandbox"));
+    expect(served).not.toContain("crm-mirror");
+    expect(served).not.toContain("application.submitted");
+  });
+
+  it("serves production's checked-in document in production", async () => {
+    const res = await fetch(`${production.app.baseUrl}/openapi.json`);
+    expect(res.status).toBe(200);
+    expect(await res.text()).toBe(readOpenApiJson("production"));
   });
 
   it("describes the version this installation reports at /health and /version", async () => {

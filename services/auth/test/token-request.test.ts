@@ -1,7 +1,9 @@
 import { decodeJwt, decodeProtectedHeader } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTokenVerifier, remoteKeys } from "@svc/auth";
-import { fetchJson, type JsonResponse } from "@svc/testing";
+import express from "express";
+import { createTokenVerifier, remoteKeys, requireScope } from "@svc/auth";
+import { createHttpApp, sendData } from "@svc/http";
+import { fetchJson, silentLogger, startApp, type JsonResponse } from "@svc/testing";
 import { basic, startAuth, TEST_TOKEN_ISSUER, type AuthUnderTest } from "./support/harness.ts";
 
 let auth: AuthUnderTest;
@@ -122,6 +124,42 @@ describe("POST /oauth/token: success", () => {
       String((await post({ body: "grant_type=client_credentials" })).body.access_token),
     );
     expect(again.jti).not.toBe(claims.jti);
+  });
+
+  it("INSUFFICIENT_SCOPE tells the truth: a token asked for with fewer scopes is asked for again with more", async () => {
+    const verify = createTokenVerifier({
+      keys: remoteKeys(`${auth.app.baseUrl}/.well-known/jwks.json`),
+      issuer: TEST_TOKEN_ISSUER,
+      audience: "integration-service",
+    });
+    const routes = express.Router();
+    routes.get("/v1/practices", requireScope(verify, "practices:read"), (_req, res) =>
+      sendData(res, [], { pagination: { page: 1, per_page: 25, total: 0, total_pages: 0 } }),
+    );
+    const service = await startApp(
+      createHttpApp({
+        platform: { service: "practices", version: "1.0.0", environment: "sandbox" },
+        logger: silentLogger(),
+        routes,
+      }),
+    );
+    try {
+      const read = async (token: string) =>
+        fetchJson<{ error?: { code: string; message: string } }>(
+          `${service.baseUrl}/v1/practices`,
+          { headers: { authorization: `Bearer ${token}` } },
+        );
+      const narrow = await post({ body: "grant_type=client_credentials&scope=vacancies:read" });
+      const refused = await read(String(narrow.body.access_token));
+      expect(refused.status).toBe(403);
+      expect(refused.body.error?.code).toBe("INSUFFICIENT_SCOPE");
+      expect(refused.body.error?.message).toMatch(/request a new token/);
+      // Doing what it says.
+      const wider = await post({ body: "grant_type=client_credentials&scope=practices:read" });
+      expect((await read(String(wider.body.access_token))).status).toBe(200);
+    } finally {
+      await service.close();
+    }
   });
 
   it("publishes public keys only at /.well-known/jwks.json", async () => {
@@ -308,6 +346,29 @@ describe("POST /oauth/token: request errors (RFC 6749 5.2)", () => {
       expectOAuthError(await send(), status, error);
     },
   );
+
+  it("hints at HTTP Basic for credentials in the form body, the same hint right or wrong", async () => {
+    const descriptions: string[] = [];
+    for (const secret of [client.secret, "not-the-secret"]) {
+      const res = await post({
+        body: `grant_type=client_credentials&client_id=${client.id}&client_secret=${secret}`,
+        headers: { authorization: "" },
+      });
+      expectOAuthError(res, 401, "invalid_client");
+      const body = res.body as { error_description: string };
+      descriptions.push(body.error_description);
+    }
+    expect(descriptions[0]).toMatch(/HTTP Basic/);
+    expect(descriptions[1]).toBe(descriptions[0]);
+    // Without body credentials the answer stays the bare one.
+    const bare = await post({
+      body: "grant_type=client_credentials",
+      headers: { authorization: "" },
+    });
+    expect((bare.body as { error_description: string }).error_description).toBe(
+      "client authentication failed",
+    );
+  });
 
   it("names POST in Allow on 405", async () => {
     expect((await post({ method: "GET" })).headers.get("allow")).toBe("POST");

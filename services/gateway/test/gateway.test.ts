@@ -4,8 +4,10 @@ import { connect, type AddressInfo } from "node:net";
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fetchJson, silentLogger, startApp, unusedPort, type StartedApp } from "@svc/testing";
+import { listen, type RunningServer } from "@svc/http";
 import { createApp } from "../src/app.ts";
 import { loadRoutes, matchRoute } from "../src/http/route-table.ts";
+import { createRouter } from "../src/http/router.ts";
 
 describe("route table", () => {
   const routes = loadRoutes();
@@ -15,8 +17,13 @@ describe("route table", () => {
     ["/v1/meta/vacancies", "vacancies"],
     ["/v1/applications", "identity"],
     ["/v1/webhooks/x/test", "webhooks"],
+    ["/portal", "webhooks"],
+    ["/portal/open", "webhooks"],
+    ["/portal/api/v1/webhooks", "webhooks"],
     ["/oauth/token", "auth"],
     ["/health", "auth"],
+    // What the document and the platform guide say answers health through the public address.
+    ["/v1/health", "auth"],
   ])("routes %s to %s", (path, service) => {
     expect(matchRoute(routes, path)?.service).toBe(service);
   });
@@ -24,6 +31,7 @@ describe("route table", () => {
   it("matches at segment boundaries only", () => {
     expect(matchRoute(routes, "/v1/practicesx")).toBeUndefined();
     expect(matchRoute(routes, "/v2/practices")).toBeUndefined();
+    expect(matchRoute(routes, "/portalx")).toBeUndefined();
   });
 });
 
@@ -92,6 +100,22 @@ describe("gateway", () => {
     expect(res.body.requestId).toMatch(/^[0-9a-f-]{36}$/);
   });
 
+  it("keeps a caller's UUID-shaped X-Request-Id end to end and replaces any other", async () => {
+    const sent = "6F1D2C3B-4A5E-4F60-8B7C-9D0E1F2A3B4C";
+    // POST: an echo upstream, not a document operation the contract check would hold it to.
+    const kept = await fetchJson<Record<string, string>>(`${gateway.baseUrl}/v1/vacancies/echo`, {
+      method: "POST",
+      headers: { "x-request-id": sent },
+    });
+    expect(kept.body.requestId).toBe(sent.toLowerCase());
+    const replaced = await fetchJson<Record<string, string>>(
+      `${gateway.baseUrl}/v1/vacancies/echo`,
+      { method: "POST", headers: { "x-request-id": "not-a-uuid" } },
+    );
+    expect(replaced.body.requestId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(replaced.body.requestId).not.toBe("not-a-uuid");
+  });
+
   it("passes an answer the service gives before the body arrived through, then closes", async () => {
     const socket = connect(gateway.port, "127.0.0.1");
     let text = "";
@@ -134,6 +158,72 @@ describe("gateway", () => {
     expect(res.headers.get("cache-control")).toBe("no-store");
     expect(res.headers.get("pragma")).toBe("no-cache");
     expect(res.headers.get("retry-after")).toBe("5");
+  });
+});
+
+describe("gateway: a request body that never completes", () => {
+  const LIMITS = { headersTimeoutMs: 1_000, requestTimeoutMs: 1_500, maxConnections: 100 };
+  let service: RunningServer;
+  let gateway: RunningServer;
+  beforeAll(async () => {
+    // A service that reads bodies and is slower to give up on them than the gateway.
+    const app = express();
+    app.use(express.json());
+    app.post("/v1/applications/never", () => undefined);
+    app.post("/{*rest}", (_req, res) => void res.json({ ok: true }));
+    service = await listen(app, 0, "127.0.0.1", { ...LIMITS, requestTimeoutMs: 60_000 });
+    // An answer wait shorter than the client's allowance: it must not cut a body still arriving.
+    const router = createRouter({
+      routes: loadRoutes(),
+      upstreams: { identity: [`http://127.0.0.1:${service.port}`] },
+      logger: silentLogger(),
+      upstreamTimeoutMs: 300,
+    });
+    gateway = await listen(router, 0, "127.0.0.1", LIMITS);
+  });
+  afterAll(async () => {
+    await gateway.close(100);
+    await service.close(100);
+  });
+
+  it("answers 408 REQUEST_TIMEOUT in the envelope, as the services do, not 503", async () => {
+    const socket = connect(gateway.port, "127.0.0.1");
+    let text = "";
+    socket.on("data", (c: Buffer) => (text += c.toString("latin1")));
+    const closed = once(socket, "close");
+    const started = Date.now();
+    socket.write(
+      "POST /v1/applications HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n" +
+        "X-Request-Id: 6f1d2c3b-4a5e-4f60-8b7c-9d0e1f2a3b4c\r\n" +
+        'Content-Length: 1000\r\n\r\n{"a":',
+    );
+    await closed;
+    expect(text).toMatch(/^HTTP\/1\.1 408 /);
+    expect(text).toContain('"code":"REQUEST_TIMEOUT"');
+    expect(text).toContain("6f1d2c3b-4a5e-4f60-8b7c-9d0e1f2a3b4c");
+    // Within the request timeout and Node's 0.5 s check, with room for a loaded machine.
+    expect(Date.now() - started).toBeLessThan(LIMITS.requestTimeoutMs + 5_000);
+  });
+
+  it("forwards a complete body, and still bounds the wait for the answer after it", async () => {
+    // Not document operations (the contract check would hold the echo to one).
+    const done = await fetchJson<{ ok: boolean }>(
+      `http://127.0.0.1:${gateway.port}/v1/applications/echo`,
+      {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: "{}",
+      },
+    );
+    expect(done.body).toEqual({ ok: true });
+    const started = Date.now();
+    const never = await fetchJson<{ error: { code: string } }>(
+      `http://127.0.0.1:${gateway.port}/v1/applications/never`,
+      { method: "POST", headers: { "content-type": "application/json" }, body: "{}" },
+    );
+    expect(never.status).toBe(503);
+    expect(never.body.error.code).toBe("SERVICE_UNAVAILABLE");
+    expect(Date.now() - started).toBeLessThan(5_000);
   });
 });
 

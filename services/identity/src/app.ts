@@ -55,6 +55,7 @@ export function createApp(deps: AppDeps): express.Express {
       store: new PgIdempotencyStore(db, idempotencyKeys),
       clientOf: (res) => callerOf(res.locals).clientId,
       ttlMs: config.IDEMPOTENCY_KEY_TTL_HOURS * 3_600_000,
+      waitMs: config.IDEMPOTENCY_WAIT_MS,
       now,
       logger: deps.logger,
     }),

@@ -32,6 +32,8 @@ const identityShape = {
   VACANCY_LOOKUP_TIMEOUT_MS: env.int(2_000, 50, 30_000),
   /** How long an Idempotency-Key and its stored response are kept (at least 24 h). */
   IDEMPOTENCY_KEY_TTL_HOURS: env.int(24, 24, 24 * 30),
+  /** How long a request waits for one with the same Idempotency-Key before answering 409. */
+  IDEMPOTENCY_WAIT_MS: env.int(10_000, 100, 60_000),
 };
 
 const shape = z.object({

@@ -95,6 +95,21 @@ describe("POST /v1/applications: request body validation", () => {
     ).toEqual(["entrypoint"]);
   });
 
+  it("refuses text the database cannot store exactly (NUL, an unpaired surrogate), naming the field", async () => {
+    const body = (extra: Record<string, unknown>, candidate: Record<string, unknown> = {}) =>
+      applicationBody(vacancy, { ...person(), ...candidate }, extra);
+    expect(await fieldsOf(body({ entrypoint: "web\ud800site" }))).toEqual(["entrypoint"]);
+    expect(await fieldsOf(body({ entrypoint: "website\u0000" }))).toEqual(["entrypoint"]);
+    expect(await fieldsOf(body({ practice_id: "P\udc00" }))).toEqual(["practice_id"]);
+    expect(await fieldsOf(body({}, { email: "a\u0000@b.be" }))).toEqual(["candidate.email"]);
+  });
+
+  it("refuses a practice_id holding a control character, as every practice id", async () => {
+    expect(await fieldsOf(applicationBody(vacancy, person(), { practice_id: "P\u0085" }))).toEqual([
+      "practice_id",
+    ]);
+  });
+
   it("answers 422 for a body that is not an object", async () => {
     expect(await fieldsOf([1, 2])).toEqual(["body"]);
   });

@@ -7,8 +7,8 @@ import {
   names,
   type NatsConnection,
 } from "@svc/messaging";
-import { silentLogger, testEnv } from "@svc/testing";
-import { startOutboxRelay } from "../src/workers/outbox-relay.ts";
+import { EVENT_PAYLOAD_FIELDS, silentLogger, testEnv } from "@svc/testing";
+import { startOutboxRelay } from "@svc/events";
 import { readEventStream, type StreamReader } from "@svc/testing";
 import {
   applicationBody,
@@ -102,14 +102,7 @@ describe("identity events in the stream", () => {
       ].sort(byType),
     );
     for (const e of events) {
-      expect(Object.keys(e).sort()).toEqual([
-        "entity",
-        "event_type",
-        "event_uuid",
-        "event_version",
-        "links",
-        "occurred_at",
-      ]);
+      expect(Object.keys(e).sort()).toEqual(EVENT_PAYLOAD_FIELDS);
       expect(e).toMatchObject({ event_version: 1, occurred_at: data.created_at });
     }
     const sent = await h.pool.query("SELECT 1 FROM identity.outbox WHERE sent_at IS NULL");

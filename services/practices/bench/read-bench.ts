@@ -21,7 +21,7 @@
 import { loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { brusselsDate, openServerConnection, seedDatabase } from "@svc/legacy";
+import { brusselsDate, openServerConnection, seedDatabase } from "@svc/sandbox";
 import {
   IDLE_SETTLE_MS,
   maxThroughput,

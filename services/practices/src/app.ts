@@ -4,7 +4,7 @@ import { createHttpApp } from "@svc/http";
 import { TotalsCache } from "@svc/paging";
 import type { Logger } from "@svc/logging";
 import type { TokenVerifier } from "@svc/auth";
-import { dateIn } from "@svc/time";
+import { calendarToday } from "@svc/time";
 import { SERVICE_NAME, SERVICE_VERSION, type Config } from "./config.ts";
 import type { CrmMirrorStore, PracticeSource } from "./domain/ports.ts";
 import { createRouter } from "./http/router.ts";
@@ -22,20 +22,6 @@ export interface AppDeps {
   crmMirror: CrmMirrorStore;
   /** The clock (ms since the epoch): "today" for `active`, the CRM mirror's future bound. */
   now: () => number;
-}
-
-/** The zone's calendar date, recomputed at most once per clock second (Intl formatting costs). */
-function calendarToday(zone: string, now: () => number): () => string {
-  let second = Number.NaN;
-  let date = "";
-  return () => {
-    const instant = now();
-    if (Math.floor(instant / 1000) !== second) {
-      second = Math.floor(instant / 1000);
-      date = dateIn(zone, instant);
-    }
-    return date;
-  };
 }
 
 /** Builds the practices service's express app; never listens (main.ts and the tests do). */

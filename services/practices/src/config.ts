@@ -3,7 +3,6 @@ import {
   env,
   installationVersion,
   legacyEnvShape,
-  natsEnvShape,
   parseEnv,
   pgEnvShape,
   refineLeaderElection,
@@ -12,6 +11,7 @@ import {
   tokenEnvShape,
   z,
 } from "@svc/config";
+import { revocationFeedEnvShape } from "@svc/auth";
 import { telemetryEnvShape } from "@svc/telemetry";
 
 /** The only module of this service that reads the environment (a lint rule enforces it). */
@@ -24,7 +24,7 @@ const shape = z
     ...tokenEnvShape,
     ...pgEnvShape,
     ...legacyEnvShape,
-    ...natsEnvShape,
+    ...revocationFeedEnvShape,
     ...telemetryEnvShape,
     ...relayEnvShape,
     ...detectorEnvShape,

@@ -1,14 +1,5 @@
-// Loaded with `node --import` before main.ts (the process preload): the runtime tuning, then
-// tracing, so instrumented modules are patched as main imports them.
-import { tuneProcess } from "@svc/runtime";
-import { startTelemetry } from "@svc/telemetry";
+// The process preload (`node --import`, before main.ts): runtime tuning, then tracing.
+import { preloadProcess } from "@svc/host/preload";
 import { loadTelemetryConfig, SERVICE_NAME, SERVICE_VERSION } from "./config.ts";
 
-const telemetry = loadTelemetryConfig();
-tuneProcess();
-await startTelemetry({
-  serviceName: SERVICE_NAME,
-  serviceVersion: SERVICE_VERSION,
-  environment: telemetry.ENVIRONMENT,
-  settings: telemetry,
-});
+await preloadProcess({ name: SERVICE_NAME, version: SERVICE_VERSION, loadTelemetryConfig });

@@ -12,6 +12,7 @@ import {
   type JsonResponse,
   type TempDatabase,
 } from "@svc/testing";
+import { createLogger } from "@svc/logging";
 import { loadConfig } from "../src/config.ts";
 import { PgCrmMirrorStore } from "../src/store/pg-crm-mirror-store.ts";
 import { MIGRATIONS_FOLDER } from "../src/store/migrations.ts";
@@ -401,6 +402,74 @@ describe("validation", () => {
     ]);
   });
 
+  const fields = async (res: Promise<JsonResponse<Envelope<unknown>>>) =>
+    (await res).body.error?.details?.map((d) => d.field);
+
+  it("refuses text PostgreSQL cannot store (NUL, an unpaired surrogate) with 422 naming the field", async () => {
+    expect(await fields(put("acc-nul", account({ name: "Praktijk\u0000Vermeulen" })))).toEqual([
+      "name",
+    ]);
+    const city = { ...account().address, city: "Gent\ud800" };
+    expect(await fields(put("acc-lone", account({ address: city })))).toEqual(["address.city"]);
+    const bad = { ...account({ identifiers: { vat: "\udc00BE0412" } }), crm_id: "acc-bulk-b" };
+    expect(await fields(bulk([{ ...account(), crm_id: "acc-bulk-a" }, bad]))).toEqual([
+      "accounts[1].identifiers.vat",
+    ]);
+    for (const id of ["acc-nul", "acc-lone", "acc-bulk-a"])
+      expect(await stored(id)).toBeUndefined();
+  });
+
+  it("stores every other character exactly: C0 and C1 controls, non-characters, astral, format", async () => {
+    const name = "Tab\tNEL\u0085\ufdd0\uffff\u{10ffff}\u200b😀\u202e";
+    expect((await put("acc-chars", account({ name }))).status).toBe(201);
+    expect((await stored("acc-chars"))?.name).toBe(name);
+  });
+
+  it("refuses dates PostgreSQL cannot store (year 0000) and days that do not exist, naming the field", async () => {
+    for (const date of ["0000-01-01", "0000-02-29", "2023-02-29", "1900-02-29", "2025-04-31"]) {
+      const period = { start_date: date, stop_date: null };
+      expect(await fields(put("acc-date", account({ period }))), date).toEqual([
+        "period.start_date",
+      ]);
+    }
+    const period = { start_date: "0001-01-01", stop_date: "2024-02-29" };
+    expect(
+      await fields(
+        bulk([
+          { ...account({ period: { ...period, stop_date: "0000-12-31" } }), crm_id: "acc-date" },
+        ]),
+      ),
+    ).toEqual(["accounts[0].period.stop_date"]);
+    expect(await stored("acc-date")).toBeUndefined();
+    expect((await put("acc-date", account({ period }))).status).toBe(201);
+    expect(await stored("acc-date")).toMatchObject({
+      period_start: "0001-01-01",
+      period_stop: "2024-02-29",
+    });
+  });
+
+  it("reads a modified_on in the years 0000 to 0099 as those years, not 1900 to 1999", async () => {
+    expect(await fields(put("acc-0099", account({ modified_on: "0099-06-29T00:13:49Z" })))).toEqual(
+      ["modified_on"],
+    );
+    const res = await del("acc-0099", "0099-12-31T23:59:59-23:59");
+    expect(res.body.error?.details?.map((d) => d.field)).toEqual(["CRM-Modified-On"]);
+    expect(await stored("acc-0099")).toBeUndefined();
+  });
+
+  it("refuses a crm_id holding a control character the document forbids (C0, DEL and C1), never storing another id", async () => {
+    expect(await fields(put("acc\u0085nel", account()))).toEqual(["crm_id"]);
+    expect(await fields(put("acc\u009f", account()))).toEqual(["crm_id"]);
+    expect(await fields(del("acc\u0080x", "2025-06-01T10:00:00Z"))).toEqual(["crm_id"]);
+    expect(await fields(bulk([{ ...account(), crm_id: "acc\u0090\u007f" }]))).toEqual([
+      "accounts[0].crm_id",
+    ]);
+    const { rows } = await pool.query<{ crm_id: string }>(
+      "SELECT crm_id FROM practices.crm_accounts WHERE crm_id LIKE 'acc%' AND crm_id ~ '[\\x80-\\x9f]|nel$|^acc$|^accx$'",
+    );
+    expect(rows).toEqual([]);
+  });
+
   it("answers 415 for a body that is not JSON and 400 for broken JSON", async () => {
     expect(
       (
@@ -413,6 +482,117 @@ describe("validation", () => {
     const broken = await send("PUT", "/v1/crm-mirror/accounts/acc-400", { body: "{" });
     expect(broken.status).toBe(400);
     expect(broken.body.error?.code).toBe("MALFORMED_REQUEST");
+  });
+});
+
+type Mirrored = ReturnType<typeof account> & { crm_id: string; deleted: boolean };
+type Page = JsonResponse<Envelope<Mirrored[]>> & {
+  body: { meta: { pagination: { next_cursor: string; has_more: boolean; total: number } } };
+};
+const readBack = (id: string, auth?: string) =>
+  send<Mirrored>("GET", `/v1/crm-mirror/accounts/${encodeURIComponent(id)}`, { auth });
+const listPage = async (query: string, auth?: string) =>
+  (await send<Mirrored[]>("GET", `/v1/crm-mirror/accounts?${query}`, { auth })) as Page;
+
+describe("reading the mirror back (its writer only)", () => {
+  it("reads one account as stored, its version to the microsecond", async () => {
+    await put("acc-read", account({ modified_on: "2025-05-01T12:00:00.123456+02:00" }));
+    const res = await readBack("acc-read");
+    expect(res.status).toBe(200);
+    const { modified_on: _written, ...fields } = account();
+    expect(res.body.data).toEqual({
+      crm_id: "acc-read",
+      ...fields,
+      modified_on: "2025-05-01T10:00:00.123456Z",
+      deleted: false,
+    });
+  });
+
+  it("reads a tombstone as deleted with every field null, and an unknown id as 404", async () => {
+    await put("acc-read-deleted", account());
+    await del("acc-read-deleted", "2025-06-02T00:00:00Z");
+    const res = await readBack("acc-read-deleted");
+    expect(res.status).toBe(200);
+    expect(res.body.data?.deleted).toBe(true);
+    expect(res.body.data?.name).toBeNull();
+    expect(res.body.data?.address.city).toBeNull();
+    expect(res.body.data?.modified_on).toBe("2025-06-02T00:00:00.000000Z");
+    expect((await readBack("acc-never-written")).status).toBe(404);
+    const bad = await readBack(" acc-read");
+    expect(bad.status).toBe(422);
+    expect(bad.body.error?.details?.[0]?.field).toBe("crm_id");
+  });
+
+  it("lists every account once, in (modified_on, crm_id) order, walked by the cursor", async () => {
+    // Two accounts with the same version: the id breaks the tie.
+    await put("acc-list-b", account({ modified_on: "2020-01-01T00:00:00Z" }));
+    await put("acc-list-a", account({ modified_on: "2020-01-01T00:00:00Z" }));
+    const { rows } = await pool.query<{ crm_id: string }>(
+      "SELECT crm_id FROM practices.crm_accounts ORDER BY modified_on, crm_id",
+    );
+    const seen: string[] = [];
+    let page = await listPage("per_page=3");
+    for (let i = 0; i < 1_000; i += 1) {
+      expect(page.status).toBe(200);
+      seen.push(...(page.body.data ?? []).map((a) => a.crm_id));
+      expect(page.body.meta.pagination.total).toBe(rows.length);
+      if (!page.body.meta.pagination.has_more) break;
+      page = await listPage(`per_page=3&cursor=${page.body.meta.pagination.next_cursor}`);
+    }
+    expect(seen).toEqual(rows.map((r) => r.crm_id));
+    expect(seen.indexOf("acc-list-a")).toBe(seen.indexOf("acc-list-b") - 1);
+    expect(seen).toContain("acc-read-deleted");
+    // Caught up: the last cursor answers an empty page until a newer write arrives.
+    const last = page.body.meta.pagination.next_cursor;
+    expect((await listPage(`cursor=${last}`)).body.data).toEqual([]);
+    await put(
+      "acc-list-newest",
+      account({ modified_on: new Date(NOW + 59 * 60_000).toISOString() }),
+    );
+    expect((await listPage(`cursor=${last}`)).body.data?.map((a) => a.crm_id)).toEqual([
+      "acc-list-newest",
+    ]);
+  });
+
+  it("answers 422 naming the cursor for one it did not make", async () => {
+    for (const cursor of [
+      "nope",
+      Buffer.from('{"v":1,"m":"x","i":"a","n":1}').toString("base64url"),
+    ]) {
+      const res = await listPage(`cursor=${cursor}`);
+      expect(res.status).toBe(422);
+      expect(res.body.error?.details?.[0]?.field).toBe("cursor");
+    }
+  });
+
+  it("stays invisible to every other client: 403 without crm-mirror:write", async () => {
+    const other = await svc.issuer.mint({
+      scope: "practices:read vacancies:read webhooks:read",
+      clientId: "another-client",
+    });
+    for (const res of [await readBack("acc-read", other), await listPage("per_page=1", other)]) {
+      expect(res.status).toBe(403);
+      expect(res.body.error?.code).toBe("INSUFFICIENT_SCOPE");
+      expect(JSON.stringify(res.body)).not.toContain("Vermeulen");
+    }
+  });
+
+  it("does not exist in the sandbox", async () => {
+    const sandbox = await startPractices({
+      legacyUrl: loadConfig({}).LEGACY_DATABASE_URL,
+      crmMirror: new PgCrmMirrorStore(pool, { now: () => NOW }),
+      issuer: svc.issuer,
+    });
+    try {
+      for (const path of ["/v1/crm-mirror/accounts", "/v1/crm-mirror/accounts/acc-read"]) {
+        const res = await fetchJson<Envelope>(`${sandbox.app.baseUrl}${path}`, {
+          headers: { authorization: `Bearer ${token}` },
+        });
+        expect(res.status).toBe(404);
+      }
+    } finally {
+      await sandbox.close();
+    }
   });
 });
 
@@ -438,10 +618,50 @@ describe("access and failures", () => {
     expect(await stored("acc-auth")).toBeUndefined();
   });
 
-  it("answers 405 with Allow for a read on an account", async () => {
-    const res = await send("GET", "/v1/crm-mirror/accounts/acc-create");
+  it("logs a database error without the record's values", async () => {
+    const lines: string[] = [];
+    const logger = createLogger({
+      service: "practices",
+      level: "info",
+      destination: { write: (line: string) => void lines.push(line) },
+    });
+    const logged = await startPractices({
+      legacyUrl: loadConfig({}).LEGACY_DATABASE_URL,
+      env: { ENVIRONMENT: "production" },
+      crmMirror: new PgCrmMirrorStore(pool, { now: () => NOW }),
+      issuer: svc.issuer,
+      logger,
+    });
+    // A rule the database enforces and the service does not know: its error is unexpected (500).
+    await pool.query(
+      "ALTER TABLE practices.crm_accounts ADD CONSTRAINT no_forbidden CHECK (name <> 'Verboden Praktijk')",
+    );
+    try {
+      const contact = { email: "geheim.adres@example-praktijk.be", phone: "0470 99 88 77" };
+      const res = await fetchJson(`${logged.app.baseUrl}/v1/crm-mirror/accounts/acc-log-value`, {
+        method: "PUT",
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+        body: JSON.stringify(account({ name: "Verboden Praktijk", contact })),
+      });
+      expect(res.status).toBe(500);
+      const text = lines.join("");
+      // What went wrong stays: the statement's text and the constraint the row broke.
+      expect(text).toContain('violates check constraint \\"no_forbidden\\"');
+      for (const value of ["Verboden", "geheim.adres", "0470 99 88 77", "Kortrijksesteenweg"])
+        expect(text, value).not.toContain(value);
+    } finally {
+      await pool.query("ALTER TABLE practices.crm_accounts DROP CONSTRAINT no_forbidden");
+      await logged.close();
+    }
+  });
+
+  it("answers 405 with Allow for a method an account or the list does not have", async () => {
+    const res = await send("POST", "/v1/crm-mirror/accounts/acc-create", { body: account() });
     expect(res.status).toBe(405);
-    expect(res.headers.get("allow")).toBe("PUT, DELETE");
+    expect(res.headers.get("allow")).toBe("GET, HEAD, PUT, DELETE");
+    const list = await send("DELETE", "/v1/crm-mirror/accounts");
+    expect(list.status).toBe(405);
+    expect(list.headers.get("allow")).toBe("GET, HEAD");
   });
 
   it("answers 503 SERVICE_UNAVAILABLE quickly when its PostgreSQL cannot be reached", async () => {

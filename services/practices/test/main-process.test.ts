@@ -1,112 +1,23 @@
-import { randomBytes, randomUUID } from "node:crypto";
 import { fileURLToPath } from "node:url";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createPgPool } from "@svc/db";
-import { openServerConnection } from "@svc/legacy";
-import {
-  connectNats,
-  drainNats,
-  jetstreamManager,
-  names,
-  type NatsConnection,
-} from "@svc/messaging";
-import { createTempPgDatabase, silentLogger, testEnv, type TempDatabase } from "@svc/testing";
+import { openServerConnection } from "@svc/sandbox";
+import { describeChangeDetectingProcess, testEnv } from "@svc/testing";
 import { localOfInstant } from "@svc/time";
-import {
-  readEventStream,
-  spawnServiceProcess,
-  waitFor,
-  type ServiceProcess,
-  type StreamReader,
-} from "@svc/testing";
 import { seedLegacy } from "./support/harness.ts";
 
-// The real entry point (main.ts) as a child process: the composition root starts the detector
-// and the relay, and stops both before the pools close on SIGTERM.
-const ENTRY = fileURLToPath(new URL("../src/main.ts", import.meta.url));
-const PUBLIC_BASE_URL = "https://api.example.test";
-
-let pgDb: TempDatabase;
-let legacyDb: TempDatabase;
-let nc: NatsConnection;
-let stream: StreamReader;
-let service: ServiceProcess;
-const namespace = `t${randomBytes(5).toString("hex")}`;
-const pool = () =>
-  createPgPool({ url: pgDb.url, schema: "practices", applicationName: "practices-main-test" });
-
-beforeAll(async () => {
-  [pgDb, legacyDb] = await Promise.all([createTempPgDatabase("prac_main"), seedLegacy(0)]);
-  nc = await connectNats({
-    servers: testEnv.TEST_NATS_URL,
-    name: "practices-main-test",
-    logger: silentLogger(),
-  });
-  const env = {
-    PORT: "0",
-    INTERNAL_PORT: "0",
-    LOG_LEVEL: "info",
-    MIGRATE_ON_START: "true",
-    PUBLIC_BASE_URL,
-    DATABASE_URL: pgDb.url,
-    LEGACY_DATABASE_URL: legacyDb.url,
-    NATS_SERVERS: testEnv.TEST_NATS_URL,
-    NATS_NAMESPACE: namespace,
-    DETECTOR_INCREMENTAL_MS: "200",
-    AUTH_JWKS_URL: "http://127.0.0.1:9/.well-known/jwks.json",
-  };
-  service = spawnServiceProcess(ENTRY, env);
-});
-
-afterAll(async () => {
-  await service.kill();
-  await stream?.stop();
-  await (
-    await jetstreamManager(nc)
-  ).streams
-    .delete(names(namespace).eventsStream)
-    .catch(() => undefined);
-  await drainNats(nc);
-  await Promise.all([pgDb.drop(), legacyDb.drop()]);
-});
-
-describe("practices main.ts", () => {
-  it(
-    "records a baseline, publishes a new CRM record as practice.created, and shuts down cleanly",
-    { timeout: 30_000 },
-    async () => {
-      const db = pool();
-      try {
-        const baseline = async () =>
-          (await db.query("SELECT 1 FROM practices.change_cursor").catch(() => ({ rowCount: 0 })))
-            .rowCount === 1;
-        await waitFor(
-          `the baseline (process output: ${service.output().slice(-2_000)})`,
-          baseline,
-          20_000,
-        );
-        stream = await readEventStream(nc, namespace);
-        const id = randomUUID();
-        const writer = await openServerConnection(testEnv.TEST_MYSQL_URL);
-        try {
-          const now = localOfInstant(Date.now(), "Europe/Brussels");
-          await writer.query(`INSERT INTO \`${legacyDb.name}\`.crm_bedrijf SET ?`, [
-            { crm_id: id, naam: "Tandartspraktijk", gewijzigd_op: now },
-          ]);
-        } finally {
-          await writer.end();
-        }
-        await waitFor("the created event", () => stream.received.length > 0, 5_000);
-        expect(stream.received.map((e) => [e.event_type, e.entity.id, e.links.self])).toEqual([
-          ["practice.created", id, `${PUBLIC_BASE_URL}/v1/practices/${id}`],
-        ]);
-      } finally {
-        await db.end();
-      }
-      expect(await service.terminate()).toBe(0);
-      expect(service.output()).toContain("shutdown complete");
-      expect(service.output()).not.toMatch(/shutdown step (failed|timed out)/);
-      expect(service.output()).not.toMatch(/"level":"(warn|error|fatal)"/);
-    },
-  );
+describeChangeDetectingProcess({
+  service: "practices",
+  entry: fileURLToPath(new URL("../src/main.ts", import.meta.url)),
+  legacyDatabase: () => seedLegacy(0),
+  async insert(database, id) {
+    const writer = await openServerConnection(testEnv.TEST_MYSQL_URL);
+    try {
+      const now = localOfInstant(Date.now(), "Europe/Brussels");
+      await writer.query(`INSERT INTO \`${database}\`.crm_bedrijf SET ?`, [
+        { crm_id: id, naam: "Tandartspraktijk", gewijzigd_op: now },
+      ]);
+    } finally {
+      await writer.end();
+    }
+  },
+  created: { eventType: "practice.created", path: "/v1/practices" },
 });

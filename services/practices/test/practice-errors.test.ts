@@ -4,7 +4,7 @@
  * stalls.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { fixtures } from "@svc/legacy";
+import { fixtures } from "@svc/sandbox";
 import { fetchJson, TcpProxy, unusedPort, type TempDatabase } from "@svc/testing";
 import { seedLegacy, startPractices, type Envelope, type PracticesApp } from "./support/harness.ts";
 

@@ -1,18 +1,17 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { EventPayload } from "@svc/events";
-import { addDays, fixtures } from "@svc/legacy";
+import { addDays, fixtures } from "@svc/sandbox";
 import type { Practice } from "../src/domain/practice.ts";
-import { waitFor } from "@svc/testing";
-import { startEventsWorld, summary, type EventsWorld } from "./support/events-world.ts";
+import { eventSummary, expectEventPayload, expectEveryEventOnce } from "@svc/testing";
+import { startEventsWorld, type EventsWorld } from "./support/events-world.ts";
 import { TODAY } from "./support/harness.ts";
 
 // Every kind of legacy change to either practice source, made in a real MariaDB, asserted as the
 // exact set of events that reach the real events stream (the contract's event payload).
 const P = fixtures.practices;
 const INCREMENTAL_MS = 200;
-const HOUR_MS = 3_600_000;
-const DAY_MS = 24 * HOUR_MS;
+const DAY_MS = 86_400_000;
 
 let w: EventsWorld;
 beforeAll(async () => void (w = await startEventsWorld({ incrementalMs: INCREMENTAL_MS })));
@@ -82,29 +81,12 @@ async function reported(
     id = await insert();
     await w[pass]();
   });
-  expect(summary(events)).toEqual([created(id)]);
+  expect(eventSummary(events)).toEqual([created(id)]);
   return id;
 }
 
 function expectSpecShape(event: EventPayload, type: string, id: string, path: string): void {
-  expect(Object.keys(event).sort()).toEqual([
-    "entity",
-    "event_type",
-    "event_uuid",
-    "event_version",
-    "links",
-    "occurred_at",
-  ]);
-  expect(event).toEqual({
-    event_uuid: expect.stringMatching(
-      /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/,
-    ),
-    event_type: type,
-    event_version: 1,
-    occurred_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}\+00:00$/),
-    entity: { type: "practice", id },
-    links: { self: `${w.config.PUBLIC_BASE_URL}${path}` },
-  });
+  expectEventPayload(w, event, { type, entity: "practice", id, path });
 }
 
 async function followed(event: EventPayload): Promise<Practice> {
@@ -115,18 +97,12 @@ async function followed(event: EventPayload): Promise<Practice> {
 
 describe("practice events in the stream", () => {
   it("records a baseline of the existing practices on the first run, without created events", async () => {
-    await waitFor(
-      "the baseline",
-      async () =>
-        (await w.pool.query("SELECT 1 FROM practices.change_cursor WHERE source = 'practices'"))
-          .rowCount === 1,
-    );
-    await w.stream.settle(w.pool, "practices");
+    await w.baseline();
     expect(w.stream.received).toEqual([]);
     const state = await w.pool.query<{ entity_id: string }>(
       "SELECT entity_id FROM practices.change_state WHERE NOT deleted",
     );
-    const live = await w.svc.get<Practice[]>("/v1/practices?per_page=100");
+    const live = await w.api.get<Practice[]>("/v1/practices?per_page=100");
     expect(live.body.meta.pagination?.total).toBeLessThan(100);
     expect(state.rows.map((r) => r.entity_id).sort()).toEqual(
       live.body.data.map((p) => p.practice_id).sort(),
@@ -171,19 +147,19 @@ describe("practice events in the stream", () => {
       await w.incremental();
       await w.incremental();
     });
-    expect(summary(events)).toEqual([updated(id)]);
+    expect(eventSummary(events)).toEqual([updated(id)]);
     expect(await followed(events[0]!)).toMatchObject({ name: "Mondzorg Aan Zee" });
   });
 
   it("reports an update that leaves the modification time alone in the next full sweep", async () => {
-    const id = await reported(() => insertSecondary({}, HOUR_MS), "sweep");
+    const id = await reported(() => insertSecondary({}, DAY_MS), "sweep");
     const quiet = await w.step(async () => {
       await w.write("UPDATE crm_bedrijf SET telefoon = '09 111 22 33' WHERE crm_id = ?", [id]);
       await w.incremental();
     });
     expect(quiet).toEqual([]);
     const swept = await w.step(() => w.sweep());
-    expect(summary(swept)).toEqual([updated(id)]);
+    expect(eventSummary(swept)).toEqual([updated(id)]);
     expect(await followed(swept[0]!)).toMatchObject({ contact: { phone: "09 111 22 33" } });
   });
 
@@ -207,7 +183,7 @@ describe("practice events in the stream", () => {
       );
       await w.incremental();
     });
-    expect(summary(stamped)).toEqual([updated(P.primaryComplete)]);
+    expect(eventSummary(stamped)).toEqual([updated(P.primaryComplete)]);
     const quiet = await w.step(async () => {
       await w.write("UPDATE crm_bedrijf SET gemeente = 'Gentbrugge' WHERE crm_id = ?", [
         P.multipleActiveRows,
@@ -216,7 +192,7 @@ describe("practice events in the stream", () => {
     });
     expect(quiet).toEqual([]);
     const swept = await w.step(() => w.sweep());
-    expect(summary(swept)).toEqual([updated(P.multipleActiveRows)]);
+    expect(eventSummary(swept)).toEqual([updated(P.multipleActiveRows)]);
     expect(await followed(swept[0]!)).toMatchObject({
       practice_id: P.multipleActiveRows,
       address: { city: "Gentbrugge" },
@@ -232,7 +208,7 @@ describe("practice events in the stream", () => {
       await w.incremental();
       await w.sweep();
     });
-    expect(summary(events)).toEqual([updated(P.tdmLinksNone)]);
+    expect(eventSummary(events)).toEqual([updated(P.tdmLinksNone)]);
     expect((await followed(events[0]!)).external_refs.tdm_ids).toEqual(["TDM999001"]);
   });
 
@@ -247,7 +223,7 @@ describe("practice events in the stream", () => {
         );
       await w.incremental();
     });
-    expect(summary(events)).toEqual(ids.map(updated).sort());
+    expect(eventSummary(events)).toEqual(ids.map(updated).sort());
     const slash = events.find((e) => e.entity.id === P.legacyIdWithSlash)!;
     expectSpecShape(
       slash,
@@ -272,7 +248,7 @@ describe("practice events in the stream", () => {
       await w.sweep();
       await w.sweep();
     });
-    expect(summary(events)).toEqual([deleted(id)]);
+    expect(eventSummary(events)).toEqual([deleted(id)]);
     expectSpecShape(events[0]!, "practice.deleted", id, `/v1/practices/${id}`);
     expect((await w.follow(events[0]!)).status).toBe(404);
   });
@@ -283,7 +259,7 @@ describe("practice events in the stream", () => {
       await w.write("DELETE FROM tbl_praktijk WHERE crm_ref = ?", [id]);
       await w.sweep();
     });
-    expect(summary(events)).toEqual([updated(id)]);
+    expect(eventSummary(events)).toEqual([updated(id)]);
     expect(await followed(events[0]!)).toMatchObject({
       practice_id: id,
       name: `CRM ${id}`,
@@ -299,7 +275,7 @@ describe("practice events in the stream", () => {
       await w.incremental();
       await w.incremental();
     });
-    expect(summary(events)).toEqual(
+    expect(eventSummary(events)).toEqual(
       [updated(P.secondaryFutureStart), updated(P.secondaryStopsToday), updated(stopsToday)].sort(),
     );
     const active = new Map<string, boolean>();
@@ -314,19 +290,7 @@ describe("practice events in the stream", () => {
   it("a legacy change reaches the stream within the incremental interval plus 1 s", async ({
     annotate,
   }) => {
-    const latencies: number[] = [];
-    for (let i = 0; i < 3; i += 1) {
-      const mark = w.stream.received.length;
-      const id = await insertSecondary();
-      const written = performance.now();
-      // No explicit pass: the detector's own schedule and the relay's poll carry it.
-      await waitFor(
-        "the created event",
-        () => w.stream.received.slice(mark).some((e) => e.entity.id === id),
-        5_000,
-      );
-      latencies.push(Math.round(performance.now() - written));
-    }
+    const latencies = await w.timesToStream(() => insertSecondary(), "practice.created");
     await annotate(
       `legacy insert → events stream: ${latencies.join(", ")} ms (incremental interval ${INCREMENTAL_MS} ms, relay poll ${w.config.RELAY_POLL_MS} ms)`,
     );
@@ -334,14 +298,6 @@ describe("practice events in the stream", () => {
   });
 
   it("put every event into the stream exactly once", async () => {
-    await w.stream.settle(w.pool, "practices");
-    const outbox = await w.pool.query<{ event_uuid: string }>(
-      "SELECT event_uuid FROM practices.outbox",
-    );
-    expect(w.stream.received.length).toBe(outbox.rowCount);
-    expect([...w.stream.deliveries.values()].every((n) => n === 1)).toBe(true);
-    expect([...w.stream.deliveries.keys()].sort()).toEqual(
-      outbox.rows.map((r) => r.event_uuid).sort(),
-    );
+    await expectEveryEventOnce(w);
   });
 });

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createConnection, type Connection, type RowDataPacket } from "mysql2/promise";
-import { fixtures } from "@svc/legacy";
+import { fixtures } from "@svc/sandbox";
 import type { TempDatabase } from "@svc/testing";
 import type { Practice } from "../src/domain/practice.ts";
 import { seedLegacy, startPractices, type PracticesApp } from "./support/harness.ts";

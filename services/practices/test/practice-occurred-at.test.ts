@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { EventPayload } from "@svc/events";
-import { waitFor } from "@svc/testing";
+import { eventSummary } from "@svc/testing";
 import { instantOfLocal } from "@svc/time";
-import { startEventsWorld, summary, type EventsWorld } from "./support/events-world.ts";
+import { startEventsWorld, type EventsWorld } from "./support/events-world.ts";
 
 // What occurred_at says for practice events, through the real detector, outbox, relay and events
 // stream over a real MariaDB: the latest stamp of the practice's rows when the change was found
@@ -12,29 +12,17 @@ let w: EventsWorld;
 beforeAll(async () => {
   w = await startEventsWorld({ incrementalMs: 200 });
   // The first pass records a baseline and reports nothing: wait for it.
-  await waitFor(
-    "the baseline",
-    async () =>
-      (await w.pool.query("SELECT 1 FROM practices.change_cursor WHERE source = 'practices'"))
-        .rowCount === 1,
-  );
+  await w.baseline();
 });
 afterAll(() => w.close());
 
 const at = (event: EventPayload) => Date.parse(event.occurred_at);
 
-/** Runs `work`; its events, and the clock just before and just after. */
-async function timed(work: () => Promise<unknown>) {
-  const before = w.now();
-  const events = await w.step(work);
-  return { events, before, after: w.now() };
-}
-
 /** A primary practice (a primary row and its CRM row, committed together), reported as created. */
 async function reportedPrimary(): Promise<string> {
   const id = `OCC-${randomUUID().slice(0, 8)}`;
   const stamp = w.local();
-  const { events } = await timed(async () => {
+  const { events } = await w.timedStep(async () => {
     await w.write("START TRANSACTION");
     await w.write("INSERT INTO tbl_praktijk SET ?", [
       { crm_ref: id, naam: `Primair ${id}`, actief: 1, zichtbaar: 1, gewijzigd_op: stamp },
@@ -45,7 +33,7 @@ async function reportedPrimary(): Promise<string> {
     await w.write("COMMIT");
     await w.incremental();
   });
-  expect(summary(events)).toEqual([`practice.created ${id}`]);
+  expect(eventSummary(events)).toEqual([`practice.created ${id}`]);
   return id;
 }
 
@@ -54,7 +42,7 @@ describe("occurred_at of practice events", () => {
     const id = await reportedPrimary();
     w.advance(60_000);
     const [older, newer] = [w.local(-40_000), w.local(-30_000)];
-    const { events, before } = await timed(async () => {
+    const { events, before } = await w.timedStep(async () => {
       await w.write("START TRANSACTION");
       await w.write(
         "UPDATE crm_bedrijf SET gemeente = 'Gentbrugge', gewijzigd_op = ? WHERE crm_id = ?",
@@ -67,7 +55,7 @@ describe("occurred_at of practice events", () => {
       await w.write("COMMIT");
       await w.incremental();
     });
-    expect(summary(events)).toEqual([`practice.updated ${id}`]);
+    expect(eventSummary(events)).toEqual([`practice.updated ${id}`]);
     expect(at(events[0]!)).toBe(instantOfLocal(newer, w.config.TIME_ZONE));
     expect(at(events[0]!)).toBeLessThan(before);
   });
@@ -75,7 +63,7 @@ describe("occurred_at of practice events", () => {
   it("is the detection time for a practice gone from both sources", async () => {
     const id = await reportedPrimary();
     w.advance(60_000);
-    const { events, before, after } = await timed(async () => {
+    const { events, before, after } = await w.timedStep(async () => {
       await w.write("START TRANSACTION");
       await w.write("DELETE FROM tbl_praktijk WHERE crm_ref = ?", [id]);
       await w.write("DELETE FROM crm_bedrijf WHERE crm_id = ?", [id]);
@@ -83,7 +71,7 @@ describe("occurred_at of practice events", () => {
       await w.incremental();
       await w.sweep();
     });
-    expect(summary(events)).toEqual([`practice.deleted ${id}`]);
+    expect(eventSummary(events)).toEqual([`practice.deleted ${id}`]);
     expect(at(events[0]!)).toBeGreaterThanOrEqual(before);
     expect(at(events[0]!)).toBeLessThanOrEqual(after);
   });

@@ -3,7 +3,7 @@
  * (scale 0: the fixtures alone) in a real MariaDB, through HTTP.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { addDays, fixtures } from "@svc/legacy";
+import { addDays, fixtures } from "@svc/sandbox";
 import type { TempDatabase } from "@svc/testing";
 import type { Practice } from "../src/domain/practice.ts";
 import { legacyKeysIn, practiceProblems } from "./support/conformance.ts";

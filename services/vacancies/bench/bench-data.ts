@@ -2,7 +2,7 @@
  * The read benchmarks' legacy data: `legacy_bench` at scale 50 (about 100,000 vacancies), seeded
  * when absent; returns its URL.
  */
-import { openServerConnection, seedDatabase } from "@svc/legacy";
+import { openServerConnection, seedDatabase } from "@svc/sandbox";
 import { dateIn } from "@svc/time";
 
 export const BENCH_DATABASE = "legacy_bench";

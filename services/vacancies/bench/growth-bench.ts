@@ -25,7 +25,7 @@
  * timeout. Why: docs/decisions/growth.md.
  */
 import type { LegacyDb } from "@svc/db";
-import { addDays } from "@svc/legacy";
+import { addDays } from "@svc/sandbox";
 import { GROWTH_ZONE, runGrowthBench } from "@svc/bench";
 import { dateIn } from "@svc/time";
 import { SERVICE_NAME } from "../src/config.ts";

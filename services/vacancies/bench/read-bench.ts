@@ -23,7 +23,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { Pool } from "undici";
 import { createLegacyDb } from "@svc/db";
-import { openServerConnection, seedDatabase, addDays } from "@svc/legacy";
+import { openServerConnection, seedDatabase, addDays } from "@svc/sandbox";
 import {
   IDLE_SETTLE_MS,
   maxThroughput,

@@ -26,7 +26,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { fork, type ChildProcess } from "node:child_process";
 import { Worker } from "node:worker_threads";
-import { openServerConnection, seedDatabase } from "@svc/legacy";
+import { openServerConnection, seedDatabase } from "@svc/sandbox";
 import { openLoop, recordBenchRows, runWrk } from "@svc/bench";
 import { dateIn } from "@svc/time";
 

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLegacyDb, type LegacyDb } from "@svc/db";
-import { fixtures } from "@svc/legacy";
+import { fixtures } from "@svc/sandbox";
 import {
   connectNats,
   drainNats,

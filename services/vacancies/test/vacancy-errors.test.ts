@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { fixtures } from "@svc/legacy";
+import { fixtures } from "@svc/sandbox";
 import { fetchJson, TcpProxy, unusedPort, type TempDatabase } from "@svc/testing";
 import {
   seededLegacyDatabase,

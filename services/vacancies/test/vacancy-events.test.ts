@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { EventPayload } from "@svc/events";
-import { addDays, fixtures } from "@svc/legacy";
-import { waitFor } from "@svc/testing";
-import { startEventsWorld, summary, type EventsWorld } from "./support/events-world.ts";
+import { addDays, fixtures } from "@svc/sandbox";
+import { eventSummary, expectEventPayload, expectEveryEventOnce } from "@svc/testing";
+import { startEventsWorld, type EventsWorld } from "./support/events-world.ts";
 import { TODAY, walkAll } from "./support/harness.ts";
 
 // Every kind of legacy change, made in a real MariaDB, asserted as the exact set of events that
@@ -10,8 +10,7 @@ import { TODAY, walkAll } from "./support/harness.ts";
 // payload).
 const V = fixtures.vacancies;
 const INCREMENTAL_MS = 200;
-const HOUR_MS = 3_600_000;
-const DAY_MS = 24 * HOUR_MS;
+const DAY_MS = 86_400_000;
 
 let w: EventsWorld;
 beforeAll(async () => void (w = await startEventsWorld({ incrementalMs: INCREMENTAL_MS })));
@@ -28,62 +27,44 @@ async function reported(columns: Record<string, string | number | null> = {}): P
     uuid = await w.insert(columns);
     await w.incremental();
   });
-  expect(summary(events)).toEqual([created(uuid)]);
+  expect(eventSummary(events)).toEqual([created(uuid)]);
   return uuid;
 }
 
 /**
- * One last modified an hour ago, reported by a sweep: an incremental pass re-reads only the rows
- * modified within its overlap window before the newest modification time, so a later write that
- * leaves this row's time alone is invisible to it, as with an old row fixed by hand in SQL.
+ * One last modified a day ago, reported by a sweep: passes read by modification time only the rows
+ * stamped within their windows (hours at most), so a later write that leaves this row's time alone
+ * is invisible to them, as with an old row fixed by hand in SQL.
  */
 async function reportedLongAgo(
   columns: Record<string, string | number | null> = {},
 ): Promise<string> {
   let uuid = "";
   const events = await w.step(async () => {
-    uuid = await w.insert({ gewijzigd_op: w.local(-HOUR_MS), ...columns });
+    uuid = await w.insert({ gewijzigd_op: w.local(-DAY_MS), ...columns });
     await w.sweep();
   });
-  expect(summary(events)).toEqual([created(uuid)]);
+  expect(eventSummary(events)).toEqual([created(uuid)]);
   return uuid;
 }
 
 function expectSpecShape(event: EventPayload, type: string, uuid: string): void {
-  expect(Object.keys(event).sort()).toEqual([
-    "entity",
-    "event_type",
-    "event_uuid",
-    "event_version",
-    "links",
-    "occurred_at",
-  ]);
-  expect(event).toEqual({
-    event_uuid: expect.stringMatching(
-      /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/,
-    ),
-    event_type: type,
-    event_version: 1,
-    occurred_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}\+00:00$/),
-    entity: { type: "vacancy", id: uuid },
-    links: { self: `${w.config.PUBLIC_BASE_URL}/v1/vacancies/${uuid}` },
+  expectEventPayload(w, event, {
+    type,
+    entity: "vacancy",
+    id: uuid,
+    path: `/v1/vacancies/${uuid}`,
   });
 }
 
 describe("vacancy events in the stream", () => {
   it("records a baseline of the existing vacancies on the first run, without created events", async () => {
-    await waitFor(
-      "the baseline",
-      async () =>
-        (await w.pool.query("SELECT 1 FROM vacancies.change_cursor WHERE source = 'vacancies'"))
-          .rowCount === 1,
-    );
-    await w.stream.settle(w.pool, "vacancies");
+    await w.baseline();
     expect(w.stream.received).toEqual([]);
     const state = await w.pool.query<{ entity_id: string; recheck_on: string | null }>(
       "SELECT entity_id, recheck_on::text FROM vacancies.change_state WHERE NOT deleted",
     );
-    const live = await walkAll(w.run, "", 100);
+    const live = await walkAll(w.api, "", 100);
     expect(state.rows.map((r) => r.entity_id).sort()).toEqual(live.items.map((v) => v.uuid).sort());
     expect(state.rows.map((r) => r.entity_id)).not.toContain(V.softDeleted);
     // The one scheduled fixture (visible, display date tomorrow) is due for a recheck then.
@@ -113,7 +94,7 @@ describe("vacancy events in the stream", () => {
       await w.incremental();
       await w.incremental();
     });
-    expect(summary(events)).toEqual([updated(uuid)]);
+    expect(eventSummary(events)).toEqual([updated(uuid)]);
     expectSpecShape(events[0]!, "vacancy.updated", uuid);
     expect((await w.follow(events[0]!)).body.data.title).toBe("Mondhygiënist");
   });
@@ -126,7 +107,7 @@ describe("vacancy events in the stream", () => {
     });
     expect(quiet).toEqual([]);
     const swept = await w.step(() => w.sweep());
-    expect(summary(swept)).toEqual([updated(uuid)]);
+    expect(eventSummary(swept)).toEqual([updated(uuid)]);
     expect((await w.follow(swept[0]!)).body.data.title).toBe("Fixed by hand in SQL");
   });
 
@@ -137,7 +118,7 @@ describe("vacancy events in the stream", () => {
       await w.update(uuid, { gewijzigd_op: w.local() });
       await w.incremental();
     });
-    expect(summary(events)).toEqual([updated(uuid)]);
+    expect(eventSummary(events)).toEqual([updated(uuid)]);
   });
 
   it("reports nothing for a change the response does not show (an internal name behind a public heading)", async () => {
@@ -158,7 +139,7 @@ describe("vacancy events in the stream", () => {
       await w.incremental();
       await w.sweep();
     });
-    expect(summary(events)).toEqual([deleted(uuid)]);
+    expect(eventSummary(events)).toEqual([deleted(uuid)]);
     expectSpecShape(events[0]!, "vacancy.deleted", uuid);
     expect((await w.follow(events[0]!)).status).toBe(404);
   });
@@ -170,7 +151,7 @@ describe("vacancy events in the stream", () => {
       await w.incremental();
     });
     expect(quiet).toEqual([]);
-    expect(summary(await w.step(() => w.sweep()))).toEqual([deleted(uuid)]);
+    expect(eventSummary(await w.step(() => w.sweep()))).toEqual([deleted(uuid)]);
   });
 
   it("reports a hard delete as vacancy.deleted in the next full sweep, once", async () => {
@@ -184,7 +165,7 @@ describe("vacancy events in the stream", () => {
       await w.sweep();
       await w.sweep();
     });
-    expect(summary(events)).toEqual([deleted(uuid)]);
+    expect(eventSummary(events)).toEqual([deleted(uuid)]);
   });
 
   it("reports a renamed position label as vacancy.updated for each live vacancy with that position, in the sweep", async () => {
@@ -210,7 +191,7 @@ describe("vacancy events in the stream", () => {
     });
     expect(quiet).toEqual([]);
     const events = await w.step(() => w.sweep());
-    expect(summary(events)).toEqual([updated(a), updated(b)].sort());
+    expect(eventSummary(events)).toEqual([updated(a), updated(b)].sort());
     const self = await w.follow(events[0]!);
     expect(self.body.data).toMatchObject({ position: { code: "EVT", label: "Evenementenbureau" } });
   });
@@ -227,7 +208,7 @@ describe("vacancy events in the stream", () => {
       await w.incremental();
       await w.sweep();
     });
-    expect(summary(events)).toEqual([updated(uuid)]);
+    expect(eventSummary(events)).toEqual([updated(uuid)]);
     expect((await w.follow(events[0]!)).body.data).toMatchObject({
       location: { province: { code: "EVP", label: "Pays des événements" } },
     });
@@ -238,7 +219,7 @@ describe("vacancy events in the stream", () => {
     const scheduled = await reported({ publicatiedatum: tomorrow });
     await reported({ publicatiedatum: tomorrow, zichtbaar: 0 }); // invisible: nothing flips
     expect(
-      (await w.run.get<{ data: { published: boolean } }>(`/v1/vacancies/${scheduled}`)).body.data
+      (await w.api.get<{ data: { published: boolean } }>(`/v1/vacancies/${scheduled}`)).body.data
         .published,
     ).toBe(false);
     const events = await w.step(async () => {
@@ -246,7 +227,7 @@ describe("vacancy events in the stream", () => {
       await w.incremental();
       await w.incremental();
     });
-    expect(summary(events)).toEqual([updated(scheduled), updated(V.displayDateFuture)].sort());
+    expect(eventSummary(events)).toEqual([updated(scheduled), updated(V.displayDateFuture)].sort());
     for (const event of events)
       expect((await w.follow(event)).body.data).toMatchObject({
         uuid: event.entity.id,
@@ -257,22 +238,7 @@ describe("vacancy events in the stream", () => {
   it("a legacy change reaches the stream within the incremental interval plus 1 s", async ({
     annotate,
   }) => {
-    const latencies: number[] = [];
-    for (let i = 0; i < 3; i += 1) {
-      const mark = w.stream.received.length;
-      const uuid = await w.insert();
-      const written = performance.now();
-      // No explicit pass: the detector's own schedule and the relay's poll carry it.
-      await waitFor(
-        "the created event",
-        () =>
-          w.stream.received
-            .slice(mark)
-            .some((e) => e.entity.id === uuid && e.event_type === "vacancy.created"),
-        5_000,
-      );
-      latencies.push(Math.round(performance.now() - written));
-    }
+    const latencies = await w.timesToStream(() => w.insert(), "vacancy.created");
     await annotate(
       `legacy insert → events stream: ${latencies.join(", ")} ms (incremental interval ${INCREMENTAL_MS} ms, relay poll ${w.config.RELAY_POLL_MS} ms)`,
     );
@@ -280,14 +246,6 @@ describe("vacancy events in the stream", () => {
   });
 
   it("put every event into the stream exactly once", async () => {
-    await w.stream.settle(w.pool, "vacancies");
-    const outbox = await w.pool.query<{ event_uuid: string }>(
-      "SELECT event_uuid FROM vacancies.outbox",
-    );
-    expect(w.stream.received.length).toBe(outbox.rowCount);
-    expect([...w.stream.deliveries.values()].every((n) => n === 1)).toBe(true);
-    expect([...w.stream.deliveries.keys()].sort()).toEqual(
-      outbox.rows.map((r) => r.event_uuid).sort(),
-    );
+    await expectEveryEventOnce(w);
   });
 });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { fixtures, generateDataset, type VacatureRow } from "@svc/legacy";
+import { fixtures, generateDataset, type VacatureRow } from "@svc/sandbox";
 import type { TempDatabase } from "@svc/testing";
 import type { Vacancy } from "../src/domain/vacancy-catalogue.ts";
 import {

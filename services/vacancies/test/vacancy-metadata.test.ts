@@ -7,7 +7,8 @@ import {
   type FieldMetadata,
 } from "@svc/catalogue";
 import { OCCURRED_AT } from "@svc/events";
-import { COLUMNS, fixtures, MARKER_TABLE, POSITIONS, PROVINCES, TABLES } from "@svc/legacy";
+import { TABLES } from "@svc/legacy";
+import { COLUMNS, fixtures, MARKER_TABLE, POSITIONS, PROVINCES } from "@svc/sandbox";
 import type { TempDatabase } from "@svc/testing";
 import { VACANCY_FIELDS } from "../src/domain/vacancy-catalogue.ts";
 import type { Vacancy } from "../src/domain/vacancy-catalogue.ts";

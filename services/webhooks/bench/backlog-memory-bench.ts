@@ -10,31 +10,15 @@
 // Run: npm exec -c 'node services/webhooks/bench/backlog-memory-bench.ts [options]' (or npm run
 // bench:backlog -w @services/webhooks); options: --scenario=deliveries|events, --events=N,
 // --heap-mb=N.
-import { readFileSync } from "node:fs";
 import type { createPgPool } from "@svc/db";
 import { buildEvent } from "@svc/events";
-import {
-  connectNats,
-  deliveriesStreamConfig,
-  drainNats,
-  ensureStream,
-  eventsStreamConfig,
-  jetstream,
-  jetstreamManager,
-  names,
-  publish,
-} from "@svc/messaging";
+import { publish } from "@svc/messaging";
 import { processMemory, recordBenchRows, type BenchRow } from "@svc/bench";
 import { build } from "@svc/build";
-import { silentLogger, testEnv, createTestCa } from "@svc/testing";
-import { createSubscriptionService } from "../src/app.ts";
-import { loadConfig } from "../src/config.ts";
-import { webhooksBenchDatabase } from "./bench-database.ts";
-import { systemClock } from "../src/domain/model.ts";
-import { systemResolver } from "../src/outbound/resolver.ts";
+import { createTestCa } from "@svc/testing";
+import { loadAverage, webhooksBenchWorld } from "./bench-database.ts";
 import { createNatsDeliveryQueue } from "../src/messaging/nats-delivery-queue.ts";
 import { PgDispatchStore } from "../src/store/pg-dispatch-store.ts";
-import { baseEnv, testNamespace } from "../test/support/harness.ts";
 import { spawnDispatcher } from "../test/support/dispatcher-process.ts";
 import { killHard } from "../test/support/private-nats.ts";
 import { startFastReceiver, type FastReceiver } from "./fast-receiver.ts";
@@ -97,36 +81,13 @@ report(results);
 
 async function runScenario(scenario: "deliveries" | "events"): Promise<Result> {
   const receiver = await startFastReceiver({ key: ca.serverKey, cert: ca.serverCert });
-  const { database, pool } = await webhooksBenchDatabase("backlog", "backlog-bench", 16);
-  const namespace = testNamespace();
-  const n = names(namespace);
-  const nc = await connectNats({
-    servers: testEnv.TEST_NATS_URL,
-    name: "webhooks-backlog-bench",
-    logger: silentLogger(),
+  const world = await webhooksBenchWorld({
+    name: "backlog-bench",
+    poolMax: 16,
+    caFile: ca.caFile,
+    withDeliveries: true,
   });
-  const js = jetstream(nc);
-  const jsm = await jetstreamManager(nc);
-  await ensureStream(jsm, eventsStreamConfig(n));
-  await ensureStream(jsm, deliveriesStreamConfig(n));
-  const env = {
-    ...baseEnv({
-      databaseUrl: database.url,
-      namespace,
-      natsUrl: testEnv.TEST_NATS_URL,
-      caFile: ca.caFile,
-    }),
-    LOG_LEVEL: "warn",
-    INTERNAL_PORT: "0",
-  };
-  const service = createSubscriptionService({
-    config: loadConfig(env),
-    logger: silentLogger(),
-    pool,
-    resolver: systemResolver(),
-    queue: { enqueue: async () => {} },
-    clock: systemClock,
-  });
+  const { pool, n, js, env, service } = world;
   let dispatcher: ReturnType<typeof spawnDispatcher> | undefined;
   try {
     for (let i = 0; i < SUBSCRIPTIONS; i++)
@@ -163,11 +124,7 @@ async function runScenario(scenario: "deliveries" | "events"): Promise<Result> {
       ]);
       await killHard(dispatcher);
     }
-    for (const stream of [n.eventsStream, n.deliveriesStream])
-      await jsm.streams.delete(stream).catch(() => false);
-    await drainNats(nc, { timeoutMs: 2_000 });
-    await pool.end();
-    await database.drop();
+    await world.close();
     await receiver.close();
   }
 }
@@ -359,8 +316,4 @@ function report(all: Result[]): void {
     ];
   });
   recordBenchRows("webhooks-backlog-memory", rows);
-}
-
-function loadAverage(): string {
-  return readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
 }

@@ -8,7 +8,7 @@
 import { loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
 import { buildEvent } from "@svc/events";
-import { openServerConnection, seedDatabase } from "@svc/legacy";
+import { openServerConnection, seedDatabase } from "@svc/sandbox";
 import { connectNats, drainNats, jetstream, names, publish } from "@svc/messaging";
 import {
   processCpuMs,
@@ -21,7 +21,7 @@ import { entryArgs } from "@svc/manifest";
 import { NODE_FLAGS, RUNTIME_ENV } from "@svc/runtime";
 import { createTestCa, silentLogger, testEnv } from "@svc/testing";
 import { dateIn, localOfInstant } from "@svc/time";
-import { createSubscriptionService } from "../src/app.ts";
+import { createSubscriptionService } from "../src/compose.ts";
 import { loadConfig } from "../src/config.ts";
 import { systemClock } from "../src/domain/model.ts";
 import { systemResolver } from "../src/outbound/resolver.ts";

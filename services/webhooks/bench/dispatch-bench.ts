@@ -4,25 +4,11 @@
 // Run: npm exec -c 'node services/webhooks/bench/dispatch-bench.ts' (from the repository root).
 import { readFileSync } from "node:fs";
 import { buildEvent } from "@svc/events";
-import {
-  connectNats,
-  drainNats,
-  ensureStream,
-  eventsStreamConfig,
-  jetstream,
-  jetstreamManager,
-  names,
-  publish,
-} from "@svc/messaging";
+import { publish } from "@svc/messaging";
 import { recordBenchRows } from "@svc/bench";
 import { build } from "@svc/build";
-import { silentLogger, testEnv, createTestCa } from "@svc/testing";
-import { createSubscriptionService } from "../src/app.ts";
-import { loadConfig } from "../src/config.ts";
-import { webhooksBenchDatabase } from "./bench-database.ts";
-import { systemClock } from "../src/domain/model.ts";
-import { systemResolver } from "../src/outbound/resolver.ts";
-import { baseEnv, testNamespace } from "../test/support/harness.ts";
+import { testEnv, createTestCa } from "@svc/testing";
+import { loadAverage, webhooksBenchWorld } from "./bench-database.ts";
 import { spawnDispatcher } from "../test/support/dispatcher-process.ts";
 import { killHard } from "../test/support/private-nats.ts";
 import { startReceiver } from "../test/support/receiver.ts";
@@ -50,36 +36,13 @@ const out = (line = "") => process.stdout.write(`${line}\n`);
 
 const ca = createTestCa();
 const receiver = await startReceiver({ key: ca.serverKey, cert: ca.serverCert });
-const { database, pool } = await webhooksBenchDatabase("bench", "bench", 5);
-const namespace = testNamespace();
-const n = names(namespace);
-const nc = await connectNats({
-  servers: testEnv.TEST_NATS_URL,
+const world = await webhooksBenchWorld({
   name: "webhooks-bench",
-  logger: silentLogger(),
+  poolMax: 5,
+  caFile: ca.caFile,
+  env: { WEBHOOK_DELIVERY_CONCURRENCY: String(CONCURRENCY) },
 });
-const js = jetstream(nc);
-const jsm = await jetstreamManager(nc);
-await ensureStream(jsm, eventsStreamConfig(n));
-const env = {
-  ...baseEnv({
-    databaseUrl: database.url,
-    namespace,
-    natsUrl: testEnv.TEST_NATS_URL,
-    caFile: ca.caFile,
-  }),
-  LOG_LEVEL: "warn",
-  INTERNAL_PORT: "0",
-  WEBHOOK_DELIVERY_CONCURRENCY: String(CONCURRENCY),
-};
-const service = createSubscriptionService({
-  config: loadConfig(env),
-  logger: silentLogger(),
-  pool,
-  resolver: systemResolver(),
-  queue: { enqueue: async () => {} },
-  clock: systemClock,
-});
+const { n, js, jsm, env, service, database, pool } = world;
 // --profile (or --cpu-prof): writes a CPU profile of the dispatcher to /tmp/webhooks-prof.
 const PROFILE = process.argv.includes("--profile") || process.argv.includes("--cpu-prof");
 // --curve-only: the load curve alone (printed and recorded), without the burst, paced and bare runs.
@@ -100,7 +63,7 @@ try {
   if (CURVE_ONLY) {
     const curve = await measureCurve();
     out(curveTable(curve, THROUGHPUT_SUBSCRIPTIONS, CURVE_STEP_SECONDS));
-    out(`load average ${readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ")}`);
+    out(`load average ${loadAverage()}`);
     recordBenchRows("webhooks-dispatch", curveRows(curve, CURVE_SCENARIO));
   } else await fullRun(fanOutPaths, pacedPath);
 } finally {
@@ -113,11 +76,7 @@ try {
     await new Promise((r) => dispatcher.once("exit", r));
   }
   await killHard(dispatcher);
-  for (const stream of [n.eventsStream, n.deliveriesStream])
-    await jsm.streams.delete(stream).catch(() => false);
-  await drainNats(nc, { timeoutMs: 2_000 });
-  await pool.end();
-  await database.drop();
+  await world.close();
   await receiver.close();
   ca.dispose();
 }
@@ -166,7 +125,7 @@ async function fullRun(fanOutPaths: string[], pacedPath: string): Promise<void> 
   out(
     `targets: ≥ ${BURST_TARGET_RATIO}× the bare loop's deliveries/s: ${burstMet ? "met" : "NOT met"}; p99 event-to-POST < 250 ms at ${PACED_RATE} events/s: ${paced.p99 < 250 ? "met" : "NOT met"}`,
   );
-  out(`load average ${readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ")}`);
+  out(`load average ${loadAverage()}`);
   const burstDeliveries = THROUGHPUT_EVENTS * THROUGHPUT_SUBSCRIPTIONS;
   const pacedDeliveries = PACED_RATE * PACED_SECONDS;
   out(

@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import {
   env,
   installationVersion,
+  kubeConfigEnvShape,
   natsEnvShape,
   parseEnv,
   pgEnvShape,
@@ -10,6 +11,7 @@ import {
   z,
 } from "@svc/config";
 import { telemetryEnvShape } from "@svc/telemetry";
+import { isLoopbackUrl } from "./domain/url-policy.ts";
 
 /** The only module of this service that reads the environment. */
 export const SERVICE_NAME = "webhooks";
@@ -63,9 +65,12 @@ const retrySchedule = z
     return ms;
   });
 
-/** The outbound URL guard; the loopback and extra-CA escape hatches exist for tests only. */
+/**
+ * The outbound URL guard. WEBHOOK_ALLOW_LOOPBACK: subscriber URLs on this machine's loopback
+ * interface (http or https), for the local stack only (refused below); the extra CA: tests only.
+ */
 const guardShape = {
-  WEBHOOK_ALLOW_LOOPBACK_FOR_TESTS: env.bool(false),
+  WEBHOOK_ALLOW_LOOPBACK: env.bool(false),
   WEBHOOK_EXTRA_CA_FILE: z.string().min(1).optional(),
   WEBHOOK_DNS_TIMEOUT_MS: env.int(2_000, 100, 30_000),
 };
@@ -96,31 +101,56 @@ const retentionShape = {
   WEBHOOK_RETENTION_DAYS: env.int(30, 0, 3_650),
 };
 
-function refuseTestSettingsInProduction(
+/**
+ * Development-only settings stop the process outside their place: loopback receivers only on a
+ * machine of one's own (the installation's PUBLIC_BASE_URL on loopback, as `npm start` has it;
+ * never in production, never in a sandbox or any installation others reach), the extra CA and the
+ * development secret key never in production.
+ */
+function refuseDevelopmentSettings(
   value: {
     ENVIRONMENT: string;
-    WEBHOOK_ALLOW_LOOPBACK_FOR_TESTS: boolean;
+    PUBLIC_BASE_URL: string;
+    WEBHOOK_ALLOW_LOOPBACK: boolean;
     WEBHOOK_EXTRA_CA_FILE?: string | undefined;
     WEBHOOK_SECRET_KEY: { isDevelopmentKey: boolean };
   },
   ctx: z.RefinementCtx,
 ): void {
-  if (value.ENVIRONMENT !== "production") return;
   const refuse = (key: string, message: string) =>
     ctx.addIssue({ code: "custom", path: [key], message });
-  if (value.WEBHOOK_ALLOW_LOOPBACK_FOR_TESTS)
+  if (value.WEBHOOK_ALLOW_LOOPBACK && value.ENVIRONMENT === "production")
+    refuse("WEBHOOK_ALLOW_LOOPBACK", "is for the local stack only and is refused in production");
+  else if (value.WEBHOOK_ALLOW_LOOPBACK && !isLoopbackUrl(value.PUBLIC_BASE_URL))
     refuse(
-      "WEBHOOK_ALLOW_LOOPBACK_FOR_TESTS",
-      "is a test-only setting and is refused in production",
+      "WEBHOOK_ALLOW_LOOPBACK",
+      "is for the local stack only: refused where PUBLIC_BASE_URL is not on this machine's loopback (a sandbox or any installation others reach)",
     );
+  if (value.ENVIRONMENT !== "production") return;
   if (value.WEBHOOK_EXTRA_CA_FILE !== undefined)
     refuse("WEBHOOK_EXTRA_CA_FILE", "is a test-only setting and is refused in production");
   if (value.WEBHOOK_SECRET_KEY.isDevelopmentKey)
     refuse("WEBHOOK_SECRET_KEY", "is required in production");
 }
 
+/** The subscriber portal (docs/decisions/portal-sessions.md); the API process serves it. */
+const portalShape = {
+  /** The longest a portal link and its session live; `ttl_seconds` may ask for less. */
+  WEBHOOK_PORTAL_SESSION_MAX_TTL_SECONDS: env.int(3_600, 60, 3_600),
+  /** Links one client may create at once, then WEBHOOK_PORTAL_SESSIONS_PER_MINUTE a minute. */
+  WEBHOOK_PORTAL_SESSIONS_BURST: env.int(10, 1, 1_000),
+  WEBHOOK_PORTAL_SESSIONS_PER_MINUTE: env.int(30, 1, 6_000),
+  /** Changes (every method but GET) one portal session may make a minute, after a burst of 20. */
+  WEBHOOK_PORTAL_ACTIONS_PER_MINUTE: env.int(60, 1, 6_000),
+  /** Reads one portal session may make a minute, after a burst of 120 (the log polls). */
+  WEBHOOK_PORTAL_READS_PER_MINUTE: env.int(600, 1, 60_000),
+  /** The portal's built files (packages/portal/dist); unset: found beside the code, if built. */
+  WEBHOOK_PORTAL_DIR: z.string().min(1).optional(),
+};
+
 const apiShape = z
   .object({
+    ...portalShape,
     ...serviceEnvShape({ port: 8085, internalPort: 9485 }),
     ...tokenEnvShape,
     ...pgEnvShape,
@@ -131,7 +161,7 @@ const apiShape = z
     ...retentionShape,
     ...eventsFeedShape,
   })
-  .superRefine(refuseTestSettingsInProduction);
+  .superRefine(refuseDevelopmentSettings);
 
 export type Config = ReturnType<typeof loadConfig>;
 
@@ -221,15 +251,36 @@ const dispatcherShape = z
       .regex(/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/, "must be a namespace name (RFC 1123 label)")
       .optional(),
     /**
+     * Only the WebhookSubscriptions this label selector matches (`key=value`, `key!=value`,
+     * comma-separated); unset: every one in POD_NAMESPACE. Two releases in one namespace each set
+     * their own.
+     */
+    OPERATOR_LABEL_SELECTOR: z
+      .string()
+      .regex(
+        /^[A-Za-z0-9._/-]+(==?|!=)[A-Za-z0-9._-]*(,[A-Za-z0-9._/-]+(==?|!=)[A-Za-z0-9._-]*)*$/,
+        "must be a label selector: key=value or key!=value, comma-separated",
+      )
+      .optional(),
+    /**
      * How the one replica that runs retention and the operator is elected (one election,
-     * `webhooks-dispatcher`): `lease` (a Kubernetes Lease in POD_NAMESPACE, held as POD_NAME; the
+     * LEADER_ELECTION_NAME): `lease` (a Kubernetes Lease in POD_NAMESPACE, held as POD_NAME; the
      * chart) or `pg` (an advisory lock in our PostgreSQL; anywhere else).
      */
     LEADER_ELECTION: z.enum(["pg", "lease"], { message: "must be pg or lease" }).default("pg"),
+    /**
+     * Name of that election: the Lease's name, or the advisory lock's. The chart derives it from
+     * the release, so two releases in one namespace hold two Leases.
+     */
+    LEADER_ELECTION_NAME: z
+      .string()
+      .regex(/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/, "must be a Lease name (RFC 1123 label)")
+      .default("webhooks-dispatcher"),
     POD_NAME: z.string().min(1).optional(),
     POD_NAMESPACE: z.string().min(1).optional(),
+    ...kubeConfigEnvShape,
   })
-  .superRefine(refuseTestSettingsInProduction)
+  .superRefine(refuseDevelopmentSettings)
   .superRefine((value, ctx) => {
     // The controller watches its own namespace and names itself on events; a Lease needs both too.
     if (value.LEADER_ELECTION !== "lease" && !value.OPERATOR_ENABLED) return;

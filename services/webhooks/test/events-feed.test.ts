@@ -125,11 +125,48 @@ describe("the events feed", () => {
     expect(asked.status).toBe(403);
     expect(asked.body.error.code).toBe("INSUFFICIENT_SCOPE");
     expect(asked.headers.get("www-authenticate")).toContain('scope="practices:read"');
-    const noKind = await feed("/v1/events", "webhooks:read");
-    expect(noKind.status).toBe(403);
     const noFeed = await feed("/v1/events", "vacancies:read");
     expect(noFeed.status).toBe(403);
     expect(noFeed.headers.get("www-authenticate")).toContain('scope="webhooks:read"');
+  });
+
+  it("shows a webhooks:read-only token the types its own subscriptions select, and nothing else", async () => {
+    const narrow = "webhooks:read";
+    // No subscription and no kind's scope: an empty feed, not an error.
+    const nothing = await feed("/v1/events", narrow, "feed-subscriber");
+    expect(nothing.status).toBe(200);
+    expect(nothing.body.data).toEqual([]);
+    expect(nothing.body.meta.pagination.has_more).toBe(false);
+
+    const sub = await h.api("feed-subscriber", "POST", "/v1/webhooks", {
+      url: "https://127.0.0.1:9/feed-subscriber",
+      event_types: ["practice.deleted"],
+    });
+    expect(sub.status).toBe(201);
+    const subscribed = await insertEvent("practice.deleted");
+    // Recorded before the windows the other tests filter this type by.
+    const other = await insertEvent("recruitment_case.created", {
+      receivedAt: new Date(Date.now() - 2 * 3_600_000),
+    });
+    const seen = await waitFor("the subscribed type in the feed", async () => {
+      const res = await feed("/v1/events?per_page=100", narrow, "feed-subscriber");
+      expect(res.status).toBe(200);
+      const ids = res.body.data.map((e: { event_uuid: string }) => e.event_uuid);
+      return ids.includes(subscribed) ? res.body.data : undefined;
+    });
+    expect(new Set(seen.map((e: { event_type: string }) => e.event_type))).toEqual(
+      new Set(["practice.deleted"]),
+    );
+    expect((await feed(`/v1/events/${subscribed}`, narrow, "feed-subscriber")).status).toBe(200);
+    expect((await feed(`/v1/events/${other}`, narrow, "feed-subscriber")).status).toBe(404);
+    const asked = await feed("/v1/events?type=recruitment_case.created", narrow, "feed-subscriber");
+    expect(asked.status).toBe(403);
+    expect(asked.headers.get("www-authenticate")).toContain('scope="recruitment-cases:read"');
+    // Another client's subscriptions show it nothing.
+    const stranger = await feed("/v1/events?per_page=100", narrow, "feed-stranger");
+    expect(stranger.status).toBe(200);
+    expect(stranger.body.data).toEqual([]);
+    expect((await feed(`/v1/events/${subscribed}`, narrow, "feed-stranger")).status).toBe(404);
   });
 
   it("filters by type and by the time the event was recorded, and keeps the filters in the cursor", async () => {
@@ -139,6 +176,14 @@ describe("the events feed", () => {
     const middle = await insertEvent("candidate.created", { receivedAt: at(1) });
     const otherType = await insertEvent("application.created", { receivedAt: at(1) });
     const late = await insertEvent("candidate.created", { receivedAt: at(2) });
+    // All four readable first (another filter than the ones asserted, so no total is counted
+    // while the feed still holds them back).
+    await follower("/v1/events?type=candidate.created,application.created").until([
+      early,
+      middle,
+      otherType,
+      late,
+    ]);
 
     const since = encodeURIComponent(at(1).toISOString());
     const before = encodeURIComponent(at(2).toISOString());

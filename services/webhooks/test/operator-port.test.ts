@@ -8,7 +8,7 @@ import { createPgPool, runMigrations } from "@svc/db";
 import { createTempPgDatabase, silentLogger, type TempDatabase } from "@svc/testing";
 import { MIGRATIONS_FOLDER } from "../src/store/migrations.ts";
 import { systemClock } from "../src/domain/model.ts";
-import { createSubscriptionPort } from "../src/workers/operator/start-operator.ts";
+import { createSubscriptionPort } from "../src/compose.ts";
 import type { ServiceSubscriptionPort } from "../src/workers/operator/subscription-port.ts";
 import { createSecretBox } from "../src/store/secret-box.ts";
 import { fakeResolver, PUBLIC_BASE_URL, SECRET_KEY } from "./support/harness.ts";
@@ -42,7 +42,7 @@ beforeAll(async () => {
       ENVIRONMENT: "sandbox",
       PUBLIC_BASE_URL,
       WEBHOOK_DNS_TIMEOUT_MS: 2_000,
-      WEBHOOK_ALLOW_LOOPBACK_FOR_TESTS: false,
+      WEBHOOK_ALLOW_LOOPBACK: false,
       WEBHOOK_SECRET_KEY: { base64: SECRET_KEY, isDevelopmentKey: false },
       WEBHOOK_SECRET_ROTATION_OVERLAP_MS: 60_000,
       WEBHOOK_RETENTION_DAYS: 30,

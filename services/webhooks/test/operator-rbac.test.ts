@@ -13,14 +13,16 @@ import { LeaseElector } from "@svc/leader/lease";
 import { grantList, missingPermissions } from "@svc/k8s";
 import type { Permission, PolicyRule } from "@svc/k8s";
 import type { RecordedRequest } from "@svc/testing/kube";
-import { memoryLogger, waitFor } from "@svc/testing/kube";
-import { LEADERSHIP_NAME } from "../src/workers/leader-group.ts";
+import { recordingLogger, waitFor } from "@svc/testing/kube";
+import { LEADERSHIP_NAME } from "../src/workers/start-leader-group.ts";
 import { dispatcherPermissions } from "../src/workers/operator/rbac.ts";
 import { Harness, NS, SECRETS, WHS } from "./support/subscription-harness.ts";
 
 const repoRoot = resolve(import.meta.dirname, "../../..");
 const chartDir = join(repoRoot, "charts/integration-service");
 const SECRET_NS = "integration-webhook-secrets";
+/** The Lease the chart names after its release ("isvc"): LEADER_ELECTION_NAME. */
+const CHART_LEASE = "isvc-dispatcher";
 
 type Role = { metadata: { name: string; namespace?: string }; rules: PolicyRule[] };
 
@@ -99,7 +101,7 @@ async function exercise(secretNamespace?: string): Promise<RecordedRequest[]> {
       namespace: NS,
       name: LEADERSHIP_NAME,
       identity: "dispatcher-0",
-      logger: memoryLogger(),
+      logger: recordingLogger(),
       leaseDurationSeconds: 1,
       renewDeadlineMs: 600,
       retryPeriodMs: 100,
@@ -135,9 +137,9 @@ async function exercise(secretNamespace?: string): Promise<RecordedRequest[]> {
 }
 
 /** Per namespace, the declared grants as "group|resource|verb|names". */
-function declaredGrants(separate: boolean): Map<string, string[]> {
+function declaredGrants(separate: boolean, leaseName = LEADERSHIP_NAME): Map<string, string[]> {
   const declared = dispatcherPermissions({
-    leaseName: LEADERSHIP_NAME,
+    leaseName,
     separateSecretNamespace: separate,
   });
   const map = new Map([[NS, grantList(declared.own)]]);
@@ -194,11 +196,12 @@ for (const layout of [
 
     it("is exactly what the chart's Roles grant, namespace by namespace", () => {
       const roles = renderedRoles(layout.set);
-      expect([...roles.keys()].sort()).toEqual([...declared.keys()].sort());
-      for (const [ns, grants] of declared)
+      const chartDeclared = declaredGrants(layout.separate, CHART_LEASE);
+      expect([...roles.keys()].sort()).toEqual([...chartDeclared.keys()].sort());
+      for (const [ns, grants] of chartDeclared)
         expect(grantList(roles.get(ns) ?? []), ns).toEqual(grants);
       const perms = dispatcherPermissions({
-        leaseName: LEADERSHIP_NAME,
+        leaseName: CHART_LEASE,
         separateSecretNamespace: layout.separate,
       });
       const check: Array<[Permission[], PolicyRule[]]> = [[perms.own, roles.get(NS) ?? []]];

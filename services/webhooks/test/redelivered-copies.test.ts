@@ -10,7 +10,7 @@ import { PgDispatchStore } from "../src/store/pg-dispatch-store.ts";
 import { createSecretBox } from "../src/store/secret-box.ts";
 import { createDeliveryHandler } from "../src/workers/dispatcher/delivery-worker.ts";
 import { inFlightCaps } from "../src/workers/dispatcher/in-flight-caps.ts";
-import { createDeliveryClient } from "../src/workers/dispatcher/start-dispatcher.ts";
+import { createDeliveryClient } from "../src/compose.ts";
 import { startReceiver, type Behaviour, type Receiver } from "./support/receiver.ts";
 import {
   fakeResolver,

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { purgeExpired, type RetentionStore } from "../src/workers/retention/retention-job.ts";
+import type { RetentionStore } from "../src/domain/ports.ts";
+import { purgeExpired } from "../src/workers/retention/retention-job.ts";
 import { PgRetentionStore } from "../src/store/pg-retention-store.ts";
 import { startReceiver, type Receiver } from "./support/receiver.ts";
 import { createTestCa, type TestCa } from "@svc/testing";
@@ -192,6 +193,7 @@ describe("the retention pass", () => {
         sizes.push(before - (await ofThis()));
         return n;
       },
+      purgeEndedPortalSessions: (c, limit) => store.purgeEndedPortalSessions(c, limit),
       purgeUnreferencedEvents: (c, limit, after) => store.purgeUnreferencedEvents(c, limit, after),
     };
     const run = await purgeExpired(watched, { ...RETENTION, batchSize: 4 }, new Date());
@@ -248,6 +250,27 @@ describe("the retention pass", () => {
         sub,
       ]),
     ).toBe(0);
+  });
+
+  it("deletes portal sessions that ended longer ago than the retention, and keeps the others", async () => {
+    const session = async (endedDaysAgo: number) => {
+      const id = randomUUID();
+      await h.pool.query(
+        `INSERT INTO webhooks.portal_sessions (id, client_id, read_only, scopes, token_hash, created_at, expires_at)
+         VALUES ($1, 'client-retention-portal', false, '{webhooks:read}', 'h', $2, $2)`,
+        [id, daysAgo(endedDaysAgo)],
+      );
+      return id;
+    };
+    const old = [await session(40), await session(31)];
+    const recent = [await session(29), await session(-0.01)];
+    const run = await purgeExpired(store, { ...RETENTION, batchSize: 1 }, new Date());
+    expect(run.portalSessions).toBeGreaterThanOrEqual(2);
+    const { rows } = await h.pool.query<{ id: string }>(
+      "SELECT id FROM webhooks.portal_sessions WHERE client_id = 'client-retention-portal'",
+    );
+    expect(rows.map((r) => r.id).sort()).toEqual([...recent].sort());
+    expect(old.every((id) => !rows.some((r) => r.id === id))).toBe(true);
   });
 
   it("keeps events for the events feed's retention, not the deliveries', and prunes them after it", async () => {

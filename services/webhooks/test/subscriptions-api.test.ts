@@ -6,6 +6,7 @@ let h: Harness;
 const resolver = fakeResolver({
   "hooks.example.com": ["93.184.216.34"],
   "other.example.org": ["2606:2800:220:1:248:1893:25c8:1946"],
+  localhost: ["127.0.0.1", "::1"],
 });
 const ALICE = "client-alice";
 const BOB = "client-bob";
@@ -26,6 +27,47 @@ async function create(
 }
 
 describe("POST /v1/webhooks", () => {
+  it("on the local stack (WEBHOOK_ALLOW_LOOPBACK, as this harness) accepts loopback URLs over http and https, each with a warning in every representation", async () => {
+    for (const url of [
+      "http://localhost:3000/hooks",
+      "https://127.0.0.1:8443/in",
+      "http://[::1]/in",
+    ]) {
+      const created = await h.api(ALICE, "POST", "/v1/webhooks", {
+        url,
+        event_types: ["vacancy.created"],
+      });
+      expect(created.status, `${url}: ${created.text}`).toBe(201);
+      const id = created.body.data.webhook_uuid as string;
+      const read = await h.api(ALICE, "GET", `/v1/webhooks/${id}`);
+      const list = await h.api(ALICE, "GET", "/v1/webhooks?per_page=100");
+      const listed = list.body.data.find((s: { webhook_uuid: string }) => s.webhook_uuid === id);
+      const rotated = await h.api(ALICE, "POST", `/v1/webhooks/${id}/rotate-secret`);
+      const patched = await h.api(ALICE, "PATCH", `/v1/webhooks/${id}`, { enabled: true });
+      for (const [what, data] of [
+        ["create", created.body.data],
+        ["read", read.body.data],
+        ["list", listed],
+        ["rotate", rotated.body.data],
+        ["patch", patched.body.data],
+      ])
+        expect(data.warning, `${url}: ${what}`).toMatch(/^loopback_url: .*WEBHOOK_ALLOW_LOOPBACK/);
+      // Moved to a public host, the warning goes.
+      const moved = await h.api(ALICE, "PATCH", `/v1/webhooks/${id}`, {
+        url: "https://hooks.example.com/in",
+      });
+      expect(moved.status).toBe(200);
+      expect(moved.body.data).not.toHaveProperty("warning");
+    }
+    // Plain http stays refused for every other host.
+    const plain = await h.api(ALICE, "POST", "/v1/webhooks", {
+      url: "http://hooks.example.com/in",
+      event_types: ["vacancy.created"],
+    });
+    expect(plain.status).toBe(422);
+    expect(plain.body.error.details[0].field).toBe("url");
+  });
+
   it("creates a subscription and shows its secret exactly once", async () => {
     const res = await h.api(ALICE, "POST", "/v1/webhooks", {
       url: "https://hooks.example.com/in",

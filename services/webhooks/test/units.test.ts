@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { ConfigError } from "@svc/config";
 import { loadConfig, loadDispatcherConfig, SPEC_RETRY_SCHEDULE_MS } from "../src/config.ts";
 import { classify } from "../src/domain/classify.ts";
+import { BlockedUrlError, isLoopbackUrl, parseSubscriptionUrl } from "../src/domain/url-policy.ts";
 import { nextStep, retryPolicy } from "../src/domain/retry-policy.ts";
 import { deliveryHeaders, generateSecret, signatureHeader } from "../src/domain/signing.ts";
 import { deliveryMessageId } from "../src/messaging/nats-delivery-queue.ts";
@@ -193,20 +194,85 @@ describe("configuration", () => {
     return [];
   };
 
-  it("refuses the test-only guard settings in production, for the API and the dispatcher", () => {
-    const testOnly = {
-      WEBHOOK_ALLOW_LOOPBACK_FOR_TESTS: "true",
+  it("refuses WEBHOOK_ALLOW_LOOPBACK in production and in a sandbox others reach, and the extra CA in production, for the API and the dispatcher", () => {
+    const development = {
+      WEBHOOK_ALLOW_LOOPBACK: "true",
       WEBHOOK_EXTRA_CA_FILE: "/tmp/ca.pem",
     };
-    expect(problems(() => loadConfig({ ...production, ...testOnly })).sort()).toEqual([
-      "WEBHOOK_ALLOW_LOOPBACK_FOR_TESTS",
-      "WEBHOOK_EXTRA_CA_FILE",
-    ]);
-    expect(problems(() => loadDispatcherConfig({ ...production, ...testOnly })).sort()).toEqual([
-      "WEBHOOK_ALLOW_LOOPBACK_FOR_TESTS",
-      "WEBHOOK_EXTRA_CA_FILE",
-    ]);
-    expect(problems(() => loadConfig({ ENVIRONMENT: "sandbox", ...testOnly }))).toEqual([]);
+    for (const load of [loadConfig, loadDispatcherConfig]) {
+      expect(problems(() => load({ ...production, ...development })).sort()).toEqual([
+        "WEBHOOK_ALLOW_LOOPBACK",
+        "WEBHOOK_EXTRA_CA_FILE",
+      ]);
+      // Production on a loopback base URL still refuses it.
+      expect(
+        problems(() =>
+          load({ ...production, PUBLIC_BASE_URL: "http://localhost:8080", ...development }),
+        ).sort(),
+      ).toEqual(["WEBHOOK_ALLOW_LOOPBACK", "WEBHOOK_EXTRA_CA_FILE"]);
+      // A sandbox installation: its public base URL is not this machine's.
+      for (const base of ["https://sandbox.example.com", "http://10.0.0.5:8080", "http://[::2]/"])
+        expect(
+          problems(() =>
+            load({ ENVIRONMENT: "sandbox", PUBLIC_BASE_URL: base, WEBHOOK_ALLOW_LOOPBACK: "true" }),
+          ),
+          base,
+        ).toEqual(["WEBHOOK_ALLOW_LOOPBACK"]);
+      // The local stack (`npm start`): the default base URL, or any on loopback.
+      for (const base of [undefined, "http://127.0.0.1:20080", "http://[::1]:8080"])
+        expect(
+          problems(() =>
+            load({
+              ENVIRONMENT: "sandbox",
+              ...(base && { PUBLIC_BASE_URL: base }),
+              ...development,
+            }),
+          ),
+          String(base),
+        ).toEqual([]);
+      expect(problems(() => load({ ENVIRONMENT: "sandbox" }))).toEqual([]);
+    }
+  });
+
+  it("tells loopback URLs from others", () => {
+    for (const url of [
+      "http://localhost:3000/hooks",
+      "https://LOCALHOST./x",
+      "http://api.localhost/x",
+      "http://127.0.0.1/x",
+      "http://127.8.9.10:1/x",
+      "https://[::1]:8443/x",
+      "http://0x7f.1/x",
+    ])
+      expect(isLoopbackUrl(url), url).toBe(true);
+    for (const url of [
+      "https://hooks.example.com/x",
+      "http://localhost.example.com/x",
+      "http://10.0.0.1/x",
+      "http://[::ffff:127.0.0.1]/x",
+      "http://[::2]/x",
+      "not a url",
+    ])
+      expect(isLoopbackUrl(url), url).toBe(false);
+  });
+
+  it("with the local stack's setting, accepts loopback URLs over http and https and nothing more", () => {
+    for (const url of [
+      "http://localhost:3000/hooks",
+      "https://127.0.0.1:8443/x",
+      "http://[::1]/x",
+    ]) {
+      expect(() => parseSubscriptionUrl(url, true), url).not.toThrow();
+      expect(() => parseSubscriptionUrl(url, false), url).toThrow(BlockedUrlError);
+    }
+    for (const url of [
+      "http://hooks.example.com/x",
+      "http://10.0.0.1/x",
+      "http://[::ffff:127.0.0.1]/x",
+      "ftp://localhost/x",
+      "http://user:pw@localhost/x",
+    ])
+      expect(() => parseSubscriptionUrl(url, true), url).toThrow(BlockedUrlError);
   });
 
   it("requires a 32-byte WEBHOOK_SECRET_KEY in production; the sandbox may use the development key", () => {
@@ -220,6 +286,16 @@ describe("configuration", () => {
     ).toEqual(["WEBHOOK_SECRET_KEY"]);
     expect(loadConfig({}).WEBHOOK_SECRET_KEY.isDevelopmentKey).toBe(true);
     expect(loadConfig(production).WEBHOOK_SECRET_KEY.isDevelopmentKey).toBe(false);
+  });
+
+  it("names the leader election from LEADER_ELECTION_NAME, webhooks-dispatcher by default, as a Lease name", () => {
+    expect(loadDispatcherConfig({}).LEADER_ELECTION_NAME).toBe("webhooks-dispatcher");
+    expect(
+      loadDispatcherConfig({ LEADER_ELECTION_NAME: "eu-dispatcher" }).LEADER_ELECTION_NAME,
+    ).toBe("eu-dispatcher");
+    expect(problems(() => loadDispatcherConfig({ LEADER_ELECTION_NAME: "EU_dispatcher" }))).toEqual(
+      ["LEADER_ELECTION_NAME"],
+    );
   });
 
   it("parses the retry schedule as data and rejects nonsense", () => {

@@ -2,7 +2,8 @@ import { createHook } from "node:async_hooks";
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createGuardedClient } from "../src/outbound/guarded-client.ts";
-import { addressProblem, createUrlGuard } from "../src/outbound/url-guard.ts";
+import { addressProblem } from "../src/domain/url-policy.ts";
+import { createUrlGuard } from "../src/outbound/url-guard.ts";
 import type { HostResolver } from "../src/outbound/resolver.ts";
 import { createSecretBox } from "../src/store/secret-box.ts";
 import { createTestCa, type TestCa } from "@svc/testing";
@@ -52,9 +53,9 @@ beforeAll(async () => {
   h = await startHarness({
     resolver,
     caFile: ca.caFile,
-    apiEnv: { WEBHOOK_ALLOW_LOOPBACK_FOR_TESTS: "false" },
+    apiEnv: { WEBHOOK_ALLOW_LOOPBACK: "false" },
   });
-  await h.startDispatcher({ WEBHOOK_ALLOW_LOOPBACK_FOR_TESTS: "false" });
+  await h.startDispatcher({ WEBHOOK_ALLOW_LOOPBACK: "false" });
 });
 afterAll(async () => {
   await h?.close();
@@ -129,8 +130,11 @@ const hostile = (): string[] => [
   `https://sixtofour.example.com:${port}/x`,
   "https://metadata-alias.example.com/latest",
   "https://cgnat.example.com/x",
-  // Scheme and userinfo tricks.
+  // Scheme and userinfo tricks; plain http to loopback (only the local stack's setting allows it).
   `http://hooks.example.com/x`,
+  `http://127.0.0.1:${port}/x`,
+  `http://localhost:${port}/x`,
+  `http://[::1]:${port}/x`,
   `https://hooks.example.com@127.0.0.1:${port}/x`,
   `https://user:pass@hooks.example.com/x`,
   "ftp://hooks.example.com/x",

@@ -32,3 +32,4 @@ export {
   type VerifiedTokenCacheOptions,
 } from "./verified-token-cache.ts";
 export { warmUpAccess, type WarmUpAccess } from "./warm-up-access.ts";
+export { RateLimiter, type RateLimiterOptions, type Take } from "./rate-limiter.ts";

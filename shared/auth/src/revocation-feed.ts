@@ -1,4 +1,5 @@
 import type { Meter } from "@opentelemetry/api";
+import type { Logger } from "@svc/logging";
 import type { ReadinessCheck } from "@svc/http";
 import {
   connectNats,
@@ -8,7 +9,6 @@ import {
   natsConnectSettings,
   openKv,
   type KV,
-  type Logger,
   type NatsConnection,
   type NatsSettings,
   type TopologySettings,

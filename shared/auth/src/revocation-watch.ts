@@ -1,4 +1,5 @@
-import { watchKv, type KV, type KvChange, type KvWatcher, type Logger } from "@svc/messaging";
+import type { Logger } from "@svc/logging";
+import { watchKv, type KV, type KvChange, type KvWatcher } from "@svc/messaging";
 import { clientIdOfKey, parseRevocation, type ClientRevocation } from "./revocation-record.ts";
 import type { AccessToken, RevocationView } from "./verifier.ts";
 

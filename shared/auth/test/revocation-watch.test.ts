@@ -10,7 +10,7 @@ import {
   type NatsConnection,
 } from "@svc/messaging";
 import { createMetrics, sampleValue } from "@svc/telemetry";
-import { TcpProxy, testEnv, waitFor as waitUntil } from "@svc/testing";
+import { recordingLogger, TcpProxy, testEnv, waitFor as waitUntil } from "@svc/testing";
 import {
   REVOCATION_BUCKET_OPTIONS,
   encodeRevocation,
@@ -25,13 +25,6 @@ const namespace = `t${randomBytes(5).toString("hex")}`;
 const bucket = names(namespace).revocationsBucket;
 let nc: NatsConnection;
 let kv: KV;
-
-type Line = { level: string; msg: string };
-function recordingLogger() {
-  const lines: Line[] = [];
-  const at = (level: string) => (_obj: object, msg: string) => void lines.push({ level, msg });
-  return { lines, info: at("info"), warn: at("warn"), error: at("error") };
-}
 
 beforeAll(async () => {
   nc = await connectNats({
@@ -140,11 +133,11 @@ describe("watchRevocations: a RevocationView over the JetStream KV bucket", () =
       );
       expect(watch.status(tokenOf(broken))).toBe("valid");
       expect(
-        logger.lines.filter((l) => l.msg === "revocation record rejected; skipped"),
+        logger.entries.filter((l) => l.msg === "revocation record rejected; skipped"),
       ).toHaveLength(2);
       // Unreadable records still count as seen: the watch is confirmed, not restarted.
       await new Promise((r) => setTimeout(r, 300));
-      expect(logger.lines.some((l) => l.msg === "restarting the revocation watch")).toBe(false);
+      expect(logger.entries.some((l) => l.msg === "restarting the revocation watch")).toBe(false);
       expect(watch.health().confirmedAgoMs).toBeLessThan(300);
     } finally {
       await watch.stop();

@@ -3,7 +3,7 @@
  * sure of, and the service as deployed (its production bundle, under its pod memory limit) on a
  * detection state: RSS through one of its own full sweeps, idle, and under list load.
  */
-import { openServerConnection, seedDatabase } from "@svc/legacy";
+import { openServerConnection, seedDatabase } from "@svc/sandbox";
 import { entryArgs } from "@svc/manifest";
 import { NODE_FLAGS, RUNTIME_ENV } from "@svc/runtime";
 import { dateIn } from "@svc/time";

@@ -103,7 +103,8 @@ export function mergeRun(
   subset: boolean,
 ): BenchResults {
   if (!subset) return orderResults({ runs: [run], rows });
-  const ran = new Set(run.files.map((f) => f.file));
+  // A file that failed leaves its previous rows standing (the run still records the failure).
+  const ran = new Set(run.files.filter((f) => f.failed === undefined).map((f) => f.file));
   const kept = previous.rows.filter((r) => !ran.has(r.file));
   const used = new Set(kept.map((r) => r.run));
   const runs = previous.runs

@@ -91,6 +91,16 @@ describe("mergeRun", () => {
     expect(merged.rows).toEqual(fresh);
   });
 
+  it("keeps, on a subset run, the rows of a file that failed, and records the failure", () => {
+    const failing = run("2026-11-27T08:00:00.000Z", [], {
+      files: [{ file: VACANCIES, probeMicros: 840, failed: "exit 1" }],
+    });
+    const merged = mergeRun(before, failing, [], true);
+    expect(merged.rows).toEqual(before.rows);
+    expect(merged.runs.map((r) => r.run)).toEqual([before.runs[0]!.run, failing.run]);
+    expect(merged.runs[1]!.files[0]!.failed).toBe("exit 1");
+  });
+
   it("replaces everything on a full run", () => {
     const merged = mergeRun(before, later, fresh, false);
     expect(merged).toEqual({ runs: [later], rows: fresh });

@@ -15,11 +15,11 @@
 //   source (migrations, the route table, the OpenAPI document, the version) are found as before.
 // The output is deterministic and each file is replaced atomically only when it changed, so
 // several launchers building at once (the system tests do) never see a half-written bundle.
-import { randomBytes } from "node:crypto";
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import { dirname, join, posix, relative } from "node:path";
+import { readdirSync, readFileSync, rmSync } from "node:fs";
+import { join, posix, relative } from "node:path";
 import { build as esbuild, stop as stopEsbuild, type Plugin } from "esbuild";
 import { bundlePath, DIST_DIR, ENTRY_POINTS, REPO_ROOT } from "@svc/manifest";
+import { writeIfChanged } from "./write-if-changed.ts";
 
 export interface BuildResult {
   /** Output files, relative to the repository root. */
@@ -65,19 +65,6 @@ function sourceLocatedImportMeta(root: string): Plugin {
       });
     },
   };
-}
-
-function writeIfChanged(path: string, contents: Uint8Array): boolean {
-  try {
-    if (Buffer.compare(readFileSync(path), contents) === 0) return false;
-  } catch {
-    // absent
-  }
-  mkdirSync(dirname(path), { recursive: true });
-  const temporary = `${path}.${randomBytes(6).toString("hex")}.tmp`;
-  writeFileSync(temporary, contents);
-  renameSync(temporary, path);
-  return true;
 }
 
 function listFiles(dir: string): string[] {

@@ -1,1 +1,2 @@
 export { build, type BuildResult } from "./build.ts";
+export { writeIfChanged } from "./write-if-changed.ts";

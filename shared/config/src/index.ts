@@ -84,7 +84,8 @@ export const env = {
       .refine(isTimeZone, { message: "must be an IANA time zone such as Europe/Brussels" }),
 };
 
-function isTimeZone(zone: string): boolean {
+/** Whether the runtime knows `zone` as an IANA time zone. */
+export function isTimeZone(zone: string): boolean {
   try {
     new Intl.DateTimeFormat("en", { timeZone: zone });
     return true;
@@ -190,6 +191,14 @@ export const relayEnvShape = {
 };
 
 /**
+ * The API server a Lease elector or an operator talks to: unset, the pod's ServiceAccount; outside
+ * a cluster, a kubeconfig file (its current context), as kubectl reads it.
+ */
+export const kubeConfigEnvShape = {
+  KUBECONFIG: z.string().min(1).optional(),
+};
+
+/**
  * Change detection over the legacy source (`startDetector` of @svc/events) and the election of
  * the one replica that runs it. `LEADER_ELECTION`: `pg` (advisory lock in the service's own
  * PostgreSQL; works anywhere), `lease` (a Kubernetes Lease named after the service, in
@@ -205,6 +214,7 @@ export const detectorEnvShape = {
     .default("pg"),
   POD_NAME: z.string().min(1).optional(),
   POD_NAMESPACE: z.string().min(1).optional(),
+  ...kubeConfigEnvShape,
 };
 
 /** `.superRefine` of a config with detectorEnvShape: a Lease needs the pod's name and namespace. */

@@ -1,3 +1,5 @@
+import type { ErrorCode } from "./codes.ts";
+
 /**
  * The small set of domain errors. Handlers throw these; exactly one middleware (@svc/http's
  * errorHandler) turns them into the contract's error envelope. Codes beyond the contract's five
@@ -11,12 +13,12 @@ export interface FieldIssue {
 
 export class DomainError extends Error {
   readonly status: number;
-  readonly code: string;
+  readonly code: ErrorCode;
   readonly headers: Readonly<Record<string, string>>;
   readonly details: ReadonlyArray<FieldIssue> | undefined;
   constructor(
     status: number,
-    code: string,
+    code: ErrorCode,
     message: string,
     extra: { headers?: Record<string, string>; details?: FieldIssue[]; cause?: unknown } = {},
   ) {
@@ -41,7 +43,7 @@ export class InsufficientScopeError extends DomainError {
     super(
       403,
       "INSUFFICIENT_SCOPE",
-      `this token lacks the required scope '${scope}'; a new token for the same client does not help`,
+      `this token lacks the required scope '${scope}'; if your client holds it, request a new token without a scope parameter or with this scope, otherwise ask your operator to grant it`,
       {
         headers: {
           "WWW-Authenticate": `Bearer realm="${realm}", error="insufficient_scope", scope="${scope}"`,

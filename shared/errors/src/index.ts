@@ -13,3 +13,4 @@ export {
   MethodNotAllowedError,
   RateLimitedError,
 } from "./errors.ts";
+export { ERROR_CODES, isErrorCode, type ErrorCode } from "./codes.ts";

@@ -7,7 +7,6 @@ import {
   MethodNotAllowedError,
   NotFoundError,
   PayloadTooLargeError,
-  RateLimitedError,
   SourceUnavailableError,
   UnauthenticatedError,
   UnsupportedMediaTypeError,
@@ -46,7 +45,7 @@ describe("DomainError", () => {
   });
 
   it("defaults to no headers, no details and no cause", () => {
-    const err = new DomainError(400, "X", "m");
+    const err = new DomainError(409, "CONFLICT", "m");
     expect(err.headers).toEqual({});
     expect(err.details).toBeUndefined();
     expect("cause" in err).toBe(false);
@@ -165,16 +164,6 @@ describe("the domain errors", () => {
       code: "METHOD_NOT_ALLOWED",
       message: "method not allowed; use GET, HEAD",
       headers: { Allow: "GET, HEAD" },
-      details: undefined,
-    });
-  });
-
-  it("RateLimitedError: 429 with Retry-After in seconds", () => {
-    expect(shape(new RateLimitedError(30))).toEqual({
-      status: 429,
-      code: "RATE_LIMITED",
-      message: "too many requests; retry later",
-      headers: { "Retry-After": "30" },
       details: undefined,
     });
   });

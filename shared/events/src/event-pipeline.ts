@@ -1,5 +1,6 @@
 import type pg from "pg";
 import type { Meter } from "@opentelemetry/api";
+import type { Logger } from "@svc/logging";
 import { LeaderGroup, type LeaderElector } from "@svc/leader";
 import { startRelay, type Relay } from "./relay.ts";
 import { addDetector, type ChangeSource, type LeadingDetector } from "./change-detection/index.ts";
@@ -9,7 +10,6 @@ import {
   jetstream,
   jetstreamManager,
   jetStreamTopology,
-  type Logger,
   names,
   type NatsConnection,
   type TopologySettings,
@@ -18,11 +18,9 @@ import {
 /**
  * The config keys the event pipeline reads (relayEnvShape, detectorEnvShape and the service's own).
  */
-export type EventSettings = TopologySettings & {
-  NATS_NAMESPACE: string;
+export type EventSettings = RelaySettings & {
   PUBLIC_BASE_URL: string;
   TIME_ZONE: string;
-  RELAY_POLL_MS: number;
   DETECTOR_INCREMENTAL_MS: number;
   DETECTOR_SWEEP_MS: number;
   DETECTOR_EMIT_CREATED_ON_BASELINE: boolean;
@@ -69,20 +67,30 @@ export type EventPipeline = {
   stop(): Promise<void>;
 };
 
+/** What the relay of a service's outbox needs: its stream's settings and the polling interval. */
+export type RelaySettings = TopologySettings & { NATS_NAMESPACE: string; RELAY_POLL_MS: number };
+
 /**
- * Change detection into the outbox, and the relay from the outbox to the events stream. The
- * relay runs in every replica (they share the rows); the detector only while this replica leads
- * (a task of the `leader` group, or under an `elector` of its own). The stream is created here,
- * at start, so a misconfigured JetStream fails loudly.
+ * The relay from a service's outbox (`<schema>.outbox`, written in the same transaction as each
+ * change) to the events stream. Every replica runs one; they share the rows (SKIP LOCKED). The
+ * stream is created here, at start, so a misconfigured JetStream fails the start, not the first
+ * event.
  */
-export async function startEventPipeline(options: EventPipelineOptions): Promise<EventPipeline> {
+export async function startOutboxRelay(options: {
+  settings: RelaySettings;
+  schema: string;
+  pool: pg.Pool;
+  nc: NatsConnection;
+  logger: Logger;
+  /** The process's Meter: outbox backlog and the age of its oldest pending row. */
+  meter?: Meter | undefined;
+}): Promise<Relay> {
   const { settings, schema, pool, nc, logger } = options;
   const eventNames = names(settings.NATS_NAMESPACE);
   const topology = jetStreamTopology(settings);
   const jsm = await jetstreamManager(nc);
   await ensureStream(jsm, eventsStreamConfig(eventNames, topology));
-  const meter = options.meter ? { meter: options.meter } : {};
-  const relay = startRelay({
+  return startRelay({
     pool,
     schema,
     js: jetstream(nc),
@@ -91,8 +99,20 @@ export async function startEventPipeline(options: EventPipelineOptions): Promise
     topology,
     logger,
     pollMs: settings.RELAY_POLL_MS,
-    ...meter,
+    ...(options.meter && { meter: options.meter }),
   });
+}
+
+/**
+ * Change detection into the outbox, and the relay from the outbox to the events stream. The
+ * relay runs in every replica (they share the rows); the detector only while this replica leads
+ * (a task of the `leader` group, or under an `elector` of its own). The stream is created here,
+ * at start, so a misconfigured JetStream fails loudly.
+ */
+export async function startEventPipeline(options: EventPipelineOptions): Promise<EventPipeline> {
+  const { settings, schema, pool, logger } = options;
+  const meter = options.meter ? { meter: options.meter } : {};
+  const relay = await startOutboxRelay(options);
   // With an elector of its own, the detector runs in a leader group of one the pipeline owns.
   const ownsLeader = options.leader === undefined;
   const leader = options.leader ?? new LeaderGroup({ elector: options.elector, logger });

@@ -18,9 +18,12 @@ export {
 export { outboxTable, enqueueEvents, type OutboxTable, type PgExecutor } from "./outbox.ts";
 export { startRelay, type Relay, type RelayOptions, type RelayStats } from "./relay.ts";
 export { withTransaction } from "./pg-transaction.ts";
+export { contextFrom, traceContextOf, type TraceContext } from "./telemetry.ts";
 export * from "./change-detection/index.ts";
 export {
   startEventPipeline,
+  startOutboxRelay,
+  type RelaySettings,
   type EventPipeline,
   type EventPipelineOptions,
   type EventSettings,

@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import { bigserial, index, jsonb, text, timestamp, uuid, type PgSchema } from "drizzle-orm/pg-core";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
+import type { TraceContext } from "@svc/messaging";
 import type { EventPayload } from "./event.ts";
 
 /**
@@ -18,7 +19,7 @@ export function outboxTable(schema: PgSchema) {
       eventType: text("event_type").notNull(),
       payload: jsonb("payload").$type<EventPayload>().notNull(),
       /** W3C trace context of the operation that produced the event (traceparent, tracestate). */
-      traceContext: jsonb("trace_context").$type<Record<string, string>>(),
+      traceContext: jsonb("trace_context").$type<TraceContext>(),
       createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
       sentAt: timestamp("sent_at", { withTimezone: true }),
     },
@@ -40,12 +41,16 @@ export type PgExecutor = PgDatabase<PgQueryResultHKT, any, any>;
 /**
  * Writes events to the outbox. Call it with the transaction that makes the change, so the event
  * exists if and only if the change does. Re-writing the same event_uuid is a no-op.
+ *
+ * The one other writer is identity's application write, which must stay one round trip: the
+ * plpgsql function identity.record_application inserts the same columns with the same conflict
+ * rule (docs/decisions/application-write-path.md).
  */
 export async function enqueueEvents(
   tx: PgExecutor,
   outbox: OutboxTable,
   events: EventPayload[],
-  traceContext?: Record<string, string>,
+  traceContext?: TraceContext,
 ): Promise<void> {
   if (events.length === 0) return;
   await tx

@@ -8,7 +8,7 @@ import {
   type Span,
 } from "@opentelemetry/api";
 import { makeHeaders, publish, setTraceContext } from "@svc/messaging";
-import type { JetStreamClient, MsgHdrs, Names, PubAck } from "@svc/messaging";
+import type { JetStreamClient, MsgHdrs, Names, PubAck, TraceContext } from "@svc/messaging";
 import type { EventPayload } from "./event.ts";
 import { withTransaction } from "./pg-transaction.ts";
 import { contextFrom, traceContextOf, tracer } from "./telemetry.ts";
@@ -18,7 +18,7 @@ type OutboxRow = {
   event_uuid: string;
   event_type: string;
   payload: EventPayload;
-  trace_context: Record<string, string> | null;
+  trace_context: TraceContext | null;
 };
 
 export type BatchOptions = {
@@ -173,15 +173,9 @@ async function publishRow(o: BatchOptions, row: OutboxRow, batch: Span): Promise
 /**
  * The trace context to continue in the dispatcher: the publish span's, or the stored one untouched.
  */
-function traceHeaders(carried: Record<string, string> | null | undefined): MsgHdrs {
+function traceHeaders(carried: TraceContext | null | undefined): MsgHdrs {
   const h = makeHeaders();
-  const traceparent = carried?.traceparent;
-  if (traceparent)
-    setTraceContext(h, {
-      traceparent,
-      ...(carried.tracestate && { tracestate: carried.tracestate }),
-    });
-  return h;
+  return carried?.traceparent ? setTraceContext(h, carried) : h;
 }
 
 /**

@@ -1,13 +1,14 @@
 import type pg from "pg";
 import { ensureStream, eventsStreamConfig, type JetStreamTopology } from "@svc/messaging";
-import type { JetStreamClient, JetStreamManager, Logger, Names } from "@svc/messaging";
-import { backoffMs, sleep } from "@svc/time";
+import type { Logger } from "@svc/logging";
+import type { JetStreamClient, JetStreamManager, Names } from "@svc/messaging";
+import { backoffMs, bounded, sleep } from "@svc/time";
 import { pruneOutbox } from "./outbox-prune.ts";
 import { checkedIdentifier } from "./pg-transaction.ts";
 import { relayBatch } from "./relay-batch.ts";
 import type { BatchOptions } from "./relay-batch.ts";
 import type { BatchObservableResult } from "@opentelemetry/api";
-import { bounded, type Meter } from "./telemetry.ts";
+import type { Meter } from "./telemetry.ts";
 
 export type RelayOptions = {
   pool: pg.Pool;

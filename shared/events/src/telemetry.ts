@@ -6,6 +6,7 @@ import {
   type Context,
   type Meter,
 } from "@opentelemetry/api";
+import type { TraceContext } from "@svc/messaging";
 
 /**
  * Spans and metrics of the event backbone. Without a registered OpenTelemetry SDK every span call
@@ -13,18 +14,23 @@ import {
  */
 export const tracer = trace.getTracer("@svc/events");
 
-/** The W3C trace context (traceparent, tracestate) of `ctx`; undefined when nothing is traced. */
-export function traceContextOf(
-  ctx: Context = context.active(),
-): Record<string, string> | undefined {
+/**
+ * The W3C trace context (traceparent, tracestate) of `ctx`, the active one by default: what an
+ * operation stores with the events it writes, or carries in message headers, so that whoever
+ * handles them later continues its trace. Undefined when nothing is traced (no SDK, or an unsampled
+ * root).
+ */
+export function traceContextOf(ctx: Context = context.active()): TraceContext | undefined {
   const carrier: Record<string, string> = {};
   propagation.inject(ctx, carrier);
-  return carrier.traceparent ? carrier : undefined;
+  const { traceparent, tracestate } = carrier;
+  if (!traceparent) return undefined;
+  return tracestate ? { traceparent, tracestate } : { traceparent };
 }
 
-/** The context a stored W3C trace context describes (the root context when there is none). */
-export function contextFrom(stored: Record<string, string> | null | undefined): Context {
-  return stored?.traceparent ? propagation.extract(ROOT_CONTEXT, stored) : ROOT_CONTEXT;
+/** The context a stored or received trace context describes (the root context when there is none). */
+export function contextFrom(stored: TraceContext | null | undefined): Context {
+  return stored?.traceparent ? propagation.extract(ROOT_CONTEXT, { ...stored }) : ROOT_CONTEXT;
 }
 
 /**
@@ -34,20 +40,4 @@ export function secondsSince(startMs: number): number {
   return (performance.now() - startMs) / 1000;
 }
 
-/**
- * An observable callback's work, bounded: a scrape must not hang on an unreachable database.
- * A failure or timeout observes nothing this time (the series goes stale instead of lying).
- */
-export async function bounded<T>(work: Promise<T>, timeoutMs: number): Promise<T | undefined> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<undefined>(
-    (resolve) => (timer = setTimeout(() => resolve(undefined), timeoutMs)),
-  );
-  try {
-    return await Promise.race([work.catch(() => undefined), timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-export type { Meter };
+export type { Meter, TraceContext };

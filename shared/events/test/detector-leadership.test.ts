@@ -90,7 +90,7 @@ describe("change detection under a PostgreSQL advisory lock election", () => {
     cleanups.push(s.close);
     const ids = Array.from({ length: 2_000 }, (_, i) => `v${String(i).padStart(4, "0")}`);
     await s.tables.writer.query(`INSERT INTO ${s.tables.vacancy} (id, title, modified) VALUES ?`, [
-      ids.map((id) => [id, `Title ${id}`, s.local(-3_600_000)]),
+      ids.map((id) => [id, `Title ${id}`, s.local(-86_400_000)]), // outside the quick window
     ]);
     const slow: ChangeSource = {
       name: s.source.name,

@@ -2,7 +2,7 @@ import { drizzle } from "drizzle-orm/node-postgres";
 import { pgSchema } from "drizzle-orm/pg-core";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTempPgDatabase, type TempDatabase } from "@svc/testing";
+import { createTempPgDatabase, EVENT_PAYLOAD_FIELDS, type TempDatabase } from "@svc/testing";
 import { buildEvent, enqueueEvents, eventTypesFor, outboxTable, selfLink } from "../src/index.ts";
 
 describe("event payload", () => {
@@ -13,14 +13,7 @@ describe("event payload", () => {
       publicBaseUrl: "https://api.example.be/",
       occurredAt: new Date("2024-03-31T01:30:00Z"),
     });
-    expect(Object.keys(event).sort()).toEqual([
-      "entity",
-      "event_type",
-      "event_uuid",
-      "event_version",
-      "links",
-      "occurred_at",
-    ]);
+    expect(Object.keys(event).sort()).toEqual(EVENT_PAYLOAD_FIELDS);
     expect(event.event_uuid).toMatch(
       /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/,
     );

@@ -28,11 +28,21 @@ export interface HttpAppOptions {
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
 
-/** Per-request UUID (the envelope's meta.request_id); a UUID-shaped X-Request-Id is kept. */
+/**
+ * The request id of a request: a caller's UUID-shaped `X-Request-Id` is kept (in lower case), any
+ * other value or none gets a new UUID. The one rule for the gateway and every service, so an id
+ * a client sends is the one every hop logs and answers.
+ */
+export function requestIdFor(incoming: string | string[] | undefined): string {
+  return typeof incoming === "string" && UUID.test(incoming)
+    ? incoming.toLowerCase()
+    : randomUUID();
+}
+
+/** Per-request UUID (the envelope's meta.request_id), by `requestIdFor`. */
 function requestId(): RequestHandler {
   return (req, res, next) => {
-    const incoming = req.get("x-request-id");
-    const id = incoming && UUID.test(incoming) ? incoming.toLowerCase() : randomUUID();
+    const id = requestIdFor(req.get("x-request-id"));
     res.locals.requestId = id;
     res.set("X-Request-Id", id);
     next();

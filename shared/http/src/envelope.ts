@@ -49,6 +49,27 @@ export function pagination(page: number, perPage: number, total: number): Pagina
 }
 
 /**
+ * The pagination block of a page of a cursor walk (@svc/paging's CursorPage). `total_pages` is
+ * at least the page shown: a walk may pass more pages than the total now fills.
+ */
+export function cursorPagination(page: {
+  page: number;
+  perPage: number;
+  total: number;
+  nextCursor: string;
+  hasMore: boolean;
+}): CursorPagination {
+  return {
+    page: page.page,
+    per_page: page.perPage,
+    total: page.total,
+    total_pages: Math.max(page.page, Math.ceil(page.total / page.perPage)),
+    next_cursor: page.nextCursor,
+    has_more: page.hasMore,
+  };
+}
+
+/**
  * The success envelope of a list, byte for byte what `JSON.stringify` of the whole envelope gives,
  * built item by item: one character outside Latin-1 anywhere (a pasted en dash) would make V8 build
  * the whole page as a two-byte string, slow to encode as UTF-8; item by item, only the items

@@ -1,6 +1,8 @@
 export * from "./envelope.ts";
 export * from "./query.ts";
-export { createHttpApp, type HttpAppOptions, type PlatformInfo } from "./app.ts";
+export { normaliseUuid, UUID_PARAMETER_SCHEMA, UUID_PATTERN, uuidParam } from "./uuid.ts";
+export * from "./fields.ts";
+export { createHttpApp, requestIdFor, type HttpAppOptions, type PlatformInfo } from "./app.ts";
 export { errorHandler, notFoundHandler } from "./error-handler.ts";
 export {
   DEFAULT_HTTP_LIMITS,
@@ -18,10 +20,14 @@ export {
   type WarmUpOutcome,
 } from "./internal.ts";
 export { requireJson } from "./body.ts";
+export { TOKEN_PATH } from "./protocol-errors.ts";
 export {
   serve,
-  closeInternalLast,
-  exitOnStartupError,
+  serveApi,
+  serveInternal,
+  type InternalServing,
+  type ServeApiOptions,
+  type ServeInternalOptions,
   type ServeOptions,
   type ServeWarmUp,
   type Serving,
@@ -34,3 +40,4 @@ export {
   type ReadApiWarmUpOptions,
   type WarmUpRequestsOptions,
 } from "./warm-up.ts";
+export type { ErrorCode } from "@svc/errors";

@@ -42,6 +42,11 @@ export interface InternalEndpointsOptions {
   extra?: Record<string, RequestListener>;
   /** Set while shutting down, so readiness fails before the listener closes. */
   isDraining?: () => boolean;
+  /**
+   * Resolves once the process has started (the internal port listens from the first step on):
+   * until then /readyz is 503 `starting` without running a check, and the warm-up waits.
+   */
+  starting?: Promise<void>;
 }
 
 async function runCheck(
@@ -92,13 +97,13 @@ function settleWarmUp(warmUp: WarmUp): Promise<void> {
 }
 
 /**
- * The internal port (never routed by the ingress): /livez says the process is alive and never
- * touches a dependency; /readyz is 503 `starting` until every readiness check has passed once and
+ * The internal port (never routed by the ingress): /livez says the process has started and is
+ * alive, and never touches a dependency; /readyz is 503 `starting` until every readiness check has passed once and
  * the warm-up (if any) has settled, then 200 until the process drains. Once started, /readyz
  * answers at once with the previous run's results (`ok`, or `degraded` naming the failing
  * dependencies) and starts the next run, so a hung dependency never makes the probe itself time
- * out. With a warm-up the checks run from the start, every second until they pass, rather than at
- * each probe, so the warm-up is under way before the kubelet asks.
+ * out. With a warm-up the checks run from the start (once `starting` resolves), every second until
+ * they pass, rather than at each probe, so the warm-up is under way before the kubelet asks.
  */
 export function internalEndpoints(options: InternalEndpointsOptions): RequestListener {
   const timeoutMs = options.checkTimeoutMs ?? 2_000;
@@ -126,7 +131,12 @@ export function internalEndpoints(options: InternalEndpointsOptions): RequestLis
         return checks;
       })
       .finally(() => (running = undefined)));
-  if (options.warmUp) void runChecks();
+  let booted = options.starting === undefined;
+  void options.starting?.then(() => {
+    booted = true;
+    if (options.warmUp) void runChecks();
+  });
+  if (booted && options.warmUp) void runChecks();
   const report = (checks: CheckResult[]) => ({
     status: checks.every((c) => c.ok) ? "ok" : "degraded",
     checks,
@@ -137,9 +147,13 @@ export function internalEndpoints(options: InternalEndpointsOptions): RequestLis
       res.writeHead(status, { "Content-Type": "application/json", "Cache-Control": "no-store" });
       res.end(JSON.stringify(body));
     };
-    if (path === "/livez") return send(200, { status: "ok" });
+    // Until every start-up step has run, /livez is 503 too: the startup probe (which asks /livez)
+    // then bounds start-up, and a process stuck starting is restarted.
+    if (path === "/livez")
+      return booted ? send(200, { status: "ok" }) : send(503, { status: "starting" });
     if (path === "/readyz") {
       if (options.isDraining?.()) return send(503, { status: "draining", checks: [] });
+      if (!booted) return send(503, { status: "starting", checks: [] });
       if (started) {
         void runChecks();
         return send(200, report(last));

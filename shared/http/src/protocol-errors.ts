@@ -7,6 +7,7 @@ import {
   type ServerResponse,
 } from "node:http";
 import type { Duplex } from "node:stream";
+import type { ErrorCode } from "@svc/errors";
 import { API_VERSION } from "./envelope.ts";
 
 /**
@@ -14,7 +15,7 @@ import { API_VERSION } from "./envelope.ts";
  * bare 400/417/431 responses, or (CONNECT) a closed connection. Each answer here is the contract's
  * error envelope with a request id, like every other error.
  */
-function errorBody(code: string, message: string, requestId: string): string {
+function errorBody(code: ErrorCode, message: string, requestId: string): string {
   return JSON.stringify({
     success: false,
     error: { code, message },
@@ -29,7 +30,7 @@ function errorBody(code: string, message: string, requestId: string): string {
 function writeToSocket(
   socket: Duplex,
   status: number,
-  code: string,
+  code: ErrorCode,
   message: string,
   requestId: string = randomUUID(),
 ): void {
@@ -48,7 +49,7 @@ function writeToSocket(
   );
 }
 
-function protocolErrorOf(code: string | undefined): [number, string, string] {
+function protocolErrorOf(code: string | undefined): [number, ErrorCode, string] {
   if (code === "HPE_HEADER_OVERFLOW")
     return [431, "REQUEST_HEADERS_TOO_LARGE", "the request headers are too large"];
   if (code === "ERR_HTTP_REQUEST_TIMEOUT")
@@ -56,17 +57,29 @@ function protocolErrorOf(code: string | undefined): [number, string, string] {
   return [400, "MALFORMED_REQUEST", "the request is not valid HTTP/1.1"];
 }
 
+/**
+ * The OAuth 2.0 token endpoint: its every error is an RFC 6749 body (`{ error,
+ * error_description }`, never cached), whichever layer answers it (the auth app, the gateway,
+ * this listener).
+ */
+export const TOKEN_PATH = "/oauth/token";
+
 /** HTTP/1.1 requires Host (RFC 9112 3.2); Node's own check would answer it without a body. */
 function requireHost(handler: RequestListener): RequestListener {
   return (req: IncomingMessage, res: ServerResponse) => {
     if (req.headers.host === undefined && req.httpVersion !== "1.0") {
       const requestId = randomUUID();
-      const body = errorBody("MALFORMED_REQUEST", "the Host header is required", requestId);
+      const message = "the Host header is required";
+      const token = (req.url ?? "").split("?")[0] === TOKEN_PATH;
+      const body = token
+        ? JSON.stringify({ error: "invalid_request", error_description: message })
+        : errorBody("MALFORMED_REQUEST", message, requestId);
       res.writeHead(400, {
         "Content-Type": "application/json; charset=utf-8",
         "Content-Length": Buffer.byteLength(body),
         "X-Request-Id": requestId,
         "X-Content-Type-Options": "nosniff",
+        ...(token ? { "Cache-Control": "no-store", Pragma: "no-cache" } : {}),
         Connection: "close",
       });
       res.end(body);

@@ -1,5 +1,7 @@
 import { z } from "zod";
 import { ValidationError, type FieldIssue } from "@svc/errors";
+import { uuidQuery } from "./uuid.ts";
+import { calendarDateProblem, storableText } from "./fields.ts";
 
 /**
  * Query-string validation (our reading where the contract is silent): unknown parameters, repeated
@@ -29,11 +31,6 @@ function intParam(min: number, max: number) {
   );
 }
 
-function isRealDate(year: number, month: number, day: number): boolean {
-  const d = new Date(Date.UTC(year, month - 1, day));
-  return d.getUTCFullYear() === year && d.getUTCMonth() === month - 1 && d.getUTCDate() === day;
-}
-
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const DATE_TIME =
   /^(\d{4})-(\d{2})-(\d{2})T([01]\d|2[0-3]):([0-5]\d)(?::([0-5]\d)(?:\.\d{1,9})?)?(Z|[+-](?:[01]\d|2[0-3]):[0-5]\d)$/;
@@ -47,15 +44,21 @@ export type DateOrInstant = { kind: "date"; date: string } | { kind: "instant"; 
 export function parseDateOrDateTime(value: string): DateOrInstant | string {
   const date = DATE.exec(value);
   if (date) {
-    return isRealDate(Number(date[1]), Number(date[2]), Number(date[3]))
-      ? { kind: "date", date: value }
-      : "is not a real calendar date";
+    return (
+      calendarDateProblem(Number(date[1]), Number(date[2]), Number(date[3])) ?? {
+        kind: "date",
+        date: value,
+      }
+    );
   }
   const dt = DATE_TIME.exec(value);
   if (dt) {
-    if (!isRealDate(Number(dt[1]), Number(dt[2]), Number(dt[3])))
-      return "is not a real calendar date";
-    return { kind: "instant", instant: new Date(value) };
+    return (
+      calendarDateProblem(Number(dt[1]), Number(dt[2]), Number(dt[3])) ?? {
+        kind: "instant",
+        instant: new Date(value),
+      }
+    );
   }
   if (/^\d{4}-\d{2}-\d{2}T[\d:.]+$/.test(value))
     return "date-time must carry an offset (Z or ±hh:mm)";
@@ -76,10 +79,32 @@ export const q = {
   oneOf: <const T extends readonly [string, ...string[]]>(values: T) =>
     z.enum(values, { message: `must be one of: ${values.join(", ")}` }),
   text: (max = 200) =>
+    storableText(
+      z
+        .string()
+        .min(1, { message: "must not be empty" })
+        .max(max, { message: `must be at most ${max} characters` }),
+    ),
+  /**
+   * Some of `values`, comma-separated without spaces (repeats collapse), read as an array: the
+   * document's `style: form, explode: false` array of the enum (@svc/openapi).
+   */
+  list: <const T extends readonly [string, ...string[]]>(values: T) =>
     z
       .string()
-      .min(1, { message: "must not be empty" })
-      .max(max, { message: `must be at most ${max} characters` }),
+      .transform((value, ctx) => {
+        const items = [...new Set(value.split(","))];
+        if (items.every((item) => values.includes(item))) return items as Array<T[number]>;
+        ctx.addIssue({
+          code: "custom",
+          message:
+            "must be one or more of the values the API reference lists for it, comma-separated without spaces",
+        });
+        return z.NEVER;
+      })
+      .meta({ type: "array", minItems: 1, items: { type: "string", enum: [...values] } }),
+  /** A uuid in either case, read in lower case (./uuid.ts). */
+  uuid: uuidQuery,
   dateOrDateTime: () =>
     z
       .string()

@@ -7,19 +7,22 @@ import {
   trace,
 } from "@opentelemetry/api";
 import type { RequestHandler } from "express";
+import { markIncoming } from "@svc/telemetry";
 
 const tracer = trace.getTracer("@svc/http");
 
 /**
- * One SERVER span per request (OpenTelemetry HTTP semantic conventions), continuing the caller's
- * W3C trace context, and the rest of the request handled inside it: database, NATS and outgoing
+ * One SERVER span per request (OpenTelemetry HTTP semantic conventions), in the caller's W3C trace
+ * (its context is marked as a caller's: whether its sampled flag decides is the sampler's
+ * TRACE_INCOMING_CONTEXT), and the rest of the request handled inside it: database, NATS and outgoing
  * spans become its children, log lines carry its ids. Named by the route express matched
  * (`GET /v1/vacancies/:uuid`), set when the response is done. One span and no per-layer wrapping
  * (why: docs/decisions/tracing-cost.md). Without an OpenTelemetry SDK it records nothing.
  */
 export function serverSpans(): RequestHandler {
   return (req, res, next) => {
-    const parent = propagation.extract(ROOT_CONTEXT, req.headers);
+    const extracted = propagation.extract(ROOT_CONTEXT, req.headers);
+    const parent = trace.getSpanContext(extracted) ? markIncoming(extracted) : extracted;
     const span = tracer.startSpan(
       req.method,
       {

@@ -17,7 +17,7 @@ function get(port: number, path: string): Promise<{ status: number; body: string
 }
 
 describe("graceful shutdown", () => {
-  it("lets an in-flight request finish, refuses new connections, then runs later steps in order", async () => {
+  it("lets an in-flight request finish, refuses new connections, then runs the earlier steps, last added first", async () => {
     const app = express();
     app.get("/slow", (_req, res) => {
       setTimeout(() => res.send("done"), 300);
@@ -25,12 +25,12 @@ describe("graceful shutdown", () => {
     const server = await listen(app, 0, "127.0.0.1");
     const order: string[] = [];
     const shutdown = new Shutdown(silentLogger())
+      .add("pool", async () => {
+        order.push("pool closed");
+      })
       .add("http", async () => {
         await server.close(5_000);
         order.push("http closed");
-      })
-      .add("pool", async () => {
-        order.push("pool closed");
       });
 
     const inFlight = get(server.port, "/slow");
@@ -46,10 +46,10 @@ describe("graceful shutdown", () => {
   it("bounds a step that hangs and still runs the next one", async () => {
     const order: string[] = [];
     const shutdown = new Shutdown(silentLogger(), 100)
-      .add("hangs", () => new Promise<void>(() => undefined))
       .add("after", async () => {
         order.push("after");
-      });
+      })
+      .add("hangs", () => new Promise<void>(() => undefined));
     const started = Date.now();
     await shutdown.run("test");
     expect(order).toEqual(["after"]);

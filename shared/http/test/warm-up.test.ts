@@ -6,7 +6,6 @@ import {
   DEFAULT_HTTP_LIMITS,
   getJson,
   internalEndpoints,
-  closeInternalLast,
   listen,
   serve,
   Shutdown,
@@ -173,7 +172,6 @@ describe("serve() with a warm-up", () => {
         onSettled: () => settled++,
       },
     });
-    closeInternalLast(shutdown, serving);
     try {
       const internal = serving.internal.port;
       await waitFor(
@@ -221,7 +219,6 @@ describe("serve() with a warm-up", () => {
         onSettled: () => settled++,
       },
     });
-    closeInternalLast(shutdown, serving);
     try {
       await waitFor(
         "readiness at the bound",
@@ -253,7 +250,6 @@ describe("serve() with a warm-up", () => {
       readiness: [],
       warmUp: { run: async () => void runs++, timeoutMs: 0, onSettled: () => settled++ },
     });
-    closeInternalLast(shutdown, serving);
     try {
       expect((await get(serving.internal.port, "/readyz")).status).toBe(200);
       expect(runs).toBe(0);

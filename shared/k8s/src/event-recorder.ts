@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { CoreV1Api, CoreV1Event } from "@kubernetes/client-node";
 import { describeError } from "./api-errors.ts";
-import type { Logger } from "./logger.ts";
+import type { Logger } from "@svc/logging";
 import { withTimeout } from "./request-options.ts";
 
 export type EventType = "Normal" | "Warning";

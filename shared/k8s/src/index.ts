@@ -25,4 +25,4 @@ export { withSignal, withTimeout } from "./request-options.ts";
 export { statusCodeOf, isConflict, isGone, isNotFound, describeError } from "./api-errors.ts";
 export { grantList, missingPermissions, type Permission, type PolicyRule } from "./rbac.ts";
 export { EventRecorder, type EventType as KubernetesEventType } from "./event-recorder.ts";
-export type { Logger } from "./logger.ts";
+export { loadKubeConfig } from "./kube-config.ts";

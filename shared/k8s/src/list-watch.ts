@@ -1,7 +1,7 @@
 import { CoreV1Api, CustomObjectsApi, Watch } from "@kubernetes/client-node";
 import type { ConfigurationOptions, KubeConfig, KubernetesObject } from "@kubernetes/client-node";
 import { describeError, isGone } from "./api-errors.ts";
-import type { Logger } from "./logger.ts";
+import type { Logger } from "@svc/logging";
 import { withTimeout } from "./request-options.ts";
 import { backoffMs, sleep } from "@svc/time";
 

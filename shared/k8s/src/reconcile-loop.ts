@@ -4,7 +4,7 @@ import { NO_METRICS } from "./controller-metrics.ts";
 import type { ControllerMetrics } from "./controller-metrics.ts";
 import { ListWatch, objectKey } from "./list-watch.ts";
 import type { ResourceKind } from "./list-watch.ts";
-import type { Logger } from "./logger.ts";
+import type { Logger } from "@svc/logging";
 import { WorkQueue } from "./work-queue.ts";
 
 export type ReconcileRequest = { key: string; namespace: string; name: string };
@@ -30,6 +30,8 @@ export type ReconcileLoopOptions = {
   name: string;
   kubeConfig: KubeConfig;
   resource: ResourceKind;
+  /** Only the primary objects this label selector matches; default all. */
+  labelSelector?: string;
   logger: Logger;
   reconcile: Reconcile;
   /** Keys reconciled at once (a key never runs twice at once); default 2. */
@@ -81,6 +83,7 @@ export class ReconcileLoop {
     this.#source = new ListWatch({
       ...watchOptions,
       resource: options.resource,
+      ...(options.labelSelector !== undefined && { labelSelector: options.labelSelector }),
       onObject: (_type, object) => this.#queue.add(objectKey(object)),
     });
     this.#secondary = (options.watches ?? []).map(

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ReconcileLoop } from "../src/reconcile-loop.ts";
 import type { Reconcile, ReconcileLoopOptions } from "../src/reconcile-loop.ts";
-import { FakeKubeApi, memoryLogger, sleep, waitFor } from "@svc/testing/kube";
+import { FakeKubeApi, recordingLogger, sleep, waitFor } from "@svc/testing/kube";
 
 const NS = "integration";
 // Any namespaced custom resource will do; this one is shaped like the WebhookSubscription CRD.
@@ -55,7 +55,7 @@ function start(reconcile: Reconcile, overrides: Partial<ReconcileLoopOptions> = 
     name: "test",
     kubeConfig: api.kubeConfig(),
     resource: KIND,
-    logger: memoryLogger(),
+    logger: recordingLogger(),
     retryMinMs: 20,
     retryMaxMs: 200,
     watchBackoffMinMs: 20,

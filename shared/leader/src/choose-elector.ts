@@ -1,13 +1,15 @@
 import type pg from "pg";
 import { LeaderGroup } from "./leader-group.ts";
 import { SoloElector, type LeaderElector } from "./leader.ts";
-import type { Logger } from "./logger.ts";
+import type { Logger } from "@svc/logging";
 import { PgAdvisoryLockElector } from "./pg-advisory-lock-elector.ts";
 
 export type ElectionSettings = {
   LEADER_ELECTION: "pg" | "lease" | "solo";
   POD_NAME?: string | undefined;
   POD_NAMESPACE?: string | undefined;
+  /** A kubeconfig file instead of the pod's ServiceAccount (outside a cluster). */
+  KUBECONFIG?: string | undefined;
 };
 
 /**
@@ -27,16 +29,14 @@ export async function createLeaderElector(
     case "lease": {
       // Loaded only here, the one mode that uses it: the Kubernetes client takes seconds to
       // import.
-      const [{ KubeConfig }, { LeaseElector }] = await Promise.all([
-        import("@kubernetes/client-node"),
+      const [{ loadKubeConfig }, { LeaseElector }] = await Promise.all([
+        import("@svc/k8s"),
         import("./lease-elector.ts"),
       ]);
       if (!settings.POD_NAME || !settings.POD_NAMESPACE)
         throw new RangeError("LEADER_ELECTION=lease needs POD_NAME and POD_NAMESPACE");
-      const kubeConfig = new KubeConfig();
-      kubeConfig.loadFromCluster(); // the pod's ServiceAccount token and the API server's address
       return new LeaseElector({
-        kubeConfig,
+        kubeConfig: loadKubeConfig(settings.KUBECONFIG),
         namespace: settings.POD_NAMESPACE,
         name: deps.name,
         identity: settings.POD_NAME,

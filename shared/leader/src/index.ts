@@ -15,4 +15,3 @@ export { createLeaderElector, createLeaderGroup, type ElectionSettings } from ".
 // LeaseElector itself is `@svc/leader/lease`: it loads the Kubernetes client (seconds to import),
 // which the chooser loads only for LEADER_ELECTION=lease.
 export type { LeaseElectorOptions } from "./lease-elector.ts";
-export type { Logger } from "./logger.ts";

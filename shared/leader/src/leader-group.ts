@@ -1,6 +1,6 @@
 import { LeadershipLostError } from "./leader.ts";
 import type { Fence, LeaderElector } from "./leader.ts";
-import type { Logger } from "./logger.ts";
+import type { Logger } from "@svc/logging";
 
 /** One piece of leader-only work (a controller-runtime Runnable that needs leader election). */
 export type LeaderTask = {

@@ -13,7 +13,7 @@ import {
 } from "@svc/k8s";
 import { LeadershipLostError } from "./leader.ts";
 import type { Fence, LeaderElector } from "./leader.ts";
-import type { Logger } from "./logger.ts";
+import type { Logger } from "@svc/logging";
 import { jittered, sleep } from "@svc/time";
 
 export type LeaseElectorOptions = {

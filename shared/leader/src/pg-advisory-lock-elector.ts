@@ -2,7 +2,7 @@ import { sql } from "drizzle-orm";
 import type pg from "pg";
 import { LeadershipLostError } from "./leader.ts";
 import type { Fence, LeaderElector, PgExecutor } from "./leader.ts";
-import type { Logger } from "./logger.ts";
+import type { Logger } from "@svc/logging";
 import { sleep } from "@svc/time";
 
 export type PgAdvisoryLockElectorOptions = {
@@ -16,9 +16,12 @@ export type PgAdvisoryLockElectorOptions = {
    * should go on, and the pause after a failed attempt or a term; default 2 s.
    */
   retryEveryMs?: number;
-  /** How often the leader checks its lock session; default 1 s. */
+  /** How often the leader checks its lock session (the server's pause in a check); default 1 s. */
   checkEveryMs?: number;
-  /** A check slower than this (a frozen connection) counts as a lost session; default 2 s. */
+  /**
+   * A check answered later than its pause plus this (a frozen connection) counts as a lost
+   * session; default 2 s.
+   */
   checkTimeoutMs?: number;
   /**
    * The server ends the lock session when it hears no check for this long (idle_session_timeout,
@@ -140,13 +143,15 @@ export class PgAdvisoryLockElector implements LeaderElector {
     }
   }
 
-  /** Heartbeat on the lock session: a broken or frozen connection ends the leadership. */
+  /**
+   * Heartbeat on the lock session: a broken or frozen connection ends the leadership. The pause
+   * between checks runs in the server, so the session is idle only while this process handles an
+   * answer: a process busy with a long pass is not taken for a frozen one.
+   */
   async #watch(session: LockSession, term: AbortController): Promise<void> {
     while (!term.signal.aborted) {
-      await sleep(this.#o.checkEveryMs, term.signal);
-      if (term.signal.aborted) return;
       try {
-        await session.ping(this.#o.checkTimeoutMs);
+        await session.ping(this.#o.checkEveryMs, this.#o.checkTimeoutMs);
       } catch (err) {
         this.#o.logger.warn({ err, lock: this.#o.name }, "leader lock session lost; aborting");
         session.lost(err);
@@ -222,8 +227,26 @@ class LockSession {
     }
   }
 
-  async ping(timeoutMs: number): Promise<void> {
-    await this.#client.query(withTimeout({ text: "SELECT 1" }, timeoutMs));
+  /**
+   * One check: the server pauses `pauseMs`, then answers; failed when no answer came within
+   * `timeoutMs` after that. The verdict waits for this process's pending I/O first: after the
+   * event loop was blocked (a long computation, a starved host) the timer fires before the socket
+   * is read, and an answer already there must still count.
+   */
+  async ping(pauseMs: number, timeoutMs: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const silent = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => setImmediate(() => reject(new Error(`no answer within ${timeoutMs} ms`))),
+        pauseMs + timeoutMs,
+      );
+    });
+    try {
+      const check = this.#client.query("SELECT pg_sleep($1::float8 / 1000)", [pauseMs]);
+      await Promise.race([check, silent]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   lost(cause: unknown): void {

@@ -4,7 +4,7 @@ import { LeadershipLostError } from "../src/leader.ts";
 import type { Fence } from "../src/leader.ts";
 import { LeaseElector } from "../src/lease-elector.ts";
 import type { LeaseElectorOptions } from "../src/lease-elector.ts";
-import { FakeKubeApi, memoryLogger, sleep, waitFor } from "@svc/testing/kube";
+import { FakeKubeApi, recordingLogger, sleep, waitFor } from "@svc/testing/kube";
 
 const NS = "integration";
 const LEASES = "coordination.k8s.io/v1/leases";
@@ -32,7 +32,7 @@ function elector(identity: string, overrides: Partial<LeaseElectorOptions> = {})
     namespace: NS,
     name: "dispatcher",
     identity,
-    logger: memoryLogger(),
+    logger: recordingLogger(),
     leaseDurationSeconds: 1,
     renewDeadlineMs: 600,
     retryPeriodMs: 100,

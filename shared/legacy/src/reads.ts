@@ -63,7 +63,7 @@ const practices = (field: string, ...columns: ColumnRead[]): FieldRead => ({
   columns,
 });
 
-/** Every column each service reads, by the field it feeds (shared/legacy/README.md maps them). */
+/** Every column each service reads, by the canonical field it feeds: the column → field map. */
 export const LEGACY_READS: readonly FieldRead[] = [
   vacancies("(row key: list order)", vac("vacature_id", "integer")),
   vacancies("(soft delete)", vac("verwijderd", "integer")),

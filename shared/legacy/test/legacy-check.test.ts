@@ -1,25 +1,19 @@
-// `npm run legacy:check` against copies of the sandbox schema on the real MariaDB: intact, with a
+// `npm run legacy:check` against copies of the legacy schema on the real MariaDB: intact, with a
 // dropped index, with a renamed column and a changed type, through a read-only and a writable
 // account. The CLI runs as the operator runs it; its exit code and report are what is checked.
 import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { fileURLToPath } from "node:url";
-import type { Connection } from "mysql2/promise";
+import { createConnection, type Connection } from "mysql2/promise";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTempMysqlDatabase, testEnv, type TempDatabase } from "@svc/testing";
 import { accountFindings } from "../src/check/legacy-check.ts";
-import { seedDatabase } from "../src/load/seed-database.ts";
-import {
-  dropDatabase,
-  mysqlUrl,
-  openConnection,
-  TEST_TODAY,
-  uniqueDatabaseName,
-} from "./support/temp-database.ts";
+import { applyLegacySchema } from "../src/schema.ts";
 
 const CLI = fileURLToPath(new URL("../src/cli/legacy-check.ts", import.meta.url));
 
 let admin: Connection;
-const databases: string[] = [];
+const databases: TempDatabase[] = [];
 const users: string[] = [];
 
 interface Run {
@@ -40,12 +34,17 @@ function check(url: string): Promise<Run> {
   });
 }
 
-/** A copy of the sandbox schema with the fixtures, in a database of its own. */
-async function sandboxCopy(): Promise<string> {
-  const database = uniqueDatabaseName();
+/** A copy of the legacy schema (no rows: the check reads only the catalogue), in a database of its own. */
+async function schemaCopy(): Promise<string> {
+  const database = await createTempMysqlDatabase("legacy_check");
   databases.push(database);
-  await seedDatabase(admin, database, { seed: 1, scale: 0, today: TEST_TODAY }, "replace");
-  return database;
+  const connection = await createConnection({ uri: database.url });
+  try {
+    await applyLegacySchema(connection);
+  } finally {
+    await connection.end();
+  }
+  return database.name;
 }
 
 /** A MariaDB account with `privileges` on `database`, and its URL (password included). */
@@ -55,7 +54,7 @@ async function account(database: string, privileges: string): Promise<string> {
   users.push(user);
   await admin.query(`CREATE USER '${user}'@'%' IDENTIFIED BY '${password}'`);
   await admin.query(`GRANT ${privileges} ON \`${database}\`.* TO '${user}'@'%'`);
-  const url = new URL(mysqlUrl());
+  const url = new URL(testEnv.TEST_MYSQL_URL);
   url.username = user;
   url.password = password;
   url.pathname = `/${database}`;
@@ -67,18 +66,18 @@ const linesWith = (run: Run, text: string) =>
   run.stdout.split("\n").filter((line) => line.includes(text));
 
 beforeAll(async () => {
-  admin = await openConnection();
+  admin = await createConnection({ uri: testEnv.TEST_MYSQL_URL });
 });
 
 afterAll(async () => {
   for (const user of users) await admin.query(`DROP USER IF EXISTS '${user}'@'%'`);
-  for (const database of databases) await dropDatabase(admin, database);
+  for (const database of databases) await database.drop();
   await admin.end();
 });
 
 describe("npm run legacy:check", () => {
-  it("passes the sandbox schema through a read-only account, and never prints the password", async () => {
-    const database = await sandboxCopy();
+  it("passes the legacy schema through a read-only account, and never prints the password", async () => {
+    const database = await schemaCopy();
     const url = await account(database, "SELECT");
     const run = await check(url);
     expect(run.stderr).toBe("");
@@ -92,7 +91,7 @@ describe("npm run legacy:check", () => {
   });
 
   it("fails a writable account, naming the privilege", async () => {
-    const database = await sandboxCopy();
+    const database = await schemaCopy();
     const run = await check(await account(database, "SELECT, INSERT"));
     expect(run.code).toBe(1);
     expect(linesWith(run, "FAIL")).toEqual([
@@ -101,7 +100,7 @@ describe("npm run legacy:check", () => {
   });
 
   it("fails a renamed column and a changed type, naming the canonical field", async () => {
-    const database = await sandboxCopy();
+    const database = await schemaCopy();
     await admin.query(
       `ALTER TABLE \`${database}\`.tbl_vacature RENAME COLUMN kop_publiek TO kop_publiek_oud`,
     );
@@ -121,7 +120,7 @@ describe("npm run legacy:check", () => {
   });
 
   it("reports a dropped index as plain SQL, a warning that breaks nothing", async () => {
-    const database = await sandboxCopy();
+    const database = await schemaCopy();
     await admin.query(`DROP INDEX idx_vac_taal ON \`${database}\`.tbl_vacature`);
     const run = await check(await account(database, "SELECT"));
     expect(run.code).toBe(0);

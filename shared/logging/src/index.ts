@@ -1,8 +1,27 @@
 import { trace } from "@opentelemetry/api";
 import slowRedact from "@pinojs/redact";
-import { pino, type DestinationStream, type Logger, type LevelWithSilent } from "pino";
+import {
+  pino,
+  type DestinationStream,
+  type LevelWithSilent,
+  type Logger as PinoLogger,
+} from "pino";
+import { errorsWithoutValues } from "./error-values.ts";
 
-export type { Logger };
+export { withoutValues } from "./error-values.ts";
+
+/**
+ * What code that logs needs of a logger: pino's levels and argument order (merge object first,
+ * message second). A logger from createLogger (or its child) is one, and so is a test's logger
+ * that keeps its lines; packages that log take this type rather than pino's.
+ */
+export interface Logger {
+  /** Optional: a logger that keeps test lines may leave it out. */
+  debug?(obj: object, msg?: string): void;
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+}
 
 /**
  * Paths whose values never reach a log line: credentials, tokens, secrets and the personal data
@@ -141,22 +160,27 @@ function traceMixin(): Record<string, string> {
   return { trace_id: ctx.traceId, span_id: ctx.spanId };
 }
 
-export function createLogger(options: LoggerOptions): Logger {
+export function createLogger(options: LoggerOptions): PinoLogger {
   const logger = pino(
     {
       level: options.level,
       base: { service: options.service },
       timestamp: isoTimestamp(),
       mixin: traceMixin,
-      formatters: { level: (label) => ({ level: label }), log: redacted, bindings: redacted },
+      formatters: {
+        level: (label) => ({ level: label }),
+        // Errors first lose the values they carry (error-values.ts), then the redacted paths.
+        log: (object) => redacted(errorsWithoutValues(object)),
+        bindings: redacted,
+      },
     },
     options.destination,
   );
   // pino applies the bindings formatter to the base only, and a child logger inherits this
   // `child` (children are made with Object.create), so bindings at every depth are redacted too.
   const child = logger.child;
-  logger.child = function (this: Logger, bindings, childOptions) {
+  logger.child = function (this: PinoLogger, bindings, childOptions) {
     return child.call(this, redacted(bindings), childOptions);
-  } as Logger["child"];
+  } as PinoLogger["child"];
   return logger;
 }

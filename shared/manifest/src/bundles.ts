@@ -33,8 +33,8 @@ export const ENTRY_POINTS: ReadonlyArray<string> = [
  * The bundle of a source entry point, relative to the repository root: `dist/<workspace>/<file>.js`,
  * always two folders deep (@svc/build relies on that to keep `import.meta.url` meaning the
  * source file's location).
- *   services/vacancies/src/main.ts → dist/vacancies/main.js; shared/legacy/src/cli/seed.ts →
- *   dist/legacy/seed.js; tools/migrate.ts → dist/tools/migrate.js
+ *   services/vacancies/src/main.ts → dist/vacancies/main.js; shared/sandbox/src/cli/seed.ts →
+ *   dist/sandbox/seed.js; tools/migrate.ts → dist/tools/migrate.js
  */
 export function bundlePath(entry: string): string {
   const parts = entry.split("/");
@@ -60,15 +60,18 @@ export function bundleArgs(entry: string): string[] {
  * compares, and another starts every process from exactly these): the bundles, and the files the
  * code reads where the sources sit: the version (package.json), each service's migrations, the
  * OpenAPI document auth serves, the route table of the local gateway, and the idle heap release's
- * malloc_trim addon (shared/runtime/src/malloc-trim.ts, compiled on install). Folders end in `/`.
+ * malloc_trim addon (shared/runtime/src/malloc-trim.ts, compiled on install), and the subscriber
+ * portal's built page (packages/portal, served by the webhooks API). Folders end in `/`.
  */
 export const RUNTIME_FILES: ReadonlyArray<string> = [
   "package.json",
   `${DIST_DIR}/`,
   ...SERVICES.flatMap((s) => (s.migrations === null ? [] : [`${s.workspace}/${s.migrations}/`])),
   "shared/openapi/openapi.json",
+  "shared/openapi/openapi.sandbox.json",
   "charts/integration-service/routes.json",
   "shared/runtime/build/Release/malloc_trim.node",
+  "packages/portal/dist/",
 ];
 
 /**

@@ -105,7 +105,7 @@ export const SERVICES: ReadonlyArray<ServiceManifest> = [
     schema: "webhooks",
     migrations: "drizzle",
     operations: "src/http/operations.ts",
-    routes: ["/v1/webhooks", "/v1/events"],
+    routes: ["/v1/webhooks", "/v1/events", "/portal"],
   },
   // The local gateway: routes like the Ingress, from routes.json; never deployed.
   {
@@ -186,7 +186,7 @@ export const PROCESSES: ReadonlyArray<ProcessManifest> = [
 
 export const JOBS: ReadonlyArray<JobManifest> = [
   { name: "migrations", entry: "tools/migrate.ts" },
-  { name: "sandbox-seed", entry: "shared/legacy/src/cli/seed.ts" },
+  { name: "sandbox-seed", entry: "shared/sandbox/src/cli/seed.ts" },
 ];
 
 /** The chart's `helm test` pods that run code of the image (templates/tests/<name>.yaml). */

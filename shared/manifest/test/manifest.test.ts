@@ -104,7 +104,7 @@ describe("the bundles", () => {
       "services/webhooks/src/instrument.ts",
       "services/gateway/src/main.ts",
       "tools/migrate.ts",
-      "shared/legacy/src/cli/seed.ts",
+      "shared/sandbox/src/cli/seed.ts",
       "shared/legacy/src/cli/legacy-check.ts",
     ]);
     expect(unique(ENTRY_POINTS.map(bundlePath))).toBe(true);
@@ -112,7 +112,7 @@ describe("the bundles", () => {
 
   it("sit two folders deep under dist/, named after the workspace and the file", () => {
     expect(bundlePath("services/vacancies/src/main.ts")).toBe("dist/vacancies/main.js");
-    expect(bundlePath("shared/legacy/src/cli/seed.ts")).toBe("dist/legacy/seed.js");
+    expect(bundlePath("shared/sandbox/src/cli/seed.ts")).toBe("dist/sandbox/seed.js");
     expect(bundlePath("tools/migrate.ts")).toBe("dist/tools/migrate.js");
   });
 
@@ -136,7 +136,7 @@ describe("the bundles", () => {
     ).toEqual(["src/main.ts"]);
   });
 
-  it("ship with the version, each service's migrations, the OpenAPI document, the route table and the malloc_trim addon", () => {
+  it("ship with the version, each service's migrations, the OpenAPI documents, the route table, the malloc_trim addon and the portal page", () => {
     expect(RUNTIME_FILES).toEqual([
       "package.json",
       "dist/",
@@ -146,10 +146,13 @@ describe("the bundles", () => {
       "services/identity/drizzle/",
       "services/webhooks/drizzle/",
       "shared/openapi/openapi.json",
+      "shared/openapi/openapi.sandbox.json",
       "charts/integration-service/routes.json",
       "shared/runtime/build/Release/malloc_trim.node",
+      "packages/portal/dist/",
     ]);
-    for (const file of RUNTIME_FILES.filter((f) => f !== "dist/"))
+    // Built ones aside (the bundles, the portal page), each is in the repository.
+    for (const file of RUNTIME_FILES.filter((f) => !f.endsWith("dist/")))
       expect(exists(file), file).toBe(true);
   });
 });

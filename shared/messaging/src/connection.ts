@@ -1,6 +1,6 @@
 import { connect } from "@nats-io/transport-node";
 import type { Authenticator, NatsConnection, Status, TlsOptions } from "@nats-io/transport-node";
-import type { Logger } from "./logger.ts";
+import type { Logger } from "@svc/logging";
 
 export type ConnectNatsOptions = {
   servers: string | string[];

@@ -6,7 +6,7 @@ import { concurrencyLimit } from "./concurrency-limit.ts";
 import type { ConcurrencyLimit } from "./concurrency-limit.ts";
 import { failureBackoff } from "./failure-backoff.ts";
 import type { Admission, FailureBackoff } from "./failure-backoff.ts";
-import type { Logger } from "./logger.ts";
+import type { Logger } from "@svc/logging";
 
 /**
  * What happens to a message after its handler ran. `nak` schedules the retry itself (the server

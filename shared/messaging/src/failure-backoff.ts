@@ -1,6 +1,6 @@
 import type { Counter } from "@opentelemetry/api";
 import { backoffMs, sleep } from "@svc/time";
-import type { Logger } from "./logger.ts";
+import type { Logger } from "@svc/logging";
 
 /**
  * One consumer's reaction to handler failures (docs/decisions/handler-failure-backoff.md).

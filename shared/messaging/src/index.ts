@@ -1,4 +1,3 @@
-export type { Logger } from "./logger.ts";
 export { connectNats, drainNats } from "./connection.ts";
 export type { ConnectNatsOptions } from "./connection.ts";
 export {

@@ -4,7 +4,7 @@ import type { KV, KvWatchEntry } from "@nats-io/kv";
 import { nanos } from "@nats-io/transport-node";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { ensureStream } from "./ensure.ts";
-import type { Logger } from "./logger.ts";
+import type { Logger } from "@svc/logging";
 import { SINGLE_SERVER, topologyFields, type JetStreamTopology } from "./settings.ts";
 
 export type OpenKvOptions = {

@@ -69,6 +69,9 @@ export interface OpenApiParameter {
   description: string;
   required: boolean;
   schema: JsonSchema;
+  /** An array in the query: its items comma-separated in one value (`q.list` of @svc/http). */
+  style?: "form";
+  explode?: false;
   example?: unknown;
 }
 
@@ -93,7 +96,15 @@ export function queryParameters(
         `${operationId}: query parameter '${name}' has no description (.meta({ description }))`,
       );
     delete schema.description;
-    return { name, in: "query" as const, description, required: required.has(name), schema };
+    const list = schema.type === "array" ? { style: "form" as const, explode: false as const } : {};
+    return {
+      name,
+      in: "query" as const,
+      description,
+      required: required.has(name),
+      ...list,
+      schema,
+    };
   });
 }
 

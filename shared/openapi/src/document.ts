@@ -8,6 +8,7 @@ import { EVENT_TYPES, eventTypesFor, EVENT_CATALOGUE, type EventType } from "@sv
 import { namedParameters, queryParameters, toSchema, type OpenApiParameter } from "./convert.ts";
 import type {
   Auth,
+  Environment,
   ErrorCodes,
   HeaderSpec,
   JsonSchema,
@@ -33,12 +34,17 @@ import {
 } from "./schemas.ts";
 
 export interface DocumentInput {
+  /**
+   * The environment the document describes: its operations (an operation's `environments`), its
+   * event types (`eventTypesFor`) and the scopes passed in.
+   */
+  environment: Environment;
   /** The installation's semantic version, `installationVersion` of @svc/config. */
   version: string;
   title: string;
   description: string;
   tags: ReadonlyArray<TagSpec>;
-  /** Every scope with what it grants. */
+  /** Every scope of the environment with what it grants. */
   scopes: Readonly<Record<string, string>>;
   operations: ReadonlyArray<OperationSpec>;
 }
@@ -54,17 +60,50 @@ export type OpenApiDocument = Record<string, unknown> & {
 const METHOD_ORDER = ["get", "put", "post", "patch", "delete"];
 const SECURITY = { oauth2: "oauth2", basic: "clientBasic" } as const;
 
-/** Error statuses every guarded /v1 operation can answer, whatever it does. */
-const GUARDED_ERRORS: ErrorCodes = {
+/**
+ * Error statuses every HTTP listener answers before any route (@svc/http protocol errors):
+ * headers or a body that do not arrive in time, headers too large.
+ */
+const LISTENER_ERRORS: ErrorCodes = {
+  408: ["REQUEST_TIMEOUT"],
+  431: ["REQUEST_HEADERS_TOO_LARGE"],
+};
+/**
+ * And every operation of the services' apps (@svc/http `createHttpApp`), whatever it does: the
+ * JSON body parser runs before every route (a JSON body that does not parse, is too large or not
+ * UTF-8), an unexpected error, and the gateway's answer when the service behind it is unreachable.
+ */
+const PUBLIC_ERRORS: ErrorCodes = {
+  ...LISTENER_ERRORS,
   400: ["MALFORMED_REQUEST"],
-  401: ["UNAUTHENTICATED"],
-  403: ["INSUFFICIENT_SCOPE"],
+  413: ["PAYLOAD_TOO_LARGE"],
+  415: ["UNSUPPORTED_MEDIA_TYPE"],
   500: ["INTERNAL_ERROR"],
-  // The token verifier needs auth's keys and the revocation list (fails closed without them).
   503: ["SERVICE_UNAVAILABLE"],
 };
-/** And every public one (a JSON body that does not parse is refused before any route). */
-const PUBLIC_ERRORS: ErrorCodes = { 400: ["MALFORMED_REQUEST"], 500: ["INTERNAL_ERROR"] };
+/**
+ * And every guarded /v1 operation: no or a bad token, a missing scope; the token verifier needs
+ * auth's keys and the revocation list (fails closed without them: 503).
+ */
+const GUARDED_ERRORS: ErrorCodes = {
+  ...PUBLIC_ERRORS,
+  401: ["UNAUTHENTICATED"],
+  403: ["INSUFFICIENT_SCOPE"],
+};
+
+/** Error statuses an operation of this kind answers whatever it does (`errors` adds its own). */
+export function baseErrors(auth: Auth): ErrorCodes {
+  if ("public" in auth) return PUBLIC_ERRORS;
+  if ("scope" in auth) return GUARDED_ERRORS;
+  // The token endpoint answers RFC 6749 bodies itself (its `responses`); only the listener's are
+  // the envelope.
+  return LISTENER_ERRORS;
+}
+
+/** Whether an operation exists in an environment (absent `environments`: in every one). */
+export function existsIn(op: Pick<OperationSpec, "environments">, environment: Environment) {
+  return op.environments === undefined || op.environments.includes(environment);
+}
 
 const pascal = (code: string) =>
   code.toLowerCase().replace(/(^|_)([a-z])/g, (_m, _s, c: string) => c.toUpperCase());
@@ -200,7 +239,7 @@ function environmentNote(op: OperationSpec): string | undefined {
   const missing = (["production", "sandbox"] as const).filter((e) => !op.environments?.includes(e));
   return missing.length === 0
     ? undefined
-    : `Exists in ${op.environments.join(" and ")} only; in the ${missing.join(" and ")} the route does not exist (404 NOT_FOUND).`;
+    : `Exists in ${op.environments.join(" and ")} only: the ${missing.join(" and ")} has no such route (its document leaves it out, and a request is 404 NOT_FOUND there).`;
 }
 
 function operationObject(b: Builder, op: OperationSpec): Record<string, unknown> {
@@ -218,10 +257,8 @@ function operationObject(b: Builder, op: OperationSpec): Record<string, unknown>
 
   const responses: Record<string, unknown> = {};
   for (const [status, spec] of Object.entries(op.responses)) responses[status] = b.success(spec);
-  const base = "public" in op.auth ? PUBLIC_ERRORS : "scope" in op.auth ? GUARDED_ERRORS : {};
   const note = environmentNote(op);
-  // A route that exists in one environment only is a 404 in the other.
-  const errors = mergeErrors(base, op.errors, note ? { 404: ["NOT_FOUND"] } : undefined);
+  const errors = mergeErrors(baseErrors(op.auth), op.errors);
   for (const [status, codes] of [...errors.entries()].sort(([a], [b]) => a - b)) {
     if (responses[String(status)])
       throw new Error(`${op.operationId}: status ${status} is both a success and an error`);
@@ -278,13 +315,17 @@ const EVENT_HEADERS: Array<[string, string, JsonSchema]> = [
   ],
 ];
 
+/** What an event type tells a subscriber (the document's webhooks, the event catalogue route). */
+export function eventDescription(type: EventType): string {
+  const entity = EVENT_CATALOGUE[type];
+  return type === "system.ping"
+    ? "A test event sent by `POST /v1/webhooks/{webhook_uuid}/test`."
+    : `A ${entity.replace("_", " ")} was ${type.split(".")[1]}; fetch its current state from \`links.self\`.`;
+}
+
 function webhookObject(type: EventType): Record<string, unknown> {
   const production = !eventTypesFor("sandbox").includes(type);
-  const entity = EVENT_CATALOGUE[type];
-  const what =
-    type === "system.ping"
-      ? "A test event sent by `POST /v1/webhooks/{webhook_uuid}/test`."
-      : `A ${entity.replace("_", " ")} was ${type.split(".")[1]}; fetch its current state from \`links.self\`.`;
+  const what = eventDescription(type);
   return {
     post: {
       operationId: `event_${type.replace(/[.]/g, "_")}`,
@@ -326,9 +367,44 @@ export function eventSchemaName(type: EventType): string {
   return `Event_${type.replace(/[.]/g, "_")}`;
 }
 
-/** The OpenAPI 3.1 document of the whole public API. */
+/**
+ * How a path answers a method none of its operations takes: one operation's `otherMethods`, or
+ * 405 METHOD_NOT_ALLOWED with `Allow`.
+ */
+function otherMethods(b: Builder, ops: ReadonlyArray<OperationSpec>): unknown {
+  const own = ops.map((op) => op.otherMethods).filter((answer) => answer !== undefined);
+  if (own.length > 1) throw new Error(`${ops[0]?.path}: more than one otherMethods`);
+  // Inline: a linter counts no reference from an extension as a use of a component.
+  return own[0] ? b.success(own[0]) : b.errorResponse(405, ["METHOD_NOT_ALLOWED"]);
+}
+
+/**
+ * The event types of other environments leave the document entirely: from every `enum` (the
+ * subscription's `event_types`, the feed's `event_type`) and every `oneOf` of references.
+ */
+function withoutEventTypes(node: unknown, absent: ReadonlySet<string>): void {
+  if (Array.isArray(node)) {
+    for (const item of node) withoutEventTypes(item, absent);
+    return;
+  }
+  if (typeof node !== "object" || node === null) return;
+  const object = node as Record<string, unknown>;
+  if (Array.isArray(object.enum))
+    object.enum = object.enum.filter((value) => typeof value !== "string" || !absent.has(value));
+  if (Array.isArray(object.oneOf)) {
+    const refs = [...absent].map((t) => `#/components/schemas/${eventSchemaName(t as EventType)}`);
+    object.oneOf = object.oneOf.filter(
+      (item) => !refs.includes((item as { $ref?: string } | null)?.$ref ?? ""),
+    );
+  }
+  for (const value of Object.values(object)) withoutEventTypes(value, absent);
+}
+
+/** The OpenAPI 3.1 document of the public API of one environment. */
 export function buildOpenApiDocument(input: DocumentInput): OpenApiDocument {
   const b = new Builder();
+  const eventTypes = eventTypesFor(input.environment);
+  const operations = input.operations.filter((op) => existsIn(op, input.environment));
   b.register("RequestId", requestIdSchema);
   b.register("Pagination", paginationSchema);
   b.register("Meta", metaSchema(false));
@@ -337,11 +413,11 @@ export function buildOpenApiDocument(input: DocumentInput): OpenApiDocument {
   b.register("CursorPageMeta", metaSchema("cursor"));
   b.register("ErrorEnvelope", errorEnvelopeSchema);
   b.register("FieldMetadata", FIELD_METADATA_SCHEMA);
-  for (const type of EVENT_TYPES) b.register(eventSchemaName(type), eventPayloadSchema(type));
+  for (const type of eventTypes) b.register(eventSchemaName(type), eventPayloadSchema(type));
 
   const ids = new Set<string>();
   const paths = new Map<string, Record<string, unknown>>();
-  for (const op of input.operations) {
+  for (const op of operations) {
     if (ids.has(op.operationId)) throw new Error(`duplicate operationId ${op.operationId}`);
     ids.add(op.operationId);
     const item = paths.get(op.path) ?? {};
@@ -354,12 +430,18 @@ export function buildOpenApiDocument(input: DocumentInput): OpenApiDocument {
       ([path, item]) =>
         [
           path,
-          Object.fromEntries(METHOD_ORDER.filter((m) => item[m]).map((m) => [m, item[m]])),
+          {
+            ...Object.fromEntries(METHOD_ORDER.filter((m) => item[m]).map((m) => [m, item[m]])),
+            "x-other-methods": otherMethods(
+              b,
+              operations.filter((op) => op.path === path),
+            ),
+          },
         ] as [string, Record<string, Record<string, unknown>>],
     ),
   );
 
-  const usedTags = new Set(input.operations.map((o) => o.tag));
+  const usedTags = new Set(operations.map((o) => o.tag));
   const tags = input.tags
     .filter((t) => usedTags.has(t.name))
     .map((t) => ({ name: t.name, description: t.description }));
@@ -370,9 +452,14 @@ export function buildOpenApiDocument(input: DocumentInput): OpenApiDocument {
     description: "What a subscription's endpoint receives: a signed POST per event.",
   });
 
-  return {
+  const document: OpenApiDocument = {
     openapi: "3.1.0",
-    info: { title: input.title, version: input.version, description: input.description },
+    info: {
+      title: input.title,
+      version: input.version,
+      description: input.description,
+      "x-environment": input.environment,
+    },
     servers: [
       {
         url: "/",
@@ -383,7 +470,7 @@ export function buildOpenApiDocument(input: DocumentInput): OpenApiDocument {
     tags,
     paths: orderedPaths,
     webhooks: sortedObject(
-      EVENT_TYPES.map(
+      eventTypes.map(
         (type) => [type, webhookObject(type)] as [string, Record<string, Record<string, unknown>>],
       ),
     ),
@@ -411,6 +498,8 @@ export function buildOpenApiDocument(input: DocumentInput): OpenApiDocument {
       },
     },
   };
+  withoutEventTypes(document, new Set(EVENT_TYPES.filter((type) => !eventTypes.includes(type))));
+  return document;
 }
 
 /** The document as the checked-in file holds it: two-space JSON and a trailing newline. */

@@ -15,9 +15,13 @@ export {
   type SchemaSource,
   type ServiceOpenApi,
   type TagSpec,
+  uuidPathParams,
 } from "./operation.ts";
 export {
+  baseErrors,
   buildOpenApiDocument,
+  eventDescription,
+  existsIn,
   eventSchemaName,
   serializeDocument,
   type DocumentInput,
@@ -34,5 +38,10 @@ export {
 } from "./schemas.ts";
 export { PLATFORM_OPERATIONS } from "./platform.ts";
 export { createPathMatcher, type PathMatch } from "./path-match.ts";
-export { OPENAPI_JSON_PATH, readOpenApiDocument, readOpenApiJson } from "./checked-in.ts";
+export {
+  OPENAPI_JSON_PATH,
+  OPENAPI_JSON_PATHS,
+  readOpenApiDocument,
+  readOpenApiJson,
+} from "./checked-in.ts";
 export type { SameKeys, SameUnion } from "./same-keys.ts";

@@ -6,6 +6,7 @@
  * responses the field catalogues or the services' response schemas.
  */
 import type { z } from "zod";
+import { UUID_PARAMETER_SCHEMA } from "@svc/http";
 
 export type HttpMethod = "get" | "post" | "put" | "patch" | "delete";
 export type Environment = "production" | "sandbox";
@@ -81,7 +82,10 @@ export interface OperationSpec {
   description?: string;
   tag: string;
   auth: Auth;
-  /** Where the route exists; absent: every environment. */
+  /**
+   * Where the route exists; absent: every environment. The document of an environment the list
+   * leaves out omits the operation (`x-environments` marks it in the others).
+   */
   environments?: ReadonlyArray<Environment>;
   pathParams?: Record<string, ParameterSpec>;
   /** The shape the handler gives `parseQuery` (the same object, not a copy). */
@@ -94,11 +98,20 @@ export interface OperationSpec {
     schema: SchemaRef;
     required?: boolean;
   };
-  /** Success responses by status. */
+  /**
+   * Success responses by status; an operation that answers an error in a form of its own (the
+   * token endpoint's RFC 6749 bodies) lists that status here too.
+   */
   responses: Record<number, ResponseSpec>;
   /**
-   * Error statuses beyond those every operation of its kind has (the generator adds 400, 401, 403,
-   * 500 and 503 SERVICE_UNAVAILABLE to every guarded /v1 operation), with their codes.
+   * How the path answers a method none of its operations takes (the path item's
+   * `x-other-methods`); absent: 405 METHOD_NOT_ALLOWED in the envelope, with `Allow`.
+   */
+  otherMethods?: ResponseSpec;
+  /**
+   * Error statuses beyond those every operation of its kind answers (`baseErrors`: 408 and 431 on
+   * every operation; 400, 413, 415, 500 and 503 SERVICE_UNAVAILABLE on every public and guarded
+   * one; 401 and 403 on every guarded one), with their codes.
    */
   errors?: ErrorCodes;
 }
@@ -126,4 +139,22 @@ export interface ServiceOpenApi {
  */
 export function expressPath(path: string): string {
   return path.replace(/:/g, "\\:").replace(/\{([A-Za-z0-9_]+)\}/g, ":$1");
+}
+
+/**
+ * Path parameters that are uuids (`{ webhook_uuid: "subscription" }`), described and constrained
+ * alike; the router reads each with `uuidParam` of @svc/http (one rule, docs/decisions/uuid-case.md).
+ */
+export function uuidPathParams(
+  what: Readonly<Record<string, string>>,
+): Record<string, ParameterSpec> {
+  return Object.fromEntries(
+    Object.entries(what).map(([name, entity]) => [
+      name,
+      {
+        description: `The ${entity}'s uuid, in either case (answers write it in lower case); anything else is 422.`,
+        schema: { ...UUID_PARAMETER_SCHEMA },
+      },
+    ]),
+  );
 }

@@ -13,7 +13,10 @@ const health: NamedSchema = {
     additionalProperties: false,
     required: ["service", "status", "version"],
     properties: {
-      service: { type: "string", description: "The answering service." },
+      service: {
+        type: "string",
+        description: "The service that answered (and whose process is up); not the installation.",
+      },
       status: { const: "ok" },
       version: {
         type: "string",
@@ -54,7 +57,7 @@ function healthOp(path: string, operationId: string): OperationSpec {
     path,
     summary: "Service health",
     description:
-      "Public. Answered by every service (`service` names it); says the process is up, nothing about its dependencies.",
+      "Public. Each service answers it for itself, naming itself in `service`; through the public address (the gateway, the Ingress) `auth` answers. It says that one process is up, nothing about the other services or any dependency (their readiness is each process's internal `/readyz`).",
     tag: "Platform",
     auth: { public: true },
     responses: { 200: { description: "The service is up.", body: { raw: health } } },

@@ -5,73 +5,13 @@
  */
 import { z } from "zod";
 import { KINDS, SOURCES, toJsonSchema, type FieldSpec } from "@svc/catalogue";
+import { ERROR_CODES } from "@svc/errors";
 import { EVENT_CATALOGUE, EVENT_VERSION, OCCURRED_AT, type EventType } from "@svc/events";
 import { API_VERSION, MAX_PER_PAGE } from "@svc/http";
 import type { HeaderSpec, JsonSchema } from "./operation.ts";
 
-/** Every `error.code` the API answers (the contract's and our own), with its status and meaning. */
-export const ERROR_CODES = {
-  MALFORMED_REQUEST: {
-    status: 400,
-    description:
-      "The request cannot be read: the body is not valid JSON, or the path is not valid percent-encoding.",
-  },
-  UNAUTHENTICATED: {
-    status: 401,
-    description: "No token, or an invalid, expired or revoked one (`WWW-Authenticate` says which).",
-  },
-  INSUFFICIENT_SCOPE: {
-    status: 403,
-    description:
-      "A valid token without the scope this endpoint needs; a new token for the same client does not help.",
-  },
-  NOT_FOUND: {
-    status: 404,
-    description: "The resource does not exist (or the route does not exist in this environment).",
-  },
-  METHOD_NOT_ALLOWED: {
-    status: 405,
-    description: "A known path with a method it does not take (`Allow` lists those it does).",
-  },
-  CONFLICT: {
-    status: 409,
-    description: "A state change that does not apply to the resource's current state.",
-  },
-  IDEMPOTENT_REQUEST_IN_PROGRESS: {
-    status: 409,
-    description:
-      "A request with the same Idempotency-Key is still running after 10 s; retry after `Retry-After`.",
-  },
-  PAYLOAD_TOO_LARGE: {
-    status: 413,
-    description: "The request body exceeds this endpoint's limit.",
-  },
-  UNSUPPORTED_MEDIA_TYPE: {
-    status: 415,
-    description: "The endpoint takes a JSON body (`Content-Type: application/json`, UTF-8).",
-  },
-  VALIDATION_ERROR: {
-    status: 422,
-    description: "Invalid parameters, headers or body; `error.details` names each bad one.",
-  },
-  RATE_LIMITED: { status: 429, description: "Too many requests; retry after `Retry-After`." },
-  INTERNAL_ERROR: {
-    status: 500,
-    description: "An unexpected error; opaque, logged with its cause.",
-  },
-  SERVICE_UNAVAILABLE: {
-    status: 503,
-    description:
-      "One of the service's own dependencies (its database, NATS, the token keys) cannot be reached; retry later.",
-  },
-  LEGACY_SOURCE_UNAVAILABLE: {
-    status: 503,
-    description:
-      "A source system (the legacy primary database) is temporarily unreachable; retry later.",
-  },
-} as const;
-
-export type ErrorCode = keyof typeof ERROR_CODES;
+/** Every `error.code` the API answers, with its status and meaning (@svc/errors). */
+export { ERROR_CODES, type ErrorCode } from "@svc/errors";
 
 /** Response headers that come with an error status. */
 export const ERROR_HEADERS: Partial<Record<number, Record<string, HeaderSpec>>> = {
@@ -102,13 +42,6 @@ export const ERROR_HEADERS: Partial<Record<number, Record<string, HeaderSpec>>> 
     "Retry-After": {
       description: "Seconds to wait (IDEMPOTENT_REQUEST_IN_PROGRESS only).",
       schema: { type: "string", pattern: "^\\d+$" },
-    },
-  },
-  429: {
-    "Retry-After": {
-      description: "Seconds to wait before retrying.",
-      schema: { type: "string", pattern: "^\\d+$" },
-      required: true,
     },
   },
   503: {

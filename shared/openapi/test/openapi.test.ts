@@ -8,6 +8,7 @@ import {
   expressPath,
   queryParameters,
   serializeDocument,
+  type Environment,
   type OperationSpec,
 } from "../src/index.ts";
 
@@ -31,8 +32,9 @@ const op = (over: Partial<OperationSpec> = {}): OperationSpec => ({
   ...over,
 });
 
-const build = (operations: OperationSpec[]) =>
+const build = (operations: OperationSpec[], environment: Environment = "production") =>
   buildOpenApiDocument({
+    environment,
     version: "0.1.0",
     title: "t",
     description: "d",
@@ -154,7 +156,11 @@ describe("buildOpenApiDocument", () => {
       "400",
       "401",
       "403",
+      "408",
+      "413",
+      "415",
       "422",
+      "431",
       "500",
       "503",
     ]);
@@ -167,12 +173,60 @@ describe("buildOpenApiDocument", () => {
     });
   });
 
-  it("marks a production-only operation and documents the sandbox's 404", () => {
-    const operation = build([op({ environments: ["production"] })]).paths["/v1/things"]
-      ?.get as Record<string, unknown>;
+  it("marks a production-only operation in production's document and leaves it out of the sandbox's", () => {
+    const productionOnly = op({
+      operationId: "putThing",
+      method: "put",
+      requestBody: { schema: { name: "ThingBody", schema: z.strictObject({ id: z.string() }) } },
+      environments: ["production"],
+    });
+    const production = build([op(), productionOnly]);
+    const operation = production.paths["/v1/things"]?.put as Record<string, unknown>;
     expect(operation["x-environments"]).toEqual(["production"]);
-    expect(Object.keys(operation.responses as object)).toContain("404");
-    expect(operation.description).toMatch(/in the sandbox the route does not exist/);
+    expect(Object.keys(operation.responses as object)).not.toContain("404");
+    expect(operation.description).toMatch(/the sandbox has no such route/);
+
+    const sandbox = build([op(), productionOnly], "sandbox");
+    expect(Object.keys(sandbox.paths["/v1/things"] ?? {})).toEqual(["get", "x-other-methods"]);
+    expect(sandbox.components.schemas.ThingBody).toBeUndefined();
+    expect(sandbox.info["x-environment"]).toBe("sandbox");
+  });
+
+  it("leaves the other environments' event types out of the webhooks, the schemas and every enum", () => {
+    const withTypes = op({
+      responses: {
+        200: {
+          description: "Types.",
+          body: {
+            envelope: "data",
+            schema: { type: "string", enum: ["vacancy.created", "application.submitted"] },
+          },
+        },
+      },
+    });
+    const production = build([withTypes]);
+    const sandbox = build([withTypes], "sandbox");
+    expect(Object.keys(production.webhooks)).toContain("application.submitted");
+    expect(Object.keys(sandbox.webhooks)).not.toContain("application.submitted");
+    expect(sandbox.components.schemas.Event_application_submitted).toBeUndefined();
+    expect(JSON.stringify(sandbox)).not.toContain("application.submitted");
+    expect(JSON.stringify(sandbox)).toContain('"enum":["vacancy.created"]');
+  });
+
+  it("answers other methods of a path with 405 and Allow unless an operation says otherwise", () => {
+    const item = build([op()]).paths["/v1/things"] as Record<string, unknown>;
+    const other = item["x-other-methods"] as { headers: Record<string, unknown>; content: object };
+    expect(Object.keys(other.headers)).toContain("Allow");
+    expect(JSON.stringify(other.content)).toContain('"enum":["METHOD_NOT_ALLOWED"]');
+    const own = {
+      description: "Not POST.",
+      body: { raw: { type: "object" } },
+    };
+    const tokenLike = build([op({ otherMethods: own })]).paths["/v1/things"] as Record<
+      string,
+      unknown
+    >;
+    expect(tokenLike["x-other-methods"]).toMatchObject({ description: "Not POST." });
   });
 
   it("describes a raw body under its content type, or under each of several", () => {

@@ -3,16 +3,22 @@ import type { NodeSDK } from "@opentelemetry/sdk-node";
 import type { SpanProcessor } from "@opentelemetry/sdk-trace";
 import { env, z } from "@svc/config";
 import {
-  NoOrphanClientSpans,
+  edgeSampler,
+  INCOMING_CONTEXT_MODES,
   SAMPLER_NAMES,
   samplerFromSettings,
+  ServiceSampler,
+  type IncomingContextMode,
   type SamplerName,
 } from "./sampler.ts";
+import { httpUrlAttributes, undiciUrlAttributes } from "./outgoing-url.ts";
+import { processResource } from "./resource.ts";
 
 /**
  * The standard OTEL_* variables we read ourselves: whether to start the SDK at all, the service
- * name override, the sampler, and whether metrics are pushed. The SDK reads the rest (exporter
- * protocol, headers, batch settings, resource attributes).
+ * name override, the sampler, and whether metrics are pushed, and what the edge does with a
+ * caller's trace context. The SDK reads the rest (exporter protocol, headers, batch settings);
+ * resource attributes are read by processResource.
  */
 export const telemetryEnvShape = {
   OTEL_SDK_DISABLED: env.bool(false),
@@ -20,11 +26,18 @@ export const telemetryEnvShape = {
   OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z.string().optional(),
   OTEL_TRACES_EXPORTER: z.string().optional(),
   OTEL_METRICS_EXPORTER: z.string().optional(),
+  OTEL_METRIC_EXPORT_INTERVAL: z.coerce.number().int().positive().optional(),
   OTEL_SERVICE_NAME: z.string().min(1).optional(),
   OTEL_TRACES_SAMPLER: z
     .enum(SAMPLER_NAMES, { message: `must be one of ${SAMPLER_NAMES.join(", ")}` })
     .optional(),
   OTEL_TRACES_SAMPLER_ARG: z.coerce.number().min(0).max(1).optional(),
+  /** The edge's treatment of a caller's `traceparent` (sampler.ts, INCOMING_CONTEXT_MODES). */
+  TRACE_INCOMING_CONTEXT: z
+    .enum(INCOMING_CONTEXT_MODES, {
+      message: `must be one of ${INCOMING_CONTEXT_MODES.join(", ")}`,
+    })
+    .default("correlate"),
 };
 
 export interface TelemetrySettings {
@@ -33,9 +46,12 @@ export interface TelemetrySettings {
   OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?: string | undefined;
   OTEL_TRACES_EXPORTER?: string | undefined;
   OTEL_METRICS_EXPORTER?: string | undefined;
+  OTEL_METRIC_EXPORT_INTERVAL?: number | undefined;
   OTEL_SERVICE_NAME?: string | undefined;
   OTEL_TRACES_SAMPLER?: SamplerName | undefined;
   OTEL_TRACES_SAMPLER_ARG?: number | undefined;
+  /** Default `correlate`. */
+  TRACE_INCOMING_CONTEXT?: IncomingContextMode | undefined;
 }
 
 /**
@@ -84,29 +100,27 @@ export async function startTelemetry(options: TelemetryOptions): Promise<NodeSDK
   register("@opentelemetry/instrumentation/hook.mjs", import.meta.url, {
     data: { include: [...INSTRUMENTED_MODULES] },
   });
-  const [
-    { NodeSDK },
-    { resourceFromAttributes },
-    { HttpInstrumentation },
-    { PgInstrumentation },
-    { UndiciInstrumentation },
-  ] = await Promise.all([
-    import("@opentelemetry/sdk-node"),
-    import("@opentelemetry/resources"),
-    import("@opentelemetry/instrumentation-http"),
-    import("@opentelemetry/instrumentation-pg"),
-    import("@opentelemetry/instrumentation-undici"),
-  ]);
-  const serviceName = settings.OTEL_SERVICE_NAME ?? options.serviceName;
+  const [{ NodeSDK }, { HttpInstrumentation }, { PgInstrumentation }, { UndiciInstrumentation }] =
+    await Promise.all([
+      import("@opentelemetry/sdk-node"),
+      import("@opentelemetry/instrumentation-http"),
+      import("@opentelemetry/instrumentation-pg"),
+      import("@opentelemetry/instrumentation-undici"),
+    ]);
+  const { OTEL_TRACES_SAMPLER: sampler, OTEL_TRACES_SAMPLER_ARG: ratio } = settings;
   const sdk = new NodeSDK({
-    serviceName,
-    resource: resourceFromAttributes({
-      "service.name": serviceName,
-      "service.version": options.serviceVersion,
-      "deployment.environment.name": options.environment,
+    // The same resource as the metrics' (createMetrics); OTEL_RESOURCE_ATTRIBUTES and
+    // OTEL_SERVICE_NAME are read there, no other detector runs.
+    resource: processResource({
+      ...options,
+      serviceName: settings.OTEL_SERVICE_NAME ?? options.serviceName,
     }),
-    sampler: new NoOrphanClientSpans(
-      samplerFromSettings(settings.OTEL_TRACES_SAMPLER, settings.OTEL_TRACES_SAMPLER_ARG),
+    autoDetectResources: false,
+    sampler: new ServiceSampler(
+      samplerFromSettings(sampler, ratio),
+      (settings.TRACE_INCOMING_CONTEXT ?? "correlate") === "trust"
+        ? undefined
+        : edgeSampler(sampler, ratio),
     ),
     ...(options.spanProcessors ? { spanProcessors: options.spanProcessors } : {}),
     // Our metrics have their own provider (createMetrics); the SDK starts no metric or log
@@ -116,14 +130,19 @@ export async function startTelemetry(options: TelemetryOptions): Promise<NodeSDK
     instrumentations: [
       // Server spans come from @svc/http's own middleware (one span per request, named by route);
       // this one only traces outgoing node:http requests (JWKS) inside an operation.
+      // Outgoing URLs are recorded as scheme, host and port only (outgoing-url.ts).
       new HttpInstrumentation({
         disableIncomingRequestInstrumentation: true,
         requireParentforOutgoingSpans: true,
+        startOutgoingSpanHook: httpUrlAttributes,
       }),
       new PgInstrumentation({ requireParentSpan: true }),
       // MySQL (the legacy source) spans come from @svc/db's createLegacyDb, where every legacy read
       // passes.
-      new UndiciInstrumentation({ requireParentforSpans: true }),
+      new UndiciInstrumentation({
+        requireParentforSpans: true,
+        startSpanHook: undiciUrlAttributes,
+      }),
     ],
   });
   sdk.start();
@@ -132,9 +151,16 @@ export async function startTelemetry(options: TelemetryOptions): Promise<NodeSDK
 
 export { createMetrics, type Metrics, type MetricsOptions } from "./metrics.ts";
 export {
-  NoOrphanClientSpans,
+  edgeSampler,
+  INCOMING_CONTEXT_MODES,
+  INCOMING_REQUEST_CONTEXT,
+  markIncoming,
   samplerFromSettings,
   SAMPLER_NAMES,
+  ServiceSampler,
+  type IncomingContextMode,
   type SamplerName,
 } from "./sampler.ts";
+export { outgoingUrlAttributes, REDACTED } from "./outgoing-url.ts";
+export { processResource, type ProcessIdentity } from "./resource.ts";
 export { parseSamples, sampleValue, type Sample } from "./prometheus-text.ts";

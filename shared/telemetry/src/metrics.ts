@@ -7,7 +7,7 @@ import {
 } from "@opentelemetry/sdk-metrics";
 import { PrometheusExporter, PrometheusSerializer } from "@opentelemetry/exporter-prometheus";
 import { OTLPMetricExporter } from "@opentelemetry/exporter-metrics-otlp-http";
-import { resourceFromAttributes } from "@opentelemetry/resources";
+import { processResource } from "./resource.ts";
 
 export interface MetricsOptions {
   serviceName: string;
@@ -15,6 +15,8 @@ export interface MetricsOptions {
   environment: string;
   /** Also push by OTLP (when the OTEL_* variables configure an exporter). */
   otlp: boolean;
+  /** OTEL_METRIC_EXPORT_INTERVAL: milliseconds between two pushes; default 15 s. */
+  exportIntervalMs?: number | undefined;
 }
 
 export interface Metrics {
@@ -37,15 +39,12 @@ export function createMetrics(options: MetricsOptions): Metrics {
     readers.push(
       new PeriodicExportingMetricReader({
         exporter: new OTLPMetricExporter(),
-        exportIntervalMillis: 15_000,
+        exportIntervalMillis: options.exportIntervalMs ?? 15_000,
       }),
     );
   const provider = new MeterProvider({
-    resource: resourceFromAttributes({
-      "service.name": options.serviceName,
-      "service.version": options.serviceVersion,
-      "deployment.environment.name": options.environment,
-    }),
+    // The traces' resource: the instance id, then OTEL_RESOURCE_ATTRIBUTES (resource.ts).
+    resource: processResource(options),
     readers,
   });
   return {

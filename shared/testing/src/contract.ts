@@ -2,9 +2,11 @@
  * Contract tests: every response a test receives from a documented path and method is checked
  * against the checked-in OpenAPI document (@svc/openapi): its status must be documented, the
  * documented required headers present and valid, the body valid against the documented schema
- * (ajv, JSON Schema 2020-12, formats on). An error from an undocumented /v1 path must still be
- * the error envelope. `installFetchContractValidation` applies this to every `fetch` of a test
- * process (vitest setup file), so the document and the behaviour cannot part.
+ * (ajv, JSON Schema 2020-12, formats on). A method the path does not take is checked against
+ * the path item's `x-other-methods`. An error from an undocumented /v1 path must still be the
+ * error envelope. A response matches when it matches production's document or the sandbox's (a
+ * sandbox answers 404 where production has a route). `installFetchContractValidation` (contract-fetch.ts) applies this to every
+ * `fetch` of a test process (vitest setup file), so the document and the behaviour cannot part.
  */
 import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
 import addFormatsModule from "ajv-formats";
@@ -124,8 +126,16 @@ export class ContractValidator {
     const where = `${res.method.toUpperCase()} ${res.path} → ${res.status}`;
     const match = this.#match(path);
     if (!match) return path.startsWith("/v1/") ? this.#fallback(res, where, false) : undefined;
-    const operation = this.document.paths[match.template]?.[method] as Obj | undefined;
-    if (!operation) return this.#fallback(res, where, match.template === "/oauth/token");
+    const item = this.document.paths[match.template] as Obj;
+    const operation = item[method] as Obj | undefined;
+    if (!operation) {
+      // Other errors (the body parser's, the listener's) come before the method is looked at.
+      if (res.status !== 405 || item["x-other-methods"] === undefined)
+        return this.#fallback(res, where, match.template === "/oauth/token");
+      this.#count(`${method.toUpperCase()} ${match.template} ${res.status}`);
+      const at = ["paths", match.template, "x-other-methods"];
+      return this.#responseProblems(res, where, item["x-other-methods"] as Obj, at);
+    }
 
     this.#count(`${method.toUpperCase()} ${match.template} ${res.status}`);
     const responses = operation.responses as Obj;
@@ -136,14 +146,18 @@ export class ContractValidator {
       return [
         `${where}: status ${res.status} is not documented for ${method.toUpperCase()} ${match.template} (documented: ${Object.keys(responses).join(", ")})`,
       ];
-    const { node: response, at } = this.#resolve(responses[key] as Obj, [
+    return this.#responseProblems(res, where, responses[key] as Obj, [
       "paths",
       match.template,
       method,
       "responses",
       key,
     ]);
+  }
 
+  /** Problems with a response against one documented response object (headers and body). */
+  #responseProblems(res: ObservedResponse, where: string, node: Obj, base: string[]): string[] {
+    const { node: response, at } = this.#resolve(node, base);
     const problems: string[] = [];
     for (const [name, header] of Object.entries((response.headers ?? {}) as Obj)) {
       const { node: spec, at: headerAt } = this.#resolve(header as Obj, [...at, "headers", name]);
@@ -176,6 +190,22 @@ export class ContractValidator {
     return problems;
   }
 
+  /** Whether a value is valid against one of the document's `components.schemas`. */
+  schemaAccepts(name: string, value: unknown): boolean {
+    if (!this.document.components.schemas[name]) throw new Error(`no schema ${name}`);
+    return this.#validator(pointer("components", "schemas", name))(value) === true;
+  }
+
+  /** The document's verdict on a value of one operation's parameter (`in` path, query or header). */
+  parameterAccepts(method: string, template: string, name: string, value: unknown): boolean {
+    const operation = (this.document.paths[template] as Obj | undefined)?.[method] as Obj;
+    const parameters = (operation?.parameters ?? []) as Array<{ name: string }>;
+    const index = parameters.findIndex((p) => p.name === name);
+    if (index < 0) throw new Error(`${method.toUpperCase()} ${template} has no parameter ${name}`);
+    const at = pointer("paths", template, method, "parameters", String(index), "schema");
+    return this.#validator(at)(value) === true;
+  }
+
   /** Problems with a webhook delivery's payload against the document's `webhooks`. */
   webhookPayloadProblems(eventType: string, body: unknown): string[] {
     const name = eventSchemaName(eventType as Parameters<typeof eventSchemaName>[0]);
@@ -191,11 +221,34 @@ export class ContractValidator {
   }
 }
 
+/**
+ * Checks against production's document and, where that finds problems, the sandbox's: a response
+ * matching either matches (the tests run both environments; production's document is the
+ * complete one, the sandbox answers 404 where only production has a route).
+ */
+export class EnvironmentsContractValidator extends ContractValidator {
+  readonly #sandbox: ContractValidator;
+
+  constructor(production: OpenApiDocument, sandbox: OpenApiDocument) {
+    super(production);
+    this.#sandbox = new ContractValidator(sandbox);
+  }
+
+  override problems(res: ObservedResponse): string[] | undefined {
+    const found = super.problems(res);
+    if (found === undefined || found.length === 0) return found;
+    return this.#sandbox.problems(res)?.length === 0 ? [] : found;
+  }
+}
+
 let shared: ContractValidator | undefined;
 
-/** The validator over the checked-in document (built once per test process). */
+/** The validator over the checked-in documents (built once per test process). */
 export function contractValidator(): ContractValidator {
-  shared ??= new ContractValidator(readOpenApiDocument());
+  shared ??= new EnvironmentsContractValidator(
+    readOpenApiDocument("production"),
+    readOpenApiDocument("sandbox"),
+  );
   return shared;
 }
 
@@ -203,103 +256,4 @@ export function contractValidator(): ContractValidator {
 export function validateWebhookPayload(eventType: string, body: unknown): void {
   const problems = contractValidator().webhookPayloadProblems(eventType, body);
   if (problems.length > 0) throw new Error(problems.join("\n"));
-}
-
-const LOOPBACK = new Set(["127.0.0.1", "localhost", "[::1]"]);
-const INSTALLED = Symbol.for("svc.contract.fetch");
-
-export interface ContractValidation {
-  /**
-   * Waits (bounded) for the checks of responses already received, then returns and forgets the
-   * violations.
-   */
-  takeViolations(): Promise<string[]>;
-  /**
-   * Returns and forgets what was checked, by `METHOD /template status` (`* /v1/… status` for
-   * envelope-only checks).
-   */
-  takeCoverage(): Record<string, number>;
-}
-
-type Installed = typeof fetch & { [INSTALLED]?: ContractValidation };
-
-function requestOf(
-  input: Parameters<typeof fetch>[0],
-  init: Parameters<typeof fetch>[1],
-): { url: URL; method: string } {
-  const url = new URL(input instanceof Request ? input.url : String(input));
-  const method = init?.method ?? (input instanceof Request ? input.method : "GET");
-  return { url, method: method.toUpperCase() };
-}
-
-/**
- * Wraps globalThis.fetch: every response from a loopback server is checked in the background
- * (the caller gets the response untouched) and violations are kept until `takeViolations`.
- * Idempotent per process.
- */
-export function installFetchContractValidation(
-  validator: () => ContractValidator = contractValidator,
-): ContractValidation {
-  const current = globalThis.fetch as Installed;
-  const existing = current[INSTALLED];
-  if (existing) return existing;
-  const original = current;
-  const pending = new Set<Promise<void>>();
-  let violations: string[] = [];
-
-  const check = async (request: { url: URL; method: string }, response: Response) => {
-    const body = await response.text();
-    const problems = validator().problems({
-      method: request.method,
-      path: `${request.url.pathname}${request.url.search}`,
-      status: response.status,
-      headers: response.headers,
-      body,
-    });
-    if (problems && problems.length > 0)
-      violations.push(`contract violation (shared/openapi/openapi.json):\n${problems.join("\n")}`);
-  };
-
-  const wrapped = (async (
-    input: Parameters<typeof fetch>[0],
-    init?: Parameters<typeof fetch>[1],
-  ) => {
-    const response = await original(input, init);
-    let request: { url: URL; method: string } | undefined;
-    try {
-      request = requestOf(input, init);
-    } catch {
-      return response;
-    }
-    if (!LOOPBACK.has(request.url.hostname) || !request.url.protocol.startsWith("http"))
-      return response;
-    // A body the caller abandons (an aborted or cut stream) cannot be checked; that is not a
-    // violation.
-    const task = check(request, response.clone()).catch(() => undefined);
-    pending.add(task);
-    void task.finally(() => pending.delete(task));
-    return response;
-  }) as Installed;
-
-  const validation: ContractValidation = {
-    async takeViolations() {
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([
-        Promise.allSettled([...pending]),
-        new Promise((resolve) => (timer = setTimeout(resolve, 5_000))),
-      ]);
-      clearTimeout(timer);
-      const taken = violations;
-      violations = [];
-      return taken;
-    },
-    takeCoverage() {
-      const taken = Object.fromEntries(validator().checked);
-      validator().checked.clear();
-      return taken;
-    },
-  };
-  wrapped[INSTALLED] = validation;
-  globalThis.fetch = wrapped;
-  return validation;
 }

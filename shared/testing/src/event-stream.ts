@@ -13,6 +13,7 @@ import {
   type RunningConsumer,
 } from "@svc/messaging";
 import { silentLogger } from "./http.ts";
+import { waitFor } from "./wait.ts";
 
 /** What reached the events stream, read back the way the webhook fan-out reads it. */
 export interface StreamReader {
@@ -23,21 +24,6 @@ export interface StreamReader {
   /** Waits until the outbox of `schema` is drained and every stored message has been received. */
   settle(pool: pg.Pool, schema: string): Promise<void>;
   stop(): Promise<void>;
-}
-
-export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-export async function waitFor(
-  what: string,
-  check: () => boolean | Promise<boolean>,
-  timeoutMs = 10_000,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline)
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(20);
-  }
 }
 
 /** A durable consumer on the namespace's events stream (created if missing), acking everything. */

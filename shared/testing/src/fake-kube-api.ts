@@ -1,13 +1,31 @@
-// An in-test fake of the few Kubernetes API endpoints the @svc/k8s machinery, the Lease elector
-// (@svc/leader) and the webhooks operator use, served over real HTTP on loopback so the real
-// @kubernetes/client-node requests (paths, bodies, errors, watch streams) are exercised. A fake,
-// because no kube-apiserver (or envtest binary) can run on these machines (shared/k8s/README.md,
-// "Tests").
+// An in-test fake of the Kubernetes API server, served over real HTTP on loopback so the real
+// clients' requests (paths, bodies, errors, watch streams) are exercised: the @kubernetes/client-node
+// requests of the @svc/k8s machinery, the Lease elector (@svc/leader) and the webhooks operator,
+// and the real kubectl (discovery, OpenAPI v3, Table output, patches; see the modules beside it).
+// A fake, because no kube-apiserver (or envtest binary) can run on these machines
+// (shared/k8s/README.md, "Tests").
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { KubeConfig } from "@kubernetes/client-node";
 import { ApiError, FakeStore } from "./fake-kube-store.ts";
 import type { Change, Obj, ResourceConfig } from "./fake-kube-store.ts";
+import {
+  CRD_RESOURCE,
+  crdResource,
+  establishedStatus,
+  resourcesOfCrd,
+  unknownFields,
+} from "./fake-kube-crds.ts";
+import {
+  apiGroupList,
+  apiResourceList,
+  apiVersions,
+  openApiDocument,
+  openApiIndex,
+  version,
+} from "./fake-kube-discovery.ts";
+import { applyPatch } from "./fake-kube-patch.ts";
+import { toTable, wantsTable } from "./fake-kube-table.ts";
 
 export type Fault = {
   method?: string;
@@ -37,8 +55,11 @@ export type RecordedRequest = {
   resource?: string;
   name?: string;
   subresource?: string;
+  /** The bearer token sent: tells clients with their own kubeconfig apart. */
+  token?: string;
 };
 
+/** namespace "" for a cluster-scoped resource. */
 type Route = { resource: string; namespace: string; name?: string; subresource?: string };
 type Watcher = {
   resource: string;
@@ -76,12 +97,16 @@ export class FakeKubeApi {
     });
     this.store.register({ id: "v1/secrets", apiVersion: "v1", kind: "Secret" });
     this.store.register({ id: "v1/events", apiVersion: "v1", kind: "Event" });
+    this.store.register(crdResource);
     for (const resource of resources) this.store.register(resource);
     this.store.onChange = (change) => this.#broadcast(change);
     this.#server = http.createServer((req, res) => void this.#handle(req, res));
   }
 
-  /** Serves Leases, Secrets and Events, plus the custom `resources` a test names. */
+  /**
+   * Serves Leases, Secrets, Events and CustomResourceDefinitions (a CRD applied serves its
+   * resources), plus the custom `resources` a test names.
+   */
   static async start(
     options: { resources?: readonly ResourceConfig[] } = {},
   ): Promise<FakeKubeApi> {
@@ -104,6 +129,34 @@ export class FakeKubeApi {
       currentContext: "fake",
     });
     return kc;
+  }
+
+  /**
+   * The same as a kubeconfig file (KUBECONFIG) for kubectl or a process: context namespace
+   * `namespace`, bearer token `token` (recorded with each request).
+   */
+  kubeConfigYaml(namespace = "integration", token = "test-token"): string {
+    return [
+      "apiVersion: v1",
+      "kind: Config",
+      "clusters:",
+      "  - name: fake",
+      "    cluster:",
+      `      server: ${this.url}`,
+      "      insecure-skip-tls-verify: true",
+      "users:",
+      "  - name: fake",
+      "    user:",
+      `      token: ${token}`,
+      "contexts:",
+      "  - name: fake",
+      "    context:",
+      "      cluster: fake",
+      "      user: fake",
+      `      namespace: ${namespace}`,
+      "current-context: fake",
+      "",
+    ].join("\n");
   }
 
   /** Adds a fault; returns a function that removes it. */
@@ -135,8 +188,8 @@ export class FakeKubeApi {
     const url = new URL(req.url ?? "/", "http://fake");
     const query = Object.fromEntries(url.searchParams);
     const method = req.method ?? "GET";
-    const watch = query.watch === "true";
-    const body = await readBody(req);
+    const watch = query.watch === "true" || query.watch === "1";
+    const text = await readText(req);
     const route = parseRoute(url.pathname);
     const record: RecordedRequest = {
       method,
@@ -146,6 +199,9 @@ export class FakeKubeApi {
       ...(route && { resource: route.resource }),
       ...(route?.name && { name: route.name }),
       ...(route?.subresource && { subresource: route.subresource }),
+      ...(req.headers.authorization?.startsWith("Bearer ") && {
+        token: req.headers.authorization.slice(7),
+      }),
     };
     this.requests.push(record);
     const fault = this.#takeFault(method, url.pathname, watch);
@@ -157,13 +213,13 @@ export class FakeKubeApi {
         record,
         new ApiError(fault.status, "InjectedFault", `injected ${fault.status}`),
       );
-    if (!route)
-      return this.#fail(
-        res,
-        record,
-        new ApiError(404, "NotFound", "the server could not find the requested resource"),
-      );
     try {
+      if (!route) {
+        const found = method === "GET" ? this.#meta(url.pathname) : undefined;
+        if (!found)
+          throw new ApiError(404, "NotFound", "the server could not find the requested resource");
+        return this.#answer(res, record, 200, found);
+      }
       const matches = selectorOf(query);
       if (watch && method === "GET" && !route.name)
         return this.#watch(
@@ -174,11 +230,21 @@ export class FakeKubeApi {
           Number(query.timeoutSeconds ?? 0),
           matches,
         );
-      const result = this.#dispatch(method, route, body, matches);
-      record.status = method === "POST" ? 201 : 200;
+      const result = this.#dispatch(
+        method,
+        route,
+        text,
+        req.headers["content-type"],
+        query,
+        matches,
+      );
+      if (route.resource === CRD_RESOURCE && method !== "GET") this.#serveCrds();
       if (fault?.respondAfterMs) await new Promise((r) => setTimeout(r, fault.respondAfterMs));
-      res.writeHead(record.status, { "content-type": "application/json" });
-      res.end(JSON.stringify(result));
+      const body =
+        method === "GET" && wantsTable(req.headers.accept)
+          ? this.#table(route, result, query.includeObject)
+          : result;
+      this.#answer(res, record, method === "POST" ? 201 : 200, body);
     } catch (err) {
       this.#fail(
         res,
@@ -188,8 +254,57 @@ export class FakeKubeApi {
     }
   }
 
-  #dispatch(method: string, route: Route, body: Obj, matches: (obj: Obj) => boolean): unknown {
+  #answer(res: http.ServerResponse, record: RecordedRequest, status: number, body: unknown): void {
+    record.status = status;
+    res.writeHead(status, { "content-type": "application/json" });
+    res.end(JSON.stringify(body));
+  }
+
+  /** Discovery, /version and OpenAPI v3. */
+  #meta(path: string): object | undefined {
+    const resources = this.store.resources.values();
+    if (path === "/version") return version();
+    if (path === "/api") return apiVersions(new URL(this.url).host);
+    if (path === "/apis") return apiGroupList(resources);
+    if (path === "/openapi/v3") return openApiIndex(resources, String(this.store.currentRv));
+    if (path.startsWith("/openapi/v3/")) return openApiDocument(resources, path.slice(12));
+    if (/^\/(api\/v1|apis\/[^/]+\/[^/]+)$/.test(path))
+      return apiResourceList(resources, path.slice(1));
+    return undefined;
+  }
+
+  #table(route: Route, result: unknown, includeObject: string | undefined): object {
+    const config = this.store.resources.get(route.resource)!;
+    const list = result as { metadata: { resourceVersion: string }; items?: Obj[] };
+    const objects = route.name ? [result as Obj] : (list.items ?? []);
+    return toTable(config, objects, list.metadata.resourceVersion, includeObject);
+  }
+
+  /** Every CRD's served versions become resources; a new CRD is accepted and established. */
+  #serveCrds(): void {
+    for (const crd of this.store.list(CRD_RESOURCE, "")) {
+      for (const resource of resourcesOfCrd(crd)) {
+        const known = this.store.resources.get(resource.id);
+        if (known) Object.assign(known, resource);
+        else this.store.register(resource);
+      }
+      if (!crd.metadata.deletionTimestamp && !crd.status?.conditions) {
+        const status = establishedStatus(crd, new Date().toISOString().slice(0, 19) + "Z");
+        this.store.update(CRD_RESOURCE, "", crd.metadata.name, { ...crd, status }, "status");
+      }
+    }
+  }
+
+  #dispatch(
+    method: string,
+    route: Route,
+    text: string,
+    contentType: string | undefined,
+    query: Record<string, string>,
+    matches: (obj: Obj) => boolean,
+  ): unknown {
     const { resource, namespace, name, subresource } = route;
+    const status = subresource === "status" ? "status" : undefined;
     if (method === "GET" && !name) {
       const config = this.store.resources.get(resource);
       return {
@@ -200,17 +315,51 @@ export class FakeKubeApi {
       };
     }
     if (method === "GET" && name) return this.store.get(resource, namespace, name);
-    if (method === "POST" && !name) return this.store.create(resource, namespace, body);
+    if (method === "DELETE" && name) return this.store.delete(resource, namespace, name);
+    const body = parseJson(text);
+    if (method === "POST" && !name)
+      return this.store.create(resource, namespace, this.#strict(resource, query, body as Obj));
     if (method === "PUT" && name)
       return this.store.update(
         resource,
         namespace,
         name,
-        body,
-        subresource === "status" ? "status" : undefined,
+        this.#strict(resource, query, body as Obj),
+        status,
       );
-    if (method === "DELETE" && name) return this.store.delete(resource, namespace, name);
+    if (
+      method === "PATCH" &&
+      this.store.resources.get(resource)?.schema &&
+      contentType?.startsWith("application/strategic-merge-patch+json")
+    )
+      throw new ApiError(
+        415,
+        "UnsupportedMediaType",
+        "the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml",
+      );
+    if (method === "PATCH" && name)
+      return this.store.patch(
+        resource,
+        namespace,
+        name,
+        (existing) => this.#strict(resource, query, applyPatch(contentType ?? "", existing, body)),
+        status,
+      );
     throw new ApiError(405, "MethodNotAllowed", `${method} is not supported by the fake`);
+  }
+
+  /** fieldValidation=Strict: a field the resource's schema does not declare is a 400. */
+  #strict(resource: string, query: Record<string, string>, body: Obj): Obj {
+    const schema = this.store.resources.get(resource)?.schema;
+    if (query.fieldValidation !== "Strict" || !schema) return body;
+    const unknown = unknownFields(schema, body);
+    if (unknown.length > 0)
+      throw new ApiError(
+        400,
+        "BadRequest",
+        `strict decoding error: ${unknown.map((f) => `unknown field "${f.slice(1)}"`).join(", ")}`,
+      );
+    return body;
   }
 
   #watch(
@@ -339,21 +488,39 @@ function eventLine(change: Change): string {
   return `${JSON.stringify({ type: change.type, object: change.object })}\n`;
 }
 
-/** /api/v1/namespaces/{ns}/{plural}[/{name}[/{sub}]] and /apis/{group}/{version}/namespaces/... */
+/**
+ * /api/v1/namespaces/{ns}/{plural}[/{name}[/{sub}]], the same under /apis/{group}/{version}, and
+ * a cluster-scoped /apis/{group}/{version}/{plural}[/{name}[/{sub}]] (namespace "").
+ */
 function parseRoute(path: string): Route | undefined {
   const m =
-    /^\/(?:api\/(v1)|apis\/([^/]+)\/([^/]+))\/namespaces\/([^/]+)\/([^/]+)(?:\/([^/]+))?(?:\/([^/]+))?$/.exec(
+    /^\/(?:api\/(v1)|apis\/([^/]+)\/([^/]+))(?:\/namespaces\/([^/]+)\/([^/]+)|\/([^/]+))(?:\/([^/]+))?(?:\/([^/]+))?$/.exec(
       path,
     );
   if (!m) return undefined;
-  const [, core, group, version, namespace = "", plural, name, subresource] = m;
+  const [, core, group, version, namespace, namespacedPlural, clusterPlural, name, subresource] = m;
+  if (clusterPlural === "namespaces") return undefined; // a Namespace object: not served
+  const plural = namespacedPlural ?? clusterPlural ?? "";
   const resource = core ? `v1/${plural}` : `${group}/${version}/${plural}`;
-  return { resource, namespace, ...(name && { name }), ...(subresource && { subresource }) };
+  return {
+    resource,
+    namespace: namespace ?? "",
+    ...(name && { name }),
+    ...(subresource && { subresource }),
+  };
 }
 
-async function readBody(req: http.IncomingMessage): Promise<Obj> {
+async function readText(req: http.IncomingMessage): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of req) chunks.push(chunk as Buffer);
-  const text = Buffer.concat(chunks).toString("utf8");
-  return text ? (JSON.parse(text) as Obj) : ({ metadata: { name: "" } } as Obj);
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+function parseJson(text: string): unknown {
+  if (!text) return { metadata: { name: "" } };
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new ApiError(400, "BadRequest", "the request body is not JSON");
+  }
 }

@@ -1,6 +1,7 @@
 // The storage half of the fake API server: objects per resource, one resourceVersion counter,
-// optimistic concurrency, status subresource, generation, finalizers and deletionTimestamp, and
-// an event history watches replay from (with compaction, for 410 Gone).
+// optimistic concurrency, status subresource, generation, finalizers and deletionTimestamp,
+// garbage collection by owner references, and an event history watches replay from (with
+// compaction, for 410 Gone).
 import { randomUUID } from "node:crypto";
 
 export type Obj = {
@@ -31,16 +32,37 @@ export type Obj = {
   [key: string]: unknown;
 };
 
+export type PrinterColumn = {
+  name: string;
+  type: string;
+  jsonPath: string;
+  format?: string;
+  description?: string;
+  priority?: number;
+};
+
 export type ResourceConfig = {
   /** "<group>/<version>/<plural>", "v1/<plural>" for the core group. */
   id: string;
   apiVersion: string;
   kind: string;
+  /** Default true; a cluster-scoped resource lives under namespace "". */
+  namespaced?: boolean;
+  /** Discovery's names (kubectl resolves `whsub`, `crd` by them). */
+  singular?: string;
+  shortNames?: string[];
+  categories?: string[];
+  /** The Table columns after Name (a CRD's additionalPrinterColumns); default Created At. */
+  printerColumns?: PrinterColumn[];
+  /** The structural schema (a CRD version's openAPIV3Schema), served as OpenAPI v3. */
+  schema?: Record<string, unknown>;
   statusSubresource?: boolean;
   /** metadata.generation counts spec changes (custom resources, most built-ins). */
   generation?: boolean;
   /** Returns an error message (answered 400) for a body the real server would not decode. */
   validate?: (obj: Obj) => string | undefined;
+  /** Admission: defaults and schema checks; may change `obj`; throws an ApiError to refuse. */
+  admit?: (obj: Obj, old: Obj | undefined) => void;
 };
 
 export type ChangeType = "ADDED" | "MODIFIED" | "DELETED";
@@ -86,7 +108,7 @@ export class FakeStore {
 
   list(resource: string, namespace: string): Obj[] {
     return [...this.#table(resource).values()]
-      .filter((o) => o.metadata.namespace === namespace)
+      .filter((o) => (o.metadata.namespace ?? "") === namespace)
       .map(clone);
   }
 
@@ -113,9 +135,10 @@ export class FakeStore {
         `${resource} "${body.metadata.name}" already exists`,
       );
     const obj = clone(body);
+    config.admit?.(obj, undefined);
     obj.metadata = {
       ...obj.metadata,
-      namespace,
+      ...(config.namespaced !== false && { namespace }),
       uid: randomUUID(),
       creationTimestamp: rfc3339(),
       resourceVersion: String(++this.#rv),
@@ -159,6 +182,7 @@ export class FakeStore {
       subresource === "status"
         ? { ...existing, status: clone(body.status) }
         : this.#mainUpdate(config, existing, clone(body));
+    if (subresource !== "status" || config.statusSubresource) config.admit?.(next, existing);
     if (JSON.stringify(next) === JSON.stringify(existing)) return existing; // no-op: no new version
     next.metadata.resourceVersion = String(++this.#rv);
     const gone =
@@ -175,7 +199,7 @@ export class FakeStore {
         ...body.metadata,
         uid: m.uid,
         creationTimestamp: m.creationTimestamp,
-        namespace: m.namespace,
+        ...(m.namespace !== undefined && { namespace: m.namespace }),
       },
     };
     if (m.deletionTimestamp) next.metadata.deletionTimestamp = m.deletionTimestamp;
@@ -186,6 +210,27 @@ export class FakeStore {
       next.metadata.generation =
         (m.generation ?? 1) + (withoutMeta(next) === withoutMeta(existing) ? 0 : 1);
     return next;
+  }
+
+  /**
+   * A patch: `apply` turns the stored object into the desired one, then it is an update (a
+   * resourceVersion in the patch is a precondition, as on the real server).
+   */
+  patch(
+    resource: string,
+    namespace: string,
+    name: string,
+    apply: (existing: Obj) => Obj,
+    subresource?: "status",
+  ): Obj {
+    const existing = this.get(resource, namespace, name);
+    const next = apply(clone(existing));
+    next.metadata = {
+      ...next.metadata,
+      name,
+      resourceVersion: next.metadata?.resourceVersion ?? existing.metadata.resourceVersion,
+    };
+    return this.update(resource, namespace, name, next, subresource);
   }
 
   /** Finalizers present: only marks the object (deletionTimestamp); otherwise removes it. */
@@ -219,7 +264,25 @@ export class FakeStore {
     };
     this.history.push(change);
     this.onChange(change);
+    if (type === "DELETED" && obj.metadata.uid) this.#collectGarbage(obj.metadata.uid);
     return clone(obj);
+  }
+
+  /**
+   * The garbage collector (background propagation): objects whose every owner reference names a
+   * deleted object are deleted too (at once here; the real collector takes a moment).
+   */
+  #collectGarbage(uid: string): void {
+    const live = new Set(
+      [...this.#objects.values()].flatMap((t) => [...t.values()].map((o) => o.metadata.uid)),
+    );
+    for (const [resource, table] of this.#objects) {
+      for (const obj of [...table.values()]) {
+        const owners = obj.metadata.ownerReferences ?? [];
+        if (owners.some((o) => o.uid === uid) && owners.every((o) => !live.has(o.uid)))
+          this.delete(resource, obj.metadata.namespace ?? "", obj.metadata.name);
+      }
+    }
   }
 
   #validate(config: ResourceConfig, body: Obj): void {

@@ -1,5 +1,6 @@
 export { testEnv } from "./config.ts";
 export { silentLogger, startApp, fetchJson, type StartedApp, type JsonResponse } from "./http.ts";
+export { recordingLogger, type LogEntry } from "./recording-logger.ts";
 export {
   createTestIssuer,
   TEST_AUDIENCE,
@@ -13,7 +14,8 @@ export { createTempPgDatabase, createTempMysqlDatabase, type TempDatabase } from
 export { recordingClient, type StatementClient } from "./recording-db.ts";
 export { slowStatements } from "./slow-statements.ts";
 export { platformContract } from "./platform-contract.ts";
-export { readEventStream, waitFor, sleep, type StreamReader } from "./event-stream.ts";
+export { readEventStream, type StreamReader } from "./event-stream.ts";
+export { sleep, waitFor } from "./wait.ts";
 export {
   type PrivateNatsCluster,
   type PrivateNatsOptions,
@@ -35,8 +37,22 @@ export { type PrivateMariaDb, startPrivateMariaDb } from "./private-mariadb.ts";
 export {
   ContractValidator,
   contractValidator,
-  installFetchContractValidation,
   validateWebhookPayload,
-  type ContractValidation,
   type ObservedResponse,
 } from "./contract.ts";
+export { installFetchContractValidation, type ContractValidation } from "./contract-fetch.ts";
+export {
+  describeChangeDetectingProcess,
+  type ChangeDetectingProcess,
+} from "./change-detecting-process.ts";
+export {
+  EVENT_PAYLOAD_FIELDS,
+  eventSummary,
+  expectEventPayload,
+  expectEveryEventOnce,
+  startLegacyReadWorld,
+  type DetectorSchedule,
+  type LegacyReadService,
+  type LegacyReadWorld,
+  type RunningReadApi,
+} from "./legacy-read-world.ts";

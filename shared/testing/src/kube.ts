@@ -9,4 +9,5 @@ export {
   type Obj,
   type ResourceConfig,
 } from "./fake-kube-store.ts";
-export { memoryLogger, sleep, waitFor, type LogLine } from "./kube-helpers.ts";
+export { sleep, waitFor } from "./wait.ts";
+export { recordingLogger, type LogEntry } from "./recording-logger.ts";

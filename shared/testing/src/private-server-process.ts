@@ -1,6 +1,9 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
-import { readdirSync, readFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { unusedPort } from "./tcp-proxy.ts";
 
 /** How to launch one database server process and tell when it accepts connections. */
 export interface ServerLaunch {
@@ -172,4 +175,114 @@ export function systemUser(passwd: string, name: string): { uid: number; gid: nu
   if (!line) return undefined;
   const [, , uid, gid] = line.split(":");
   return { uid: Number(uid), gid: Number(gid) };
+}
+
+/**
+ * A database server of a test's own (fault tests): its own data directory and port, so a test
+ * may stop, kill and restart it without touching the machine's shared server.
+ */
+export interface PrivateServer {
+  port: number;
+  /** The server's URL (with its default database, if it has one). */
+  url: string;
+  /** The URL of a database on this server. */
+  urlFor(database: string): string;
+  dataDir: string;
+  running(): boolean;
+  /**
+   * Starts it (again) on the same port and data directory; resolves once it accepts connections.
+   */
+  start(): Promise<void>;
+  /** Normal shutdown (the server's own stop signal); SIGKILL if it takes too long. */
+  stop(): Promise<void>;
+  /** SIGKILL to the server and its workers; the next start runs crash recovery. */
+  kill(): Promise<void>;
+  /**
+   * SIGSTOP to the server's processes: it hangs (connections stay open, nothing answers) until
+   * thaw().
+   */
+  freeze(): void;
+  thaw(): void;
+  /** stop() if running, then start(). */
+  restart(): Promise<void>;
+  /** Stops it and removes its data directory. */
+  cleanup(): Promise<void>;
+}
+
+/** Where a private server keeps its files: `dir` (temporary, removed by cleanup), `dataDir` inside. */
+export interface ServerPaths {
+  dir: string;
+  dataDir: string;
+}
+
+/** One kind of private server: how to create its data directory, launch it and stop it. */
+export interface PrivateServerSpec {
+  /** Names the temporary directory and the errors ("private MariaDB"). */
+  name: string;
+  /** Creates the data directory before the first start. */
+  initialize(paths: ServerPaths): Promise<void>;
+  /** The server process on `port`. */
+  launch(paths: ServerPaths & { port: number }): Omit<ServerLaunch, "name">;
+  /** The signal of a normal shutdown, and how long it may take before SIGKILL. */
+  stopSignal: NodeJS.Signals;
+  stopGraceMs: number;
+  /** `scheme://user@127.0.0.1:<port>`: the URLs add a database to it. */
+  origin(port: number): string;
+  /** The database `url` names; none by default. */
+  defaultDatabase?: string;
+}
+
+/** Initializes a private server in a new temporary directory and starts it. */
+export async function startPrivateServer(spec: PrivateServerSpec): Promise<PrivateServer> {
+  const prefix = spec.name.toLowerCase().replace(/\W+/g, "-");
+  const dir = mkdtempSync(join(tmpdir(), `${prefix}-`));
+  const paths = { dir, dataDir: join(dir, "data") };
+  const removeDir = () => rmSync(dir, { recursive: true, force: true });
+  await spec.initialize(paths).catch((err: unknown) => {
+    removeDir();
+    throw err;
+  });
+  const port = await unusedPort();
+  const origin = spec.origin(port);
+  const urlFor = (database: string) => `${origin}/${encodeURIComponent(database)}`;
+  let server: LaunchedServer | undefined;
+  const handle: PrivateServer = {
+    port,
+    url: spec.defaultDatabase === undefined ? origin : urlFor(spec.defaultDatabase),
+    urlFor,
+    dataDir: paths.dataDir,
+    running: () => server !== undefined,
+    async start() {
+      if (server) return;
+      server = await launchServer({ name: spec.name, ...spec.launch({ ...paths, port }) });
+    },
+    async stop() {
+      await server?.stop(spec.stopSignal, spec.stopGraceMs);
+      server = undefined;
+    },
+    async kill() {
+      await server?.kill();
+      server = undefined;
+    },
+    freeze: () => {
+      if (!server) throw new Error("not running");
+      server.freeze();
+    },
+    thaw: () => server?.thaw(),
+    async restart() {
+      await handle.stop();
+      await handle.start();
+    },
+    async cleanup() {
+      await handle.kill();
+      removeDir();
+    },
+  };
+  try {
+    await handle.start();
+  } catch (err) {
+    removeDir();
+    throw err;
+  }
+  return handle;
 }

@@ -4,7 +4,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { CoreV1Api, Watch } from "@kubernetes/client-node";
 import { FakeKubeApi } from "../src/fake-kube-api.ts";
-import { waitFor } from "../src/kube-helpers.ts";
+import { waitFor } from "../src/wait.ts";
 
 const NS = "integration";
 const SECRETS = "v1/secrets";

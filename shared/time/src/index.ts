@@ -29,33 +29,48 @@ export function assertTimeZone(zone: string): string {
   return zone;
 }
 
-function wallClockParts(instantMs: number, zone: string): number[] {
+/** Year, month (1-12), day, hour, minute, second. */
+type DateTimeParts = [number, number, number, number, number, number];
+
+function wallClockParts(instantMs: number, zone: string): DateTimeParts {
   const parts = Object.fromEntries(
     formatterFor(zone)
       .formatToParts(instantMs)
       .map((p) => [p.type, p.value]),
   );
-  return [parts.year, parts.month, parts.day, parts.hour, parts.minute, parts.second].map(Number);
+  return [parts.year, parts.month, parts.day, parts.hour, parts.minute, parts.second].map(
+    Number,
+  ) as DateTimeParts;
 }
 
 /** The zone's offset from UTC, in minutes, at an instant. */
 export function offsetMinutes(instantMs: number, zone: string): number {
-  const [y, mo, d, h, mi, s] = wallClockParts(instantMs, zone) as [
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-  ];
+  const [y, mo, d, h, mi, s] = wallClockParts(instantMs, zone);
   const asUtc = Date.UTC(y, mo - 1, d, h, mi, s);
   return Math.round((asUtc - Math.floor(instantMs / 1000) * 1000) / 60_000);
 }
 
 /** The calendar date (YYYY-MM-DD) in the zone at an instant: "today" for publication rules. */
 export function dateIn(zone: string, instantMs: number): string {
-  const [y, mo, d] = wallClockParts(instantMs, zone) as [number, number, number];
+  const [y, mo, d] = wallClockParts(instantMs, zone);
   return `${String(y).padStart(4, "0")}-${String(mo).padStart(2, "0")}-${String(d).padStart(2, "0")}`;
+}
+
+/**
+ * "Today" in the zone by the clock `now`: the calendar date (YYYY-MM-DD), formatted at most once
+ * per clock second (Intl formatting costs, and a list request asks for it on every call).
+ */
+export function calendarToday(zone: string, now: () => number): () => string {
+  let second = Number.NaN;
+  let date = "";
+  return () => {
+    const instant = now();
+    if (Math.floor(instant / 1000) !== second) {
+      second = Math.floor(instant / 1000);
+      date = dateIn(zone, instant);
+    }
+    return date;
+  };
 }
 
 const LOCAL = /^(\d{4})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2}):(\d{2})(?:\.\d+)?$/;
@@ -68,14 +83,7 @@ const LOCAL = /^(\d{4})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2}):(\d{2})(?:\.\d+)?$/;
 export function instantOfLocal(local: string, zone: string): number {
   const m = LOCAL.exec(local);
   if (!m) throw new RangeError(`not a local date-time: ${local}`);
-  const [y, mo, d, h, mi, s] = m.slice(1).map(Number) as [
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-  ];
+  const [y, mo, d, h, mi, s] = m.slice(1).map(Number) as DateTimeParts;
   const asUtc = Date.UTC(y, mo - 1, d, h, mi, s);
   // Offsets a few hours either side cover every zone transition; try the earlier (larger) offset
   // first.
@@ -101,14 +109,7 @@ function formatOffset(minutes: number): string {
 
 /** ISO 8601 with the zone's offset at that instant, e.g. `2024-03-31T03:30:00+02:00`. */
 export function isoInZone(instantMs: number, zone: string): string {
-  const [y, mo, d, h, mi, s] = wallClockParts(instantMs, zone) as [
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-  ];
+  const [y, mo, d, h, mi, s] = wallClockParts(instantMs, zone);
   const pad = (n: number) => String(n).padStart(2, "0");
   return `${y}-${pad(mo)}-${pad(d)}T${pad(h)}:${pad(mi)}:${pad(s)}${formatOffset(offsetMinutes(instantMs, zone))}`;
 }
@@ -126,4 +127,4 @@ export function localOfInstant(instantMs: number, zone: string): string {
   return isoInZone(instantMs, zone).slice(0, 19).replace("T", " ");
 }
 
-export { backoffMs, jittered, sleep } from "./wait.ts";
+export { backoffMs, bounded, jittered, sleep } from "./wait.ts";

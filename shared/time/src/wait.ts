@@ -27,3 +27,20 @@ export function backoffMs(failures: number, minMs: number, maxMs: number): numbe
 export function jittered(ms: number, factor = 0.2): number {
   return Math.round(ms * (1 + Math.random() * factor));
 }
+
+/**
+ * `work`'s value, or undefined when it fails or takes longer than `timeoutMs`: for work whose
+ * caller must not hang on an unreachable dependency (a metrics scrape's callback), and would
+ * rather have nothing this time than wait.
+ */
+export async function bounded<T>(work: Promise<T>, timeoutMs: number): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<undefined>(
+    (resolve) => (timer = setTimeout(() => resolve(undefined), timeoutMs)),
+  );
+  try {
+    return await Promise.race([work.catch(() => undefined), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
   assertTimeZone,
+  calendarToday,
   dateIn,
   instantOfLocal,
   isoInZone,
@@ -48,6 +49,19 @@ describe("zoned time (Europe/Brussels)", () => {
     expect(dateIn(BXL, Date.parse("2024-06-30T22:30:00Z"))).toBe("2024-07-01");
     expect(dateIn("UTC", Date.parse("2024-06-30T22:30:00Z"))).toBe("2024-06-30");
     expect(dateIn(BXL, Date.parse("2024-12-31T22:59:59Z"))).toBe("2024-12-31");
+  });
+
+  it("gives today by the clock it is handed, turning over at the zone's midnight", () => {
+    let now = Date.parse("2024-06-30T21:59:59.200Z");
+    const today = calendarToday(BXL, () => now);
+    expect(today()).toBe("2024-06-30");
+    now = Date.parse("2024-06-30T21:59:59.900Z");
+    expect(today()).toBe("2024-06-30");
+    now = Date.parse("2024-06-30T22:00:00.000Z");
+    expect(today()).toBe("2024-07-01");
+    // A clock set back (tests pin "today") is followed too.
+    now = Date.parse("2024-01-15T12:00:00Z");
+    expect(today()).toBe("2024-01-15");
   });
 
   it("handles other zones and offsets with minutes", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { backoffMs, jittered, sleep } from "../src/index.ts";
+import { backoffMs, bounded, jittered, sleep } from "../src/index.ts";
 
 describe("waiting between retries", () => {
   it("sleep ends early, without rejecting, when its signal aborts", async () => {
@@ -39,5 +39,13 @@ describe("waiting between retries", () => {
       expect(value).toBeGreaterThanOrEqual(1_000);
       expect(value).toBeLessThanOrEqual(1_200);
     }
+  });
+
+  it("bounded gives work's value in time, and undefined for work that fails or overruns", async () => {
+    expect(await bounded(Promise.resolve(7), 1_000)).toBe(7);
+    expect(await bounded(Promise.reject(new Error("unreachable")), 1_000)).toBeUndefined();
+    const started = performance.now();
+    expect(await bounded(new Promise(() => {}), 20)).toBeUndefined();
+    expect(performance.now() - started).toBeLessThan(2_000);
   });
 });

@@ -1,28 +1,20 @@
+import { sleep, waitFor } from "@svc/testing";
 import { Recorder, type Sample } from "./load.ts";
 
-export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+export { sleep };
 
-/**
- * Polls until `check` returns a truthy value; fails naming `what` (and `detail()`) after
- * `timeoutMs`.
- */
-export async function waitUntil<T>(
+/** waitFor (@svc/testing) that adds `detail()` to its timeout error. */
+export function waitUntil<T>(
   what: string,
-  check: () => T | Promise<T>,
+  check: () => T | false | null | undefined | Promise<T | false | null | undefined>,
   timeoutMs: number,
   detail: () => string = () => "",
   everyMs = 100,
-): Promise<NonNullable<T>> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value as NonNullable<T>;
-    if (Date.now() > deadline)
-      throw new Error(
-        `timed out after ${timeoutMs} ms waiting for ${what}${detail() ? `\n${detail()}` : ""}`,
-      );
-    await sleep(everyMs);
-  }
+): Promise<T> {
+  return waitFor(what, check, timeoutMs, everyMs).catch((err: Error) => {
+    const more = detail();
+    throw more ? new Error(`${err.message}\n${more}`) : err;
+  });
 }
 
 export const ok = (s: Sample) => s.status >= 200 && s.status < 300;

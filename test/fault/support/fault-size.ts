@@ -1,7 +1,9 @@
+import { bySize } from "../../support/test-size.ts";
+
 /**
- * How big a fault-suite run is. CI (`npm test`) runs the reduced size; the full size is
- * `FAULT_SUITE=full npx vitest run test/fault`: longer outages, more load, every process killed
- * twice, one at a time.
+ * How big a fault-suite run is (test/support/test-size.ts). CI (`npm test`) runs the reduced size;
+ * the full size is `FAULT_SUITE=full npx vitest run test/fault`: longer outages, more load, every
+ * process killed twice, one at a time.
  */
 export interface FaultSize {
   name: "ci" | "full";
@@ -26,7 +28,7 @@ export interface FaultSize {
   afterKillMs: number;
   /** The whole test file's budget. */
   budgetMs: number;
-  /** Applications created in one burst before memory is watched (memory-return.test.ts). */
+  /** Applications created in one burst before memory is watched (test/system/memory-return.test.ts). */
   burstApplications: number;
   /** How long the stack is then watched idle, once every process is back under its target. */
   idleSoakMs: number;
@@ -58,8 +60,8 @@ const CI: FaultSize = {
   ],
   afterKillMs: 0,
   budgetMs: 240_000,
-  burstApplications: 1_000,
-  idleSoakMs: 120_000,
+  burstApplications: 600,
+  idleSoakMs: 60_000,
 };
 
 const FULL: FaultSize = {
@@ -78,8 +80,5 @@ const FULL: FaultSize = {
 };
 
 export function faultSize(env: NodeJS.ProcessEnv = process.env): FaultSize {
-  const chosen = env.FAULT_SUITE ?? "ci";
-  if (chosen === "full") return FULL;
-  if (chosen === "ci") return CI;
-  throw new Error(`FAULT_SUITE must be ci or full, not ${chosen}`);
+  return bySize({ ci: CI, full: FULL }, env);
 }

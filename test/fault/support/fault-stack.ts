@@ -5,8 +5,7 @@
  * servers are never touched.
  */
 import { appendFileSync } from "node:fs";
-import { mkdtemp, readdir, readFile, readlink, rm } from "node:fs/promises";
-import { createServer } from "node:net";
+import { mkdtemp, readFile, readlink, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -21,6 +20,7 @@ import {
   type ServiceProcess,
 } from "@svc/testing";
 import { ensureLocalSigningKeys } from "../../../services/auth/src/domain/keys/local-keys.ts";
+import { childrenOf, freeOffset } from "../../support/stack-host.ts";
 import {
   parseReplicas,
   reachableOffset,
@@ -71,45 +71,18 @@ export async function startBackends(): Promise<Backends> {
   };
 }
 
-async function portFree(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.once("error", () => resolve(false));
-    server.listen(port, "0.0.0.0", () => server.close(() => resolve(true)));
-  });
-}
-
 /**
  * A port offset whose every port is free, from a range other suites do not use (test/support's
- * private stacks take 11000–22500, the local-stack test 20000). Every port stays below Linux's
- * ephemeral range (32768), so no outgoing connection holds one.
+ * private stacks take 11000–22500, the local-stack test 20000).
  */
-async function freeOffset(replicas: ReadonlyMap<string, number>): Promise<number> {
-  const candidates = Array.from({ length: 16 }, (_, i) => 2_000 + i * 500)
-    .filter((offset) => reachableOffset(offset, replicas))
-    .sort(() => Math.random() - 0.5);
-  for (const offset of candidates) {
-    const ports = stackPorts(offset, replicas);
-    if ((await Promise.all(ports.map(portFree))).every(Boolean)) return offset;
-  }
-  throw new Error("no free port range for the fault stack");
-}
-
-async function childrenOf(pid: number): Promise<number[]> {
-  const out: number[] = [];
-  for (const entry of await readdir("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = await readFile(`/proc/${entry}/stat`, "utf8");
-      // Field 4 is the parent pid; the command name (field 2) may hold spaces, so split after ")".
-      if (Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]) === pid)
-        out.push(Number(entry));
-    } catch {
-      // ended while we looked
-    }
-  }
-  return out;
-}
+const freeStackOffset = (replicas: ReadonlyMap<string, number>) =>
+  freeOffset(
+    Array.from({ length: 16 }, (_, i) => 2_000 + i * 500).filter((offset) =>
+      reachableOffset(offset, replicas),
+    ),
+    (offset) => stackPorts(offset, replicas),
+    "the fault stack",
+  );
 
 /**
  * Which stack process a pid runs: its working directory is the workspace, its argv the entry, its
@@ -162,7 +135,7 @@ export async function launchStack(
   await ensureLocalSigningKeys(keysDir);
   const demoFile = join(dir, "demo-client.json");
   const replicas = parseReplicas(env.STACK_REPLICAS);
-  const offset = await freeOffset(replicas);
+  const offset = await freeStackOffset(replicas);
   const processes = stackWithOffset(offset, replicas);
   const childEnv: Record<string, string> = {
     ...(process.env as Record<string, string>),

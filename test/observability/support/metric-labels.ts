@@ -54,6 +54,10 @@ export const metricLabels: Readonly<Record<string, MetricLabels>> = {
     labels: ["change_detection_source", "change_detection_kind", "outcome"],
     values: { change_detection_kind: passKinds, outcome: ["ok", "error"] },
   },
+  change_detection_passes_total: {
+    labels: ["change_detection_source", "change_detection_kind", "outcome"],
+    values: { change_detection_kind: passKinds, outcome: ["changed", "unchanged", "error"] },
+  },
   change_detection_changes_total: {
     labels: ["change_detection_source", "change_detection_change"],
     values: { change_detection_change: ["created", "updated", "deleted"] },

@@ -1,6 +1,7 @@
-// An OTLP/HTTP receiver for tests: accepts `POST /v1/traces` in the JSON encoding
-// (OTEL_EXPORTER_OTLP_PROTOCOL=http/json) from any number of processes and keeps every span with
-// its resource. Metrics and logs posts are accepted and dropped.
+// An OTLP/HTTP receiver for tests: accepts `POST /v1/traces` and `POST /v1/metrics` in the JSON
+// encoding (OTEL_EXPORTER_OTLP_PROTOCOL=http/json) from any number of processes and keeps every
+// span with its resource, and the resource and metric names of every metrics export. Logs posts are
+// accepted and dropped.
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { gunzipSync } from "node:zlib";
@@ -21,10 +22,14 @@ export type ReceivedSpan = {
   resource: Attributes;
 };
 
+/** One resource's part of a metrics export: who sent it, and the names of its metrics. */
+export type ReceivedMetrics = { resource: Attributes; names: string[] };
+
 export type OtlpReceiver = {
   /** What OTEL_EXPORTER_OTLP_ENDPOINT is set to. */
   endpoint: string;
   spans(): ReceivedSpan[];
+  metrics(): ReceivedMetrics[];
   /** Export requests per path (/v1/traces, /v1/metrics, …). */
   posts(): Record<string, number>;
   close(): Promise<void>;
@@ -67,6 +72,13 @@ type ExportRequest = {
   }>;
 };
 
+type MetricsExportRequest = {
+  resourceMetrics?: Array<{
+    resource?: { attributes?: KeyValue[] };
+    scopeMetrics?: Array<{ metrics?: Array<{ name: string }> }>;
+  }>;
+};
+
 async function body(req: IncomingMessage): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const chunk of req) chunks.push(chunk as Buffer);
@@ -76,17 +88,27 @@ async function body(req: IncomingMessage): Promise<Buffer> {
 
 export async function startOtlpReceiver(): Promise<OtlpReceiver> {
   const spans: ReceivedSpan[] = [];
+  const metrics: ReceivedMetrics[] = [];
   const posts: Record<string, number> = {};
   const server: Server = createServer((req, res) => {
     void (async () => {
       const path = (req.url ?? "/").split("?")[0]!;
       posts[path] = (posts[path] ?? 0) + 1;
       const data = await body(req);
-      if (req.method === "POST" && path === "/v1/traces") {
-        if (!String(req.headers["content-type"]).startsWith("application/json")) {
-          res.writeHead(415).end("this receiver takes OTLP/HTTP JSON only");
-          return;
-        }
+      const exported = req.method === "POST" && (path === "/v1/traces" || path === "/v1/metrics");
+      if (exported && !String(req.headers["content-type"]).startsWith("application/json")) {
+        res.writeHead(415).end("this receiver takes OTLP/HTTP JSON only");
+        return;
+      }
+      if (exported && path === "/v1/metrics") {
+        const request = JSON.parse(data.toString("utf8")) as MetricsExportRequest;
+        for (const rm of request.resourceMetrics ?? [])
+          metrics.push({
+            resource: attributes(rm.resource?.attributes),
+            names: (rm.scopeMetrics ?? []).flatMap((sm) => (sm.metrics ?? []).map((m) => m.name)),
+          });
+      }
+      if (exported && path === "/v1/traces") {
         const request = JSON.parse(data.toString("utf8")) as ExportRequest;
         for (const rs of request.resourceSpans ?? []) {
           const resource = attributes(rs.resource?.attributes);
@@ -119,6 +141,7 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
   return {
     endpoint: `http://127.0.0.1:${port}`,
     spans: () => [...spans],
+    metrics: () => [...metrics],
     posts: () => ({ ...posts }),
     close: () =>
       new Promise<void>((resolve) => {

@@ -1,4 +1,4 @@
-import { parseArgs } from "node:util";
+import { runCli, UsageError, type CliIo, type Invocation } from "@svc/cli";
 import {
   ClientNotFoundError,
   ClientRuleError,
@@ -8,34 +8,13 @@ import {
 } from "../domain/clients/client-manager.ts";
 import type { Environment } from "../domain/clients/client-scopes.ts";
 import { scopesFor } from "@svc/auth";
-
-export const USAGE = `Usage: npm run clients -- <command> [options]
-
-  create --name <text> (--scopes <s1,s2,...> | --all-scopes) [--crm-mirror] [--expires-at <ISO date-time>]
-         new client; prints its id and secret (the secret is shown this once only)
-  list   every client with its state and scopes
-  rotate <client_id>
-         new secret for an active client (shown this once only); the old one stops working at once
-  revoke <client_id>
-         the client gets no new tokens, and its existing tokens are rejected by every service within seconds
-  expire <client_id> [--at <ISO date-time>]
-         the client expires now (or at the given instant): no new tokens, existing ones rejected from then on
-
-Add --json to any command for machine-readable output.`;
+import { CLIENTS_SPEC } from "./clients-spec.ts";
 
 /**
- * Exit codes: 0 done, 1 bad usage or a client rule, 2 no such client, 3 done in the database but
- * not yet propagated.
+ * Exit codes: 0 done, 1 a client rule refused it, 2 bad usage, 3 done in the database but not yet
+ * propagated, 4 no such client.
  */
-export type ExitCode = 0 | 1 | 2 | 3;
-
-/** A mistake in how the command was called: answered with the usage text. */
-class UsageError extends Error {}
-
-export interface CommandIo {
-  out: (line: string) => void;
-  err: (line: string) => void;
-}
+export type ExitCode = 0 | 1 | 2 | 3 | 4;
 
 function describe(client: ClientSummary): string {
   const extras = [
@@ -51,11 +30,11 @@ function instant(value: string | undefined, option: string): Date | undefined {
   if (value === undefined) return undefined;
   const date = new Date(value);
   if (!/^\d{4}-\d{2}-\d{2}T/.test(value) || Number.isNaN(date.getTime()))
-    throw new ClientRuleError(`${option} must be an ISO 8601 date-time, e.g. 2027-01-31T00:00:00Z`);
+    throw new UsageError(`${option} must be an ISO 8601 date-time, e.g. 2027-01-31T00:00:00Z`);
   return date;
 }
 
-function reportPropagation(io: CommandIo, propagation: Propagation): ExitCode {
+function reportPropagation(io: CliIo, propagation: Propagation): ExitCode {
   if (propagation.propagated) return 0;
   io.err(
     `WARNING: saved in the database, but not yet published to the revocations bucket (${String((propagation.error as Error)?.message ?? propagation.error)}).`,
@@ -66,7 +45,7 @@ function reportPropagation(io: CommandIo, propagation: Propagation): ExitCode {
   return 3;
 }
 
-function printSecret(io: CommandIo, json: boolean, client: ClientSummary, secret: string): void {
+function printSecret(io: CliIo, json: boolean, client: ClientSummary, secret: string): void {
   if (json) return io.out(JSON.stringify({ client, client_secret: secret }));
   io.out(describe(client));
   io.out(`client_id:     ${client.id}`);
@@ -76,55 +55,44 @@ function printSecret(io: CommandIo, json: boolean, client: ClientSummary, secret
   );
 }
 
-type Options = {
-  name?: string;
-  scopes?: string;
-  "all-scopes"?: boolean;
-  "crm-mirror"?: boolean;
-  "expires-at"?: string;
-  at?: string;
-  json?: boolean;
-};
-
 async function create(
   manager: ClientManager,
   environment: Environment,
-  o: Options,
-  io: CommandIo,
+  call: Invocation,
 ): Promise<ExitCode> {
-  const all = scopesFor(environment).filter((s) => o["crm-mirror"] || s !== "crm-mirror:write");
-  const scopes = o["all-scopes"]
+  const name = call.string("name");
+  if (!name) throw new UsageError("--name is required");
+  if (!call.string("scopes") && !call.flag("all-scopes"))
+    throw new UsageError("--scopes or --all-scopes is required");
+  const crmMirror = call.flag("crm-mirror");
+  const all = scopesFor(environment).filter((s) => crmMirror || s !== "crm-mirror:write");
+  const scopes = call.flag("all-scopes")
     ? all
-    : (o.scopes ?? "")
+    : (call.string("scopes") ?? "")
         .split(",")
         .map((s) => s.trim())
         .filter(Boolean);
   const created = await manager.create({
-    name: o.name ?? "",
+    name,
     scopes,
-    isCrmMirror: o["crm-mirror"] === true,
-    expiresAt: instant(o["expires-at"], "--expires-at") ?? null,
+    isCrmMirror: crmMirror,
+    expiresAt: instant(call.string("expires-at"), "--expires-at") ?? null,
   });
-  printSecret(io, o.json === true, created.client, created.secret);
-  return reportPropagation(io, created.propagation);
+  printSecret(call.io, call.flag("json"), created.client, created.secret);
+  return reportPropagation(call.io, created.propagation);
 }
 
 async function dispatch(
   manager: ClientManager,
   environment: Environment,
-  command: string,
-  id: string | undefined,
-  o: Options,
-  io: CommandIo,
+  call: Invocation,
 ): Promise<ExitCode> {
-  const json = o.json === true;
-  const needId = () => {
-    if (!id) throw new UsageError(`${command} needs a client id`);
-    return id;
-  };
-  switch (command) {
+  const { io, args } = call;
+  const json = call.flag("json");
+  const id = args[0]!;
+  switch (call.path[0]) {
     case "create":
-      return create(manager, environment, o, io);
+      return create(manager, environment, call);
     case "list": {
       const clients = await manager.list();
       if (json) io.out(JSON.stringify(clients));
@@ -132,58 +100,45 @@ async function dispatch(
       return 0;
     }
     case "rotate": {
-      const rotated = await manager.rotate(needId());
+      const rotated = await manager.rotate(id);
       printSecret(io, json, rotated.client, rotated.secret);
       return 0;
     }
-    case "revoke":
-    case "expire": {
+    default: {
       const done =
-        command === "revoke"
-          ? await manager.revoke(needId())
-          : await manager.expire(needId(), instant(o.at, "--at"));
+        call.path[0] === "revoke"
+          ? await manager.revoke(id)
+          : await manager.expire(id, instant(call.string("at"), "--at"));
       io.out(json ? JSON.stringify(done.client) : describe(done.client));
       return reportPropagation(io, done.propagation);
     }
-    default:
-      throw new UsageError(`unknown command '${command}'`);
   }
 }
 
-/** Runs one CLI invocation against a manager; returns the exit code. */
-export async function runClientCommand(
+/** Runs one parsed `clients` command against a manager; the exit code. */
+export async function clientCommand(
+  manager: ClientManager,
+  environment: Environment,
+  call: Invocation,
+): Promise<ExitCode> {
+  try {
+    return await dispatch(manager, environment, call);
+  } catch (err) {
+    if (err instanceof ClientNotFoundError) return (call.io.err(err.message), 4);
+    if (err instanceof ClientRuleError) return (call.io.err(err.message), 1);
+    throw err;
+  }
+}
+
+/** Parses `argv` and runs it against a manager, printing to `io`; the exit code. */
+export function runClientCommand(
   manager: ClientManager,
   environment: Environment,
   argv: string[],
-  io: CommandIo,
-): Promise<ExitCode> {
-  try {
-    const { positionals, values } = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      options: {
-        name: { type: "string" },
-        scopes: { type: "string" },
-        "all-scopes": { type: "boolean" },
-        "crm-mirror": { type: "boolean" },
-        "expires-at": { type: "string" },
-        at: { type: "string" },
-        json: { type: "boolean" },
-      },
-    });
-    const [command, id] = positionals;
-    if (!command) throw new UsageError("a command is required");
-    return await dispatch(manager, environment, command, id, values, io);
-  } catch (err) {
-    if (err instanceof ClientNotFoundError) return (io.err(err.message), 2);
-    if (err instanceof ClientRuleError) return (io.err(err.message), 1);
-    if (
-      err instanceof UsageError ||
-      (err as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")
-    ) {
-      io.err(`${(err as Error).message}\n\n${USAGE}`);
-      return 1;
-    }
-    throw err;
-  }
+  io: CliIo,
+): Promise<number> {
+  return runCli(CLIENTS_SPEC, (call) => clientCommand(manager, environment, call), {
+    argv,
+    print: io,
+  });
 }

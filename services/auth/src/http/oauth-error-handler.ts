@@ -1,5 +1,6 @@
 import type { ErrorRequestHandler, Response } from "express";
 import { DomainError } from "@svc/errors";
+import { TOKEN_PATH } from "@svc/http";
 import type { Logger } from "@svc/logging";
 import { OAuthError, oauthErrors } from "../domain/token/oauth-error.ts";
 
@@ -58,7 +59,7 @@ export function oauthErrorHandler(
   issuance?: { add(value: number, attributes: { outcome: string }): void },
 ): ErrorRequestHandler {
   return (err, req, res, next) => {
-    if (req.path !== "/oauth/token") return next(err);
+    if (req.path !== TOKEN_PATH) return next(err);
     const known = toOAuthError(err);
     issuance?.add(1, { outcome: (known ?? oauthErrors.serverError()).error });
     if (!known) logger.error({ err, request_id: res.locals.requestId }, "token request failed");

@@ -139,6 +139,9 @@ export const tokenOperation = {
       retryAfter,
     ),
   },
+  otherMethods: error("`invalid_request`: the token endpoint takes POST only.", {
+    Allow: { description: "`POST`.", schema: { const: "POST" }, required: true },
+  }),
 } as const satisfies OperationSpec;
 
 export const openApiOperation = {

@@ -61,7 +61,10 @@ function credentialsOf(req: Request, inBody: boolean): ClientCredentials {
   // HTTP Basic is the one client authentication method; none, or another, is invalid_client.
   const credentials =
     authorization === undefined ? undefined : parseBasicCredentials(authorization);
-  if (!credentials) throw oauthErrors.invalidClient();
+  if (!credentials)
+    throw authorization === undefined && inBody
+      ? oauthErrors.credentialsInBody()
+      : oauthErrors.invalidClient();
   return credentials;
 }
 

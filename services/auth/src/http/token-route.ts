@@ -1,5 +1,6 @@
 import express, { type Router } from "express";
 import type { Counter, Meter } from "@opentelemetry/api";
+import { TOKEN_PATH } from "@svc/http";
 import type { Logger } from "@svc/logging";
 import { oauthErrors } from "../domain/token/oauth-error.ts";
 import { oauthErrorHandler, setNoStore } from "./oauth-error-handler.ts";
@@ -35,7 +36,7 @@ export function tokenRoutes(deps: TokenRouteDeps): Router {
   const router = express.Router();
   const issuance = issuanceCounter(deps.meter);
   router
-    .route("/oauth/token")
+    .route(TOKEN_PATH)
     .post(express.raw({ type: () => true, limit: BODY_LIMIT }), async (req, res) => {
       setNoStore(res);
       const request = parseTokenRequest(req, deps.environmentScopes);

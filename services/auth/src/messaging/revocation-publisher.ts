@@ -1,5 +1,6 @@
 import { encodeRevocation, revocationKey, sameRevocation, type RevocationWatch } from "@svc/auth";
-import type { KV, Logger } from "@svc/messaging";
+import type { Logger } from "@svc/logging";
+import type { KV } from "@svc/messaging";
 import { revocationOf } from "../domain/clients/client.ts";
 import type { ClientStore, RevocationPublisher } from "../domain/ports.ts";
 

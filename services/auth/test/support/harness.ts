@@ -14,8 +14,12 @@ import {
   testEnv,
   type JsonResponse,
   type StartedApp,
+  waitFor,
+  sleep,
   type TempDatabase,
 } from "@svc/testing";
+
+export { sleep, waitFor };
 import { createApp } from "../../src/app.ts";
 import { ClientManager } from "../../src/domain/clients/client-manager.ts";
 import { createDummyHash } from "../../src/domain/clients/credentials.ts";
@@ -147,26 +151,6 @@ export async function deleteNamespaceStreams(nc: NatsConnection, namespace: stri
       doomed.push(name);
   }
   await Promise.all(doomed.map((name) => jsm.streams.delete(name)));
-}
-
-export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-/**
- * Polls until `check` holds; fails naming `what` after `timeoutMs`. Returns the elapsed
- * milliseconds.
- */
-export async function waitFor(
-  what: string,
-  check: () => boolean | Promise<boolean>,
-  timeoutMs = 5_000,
-): Promise<number> {
-  const started = Date.now();
-  while (!(await check())) {
-    if (Date.now() - started > timeoutMs)
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(20);
-  }
-  return Date.now() - started;
 }
 
 export function median(values: number[]): number {

@@ -1,10 +1,10 @@
-import { randomUUID } from "node:crypto";
 import {
   request,
   type IncomingMessage,
   type RequestListener,
   type ServerResponse,
 } from "node:http";
+import { requestIdFor, TOKEN_PATH, type ErrorCode } from "@svc/http";
 import type { Logger } from "@svc/logging";
 import { matchRoute, type Route } from "./route-table.ts";
 
@@ -31,7 +31,7 @@ const HOP_BY_HOP = new Set([
 function sendError(
   res: ServerResponse,
   status: number,
-  code: string,
+  code: ErrorCode,
   message: string,
   requestId: string,
   headers: Record<string, string> = {},
@@ -58,8 +58,6 @@ function sendError(
  * The token endpoint speaks RFC 6749's error bodies, also while auth is down: an OAuth client reads
  * `{ error, error_description }`, never cached, as auth itself answers an outage.
  */
-const TOKEN_PATH = "/oauth/token";
-
 function sendUnavailable(
   res: ServerResponse,
   path: string,
@@ -134,20 +132,18 @@ function replicaPicker(): {
 export function createRouter(options: RouterDeps): RequestListener {
   const replicas = replicaPicker();
   return (req, res) => {
-    const requestId = randomUUID();
+    const requestId = requestIdFor(req.headers["x-request-id"]);
     const path = (req.url ?? "/").split("?")[0] ?? "/";
     const route = matchRoute(options.routes, path);
     const base = route && replicas.pick(route.service, options.upstreams[route.service] ?? []);
     if (!route || !base) return sendError(res, 404, "NOT_FOUND", "no such endpoint", requestId);
+    // Also on the 408 this listener writes itself when the client is too slow with its body.
+    res.setHeader("x-request-id", requestId);
     const target = new URL(req.url ?? "/", base);
     let answered = false;
     const upstream = request(
       target,
-      {
-        method: req.method,
-        headers: forwardHeaders(req, requestId),
-        timeout: options.upstreamTimeoutMs ?? 30_000,
-      },
+      { method: req.method, headers: forwardHeaders(req, requestId) },
       (answer) => {
         answered = true;
         const headers: Record<string, string | string[] | undefined> = Object.fromEntries(
@@ -166,6 +162,10 @@ export function createRouter(options: RouterDeps): RequestListener {
         });
       },
     );
+    // The wait for the service's answer is bounded once the whole request is sent; before that, a
+    // client slow to send its body is this listener's (and the service's) 408 REQUEST_TIMEOUT, not
+    // an unavailable service.
+    req.on("end", () => upstream.setTimeout(options.upstreamTimeoutMs ?? 30_000));
     upstream.on("timeout", () => upstream.destroy(new Error("upstream timeout")));
     upstream.on("error", (err: NodeJS.ErrnoException) => {
       if (err.code === "ECONNREFUSED") replicas.refused(base);

@@ -210,7 +210,7 @@ async function retryRelease(
       () => true,
       () => false,
     );
-    if (released) return options.logger.info("idempotency key released on a later attempt");
+    if (released) return options.logger.info({}, "idempotency key released on a later attempt");
   }
-  options.logger.warn("idempotency key not released; held until its lease ends");
+  options.logger.warn({}, "idempotency key not released; held until its lease ends");
 }

@@ -12,6 +12,7 @@ import {
   type OperationSpec,
   type SameKeys,
   type TagSpec,
+  uuidPathParams,
   type ServiceOpenApi,
 } from "@svc/openapi";
 import { CANDIDATE_STATUSES, RESOLUTIONS } from "../domain/model.ts";
@@ -23,7 +24,6 @@ import type {
   recruitmentCaseResource,
   submissionResource,
 } from "./representations.ts";
-import { UUID_SHAPE } from "./validation.ts";
 
 export const IDENTITY_TAGS: TagSpec[] = [
   {
@@ -41,23 +41,13 @@ export const IDENTITY_TAGS: TagSpec[] = [
   },
 ];
 
-const uuidFilter = (what: string) =>
-  z
-    .string()
-    .regex(UUID_SHAPE, { message: "must be a UUID" })
-    .optional()
-    .meta({ description: what });
+const uuidFilter = (what: string) => q.uuid().optional().meta({ description: what });
 const createdSince = () =>
   q.dateOrDateTime().optional().meta({
     description:
       "Created at or after (inclusive): a date (midnight Europe/Brussels) or a date-time with offset.",
   });
-const uuidPath = (name: string, what: string) => ({
-  [name]: {
-    description: `The ${what}'s uuid; anything not UUID-shaped is 422.`,
-    schema: { type: "string", format: "uuid" },
-  },
-});
+const uuidPath = (name: string, what: string) => uuidPathParams({ [name]: what });
 
 const candidateSchema = z.strictObject({
   candidate_uuid: doc.uuid(),

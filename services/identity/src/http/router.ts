@@ -1,7 +1,7 @@
 import express, { type RequestHandler } from "express";
 import { requireScope, type Scope, type TokenVerifier } from "@svc/auth";
 import { expressPath, type OperationSpec } from "@svc/openapi";
-import { parseQuery, requireJson, sendData, sendPage } from "@svc/http";
+import { parseQuery, requireJson, sendData, sendPage, uuidParam } from "@svc/http";
 import {
   MethodNotAllowedError,
   NotFoundError,
@@ -20,7 +20,6 @@ import {
   recruitmentCaseResource,
   submissionResource,
 } from "./representations.ts";
-import { uuidParam } from "./validation.ts";
 import {
   createApplicationOperation,
   getApplicationOperation,

@@ -1,8 +1,9 @@
 import type { z } from "zod";
-import { ValidationError, type FieldIssue } from "@svc/errors";
+import type { FieldIssue } from "@svc/errors";
+import { UUID_PATTERN } from "@svc/http";
 
-/** Any RFC 4122-shaped UUID (the primary system's vacancy uuids and our own v4 ids). */
-export const UUID_SHAPE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** Any RFC 4122-shaped UUID in either case (the rule of `uuidParam` in @svc/http). */
+export const UUID_SHAPE = new RegExp(UUID_PATTERN);
 
 /** A zod `error` option: "is required" for a missing field, "must be …" for a wrong type. */
 export const expected =
@@ -22,11 +23,4 @@ export function fieldIssuesOf(error: z.ZodError, root = "body"): FieldIssue[] {
     }
     return [{ field: path || root, message: issue.message }];
   });
-}
-
-/** Validates a path parameter that must be a UUID; 422 naming it otherwise (not a 404). */
-export function uuidParam(value: string | string[] | undefined, name: string): string {
-  if (typeof value !== "string" || !UUID_SHAPE.test(value))
-    throw new ValidationError([{ field: name, message: "must be a UUID" }]);
-  return value.toLowerCase();
 }

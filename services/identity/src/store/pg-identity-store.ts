@@ -1,6 +1,7 @@
 import { and, eq, isNull, sql } from "drizzle-orm";
 import { guardStore } from "./guard-store.ts";
-import { enqueueEvents, withTransaction, type EventPayload } from "@svc/events";
+import { enqueueEvents, traceContextOf, withTransaction, type EventPayload } from "@svc/events";
+import type { TraceContext } from "@svc/messaging";
 import { applications, candidates, outbox } from "./schema.ts";
 import type { Candidate } from "../domain/model.ts";
 import type {
@@ -11,17 +12,16 @@ import type {
 } from "../domain/ports.ts";
 import { identityTx, MAX_MERGE_DEPTH, type IdentityDb, type IdentityTx } from "./db.ts";
 import { toCandidate } from "./rows.ts";
-import { activeTraceContext } from "./trace-context.ts";
 import { recordApplication } from "./record-application.ts";
 
-type TraceContextSource = () => Record<string, string> | undefined;
+type TraceContextSource = () => TraceContext | undefined;
 
 /** The write side in PostgreSQL: every unit of work is one drizzle transaction (READ COMMITTED). */
 export class PgIdentityStore implements IdentityStore {
   readonly #db: IdentityDb;
   readonly #traceContext: TraceContextSource;
 
-  constructor(db: IdentityDb, traceContext: TraceContextSource = activeTraceContext) {
+  constructor(db: IdentityDb, traceContext: TraceContextSource = () => traceContextOf()) {
     this.#db = db;
     this.#traceContext = traceContext;
   }

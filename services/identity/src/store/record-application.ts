@@ -1,4 +1,5 @@
 import type pg from "pg";
+import type { TraceContext } from "@svc/messaging";
 import type { Resolution } from "../domain/model.ts";
 import type { ApplicationDraft, RecordedApplication } from "../domain/ports.ts";
 import { MAX_MERGE_DEPTH } from "./db.ts";
@@ -36,7 +37,7 @@ const lockKeyOf = (hash: Buffer): string => hash.readBigInt64BE(0).toString();
 export async function recordApplication(
   pool: pg.Pool,
   draft: ApplicationDraft,
-  traceContext: Record<string, string> | undefined,
+  traceContext: TraceContext | undefined,
 ): Promise<RecordedApplication> {
   const result = await pool.query<Row>({
     ...RECORD_APPLICATION,

@@ -42,6 +42,8 @@ export interface HarnessOptions {
   vacancyTimeoutMs?: number;
   now?: () => Date;
   logger?: Logger;
+  /** More configuration of the app. */
+  env?: Record<string, string>;
 }
 
 export interface Body {
@@ -170,6 +172,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     NATS_NAMESPACE: namespace,
     PUBLIC_BASE_URL,
     VACANCY_LOOKUP_TIMEOUT_MS: String(options.vacancyTimeoutMs ?? 2_000),
+    ...options.env,
   });
   const appNc = await connectNats({
     servers: testEnv.TEST_NATS_URL,

@@ -1,5 +1,5 @@
 import { NotFoundError } from "@svc/errors";
-import { pageTotal, totalFromPage, type TotalsCache } from "@svc/paging";
+import { readListPage, type ListPage, type TotalsCache } from "@svc/paging";
 import { listKey, type Practice, type PracticeFilters } from "./practice.ts";
 import type { PracticeSource } from "./ports.ts";
 
@@ -10,34 +10,28 @@ export interface PracticeReader {
   today: () => string;
 }
 
-export interface PracticePage {
-  items: Practice[];
-  page: number;
-  perPage: number;
-  total: number;
-}
+export type PracticePage = ListPage<Practice>;
 
-/** GET /v1/practices: both sources, filtered, in practice_id order. */
-export async function listPractices(
+/**
+ * GET /v1/practices: both sources, filtered, in practice_id order (@svc/paging readListPage). A
+ * page that is not full proves its total; only a full page (or one past the end) needs the COUNT
+ * over the union, reused for up to the cache's lifetime (TotalsCache).
+ */
+export function listPractices(
   reader: PracticeReader,
   query: { page: number; perPage: number; filters: PracticeFilters },
 ): Promise<PracticePage> {
   const today = reader.today();
-  const { filters, page, perPage } = query;
-  const offset = (page - 1) * perPage;
-  const items = await reader.source.page(filters, today, { limit: perPage, offset });
-  // A page that is not full proves the total; only a full page (or one past the end) needs the
-  // COUNT over the union, reused for up to the cache's lifetime (TotalsCache).
-  let total = totalFromPage(items.length, offset, perPage);
-  if (total === undefined) {
-    total = pageTotal(
-      items.length,
-      offset,
-      perPage,
-      await reader.totals.get(listKey(filters, today), () => reader.source.count(filters, today)),
-    );
-  }
-  return { items, page, perPage, total };
+  const { filters } = query;
+  return readListPage(
+    reader.totals,
+    { page: query.page, perPage: query.perPage },
+    {
+      key: listKey(filters, today),
+      read: (window) => reader.source.page(filters, today, window),
+      count: () => reader.source.count(filters, today),
+    },
+  );
 }
 
 /** GET /v1/practices/{practice_id}. */

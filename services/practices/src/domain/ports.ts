@@ -4,7 +4,12 @@
  * implement them.
  */
 import type { Practice, PracticeFilters } from "./practice.ts";
-import type { AccountWrite, WriteResult } from "./crm-mirror/account.ts";
+import type {
+  AccountWrite,
+  MirroredAccount,
+  MirrorPosition,
+  WriteResult,
+} from "./crm-mirror/account.ts";
 
 export interface ObservedValue {
   value: string;
@@ -65,8 +70,14 @@ export interface PracticeChangeFeed {
   byIds(ids: readonly string[], today: string): Promise<PracticeFeedEntry[]>;
 }
 
-/** The port the CRM mirror routes write through. */
+/** The port the CRM mirror routes write and read through. */
 export interface CrmMirrorStore {
   /** Applies the writes in order, atomically (all or nothing), and reports each write's outcome. */
   apply(writes: ReadonlyArray<AccountWrite>): Promise<WriteResult[]>;
+  /** The stored version of one account (a tombstone included), or null when none was written. */
+  get(crmId: string): Promise<MirroredAccount | null>;
+  /** Up to `limit` accounts after `after` (null: from the start) in (modified_on, crm_id) order. */
+  page(after: MirrorPosition | null, limit: number): Promise<MirroredAccount[]>;
+  /** How many accounts (tombstones included) the mirror holds. */
+  count(): Promise<number>;
 }

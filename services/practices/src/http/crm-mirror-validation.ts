@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import { ValidationError, type FieldIssue } from "@svc/errors";
+import { calendarDateProblem, identifierText, storableText, utcMillis } from "@svc/http";
 import type { AccountWrite, CrmAccount } from "../domain/crm-mirror/account.ts";
 
 export const MAX_BULK_ACCOUNTS = 1_000;
@@ -17,33 +18,37 @@ const required = (what: string) => (issue: { input?: unknown }) =>
 
 /** Free text as the CRM holds it; limits match the CRM record's columns in the primary database. */
 const text = (max: number) =>
-  z
-    .string({ error: required("a string or null") })
-    .max(max, { error: `must be at most ${max} characters` })
-    .nullable();
+  storableText(
+    z
+      .string({ error: required("a string or null") })
+      .max(max, { error: `must be at most ${max} characters` }),
+  ).nullable();
 
-function isRealDate(value: string): boolean {
-  const d = new Date(`${value}T00:00:00Z`);
-  return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === value;
-}
+const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 
 const calendarDate = z
   .string({ error: required("a YYYY-MM-DD date or null") })
-  .regex(/^\d{4}-\d{2}-\d{2}$/, { error: "must be a YYYY-MM-DD date" })
-  .refine(isRealDate, { error: "is not a real calendar date" })
+  .regex(DATE, { error: "must be a YYYY-MM-DD date" })
+  .superRefine((value, ctx) => {
+    const [, y, m, d] = DATE.exec(value) ?? [];
+    const problem = y && calendarDateProblem(Number(y), Number(m), Number(d));
+    if (problem) ctx.addIssue({ code: "custom", message: problem });
+  })
   .nullable();
 
-// eslint-disable-next-line no-control-regex -- control characters are exactly what is refused
-const CONTROL = /[\u0000-\u001f\u007f]/;
+/**
+ * Neither starts nor ends with white space: ECMA-262's `\s` is exactly what `String#trim` removes,
+ * so the document's `pattern` states the rule as the server applies it. The legacy CRM id column
+ * ignores trailing spaces in comparisons: such an id could not be told apart.
+ */
+const TRIMMED = /^(?:\S(?:[\s\S]*\S)?)?$/u;
 
-export const crmIdSchema = z
-  .string({ error: required("a string") })
-  .min(1, { error: "must not be empty" })
-  .max(MAX_ID_LENGTH, { error: `must be at most ${MAX_ID_LENGTH} characters` })
-  .refine((v) => !CONTROL.test(v), { error: "must not contain control characters" })
-  // The legacy CRM id column ignores trailing spaces in comparisons: such an id could not be told
-  // apart.
-  .refine((v) => v.trim() === v, { error: "must not start or end with whitespace" });
+export const crmIdSchema = identifierText(
+  z
+    .string({ error: required("a string") })
+    .min(1, { error: "must not be empty" })
+    .max(MAX_ID_LENGTH, { error: `must be at most ${MAX_ID_LENGTH} characters` }),
+).regex(TRIMMED, { error: "must not start or end with whitespace" });
 
 const DATE_TIME =
   /^(\d{4})-(\d{2})-(\d{2})T([01]\d|2[0-3]):([0-5]\d):([0-5]\d)(?:\.(\d{1,9}))?(Z|([+-])([01]\d|2[0-3]):([0-5]\d))$/;
@@ -54,11 +59,12 @@ export function parseModifiedOn(value: string, nowMs: number): number | string {
   if (!m)
     return "must be an ISO 8601 date-time with seconds and an offset, e.g. 2025-06-15T10:12:00Z";
   const [, y, mo, d, h, mi, s, frac = "", zone, sign, oh = "0", om = "0"] = m;
-  if (!isRealDate(`${y}-${mo}-${d}`)) return "is not a real calendar date";
+  const dateProblem = calendarDateProblem(Number(y), Number(mo), Number(d));
+  if (dateProblem) return dateProblem;
   const offsetMs =
     zone === "Z" ? 0 : (sign === "-" ? -1 : 1) * (Number(oh) * 60 + Number(om)) * 60_000;
   const ms =
-    Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s)) - offsetMs;
+    utcMillis(Number(y), Number(mo), Number(d), Number(h), Number(mi), Number(s)) - offsetMs;
   if (ms < 0) return "must not lie before 1970";
   if (ms > nowMs + MAX_FUTURE_SKEW_MS) return "must not lie more than an hour in the future";
   // PostgreSQL keeps microseconds; finer digits are dropped so both sides compare the same value.
@@ -161,6 +167,14 @@ function toWrite(crmId: string, parsed: ParsedAccount): AccountWrite {
   const { modified_on: modifiedOnUs, ...fields } = parsed;
   const account: CrmAccount = fields;
   return { crmId, modifiedOnUs, account };
+}
+
+/** A path's crm_id, or 422 naming it. */
+export function parseCrmId(pathId: unknown): string {
+  const id = crmIdSchema.safeParse(pathId);
+  if (!id.success)
+    throw new ValidationError(issuesOf(id.error).map((i) => ({ ...i, field: "crm_id" })));
+  return id.data;
 }
 
 /** PUT /v1/crm-mirror/accounts/{crm_id}: the path names the account; a body crm_id must agree. */

@@ -14,9 +14,10 @@ import {
   type TagSpec,
   type ServiceOpenApi,
 } from "@svc/openapi";
-import { q } from "@svc/http";
+import { identifierText, q } from "@svc/http";
 import { PRACTICE_FIELDS } from "../domain/practice-catalogue.ts";
 import type { WriteResult } from "../domain/crm-mirror/account.ts";
+import type { presentMirroredAccount } from "./crm-mirror-present.ts";
 import {
   bulkBody,
   crmIdSchema,
@@ -26,6 +27,10 @@ import {
 } from "./crm-mirror-validation.ts";
 
 export const PRACTICES_SCOPE = "practices:read";
+/**
+ * The CRM mirror client's scope, for its writes and for reading them back: only that client may
+ * hold it, so the mirror stays invisible to every other client.
+ */
 export const CRM_MIRROR_SCOPE = "crm-mirror:write";
 
 export const PRACTICE_TAGS: TagSpec[] = [
@@ -36,7 +41,7 @@ export const PRACTICE_TAGS: TagSpec[] = [
   {
     name: "CRM mirror",
     description:
-      "Records the external CRM writes (production only; the dedicated CRM mirror client, scope crm-mirror:write). Writes are idempotent and ordered by the CRM's own modified_on.",
+      "Records the external CRM writes (production only; the dedicated CRM mirror client, scope crm-mirror:write). Writes are idempotent and ordered by the CRM's own modified_on. The same client reads them back to reconcile (one account, or all in modified_on order); no other client sees the mirror.",
   },
 ];
 
@@ -62,6 +67,18 @@ const practiceMetadata: NamedSchema = {
 };
 
 const LEGACY_ERRORS = { 422: ["VALIDATION_ERROR"], 503: ["LEGACY_SOURCE_UNAVAILABLE"] } as const;
+
+/**
+ * practice_id is opaque: any string the sources hold (`ACC/2009/117` arrives as `ACC%2F2009%2F117`
+ * and express decodes it). What no source can hold is a bad parameter (422), not an absent
+ * practice.
+ */
+export const practiceIdSchema = identifierText(
+  z
+    .string()
+    .min(1, { message: "must not be empty" })
+    .max(255, { message: "must be at most 255 characters" }),
+);
 
 export const listPracticesOperation = {
   operationId: "listPractices",
@@ -108,7 +125,7 @@ export const getPracticeOperation = {
     practice_id: {
       description:
         "The opaque practice_id, percent-encoded (`ACC/2009/117` as `ACC%2F2009%2F117`); at most 255 characters, no control characters (else 422).",
-      schema: { type: "string", minLength: 1, maxLength: 255 },
+      schema: practiceIdSchema,
     },
   },
   query: {},
@@ -175,7 +192,6 @@ const crmIdParam = {
   },
 };
 const MIRROR_ERRORS = {
-  404: ["NOT_FOUND"],
   422: ["VALIDATION_ERROR"],
   503: ["SERVICE_UNAVAILABLE"],
 } as const;
@@ -262,12 +278,97 @@ export const bulkCrmAccountsOperation = {
   },
 } as const satisfies OperationSpec;
 
+const nullableText = () => z.string().nullable();
+const mirroredAccountShape = {
+  crm_id: z.string(),
+  name: nullableText(),
+  alias: nullableText(),
+  organisation_type: nullableText(),
+  language: nullableText(),
+  identifiers: z.strictObject({ vat: nullableText() }),
+  address: z.strictObject({
+    street: nullableText(),
+    postal_code: nullableText(),
+    city: nullableText(),
+    province: nullableText(),
+    country: nullableText(),
+  }),
+  contact: z.strictObject({ email: nullableText(), phone: nullableText() }),
+  period: z.strictObject({
+    start_date: z.string().meta({ format: "date" }).nullable(),
+    stop_date: z.string().meta({ format: "date" }).nullable(),
+  }),
+  modified_on: z.string().meta({
+    format: "date-time",
+    description: "The stored (winning) version, UTC with microseconds.",
+  }),
+  deleted: z.boolean().meta({
+    description: "A tombstone: the account was deleted at `modified_on`; every field is null.",
+  }),
+};
+const mirroredAccountSchema = z.strictObject(mirroredAccountShape);
+export const _mirroredAccountKeys: SameKeys<
+  ReturnType<typeof presentMirroredAccount>,
+  z.output<typeof mirroredAccountSchema>
+> = true;
+const mirroredAccount: NamedSchema = {
+  name: "CrmMirroredAccount",
+  description: "An account as the mirror holds it: the last applied write, or its tombstone.",
+  schema: mirroredAccountSchema,
+};
+
+export const getCrmAccountOperation = {
+  operationId: "getCrmAccount",
+  method: "get",
+  path: "/v1/crm-mirror/accounts/{crm_id}",
+  summary: "Read one CRM account back",
+  description:
+    "The stored version, a tombstone (`deleted: true`) included; 404 when no write for this id was ever applied.",
+  tag: "CRM mirror",
+  auth: { scope: CRM_MIRROR_SCOPE },
+  environments: PRODUCTION_ONLY,
+  pathParams: crmIdParam,
+  query: {},
+  responses: {
+    200: { description: "The account.", body: { envelope: "data", schema: mirroredAccount } },
+  },
+  errors: { ...MIRROR_ERRORS, 404: ["NOT_FOUND"] },
+} as const satisfies OperationSpec;
+
+export const listCrmAccountsOperation = {
+  operationId: "listCrmAccounts",
+  method: "get",
+  path: "/v1/crm-mirror/accounts",
+  summary: "List the CRM accounts (reconciliation)",
+  description:
+    "Every stored account, tombstones included, oldest `modified_on` first (ties by `crm_id`). Follow `meta.pagination.next_cursor` until `has_more` is false. A write applied during the walk with a `modified_on` before the cursor's position lands behind it: reconcile by walking from the start.",
+  tag: "CRM mirror",
+  auth: { scope: CRM_MIRROR_SCOPE },
+  environments: PRODUCTION_ONLY,
+  query: {
+    per_page: q.perPage(),
+    cursor: q
+      .text(1_024)
+      .optional()
+      .meta({ description: "`next_cursor` of the previous page; absent: the first page." }),
+  },
+  responses: {
+    200: {
+      description: "A page of accounts.",
+      body: { envelope: "cursorPage", items: mirroredAccount },
+    },
+  },
+  errors: { 422: ["VALIDATION_ERROR"], 503: ["SERVICE_UNAVAILABLE"] },
+} as const satisfies OperationSpec;
+
 export const PRACTICE_OPERATIONS: ReadonlyArray<OperationSpec> = [
   listPracticesOperation,
   getPracticeOperation,
   practiceMetadataOperation,
 ];
 export const CRM_MIRROR_OPERATIONS: ReadonlyArray<OperationSpec> = [
+  listCrmAccountsOperation,
+  getCrmAccountOperation,
   putCrmAccountOperation,
   deleteCrmAccountOperation,
   bulkCrmAccountsOperation,

@@ -1,24 +1,30 @@
 /**
  * The practices service's one router. The practice endpoints (list, single read, metadata): each
  * handler parses its input, calls one use case and wraps the result in the envelope. The CRM mirror
- * write endpoints (scope crm-mirror:write, production only): writes are idempotent and ordered by
- * the CRM's own modified_on; see the service README "CRM mirror" for the payloads. Errors are
+ * endpoints (scope crm-mirror:write, production only): writes are idempotent and ordered by the
+ * CRM's own modified_on, and the same client reads them back; see the service README "CRM mirror"
+ * for the payloads. Errors are
  * thrown and become responses in @svc/http.
  */
 import express, { type RequestHandler } from "express";
-import { parseQuery, requireJson, sendData, sendPage } from "@svc/http";
+import { cursorPagination, parseQuery, requireJson, sendData, sendPage } from "@svc/http";
 import { MethodNotAllowedError, ValidationError } from "@svc/errors";
 import { requireScope, type TokenVerifier } from "@svc/auth";
 import { expressPath } from "@svc/openapi";
 import { getPractice, listPractices, type PracticeReader } from "../domain/list-practices.ts";
 import { practiceMetadata } from "../domain/practice-catalogue.ts";
 import type { CrmMirrorStore } from "../domain/ports.ts";
+import { getMirroredAccount, listMirroredAccounts } from "../domain/crm-mirror/read.ts";
+import { presentMirroredAccount } from "./crm-mirror-present.ts";
 import {
   bulkCrmAccountsOperation,
   CRM_MIRROR_SCOPE,
   deleteCrmAccountOperation,
+  getCrmAccountOperation,
   getPracticeOperation,
+  listCrmAccountsOperation,
   listPracticesOperation,
+  practiceIdSchema,
   practiceMetadataOperation,
   PRACTICES_SCOPE,
   putCrmAccountOperation,
@@ -26,31 +32,19 @@ import {
 import {
   DELETE_VERSION_HEADER,
   parseBulk,
+  parseCrmId,
   parseDelete,
   parsePut,
 } from "./crm-mirror-validation.ts";
 
-const MAX_ID_LENGTH = 255;
-// eslint-disable-next-line no-control-regex -- control characters are exactly what is refused
-const CONTROL = /[\u0000-\u001f\u007f]/;
-
-/**
- * practice_id is opaque: any string the sources hold (`ACC/2009/117` arrives as `ACC%2F2009%2F117`
- * and express decodes it). It is only ever a bound SQL value, never a path or a file name.
- * What no source can hold is a bad parameter (422), not an absent practice.
- */
-function practiceIdParam(value: unknown): string {
-  if (typeof value !== "string" || value === "")
-    throw new ValidationError([{ field: "practice_id", message: "must not be empty" }]);
-  if ([...value].length > MAX_ID_LENGTH)
-    throw new ValidationError([
-      { field: "practice_id", message: `must be at most ${MAX_ID_LENGTH} characters` },
-    ]);
-  if (CONTROL.test(value))
-    throw new ValidationError([
-      { field: "practice_id", message: "must not contain control characters" },
-    ]);
-  return value;
+/** The path's practice_id (only ever a bound SQL value, never a path or a file name), or 422. */
+export function practiceIdParam(value: unknown): string {
+  const id = practiceIdSchema.safeParse(value);
+  if (!id.success)
+    throw new ValidationError(
+      id.error.issues.map((i) => ({ field: "practice_id", message: i.message })),
+    );
+  return id.data;
 }
 
 export function practiceHandlers(
@@ -64,11 +58,7 @@ export function practiceHandlers(
         ...filters
       } = parseQuery(listPracticesOperation.query, req.query);
       const result = await listPractices(reader, { page, perPage, filters });
-      sendPage(res, result.items, {
-        page: result.page,
-        perPage: result.perPage,
-        total: result.total,
-      });
+      sendPage(res, result.items, result);
     },
     get: async (req, res) => {
       parseQuery(getPracticeOperation.query, req.query);
@@ -105,6 +95,7 @@ function practiceRoutes(deps: { verify: TokenVerifier; reader: PracticeReader })
 // A custom method (`:bulk`) rather than `/accounts/bulk`, which would read as the account "bulk".
 const ACCOUNT = expressPath(putCrmAccountOperation.path);
 const BULK = expressPath(bulkCrmAccountsOperation.path);
+const ACCOUNTS = expressPath(listCrmAccountsOperation.path);
 
 export interface CrmMirrorDeps {
   verify: TokenVerifier;
@@ -112,8 +103,25 @@ export interface CrmMirrorDeps {
   now: () => number;
 }
 
-function crmMirrorHandlers(deps: CrmMirrorDeps): Record<"put" | "remove" | "bulk", RequestHandler> {
+function crmMirrorHandlers(
+  deps: CrmMirrorDeps,
+): Record<"get" | "list" | "put" | "remove" | "bulk", RequestHandler> {
   return {
+    get: async (req, res) => {
+      parseQuery(getCrmAccountOperation.query, req.query);
+      const account = await getMirroredAccount(deps.store, parseCrmId(req.params.crm_id));
+      sendData(res, presentMirroredAccount(account));
+    },
+    list: async (req, res) => {
+      const query = parseQuery(listCrmAccountsOperation.query, req.query);
+      const page = await listMirroredAccounts(deps.store, {
+        cursor: query.cursor,
+        perPage: query.per_page,
+      });
+      sendData(res, page.items.map(presentMirroredAccount), {
+        pagination: cursorPagination(page),
+      });
+    },
     put: async (req, res) => {
       parseQuery(putCrmAccountOperation.query, req.query);
       const [result] = await deps.store.apply([parsePut(req.params.crm_id, req.body, deps.now())]);
@@ -150,10 +158,13 @@ function crmMirrorRoutes(deps: CrmMirrorDeps): express.Router {
   const router = express.Router();
   const guard = requireScope(deps.verify, CRM_MIRROR_SCOPE);
   const h = crmMirrorHandlers(deps);
+  router.get(ACCOUNTS, guard, h.list);
+  router.get(ACCOUNT, guard, h.get);
   router.put(ACCOUNT, guard, requireJson(), h.put);
   router.delete(ACCOUNT, guard, h.remove);
   router.post(BULK, guard, requireJson(), h.bulk);
-  router.all(ACCOUNT, methods(["PUT", "DELETE"]));
+  router.all(ACCOUNTS, methods(["GET", "HEAD"]));
+  router.all(ACCOUNT, methods(["GET", "HEAD", "PUT", "DELETE"]));
   router.all(BULK, methods(["POST"]));
   return router;
 }

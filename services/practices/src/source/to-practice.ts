@@ -1,6 +1,6 @@
 /**
  * Row → canonical practice. Together with mysql-practice-source.ts the only place that knows legacy
- * names: the row carries them (see @svc/legacy README for the column map), the Practice does not.
+ * names: the row carries them (LEGACY_READS in @svc/legacy/reads maps them), the Practice does not.
  */
 import type { Practice, PracticeWarning } from "../domain/practice.ts";
 

@@ -1,5 +1,5 @@
 import type pg from "pg";
-import { getTableColumns, inArray, sql, type SQL } from "drizzle-orm";
+import { asc, count, eq, getTableColumns, inArray, sql, type SQL } from "drizzle-orm";
 import { createDrizzle, guardPg } from "@svc/db";
 import * as schema from "./schema.ts";
 import { crmAccounts } from "./schema.ts";
@@ -7,6 +7,8 @@ import {
   isoFromMicros,
   type AccountWrite,
   type CrmAccount,
+  type MirroredAccount,
+  type MirrorPosition,
   type StoredVersion,
   type WriteResult,
 } from "../domain/crm-mirror/account.ts";
@@ -33,6 +35,15 @@ function accountOf(r: StoredRow): CrmAccount | null {
     },
     contact: { email: r.email, phone: r.phone },
     period: { start_date: r.periodStart, stop_date: r.periodStop },
+  };
+}
+
+function mirroredOf(r: StoredRow): MirroredAccount {
+  return {
+    crmId: r.crmId,
+    modifiedOn: isoFromMicros(Number(r.modifiedOnUs)),
+    deleted: r.deleted,
+    account: accountOf(r),
   };
 }
 
@@ -124,5 +135,38 @@ export class PgCrmMirrorStore implements CrmMirrorStore {
         return results;
       }),
     );
+  }
+
+  get(crmId: string): Promise<MirroredAccount | null> {
+    return guardPg(async () => {
+      const [row] = await this.#db
+        .select(storedColumns)
+        .from(crmAccounts)
+        .where(eq(crmAccounts.crmId, crmId));
+      return row ? mirroredOf(row) : null;
+    });
+  }
+
+  page(after: MirrorPosition | null, limit: number): Promise<MirroredAccount[]> {
+    // The position's time is the stored microsecond text, so the comparison is exact.
+    const where = after
+      ? sql`(${crmAccounts.modifiedOn}, ${crmAccounts.crmId}) > (${after.modifiedOn}::timestamptz, ${after.crmId})`
+      : undefined;
+    return guardPg(async () => {
+      const rows: StoredRow[] = await this.#db
+        .select(storedColumns)
+        .from(crmAccounts)
+        .where(where)
+        .orderBy(asc(crmAccounts.modifiedOn), asc(crmAccounts.crmId))
+        .limit(limit);
+      return rows.map(mirroredOf);
+    });
+  }
+
+  count(): Promise<number> {
+    return guardPg(async () => {
+      const [row] = await this.#db.select({ n: count() }).from(crmAccounts);
+      return row?.n ?? 0;
+    });
   }
 }

@@ -4,7 +4,7 @@
  * The response has no modification time, so a write that only restamps a row changes nothing and
  * emits nothing.
  */
-import type { ChangeRecord, ChangeSource, PassContext } from "@svc/events";
+import type { ChangeRecord, ChangeSource, ChangeStamp, PassContext } from "@svc/events";
 import type { Practice } from "../domain/practice.ts";
 import type {
   PracticeChangeFeed,
@@ -80,13 +80,35 @@ export class PracticeChangeSource implements ChangeSource<Practice> {
     cursor: { modifiedAfterLocal: string },
     ctx: PassContext,
   ): AsyncIterable<ChangeRecord<Practice>[]> {
-    for (let after: PracticeModification | null = null; ;) {
-      ctx.signal.throwIfAborted();
-      const rows = await this.#feed.modifications(cursor.modifiedAfterLocal, after, this.#pageSize);
+    for await (const rows of this.#modifications(cursor, ctx)) {
       const latest = latestByPractice(rows);
       const entries = await this.#feed.byIds([...latest.keys()], ctx.today);
       if (entries.length > 0)
         yield entries.map((e) => toRecord(e, ctx.today, latest.get(e.practice.practice_id)));
+    }
+  }
+
+  /**
+   * The stamps of the rows changedSince reads, one per row: quick passes read full practices only
+   * for the versions they have not evaluated.
+   */
+  async *stampsSince(
+    cursor: { modifiedAfterLocal: string },
+    ctx: PassContext,
+  ): AsyncIterable<ChangeStamp[]> {
+    for await (const rows of this.#modifications(cursor, ctx))
+      yield rows.map((r) => ({ id: r.practiceId, modifiedLocal: r.modifiedLocal }));
+  }
+
+  /** The rows modified at or after the cursor, in non-empty pages. */
+  async *#modifications(
+    cursor: { modifiedAfterLocal: string },
+    ctx: PassContext,
+  ): AsyncIterable<PracticeModification[]> {
+    for (let after: PracticeModification | null = null; ;) {
+      ctx.signal.throwIfAborted();
+      const rows = await this.#feed.modifications(cursor.modifiedAfterLocal, after, this.#pageSize);
+      if (rows.length > 0) yield rows;
       if (rows.length < this.#pageSize) return;
       after = rows[rows.length - 1] as PracticeModification;
     }

@@ -1,5 +1,6 @@
 import { conformanceProblems, type FieldSpec } from "@svc/catalogue";
-import { COLUMNS, TABLES } from "@svc/legacy";
+import { TABLES } from "@svc/legacy";
+import { COLUMNS } from "@svc/sandbox";
 import { PRACTICE_FIELDS } from "../../src/domain/practice-catalogue.ts";
 
 function valueAt(resource: unknown, path: string): unknown {

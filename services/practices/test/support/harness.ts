@@ -1,10 +1,10 @@
 /**
- * Test wiring: a legacy database seeded with the sandbox generator (@svc/legacy), the real app on
+ * Test wiring: a legacy database seeded with the sandbox generator (@svc/sandbox), the real app on
  * port 0 with a test token issuer and an injected clock, and a small authenticated GET helper.
  */
 import { createTokenVerifier } from "@svc/auth";
 import { createLegacyDb, type LegacyDb } from "@svc/db";
-import { openServerConnection, seedDatabase } from "@svc/legacy";
+import { openServerConnection, seedDatabase } from "@svc/sandbox";
 import {
   createTempMysqlDatabase,
   createTestIssuer,
@@ -23,6 +23,7 @@ import { createApp } from "../../src/app.ts";
 import { loadConfig } from "../../src/config.ts";
 import type { CrmMirrorStore } from "../../src/domain/ports.ts";
 import type { PageMarkOptions } from "@svc/paging";
+import type { Logger } from "@svc/logging";
 import { MysqlPracticeSource } from "../../src/source/mysql-practice-source.ts";
 
 /** The date the data set is seeded with, and the injected clock's calendar date in Brussels. */
@@ -54,8 +55,12 @@ export async function seedLegacy(scale: number, today = TODAY): Promise<TempData
 }
 
 /** The read tests run in the sandbox, where the CRM mirror is never reached. */
+const notHere = () => Promise.reject(new Error("the CRM mirror is not part of this test"));
 export const unusedMirror: CrmMirrorStore = {
-  apply: () => Promise.reject(new Error("the CRM mirror is not part of this test")),
+  apply: notHere,
+  get: notHere,
+  page: notHere,
+  count: notHere,
 };
 
 export interface PracticesApp {
@@ -80,6 +85,8 @@ export interface StartOptions {
   pagePool?: (db: LegacyDb) => LegacyDb;
   /** The pool for counts and page marks; default the page pool. */
   countDb?: LegacyDb;
+  /** Where the app logs; silent by default. */
+  logger?: Logger;
 }
 
 export async function startPractices(options: StartOptions): Promise<PracticesApp> {
@@ -103,7 +110,7 @@ export async function startPractices(options: StartOptions): Promise<PracticesAp
   });
   const handler = createApp({
     config,
-    logger: silentLogger(),
+    logger: options.logger ?? silentLogger(),
     verify,
     practices: new MysqlPracticeSource(options.pagePool?.(legacy) ?? legacy, {
       ...(options.marks ? { marks: { ...options.marks, now } } : {}),

@@ -1,10 +1,12 @@
 /** GET /v1/vacancies filters pushed down to the source, one page plus the total. */
-import type { DateOrInstant } from "@svc/http";
-import { pageTotal, totalFromPage } from "@svc/paging";
+import { readListPage, type ListPage } from "@svc/paging";
 import { localOfInstant } from "@svc/time";
 import type { AllowedOf, Vacancy } from "./vacancy-catalogue.ts";
 import { asOf, type VacancyReader } from "./vacancy-reader.ts";
 import { listKey, type VacancyFilter } from "./ports.ts";
+
+/** `updated_since` as the client gave it: a calendar date or an instant. */
+export type DateOrInstant = { kind: "date"; date: string } | { kind: "instant"; instant: Date };
 
 /** The validated query of GET /v1/vacancies. */
 export interface ListQuery {
@@ -19,13 +21,8 @@ export interface ListQuery {
   updated_since?: DateOrInstant;
 }
 
-export interface ListResult {
-  items: Vacancy[];
-  /** Every vacancy matching the filter (see listVacancies for how fresh). */
-  total: number;
-  page: number;
-  perPage: number;
-}
+/** A page of vacancies; `total`: every vacancy matching the filter (see listVacancies). */
+export type ListResult = ListPage<Vacancy>;
 
 /**
  * `updated_since` as the zone's wall clock, the form the source stores: a date means midnight at
@@ -46,25 +43,21 @@ function filterOf(query: ListQuery, zone: string): VacancyFilter {
 }
 
 /**
- * The page is always read fresh. Its total is exact when the page is not full (it ends the list);
- * otherwise it is the COUNT for the same filters and day, reused for VACANCY_TOTALS_CACHE_MS or
- * ten times as long as it took (so it may lag a change by that long; @svc/paging RefreshingCache),
- * and never fewer than the rows up to this page's end. A count the cache does not hold runs
+ * One page, read fresh, and its total (@svc/paging readListPage): exact when the page is not full,
+ * otherwise the COUNT for the same filters and day, reused for VACANCY_TOTALS_CACHE_MS or ten times
+ * as long as it took (so it may lag a change by that long). A count the cache does not hold runs
  * beside the page query, not after it.
  */
-export async function listVacancies(reader: VacancyReader, query: ListQuery): Promise<ListResult> {
-  const window = { offset: (query.page - 1) * query.per_page, limit: query.per_page };
+export function listVacancies(reader: VacancyReader, query: ListQuery): Promise<ListResult> {
   const filter = filterOf(query, reader.zone);
   const today = asOf(reader);
-  const counted = reader.totals.get(listKey(filter, today), () =>
-    reader.source.count(filter, today),
+  return readListPage(
+    reader.totals,
+    { page: query.page, perPage: query.per_page, countBesidePage: true },
+    {
+      key: listKey(filter, today),
+      read: (window) => reader.source.page(filter, today, window),
+      count: () => reader.source.count(filter, today),
+    },
   );
-  // Not awaited when the page proves the total (or the page fails): its failure is not this
-  // request's.
-  counted.catch(() => undefined);
-  const items = await reader.source.page(filter, today, window);
-  const total =
-    totalFromPage(items.length, window.offset, window.limit) ??
-    pageTotal(items.length, window.offset, window.limit, await counted);
-  return { items, total, page: query.page, perPage: query.per_page };
 }

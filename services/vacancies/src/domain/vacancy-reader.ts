@@ -4,7 +4,7 @@
  * whether a vacancy is published.
  */
 import { TotalsCache } from "@svc/paging";
-import { dateIn } from "@svc/time";
+import { calendarToday } from "@svc/time";
 import type { AsOf, VacancySource } from "./ports.ts";
 
 export interface VacancyReader {
@@ -15,20 +15,6 @@ export interface VacancyReader {
   today: () => string;
   /** List totals, reused for VACANCY_TOTALS_CACHE_MS at least; see list-vacancies.ts. */
   totals: TotalsCache;
-}
-
-/** The zone's calendar date, formatted at most once per clock second (Intl formatting costs). */
-function calendarToday(zone: string, now: () => number): () => string {
-  let second = Number.NaN;
-  let date = "";
-  return () => {
-    const instant = now();
-    if (Math.floor(instant / 1000) !== second) {
-      second = Math.floor(instant / 1000);
-      date = dateIn(zone, instant);
-    }
-    return date;
-  };
 }
 
 /** `now`: milliseconds since the epoch, injected so tests can pin "today". */

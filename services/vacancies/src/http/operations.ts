@@ -11,6 +11,7 @@ import {
   type OperationSpec,
   type TagSpec,
   type ServiceOpenApi,
+  uuidPathParams,
 } from "@svc/openapi";
 import { q } from "@svc/http";
 import { VACANCY_FIELDS } from "../domain/vacancy-catalogue.ts";
@@ -129,12 +130,7 @@ export const getVacancyOperation = {
   description: "A soft-deleted vacancy is 404, like an unknown uuid.",
   tag: "Vacancies",
   auth: { scope: VACANCIES_SCOPE },
-  pathParams: {
-    uuid: {
-      description: "The vacancy's uuid; anything not UUID-shaped is 422.",
-      schema: { type: "string", format: "uuid" },
-    },
-  },
+  pathParams: uuidPathParams({ uuid: "vacancy" }),
   query: {},
   responses: { 200: { description: "The vacancy.", body: { envelope: "data", schema: vacancy } } },
   errors: { ...LEGACY_ERRORS, 404: ["NOT_FOUND"] },

@@ -3,8 +3,8 @@
  * case and wraps the result in the envelope. Errors are thrown and become responses in @svc/http.
  */
 import express, { type RequestHandler } from "express";
-import { parseQuery, sendData, sendPage } from "@svc/http";
-import { MethodNotAllowedError, ValidationError } from "@svc/errors";
+import { parseQuery, sendData, sendPage, uuidParam } from "@svc/http";
+import { MethodNotAllowedError } from "@svc/errors";
 import { requireScope, type TokenVerifier } from "@svc/auth";
 import { expressPath } from "@svc/openapi";
 import { getVacancy } from "../domain/get-vacancy.ts";
@@ -18,15 +18,6 @@ import {
 } from "./operations.ts";
 import type { VacancyReader } from "../domain/vacancy-reader.ts";
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** A path value that cannot be a vacancy uuid is a bad parameter (422), not an absent vacancy. */
-function uuidParam(value: unknown): string {
-  if (typeof value !== "string" || !UUID.test(value))
-    throw new ValidationError([{ field: "uuid", message: "must be a UUID" }]);
-  return value;
-}
-
 export function vacancyHandlers(
   reader: VacancyReader,
 ): Record<"list" | "get" | "meta", RequestHandler> {
@@ -36,15 +27,11 @@ export function vacancyHandlers(
         reader,
         parseQuery(listVacanciesOperation.query, req.query),
       );
-      sendPage(res, result.items, {
-        page: result.page,
-        perPage: result.perPage,
-        total: result.total,
-      });
+      sendPage(res, result.items, result);
     },
     get: async (req, res) => {
       parseQuery(getVacancyOperation.query, req.query);
-      sendData(res, await getVacancy(reader, uuidParam(req.params.uuid)));
+      sendData(res, await getVacancy(reader, uuidParam(req.params.uuid, "uuid")));
     },
     meta: async (req, res) => {
       parseQuery(vacancyMetadataOperation.query, req.query);

@@ -5,7 +5,8 @@
  */
 import { z } from "@svc/config";
 import { SourceUnavailableError } from "@svc/errors";
-import { names, serve, type Logger, type NatsConnection, type Responder } from "@svc/messaging";
+import type { Logger } from "@svc/logging";
+import { names, serve, type NatsConnection, type Responder } from "@svc/messaging";
 import { vacancyExists, type VacancyExistsReply } from "../domain/get-vacancy.ts";
 import type { VacancySource } from "../domain/ports.ts";
 

@@ -1,7 +1,7 @@
 /**
  * Legacy vacancy row → canonical vacancy (the contract's vacancy fields). With
  * mysql-vacancy-source.ts the only module that knows the legacy column names
- * (shared/legacy/README.md maps each one).
+ * (LEGACY_READS in @svc/legacy/reads maps each one to its field).
  */
 import type { AllowedOf, Vacancy } from "../domain/vacancy-catalogue.ts";
 import type { ReferenceEntry } from "../domain/ports.ts";

@@ -4,7 +4,7 @@ import {
   type Connection as MysqlConnection,
 } from "mysql2/promise";
 import { createLegacyDb, type LegacyDb } from "@svc/db";
-import { openServerConnection, seedDatabase } from "@svc/legacy";
+import { openServerConnection, seedDatabase } from "@svc/sandbox";
 import {
   createTempMysqlDatabase,
   createTestIssuer,

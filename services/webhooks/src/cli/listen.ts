@@ -6,7 +6,7 @@
  * events were forwarded: a network error retries the same page, so nothing is lost or repeated.
  */
 import { randomUUID } from "node:crypto";
-import { parseArgs } from "node:util";
+import { apiClientArgs, UsageError, type Invocation } from "@svc/cli";
 import { backoffMs, sleep } from "@svc/time";
 import { SERVICE_VERSION } from "../config.ts";
 import {
@@ -16,84 +16,48 @@ import {
   generateSecret,
 } from "../domain/signing.ts";
 
-export const LISTEN_USAGE = `Usage: npm run webhooks -- listen --forward-to <url> [options]
-
-Follows the events feed and POSTs each event to <url>, signed like a real delivery.
-
-  --forward-to <url>      where to POST each event (e.g. http://localhost:3000/hooks)
-  --events <a,b,...>      only these event types (default: every type your scopes may read)
-  --base-url <url>        the API (default: $BASE_URL, else http://localhost:8080)
-  --client-id <id>        default: $CLIENT_ID
-  --client-secret <s>     default: $CLIENT_SECRET
-  --secret <whsec_...>    the signing secret (default: $WEBHOOK_SECRET, else a new one, printed)
-  --since <date-time>     start at events recorded since then (default: now)
-  --poll-ms <ms>          wait between polls once caught up (default: 500)`;
-
 export type ListenOptions = {
   forwardTo: URL;
   baseUrl: string;
   clientId: string;
   clientSecret: string;
   secret: string;
+  /** The signing secret was made here, so it is printed once; a given one never is. */
+  secretGenerated: boolean;
   events: string | undefined;
   since: string | undefined;
   pollMs: number;
 };
 
-/** Options from the command line and the environment; a string is the usage error to print. */
-export function parseListenArgs(
-  args: string[],
+/** Options from the command line and the environment; a UsageError names a missing or bad one. */
+export function listenOptions(
+  call: Pick<Invocation, "string">,
   env: {
     BASE_URL?: string | undefined;
     CLIENT_ID?: string | undefined;
     CLIENT_SECRET?: string | undefined;
     WEBHOOK_SECRET?: string | undefined;
   },
-): ListenOptions | string {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args,
-      strict: true,
-      options: {
-        "forward-to": { type: "string" },
-        events: { type: "string" },
-        "base-url": { type: "string" },
-        "client-id": { type: "string" },
-        "client-secret": { type: "string" },
-        secret: { type: "string" },
-        since: { type: "string" },
-        "poll-ms": { type: "string" },
-      },
-    }));
-  } catch (err) {
-    return (err as Error).message;
-  }
-  const forwardTo = URL.parse(values["forward-to"] ?? "");
+): ListenOptions {
+  const forwardTo = URL.parse(call.string("forward-to") ?? "");
   if (!forwardTo || !["http:", "https:"].includes(forwardTo.protocol))
-    return "--forward-to must be an http(s) URL";
-  const baseUrl = (values["base-url"] ?? env.BASE_URL ?? "http://localhost:8080").replace(
-    /\/+$/,
-    "",
-  );
-  if (!URL.canParse(baseUrl)) return "--base-url must be a URL";
-  const clientId = values["client-id"] ?? env.CLIENT_ID;
-  const clientSecret = values["client-secret"] ?? env.CLIENT_SECRET;
-  if (!clientId || !clientSecret)
-    return "client credentials are needed: --client-id and --client-secret, or CLIENT_ID and CLIENT_SECRET";
-  const pollMs = Number(values["poll-ms"] ?? 500);
+    throw new UsageError("--forward-to must be an http(s) URL");
+  const { baseUrl, clientId, clientSecret } = apiClientArgs(call, env);
+  const pollMs = Number(call.string("poll-ms") ?? 500);
   if (!Number.isInteger(pollMs) || pollMs < 50 || pollMs > 60_000)
-    return "--poll-ms must be whole milliseconds, 50 to 60000";
-  const since = values.since;
+    throw new UsageError("--poll-ms must be whole milliseconds, 50 to 60000");
+  const since = call.string("since");
   if (since !== undefined && Number.isNaN(Date.parse(since)))
-    return "--since must be an ISO 8601 date-time with offset";
+    throw new UsageError("--since must be an ISO 8601 date-time with offset");
+  const given = call.string("secret") ?? env.WEBHOOK_SECRET;
   return {
     forwardTo,
     baseUrl,
     clientId,
     clientSecret,
-    secret: values.secret ?? env.WEBHOOK_SECRET ?? generateSecret(),
-    events: values.events,
+    secret: given ?? generateSecret(),
+    secretGenerated: given === undefined,
+    events: call.string("events"),
     since,
     pollMs,
   };
@@ -196,7 +160,11 @@ export async function listen(
     query = startQuery.toString();
 
     print(`Ready. Forwarding events to ${options.forwardTo.href}`);
-    print(`Signing secret (verify deliveries with it): ${options.secret}`);
+    print(
+      options.secretGenerated
+        ? `Signing secret (verify deliveries with it): ${options.secret}`
+        : "Signing with the secret you gave (--secret or WEBHOOK_SECRET).",
+    );
     print(`Starting at events recorded since ${startQuery.get("created_since")}. Ctrl+C stops.`);
     while (!signal.aborted) {
       const page = await retrying(readPage);

@@ -1,6 +1,6 @@
 import { EVENT_CATALOGUE, eventTypesFor, type EntityType, type EventType } from "@svc/events";
 import { InsufficientScopeError, NotFoundError, ValidationError } from "@svc/errors";
-import { decodeCursor, encodeCursor, RefreshingCache } from "@svc/paging";
+import { cursorPage, cutPage, openCursorWalk, RefreshingCache, type CursorPage } from "@svc/paging";
 import type { Clock } from "./model.ts";
 
 /**
@@ -76,20 +76,16 @@ export interface EventFeedStore {
   get(eventUuid: string, read: FeedRead): Promise<FeedEvent | undefined>;
 }
 
-type Cursor = {
-  position: FeedPosition;
-  page: number;
-  filter: FeedFilter;
-};
+/** The event types a client's own subscriptions select, enabled or paused (the subscription store). */
+export interface SubscribedTypes {
+  eventTypesOf(owner: string): Promise<ReadonlySet<string>>;
+}
 
-export type FeedPage = {
-  events: FeedEvent[];
-  page: number;
-  perPage: number;
-  total: number;
-  nextCursor: string;
-  hasMore: boolean;
-};
+/** Who reads the feed: the token's client and scopes. */
+export type FeedReader = { clientId: string; scopes: ReadonlySet<string> };
+
+/** Where a walk of the feed stands, and the filters it walks with. */
+type WalkState = { position: FeedPosition; filter: FeedFilter };
 
 const DAY_MS = 86_400_000;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -97,11 +93,13 @@ const XID = /^(0|[1-9][0-9]{0,18})$/;
 
 /**
  * The events feed: every event of the catalogue the dispatcher received (whether or not anyone
- * subscribed to it), within the retention window, of the kinds the caller's scopes may read,
- * oldest first, walked by an opaque cursor that carries the position and the filters.
+ * subscribed to it), within the retention window, oldest first, walked by an opaque cursor that
+ * carries the position and the filters. A reader sees the kinds its scopes read, and the types its
+ * own subscriptions select (what it is sent anyway), so `webhooks:read` alone shows the latter.
  */
 export class EventFeed {
   readonly #store: EventFeedStore;
+  readonly #subscriptions: SubscribedTypes;
   readonly #clock: Clock;
   readonly #retentionMs: number;
   readonly #types: FeedEventType[];
@@ -109,6 +107,7 @@ export class EventFeed {
 
   constructor(deps: {
     store: EventFeedStore;
+    subscriptions: SubscribedTypes;
     clock: Clock;
     environment: "production" | "sandbox";
     retentionDays: number;
@@ -116,6 +115,7 @@ export class EventFeed {
     totalsTtlMs?: number;
   }) {
     this.#store = deps.store;
+    this.#subscriptions = deps.subscriptions;
     this.#clock = deps.clock;
     this.#retentionMs = deps.retentionDays * DAY_MS;
     this.#types = feedEventTypes(deps.environment);
@@ -125,96 +125,97 @@ export class EventFeed {
     });
   }
 
-  /** The event types the scopes may read; a type asked for but not readable is 403 naming its scope. */
-  #readable(scopes: ReadonlySet<string>, asked: FeedEventType[] | null): FeedEventType[] {
-    if (asked === null) return this.#types.filter((t) => scopes.has(feedScopeOf(t)));
+  /** The types a reader may see: by its scopes, and those its subscriptions select. */
+  async #readableTypes(reader: FeedReader): Promise<FeedEventType[]> {
+    const byScope = this.#types.filter((t) => reader.scopes.has(feedScopeOf(t)));
+    if (byScope.length === this.#types.length) return byScope;
+    const subscribed = await this.#subscriptions.eventTypesOf(reader.clientId);
+    return this.#types.filter((t) => reader.scopes.has(feedScopeOf(t)) || subscribed.has(t));
+  }
+
+  /** The event types to read; a type asked for but not readable is 403 naming its scope. */
+  async #readable(reader: FeedReader, asked: FeedEventType[] | null): Promise<FeedEventType[]> {
+    const readable = await this.#readableTypes(reader);
+    if (asked === null) return readable;
     for (const type of asked) {
-      const scope = feedScopeOf(type);
-      if (!scopes.has(scope)) throw new InsufficientScopeError(scope, "integration-service");
+      if (!readable.includes(type))
+        throw new InsufficientScopeError(feedScopeOf(type), "integration-service");
     }
     return asked;
   }
 
-  /** `types` from the query: known feed types of this environment, or 422. */
-  parseTypes(text: string | undefined): FeedEventType[] | null {
-    if (text === undefined) return null;
-    const types = [...new Set(text.split(",").map((t) => t.trim()))];
-    const unknown = types.filter((t) => !(this.#types as string[]).includes(t));
-    if (unknown.length > 0 || types.length === 0)
+  /** `type` from the query (feed types of any environment): those of this environment, or 422. */
+  parseTypes(types: ReadonlyArray<FeedEventType> | undefined): FeedEventType[] | null {
+    if (types === undefined) return null;
+    if (!types.every((t) => this.#types.includes(t)))
       throw new ValidationError([
         {
           field: "type",
           message: `must be comma-separated event types of the feed: ${this.#types.join(", ")}`,
         },
       ]);
-    return types as FeedEventType[];
+    return [...types];
   }
 
   async list(
-    scopes: ReadonlySet<string>,
+    reader: FeedReader,
     query: { cursor?: string; filter: FeedFilter; perPage: number; filtered: boolean },
-  ): Promise<FeedPage> {
-    let cursor: Cursor;
-    if (query.cursor !== undefined) {
-      // The cursor carries the walk's filters; a second set would contradict or repeat them.
-      if (query.filtered)
-        throw new ValidationError([
-          {
-            field: "cursor",
-            message:
-              "carries the filters of its walk; give it without type, created_since or created_before",
-          },
-        ]);
-      const decoded = decodeCursor(query.cursor, (v) => this.#parseCursor(v));
-      if (!decoded)
-        throw new ValidationError([{ field: "cursor", message: "is not a cursor of this feed" }]);
-      cursor = decoded;
-    } else {
-      cursor = { position: FEED_START, page: 1, filter: query.filter };
-    }
+  ): Promise<CursorPage<FeedEvent>> {
+    // The cursor carries the walk's filters; a second set would contradict or repeat them.
+    if (query.cursor !== undefined && query.filtered)
+      throw new ValidationError([
+        {
+          field: "cursor",
+          message:
+            "carries the filters of its walk; give it without type, created_since or created_before",
+        },
+      ]);
+    const walk = openCursorWalk<WalkState>({
+      cursor: query.cursor,
+      start: { position: FEED_START, filter: query.filter },
+      parse: (fields) => this.#parseCursor(fields),
+      listName: "feed",
+    });
+    const { position, filter } = walk.state;
     const read: FeedRead = {
-      types: this.#readable(scopes, cursor.filter.types),
-      since: cursor.filter.since,
-      before: cursor.filter.before,
+      types: await this.#readable(reader, filter.types),
+      since: filter.since,
+      before: filter.before,
       notBefore: new Date(this.#clock.now().getTime() - this.#retentionMs),
     };
-    if (read.types.length === 0)
-      throw new InsufficientScopeError(
-        Object.values(FEED_SCOPE_OF_KIND).join(" or "),
-        "integration-service",
-      );
-    const { events, horizon } = await this.#store.page(read, cursor.position, query.perPage + 1);
-    const hasMore = events.length > query.perPage;
-    const shown = events.slice(0, query.perPage);
+    // Nothing readable (no kind's scope, no subscription): an empty feed, as for any filter that
+    // matches nothing.
+    const { events, horizon } =
+      read.types.length === 0
+        ? { events: [], horizon: position.xid }
+        : await this.#store.page(read, position, query.perPage + 1);
+    const { shown, hasMore } = cutPage(events, query.perPage);
     // A page that is not full returned everything readable below the horizon: the next page
     // starts there, so a caught-up reader does not re-scan what it has passed (filtered-out rows).
-    const last = shown.at(-1)?.position ?? cursor.position;
+    const last = shown.at(-1)?.position ?? position;
     const next: FeedPosition = hasMore
       ? last
       : maxPosition(last, { xid: (BigInt(horizon) - 1n).toString(), uuid: LAST_UUID });
     const totalKey = JSON.stringify([read.types, read.since, read.before]);
-    const counted = await this.#totals.get(totalKey, () => this.#store.count(read));
-    return {
-      events: shown,
-      page: cursor.page,
+    const counted =
+      read.types.length === 0 ? 0 : await this.#totals.get(totalKey, () => this.#store.count(read));
+    return cursorPage(walk, {
+      shown,
+      hasMore,
       perPage: query.perPage,
       total: Math.max(counted, shown.length),
-      nextCursor: encodeCursor({
-        v: 1,
+      next: {
         x: next.xid,
         u: next.uuid,
-        // The page number moves on only when this page showed something.
-        n: shown.length > 0 ? cursor.page + 1 : cursor.page,
-        t: cursor.filter.types,
-        s: cursor.filter.since?.toISOString() ?? null,
-        b: cursor.filter.before?.toISOString() ?? null,
-      }),
-      hasMore,
-    };
+        t: filter.types,
+        s: filter.since?.toISOString() ?? null,
+        b: filter.before?.toISOString() ?? null,
+      },
+    });
   }
 
-  async get(scopes: ReadonlySet<string>, eventUuid: string): Promise<FeedEvent> {
-    const types = this.#types.filter((t) => scopes.has(feedScopeOf(t)));
+  async get(reader: FeedReader, eventUuid: string): Promise<FeedEvent> {
+    const types = await this.#readableTypes(reader);
     const read: FeedRead = {
       types,
       since: null,
@@ -226,12 +227,10 @@ export class EventFeed {
     return found;
   }
 
-  #parseCursor(value: unknown): Cursor | undefined {
-    if (typeof value !== "object" || value === null) return undefined;
-    const c = value as Record<string, unknown>;
-    if (c.v !== 1 || typeof c.x !== "string" || !XID.test(c.x)) return undefined;
+  /** A cursor's position and filters (openCursorWalk has read its version and page number). */
+  #parseCursor(c: Record<string, unknown>): WalkState | undefined {
+    if (typeof c.x !== "string" || !XID.test(c.x)) return undefined;
     if (typeof c.u !== "string" || !UUID.test(c.u)) return undefined;
-    if (typeof c.n !== "number" || !Number.isSafeInteger(c.n) || c.n < 1) return undefined;
     let types: FeedEventType[] | null = null;
     if (c.t !== null) {
       if (!Array.isArray(c.t) || c.t.length === 0) return undefined;
@@ -242,7 +241,7 @@ export class EventFeed {
     const since = instant(c.s);
     const before = instant(c.b);
     if (since === undefined || before === undefined) return undefined;
-    return { position: { xid: c.x, uuid: c.u }, page: c.n, filter: { types, since, before } };
+    return { position: { xid: c.x, uuid: c.u }, filter: { types, since, before } };
   }
 }
 

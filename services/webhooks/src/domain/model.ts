@@ -81,6 +81,14 @@ export type Attempt = {
 
 export type DeliveryDetail = Delivery & { attempts: Attempt[] };
 
+/** Which deliveries a list shows: by status, event type and creation time (since ≤ t < before). */
+export type DeliveryFilter = {
+  status?: DeliveryStatus | undefined;
+  eventType?: string | undefined;
+  since?: Date | undefined;
+  before?: Date | undefined;
+};
+
 export type Page<T> = { items: T[]; total: number };
 export type PageRequest = { page: number; perPage: number };
 
@@ -95,3 +103,24 @@ export type DeliveryMessage = {
 
 export type Clock = { now(): Date };
 export const systemClock: Clock = { now: () => new Date() };
+
+/** A subscriber portal session (domain/portal-sessions.ts). */
+export type PortalSession = {
+  id: string;
+  clientId: string;
+  /** The subscriptions the session may see and change; null: all of the client's. */
+  subscriptionIds: string[] | null;
+  readOnly: boolean;
+  /** The creating token's scopes (the events feed shows the kinds they read). */
+  scopes: string[];
+  createdAt: Date;
+  expiresAt: Date;
+  openedAt: Date | null;
+  revokedAt: Date | null;
+  revokedReason: PortalRevokedReason | null;
+};
+
+export type PortalRevokedReason = "requested" | "client_revoked";
+
+/** A session with the hashes only the domain compares. */
+export type StoredPortalSession = PortalSession & { tokenHash: string; cookieHash: string | null };

@@ -1,16 +1,19 @@
-import type { TraceContext } from "@svc/messaging";
 import type {
   AttemptOutcome,
   Delivery,
   DeliveryDetail,
+  DeliveryFilter,
   DeliveryMessage,
   DeliveryStatus,
   ErrorClass,
   FailureReason,
   Page,
   PageRequest,
+  PortalSession,
+  StoredPortalSession,
   Subscription,
 } from "./model.ts";
+import type { TraceContext } from "@svc/events";
 
 export type NewSubscription = {
   id: string;
@@ -30,7 +33,8 @@ export type SubscriptionPatch = { url?: string; eventTypes?: string[]; enabled?:
 /** Subscriptions, always scoped to their owner: another client's subscription does not exist. */
 export interface SubscriptionStore {
   insert(input: NewSubscription): Promise<Subscription>;
-  list(owner: string, page: PageRequest): Promise<Page<Subscription>>;
+  /** The owner's subscriptions, oldest first; only those of `ids` when given. */
+  list(owner: string, page: PageRequest, ids?: string[] | null): Promise<Page<Subscription>>;
   get(owner: string, id: string): Promise<Subscription | undefined>;
   update(
     owner: string,
@@ -62,9 +66,12 @@ export type NewEvent = {
  * first).
  */
 export interface DeliveryStore {
-  list(
-    subscriptionId: string,
-    filter: { status?: DeliveryStatus | undefined },
+  list(subscriptionId: string, filter: DeliveryFilter, page: PageRequest): Promise<Page<Delivery>>;
+  /** The deliveries of every subscription of the owner (or of those of `ids`), newest first. */
+  listForOwner(
+    owner: string,
+    ids: string[] | null,
+    filter: DeliveryFilter,
     page: PageRequest,
   ): Promise<Page<Delivery>>;
   get(subscriptionId: string, deliveryId: string): Promise<DeliveryDetail | undefined>;
@@ -183,4 +190,88 @@ export type PostResult =
 export interface WebhookHttpClient {
   post(url: string, body: string, headers: Record<string, string>): Promise<PostResult>;
   close(): Promise<void>;
+}
+
+/** One address a host name resolves to. */
+export type ResolvedAddress = { address: string; family: 4 | 6 };
+
+/** A URL that passed every rule, with the addresses the connection may use (and only those). */
+export type VettedTarget = { url: URL; hostname: string; addresses: ResolvedAddress[] };
+
+/**
+ * The subscription URL rules (url-policy.ts) with the host resolved; fails with BlockedUrlError.
+ * Implemented by outbound/url-guard.ts.
+ */
+export type UrlGuard = {
+  /** Syntax and name rules only (no DNS): https, no userinfo, no internal names or literals. */
+  parse(raw: string): URL;
+  /** parse() plus resolution: every resolved address must be public. */
+  vet(raw: string): Promise<VettedTarget>;
+};
+
+/** A subscription the check disabled, for the log line. */
+export type AutoDisabled = {
+  id: string;
+  ownerClientId: string;
+  firstFailureAt: Date;
+  lastSuccessAt: Date | null;
+};
+
+export interface AutoDisableStore {
+  /**
+   * Disables (`endpoint_failing`, at `now`) at most `limit` enabled subscriptions whose failing
+   * streak began at or before `cutoff` and whose last success, if any, is no later than `cutoff`.
+   */
+  disableFailing(cutoff: Date, now: Date, limit: number): Promise<AutoDisabled[]>;
+}
+
+/** A position in the (received_at, event_uuid) walk over old events. */
+export type EventCursor = { receivedAt: string; eventUuid: string };
+export type EventSweep = { deleted: number; scanned: number; last: EventCursor | null };
+
+/** What retention deletes; each call is one bounded statement. */
+export interface RetentionStore {
+  /**
+   * Deletes at most `limit` deliveries that are succeeded, failed or dead and last changed before
+   * `cutoff`, with their attempts. Never a pending one, however old.
+   */
+  purgeFinishedDeliveries(cutoff: Date, limit: number): Promise<number>;
+  /** Deletes at most `limit` portal sessions that ended (expired) before `cutoff`. */
+  purgeEndedPortalSessions(cutoff: Date, limit: number): Promise<number>;
+  /** Reads the next `limit` events received before `cutoff` after `after`; deletes those no delivery references. */
+  purgeUnreferencedEvents(
+    cutoff: Date,
+    limit: number,
+    after: EventCursor | null,
+  ): Promise<EventSweep>;
+}
+
+/**
+ * The two reads the Kubernetes reconciler needs that are not scoped to an owner: the subscription
+ * a custom resource (by uid) manages, and the owner of a subscription id (the reconciler's remove
+ * gets only the id). Every write still goes through the owner-scoped SubscriptionService.
+ */
+export interface K8sLinks {
+  byUid(uid: string): Promise<Subscription | undefined>;
+  ownerOf(id: string): Promise<string | undefined>;
+}
+
+export interface PortalSessionStore {
+  insert(session: StoredPortalSession): Promise<void>;
+  /** The client's sessions not yet expired at `now`, newest first. */
+  list(clientId: string, now: Date, page: PageRequest): Promise<Page<PortalSession>>;
+  get(id: string): Promise<StoredPortalSession | undefined>;
+  /**
+   * Marks an unopened, unrevoked, unexpired link opened with the cookie's hash; false when another
+   * request opened it first or it was revoked or expired meanwhile.
+   */
+  open(id: string, cookieHash: string, now: Date): Promise<boolean>;
+  revoke(clientId: string, id: string, now: Date): Promise<PortalSession | undefined>;
+  /** Revokes every unrevoked session of the client; returns how many. */
+  revokeClient(clientId: string, now: Date): Promise<number>;
+}
+
+/** Whether the client's subscriptions exist (a session is bound to the client's own only). */
+export interface ClientSubscriptions {
+  owned(clientId: string, ids: ReadonlyArray<string>): Promise<ReadonlyArray<string>>;
 }

@@ -1,15 +1,13 @@
 import { randomUUID } from "node:crypto";
 import { DomainError, NotFoundError, ValidationError } from "@svc/errors";
-import { buildEvent, eventTypesFor } from "@svc/events";
+import { buildEvent, eventTypesFor, traceContextOf } from "@svc/events";
 import type { Logger } from "@svc/logging";
-import { BlockedUrlError, type UrlGuard } from "../outbound/url-guard.ts";
-import { traceContextOf } from "./trace-context.ts";
 import type {
   Clock,
   Delivery,
   DeliveryDetail,
+  DeliveryFilter,
   DeliveryMessage,
-  DeliveryStatus,
   Page,
   PageRequest,
   Subscription,
@@ -20,8 +18,10 @@ import type {
   SecretBox,
   SubscriptionPatch,
   SubscriptionStore,
+  UrlGuard,
 } from "./ports.ts";
 import { generateSecret } from "./signing.ts";
+import { BlockedUrlError } from "./url-policy.ts";
 
 export type SubscriptionServiceDeps = {
   subscriptions: SubscriptionStore;
@@ -47,6 +47,34 @@ export type Recovery = { since: Date; until: Date; queued: number };
 
 // Messages published (and then marked queued) at once by bulk recovery.
 const RECOVERY_CHUNK = 500;
+
+/**
+ * A recovery window checked against the time of the call: `since` no earlier than `now` minus the
+ * retention period (none when 0), `until` (default `now`) later than `since`; or 422 naming the
+ * field.
+ */
+export function recoveryWindow(
+  window: { since: Date; until?: Date | undefined },
+  now: Date,
+  retentionMs: number,
+): { since: Date; until: Date } {
+  const { since } = window;
+  const until = window.until ?? now;
+  const oldest = retentionMs > 0 ? now.getTime() - retentionMs : -Infinity;
+  if (since.getTime() < oldest) {
+    const days = Math.round(retentionMs / 86_400_000);
+    throw new ValidationError([
+      { field: "since", message: `must be within the retention period (the last ${days} days)` },
+    ]);
+  }
+  if (until.getTime() <= since.getTime())
+    throw new ValidationError([
+      window.until !== undefined
+        ? { field: "until", message: "must be later than since" }
+        : { field: "since", message: "must be in the past" },
+    ]);
+  return { since, until };
+}
 
 /**
  * Webhook subscriptions and their deliveries, for one owner (an API client id) at a time: the
@@ -81,8 +109,13 @@ export class SubscriptionService {
     return { subscription, secret };
   }
 
-  list(owner: string, page: PageRequest): Promise<Page<Subscription>> {
-    return this.#d.subscriptions.list(owner, page);
+  /** The owner's subscriptions, or only those of `only` (a portal session's subset). */
+  list(
+    owner: string,
+    page: PageRequest,
+    only: ReadonlySet<string> | null = null,
+  ): Promise<Page<Subscription>> {
+    return this.#d.subscriptions.list(owner, page, only && [...only]);
   }
 
   get(owner: string, id: string): Promise<Subscription> {
@@ -153,11 +186,21 @@ export class SubscriptionService {
   async listDeliveries(
     owner: string,
     id: string,
-    filter: { status?: DeliveryStatus | undefined },
+    filter: DeliveryFilter,
     page: PageRequest,
   ): Promise<Page<Delivery>> {
     await this.#owned(owner, id);
     return this.#d.deliveries.list(id, filter, page);
+  }
+
+  /** Deliveries across the owner's subscriptions, or those of `only` (a portal session's). */
+  listAllDeliveries(
+    owner: string,
+    only: ReadonlySet<string> | null,
+    filter: DeliveryFilter,
+    page: PageRequest,
+  ): Promise<Page<Delivery>> {
+    return this.#d.deliveries.listForOwner(owner, only && [...only], filter, page);
   }
 
   async getDelivery(owner: string, id: string, deliveryId: string): Promise<DeliveryDetail> {
@@ -196,34 +239,13 @@ export class SubscriptionService {
   ): Promise<Recovery> {
     await this.#ownedEnabled(owner, id, "recover its deliveries");
     const now = this.#d.clock.now();
-    const { since } = window;
-    const until = window.until ?? now;
-    this.#checkWindow(since, until, now, window.until !== undefined);
+    const { since, until } = recoveryWindow(window, now, this.#d.retentionMs);
     const messages = await this.#d.deliveries.startNewRounds(id, { since, until }, now);
     for (let i = 0; i < messages.length; i += RECOVERY_CHUNK) {
       const chunk = messages.slice(i, i + RECOVERY_CHUNK);
       if (!(await this.#enqueueAll(chunk))) break; // the requeue sweep queues the rest
     }
     return { since, until, queued: messages.length };
-  }
-
-  #checkWindow(since: Date, until: Date, now: Date, untilGiven: boolean): void {
-    const oldest = this.#d.retentionMs > 0 ? now.getTime() - this.#d.retentionMs : -Infinity;
-    if (since.getTime() < oldest) {
-      const days = Math.round(this.#d.retentionMs / 86_400_000);
-      throw new ValidationError([
-        {
-          field: "since",
-          message: `must be within the retention period (the last ${days} days)`,
-        },
-      ]);
-    }
-    if (until.getTime() <= since.getTime())
-      throw new ValidationError([
-        untilGiven
-          ? { field: "until", message: "must be later than since" }
-          : { field: "since", message: "must be in the past" },
-      ]);
   }
 
   /** Publishes and marks queued; false (logged) when the stream could not be reached. */

@@ -1,12 +1,18 @@
 import { z } from "zod";
 import { ValidationError, type FieldIssue } from "@svc/errors";
-import { parseDateOrDateTime } from "@svc/http";
-import { MAX_URL_LENGTH } from "../outbound/url-guard.ts";
+import { parseDateOrDateTime, storableText } from "@svc/http";
+import { MAX_URL_LENGTH } from "../domain/url-policy.ts";
 
-const url = z
-  .string({ message: "must be a string" })
-  .min(1, { message: "must not be empty" })
-  .max(MAX_URL_LENGTH, { message: `must be at most ${MAX_URL_LENGTH} characters` });
+// Stored normalised by the URL parser, which would encode an unpaired surrogate as U+FFFD.
+const url = storableText(
+  z
+    .string({ message: "must be a string" })
+    .min(1, { message: "must not be empty" })
+    .max(MAX_URL_LENGTH, { message: `must be at most ${MAX_URL_LENGTH} characters` })
+    // What the URL policy (domain/url-policy.ts) refuses by syntax, for the document: https only,
+    // no white space or control character. Names and addresses are checked by the service.
+    .meta({ pattern: "^[hH][tT][tT][pP][sS]://[^\\u0000-\\u0020\\u007f-\\u009f]+$" }),
+);
 const eventTypes = z
   .array(z.string({ message: "must be a string" }), {
     message: "must be an array of event type strings",
@@ -44,9 +50,12 @@ const instant = z
 /** Bulk recovery's window over the deliveries' creation time: since ≤ created_at < until. */
 export const recoverBody = z.strictObject({
   since: instant.meta({
-    description: "Start of the window (inclusive), within the retention period.",
+    description:
+      "Start of the window (inclusive): at or after the time of the call minus the retention period, and before `until`.",
   }),
-  until: instant.optional().meta({ description: "End of the window (exclusive); default now." }),
+  until: instant.optional().meta({
+    description: "End of the window (exclusive), later than `since`; default the time of the call.",
+  }),
 });
 
 /** Validates a JSON body; every problem is named (unknown fields included) in one 422. */

@@ -12,6 +12,7 @@ import {
   type OperationSpec,
   type SameKeys,
   type TagSpec,
+  uuidPathParams,
 } from "@svc/openapi";
 import { FEED_SCOPE_OF_KIND, type FeedEventType } from "../domain/event-feed.ts";
 import type { presentFeedEvent } from "./events-present.ts";
@@ -24,7 +25,7 @@ const SCOPES_TEXT = Object.entries(FEED_SCOPE_OF_KIND)
 export const EVENT_TAGS: TagSpec[] = [
   {
     name: "Events",
-    description: `Every event of the catalogue the service published, whether or not a subscription wanted it, kept ${"`WEBHOOK_EVENTS_RETENTION_DAYS`"} (30 days by default): the place to catch up after an outage or to check nothing was missed. Besides \`webhooks:read\`, each kind needs the scope that reads its entity: ${SCOPES_TEXT}. \`system.ping\` (a test delivery to one subscription) is not in the feed.`,
+    description: `Every event of the catalogue the service published, whether or not a subscription wanted it, kept ${"`WEBHOOK_EVENTS_RETENTION_DAYS`"} (30 days by default): the place to catch up after an outage or to check nothing was missed. Needs \`webhooks:read\`; a token sees the types of each kind whose entity its scopes read (${SCOPES_TEXT}) and the types its own client's subscriptions select, so \`webhooks:read\` alone shows its subscriptions' types (none: an empty feed). \`system.ping\` (a test delivery to one subscription) is not in the feed.`,
   },
 ];
 
@@ -82,10 +83,13 @@ export const listEventsOperation = {
       .text(1_024)
       .optional()
       .meta({ description: "`next_cursor` of the previous page; absent: the oldest event." }),
-    type: q.text(1_000).optional().meta({
-      description:
-        "Comma-separated event types (e.g. `vacancy.created,vacancy.updated`); absent: every type the token's scopes may read. A type whose scope the token lacks is 403.",
-    }),
+    type: q
+      .list(FEED_TYPES as [FeedEventType, ...FeedEventType[]])
+      .optional()
+      .meta({
+        description:
+          "Event types of this environment's feed, comma-separated without spaces (e.g. `vacancy.created,vacancy.updated`); anything else is 422. Absent: every type the token may read (its scopes' kinds and its subscriptions' types). A type the token may not read is 403 naming the scope that reads it.",
+      }),
     created_since: q.dateOrDateTime().optional().meta({
       description:
         "Only events recorded at or after this instant (date-time with offset, or a date: midnight UTC).",
@@ -107,15 +111,10 @@ export const getEventOperation = {
   path: "/v1/events/{event_uuid}",
   summary: "Read one event",
   description:
-    "An event of the feed by its uuid (`X-SVC-Event-Id`); 404 when it is not in the feed, is past retention, or is of a kind the token's scopes may not read.",
+    "An event of the feed by its uuid (`X-SVC-Event-Id`); 404 when it is not in the feed, is past retention, or is of a type the token may not read.",
   tag: "Events",
   auth: { scope: "webhooks:read" },
-  pathParams: {
-    event_uuid: {
-      description: "The event's uuid; anything not UUID-shaped is 422.",
-      schema: { type: "string", format: "uuid" },
-    },
-  },
+  pathParams: uuidPathParams({ event_uuid: "event" }),
   responses: {
     200: { description: "The event.", body: { envelope: "data", schema: feedEvent } },
   },

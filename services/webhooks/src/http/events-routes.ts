@@ -1,7 +1,7 @@
 import express, { type RequestHandler } from "express";
-import { callerOf, requireScope, type TokenVerifier } from "@svc/auth";
-import { parseQuery, sendData, type DateOrInstant } from "@svc/http";
-import { MethodNotAllowedError, ValidationError } from "@svc/errors";
+import { callerOf } from "@svc/auth";
+import { cursorPagination, parseQuery, sendData, uuidParam, type DateOrInstant } from "@svc/http";
+import { MethodNotAllowedError } from "@svc/errors";
 import { expressPath } from "@svc/openapi";
 import type { EventFeed } from "../domain/event-feed.ts";
 import { getEventOperation, listEventsOperation } from "./events-operations.ts";
@@ -13,15 +13,17 @@ function instantOf(value: DateOrInstant | undefined): Date | null {
   return value.kind === "date" ? new Date(`${value.date}T00:00:00Z`) : value.instant;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** The events feed's routes (`/v1/events`), behind `webhooks:read`; the feed filters by kind. */
+/**
+ * The events feed's routes (`/v1/events`), behind `webhooks:read` (a token's, or a portal
+ * session's); the feed filters by kind, by the caller's scopes.
+ */
 export function createEventsRouter(deps: {
   feed: EventFeed;
-  verify: TokenVerifier;
+  guard: (route: { operationId: string; method: "get"; scope: "webhooks:read" }) => RequestHandler;
 }): express.Router {
   const router = express.Router();
-  const guard = requireScope(deps.verify, listEventsOperation.auth.scope);
+  const guardOf = (operationId: string) =>
+    deps.guard({ operationId, method: "get", scope: listEventsOperation.auth.scope });
   const run =
     (handler: (req: express.Request, res: express.Response) => Promise<void>): RequestHandler =>
     (req, res, next) => {
@@ -31,7 +33,7 @@ export function createEventsRouter(deps: {
   const listPath = expressPath(listEventsOperation.path);
   router.get(
     listPath,
-    guard,
+    guardOf(listEventsOperation.operationId),
     run(async (req, res) => {
       const query = parseQuery(listEventsOperation.query, req.query);
       const filter = {
@@ -39,29 +41,20 @@ export function createEventsRouter(deps: {
         since: instantOf(query.created_since),
         before: instantOf(query.created_before),
       };
-      const page = await deps.feed.list(callerOf(res.locals).scopes, {
+      const page = await deps.feed.list(callerOf(res.locals), {
         ...(query.cursor !== undefined && { cursor: query.cursor }),
         filter,
         filtered: query.type !== undefined || filter.since !== null || filter.before !== null,
         perPage: query.per_page,
       });
-      sendData(res, page.events.map(presentFeedEvent), {
-        pagination: {
-          page: page.page,
-          per_page: page.perPage,
-          total: page.total,
-          total_pages: Math.max(page.page, Math.ceil(page.total / page.perPage)),
-          next_cursor: page.nextCursor,
-          has_more: page.hasMore,
-        },
-      });
+      sendData(res, page.items.map(presentFeedEvent), { pagination: cursorPagination(page) });
     }),
   );
 
   const getPath = expressPath(getEventOperation.path);
   router.get(
     getPath,
-    guard,
+    guardOf(getEventOperation.operationId),
     (req, _res, next) => {
       try {
         parseQuery({}, req.query);
@@ -71,10 +64,8 @@ export function createEventsRouter(deps: {
       }
     },
     run(async (req, res) => {
-      const id = String(req.params.event_uuid);
-      if (!UUID.test(id))
-        throw new ValidationError([{ field: "event_uuid", message: "must be a UUID" }]);
-      const event = await deps.feed.get(callerOf(res.locals).scopes, id.toLowerCase());
+      const id = uuidParam(req.params.event_uuid, "event_uuid");
+      const event = await deps.feed.get(callerOf(res.locals), id);
       sendData(res, presentFeedEvent(event));
     }),
   );

@@ -16,6 +16,7 @@ import {
   type SameUnion,
   type TagSpec,
   type ServiceOpenApi,
+  uuidPathParams,
 } from "@svc/openapi";
 import {
   DELIVERY_STATUSES,
@@ -28,10 +29,12 @@ import { createBody, patchBody, recoverBody } from "./bodies.ts";
 import type {
   presentAttempt,
   presentDelivery,
+  presentEventType,
   presentRecovery,
   presentSubscription,
 } from "./present.ts";
 import { EVENT_OPERATIONS, EVENT_TAGS } from "./events-operations.ts";
+import { PORTAL_SESSION_OPERATIONS, PORTAL_TAG } from "./portal-operations.ts";
 
 export const WEBHOOK_TAGS: TagSpec[] = [
   {
@@ -88,6 +91,10 @@ const subscriptionFields = {
   }),
   created_at: doc.instant(),
   updated_at: doc.instant(),
+  warning: z.string().optional().meta({
+    description:
+      "Present only when `url` is on the loopback interface (`localhost`, 127.0.0.0/8, ::1), which only a local stack started with `WEBHOOK_ALLOW_LOOPBACK=true` accepts: deliveries then go to the machine the service runs on. The sandbox and production refuse such URLs.",
+  }),
 };
 const subscriptionSchema = z.strictObject(subscriptionFields);
 const withSecretSchema = z.strictObject({
@@ -179,23 +186,12 @@ function withEventTypeEnum(schema: z.ZodType): Record<string, unknown> {
     .event_types as Record<string, unknown>;
   eventTypes.items = { type: "string", enum: [...EVENT_TYPES] };
   eventTypes.description =
-    "Event types from the event catalogue; `application.submitted` exists in production only (422 in the sandbox). Duplicates are collapsed.";
+    "Event types of this environment's catalogue (this document's `webhooks`); another is 422. Duplicates are collapsed.";
   return json;
 }
 
-const webhookPath = {
-  webhook_uuid: {
-    description: "The subscription's uuid; anything not UUID-shaped is 422.",
-    schema: { type: "string", format: "uuid" },
-  },
-};
-const deliveryPath = {
-  ...webhookPath,
-  delivery_uuid: {
-    description: "The delivery's uuid; anything not UUID-shaped is 422.",
-    schema: { type: "string", format: "uuid" },
-  },
-};
+const webhookPath = uuidPathParams({ webhook_uuid: "subscription" });
+const deliveryPath = uuidPathParams({ webhook_uuid: "subscription", delivery_uuid: "delivery" });
 const noStore = {
   "Cache-Control": {
     description: "The answer holds a secret.",
@@ -353,6 +349,26 @@ export const rotateWebhookSecretOperation = {
   errors: { 404: ["NOT_FOUND"], 422: ["VALIDATION_ERROR"] },
 } as const satisfies OperationSpec;
 
+/** The delivery lists' filters: status, event type, creation time. */
+const deliveryFilters = {
+  status: q
+    .oneOf(DELIVERY_STATUSES)
+    .optional()
+    .meta({ description: "Only deliveries with this status." }),
+  event_type: q
+    .oneOf(EVENT_TYPES as unknown as readonly [string, ...string[]])
+    .optional()
+    .meta({ description: "Only deliveries of this event type." }),
+  created_since: q.dateOrDateTime().optional().meta({
+    description:
+      "Only deliveries created at or after this instant (date-time with offset, or a date: midnight UTC).",
+  }),
+  created_before: q
+    .dateOrDateTime()
+    .optional()
+    .meta({ description: "Only deliveries created before this instant (as `created_since`)." }),
+};
+
 export const listDeliveriesOperation = {
   operationId: "listWebhookDeliveries",
   method: "get",
@@ -362,17 +378,26 @@ export const listDeliveriesOperation = {
   tag: "Webhooks",
   auth: { scope: "webhooks:read" },
   pathParams: webhookPath,
-  query: {
-    ...page,
-    status: q
-      .oneOf(DELIVERY_STATUSES)
-      .optional()
-      .meta({ description: "Only deliveries with this status." }),
-  },
+  query: { ...page, ...deliveryFilters },
   responses: {
     200: { description: "A page of deliveries.", body: { envelope: "page", items: delivery } },
   },
   errors: { 404: ["NOT_FOUND"], 422: ["VALIDATION_ERROR"] },
+} as const satisfies OperationSpec;
+
+export const listAllDeliveriesOperation = {
+  operationId: "listAllWebhookDeliveries",
+  method: "get",
+  path: "/v1/webhooks/deliveries",
+  summary: "List the deliveries of every subscription of the client",
+  description: "Newest first, without attempts; `webhook_uuid` names each one's subscription.",
+  tag: "Webhooks",
+  auth: { scope: "webhooks:read" },
+  query: { ...page, ...deliveryFilters },
+  responses: {
+    200: { description: "A page of deliveries.", body: { envelope: "page", items: delivery } },
+  },
+  errors: { 422: ["VALIDATION_ERROR"] },
 } as const satisfies OperationSpec;
 
 export const getDeliveryOperation = {
@@ -430,7 +455,7 @@ export const recoverWebhookOperation = {
   path: "/v1/webhooks/{webhook_uuid}/recover",
   summary: "Redeliver every failed or dead delivery of a time window",
   description:
-    "Each failed or dead delivery created in the window (`since` ≤ `created_at` < `until`) starts a new round with the full retry schedule, as a single redelivery would. They are queued like any other delivery, so the subscription's concurrency limit paces them. A delivery already pending is not queued again: repeating the call while they run queues nothing twice. `since` must lie within the retention period. 409 CONFLICT when the subscription is disabled.",
+    "Each failed or dead delivery created in the window (`since` ≤ `created_at` < `until`) starts a new round with the full retry schedule, as a single redelivery would. They are queued like any other delivery, so the subscription's concurrency limit paces them. A delivery already pending is not queued again: repeating the call while they run queues nothing twice. The window is checked against the service's clock at the call, which JSON Schema cannot state: `since` at or after that time minus the retention period (`WEBHOOK_RETENTION_DAYS`, 30 days unless the installation sets another; 0: no limit), else 422 naming `since`; `until` later than `since`, else 422 naming `until`; without `until`, `since` before the time of the call, else 422 naming `since`. 409 CONFLICT when the subscription is disabled.",
   tag: "Webhooks",
   auth: { scope: "webhooks:write" },
   pathParams: webhookPath,
@@ -449,7 +474,51 @@ export const recoverWebhookOperation = {
   errors: { ...BODY_ERRORS, 404: ["NOT_FOUND"], 409: ["CONFLICT"] },
 } as const satisfies OperationSpec;
 
+// The event catalogue of this environment (GET /v1/webhooks/event-types).
+const eventTypeSchema = z.strictObject({
+  event_type: z.enum(EVENT_TYPES),
+  entity_type: z.string(),
+  description: z.string(),
+  occurred_at: z
+    .string()
+    .meta({ description: "What the payload's `occurred_at` means for this event type." }),
+  schema: z
+    .record(z.string(), z.unknown())
+    .meta({ description: "The payload's JSON Schema (2020-12)." }),
+  example: z.record(z.string(), z.unknown()).meta({ description: "An example payload." }),
+});
+export const _eventTypeKeys: SameKeys<
+  ReturnType<typeof presentEventType>,
+  z.output<typeof eventTypeSchema>
+> = true;
+
+export const listEventTypesOperation = {
+  operationId: "listWebhookEventTypes",
+  method: "get",
+  path: "/v1/webhooks/event-types",
+  summary: "The event catalogue of this environment",
+  description:
+    "Every event type a subscription of this environment can select, with what it means, what its `occurred_at` is, its payload's JSON Schema and an example payload.",
+  tag: "Webhooks",
+  auth: { scope: "webhooks:read" },
+  responses: {
+    200: {
+      description: "The event types, in catalogue order.",
+      body: {
+        envelope: "data",
+        schema: {
+          name: "WebhookEventTypes",
+          schema: z.array(eventTypeSchema),
+        },
+      },
+    },
+  },
+  // An unknown query parameter.
+  errors: { 422: ["VALIDATION_ERROR"] },
+} as const satisfies OperationSpec;
+
 export const WEBHOOK_OPERATIONS: ReadonlyArray<OperationSpec> = [
+  listEventTypesOperation,
   createWebhookOperation,
   listWebhooksOperation,
   getWebhookOperation,
@@ -458,6 +527,7 @@ export const WEBHOOK_OPERATIONS: ReadonlyArray<OperationSpec> = [
   testWebhookOperation,
   rotateWebhookSecretOperation,
   listDeliveriesOperation,
+  listAllDeliveriesOperation,
   getDeliveryOperation,
   redeliverOperation,
   recoverWebhookOperation,
@@ -465,6 +535,6 @@ export const WEBHOOK_OPERATIONS: ReadonlyArray<OperationSpec> = [
 
 /** This service's part of the OpenAPI document (tools/openapi.ts). */
 export const OPENAPI: ServiceOpenApi = {
-  tags: [...WEBHOOK_TAGS, ...EVENT_TAGS],
-  operations: [...WEBHOOK_OPERATIONS, ...EVENT_OPERATIONS],
+  tags: [...WEBHOOK_TAGS, PORTAL_TAG, ...EVENT_TAGS],
+  operations: [...WEBHOOK_OPERATIONS, ...PORTAL_SESSION_OPERATIONS, ...EVENT_OPERATIONS],
 };

@@ -1,9 +1,13 @@
 import { createSecureContext, rootCertificates } from "node:tls";
 import type { LookupFunction } from "node:net";
 import { Agent, request } from "undici";
-import type { TransportErrorClass, WebhookHttpClient } from "../domain/ports.ts";
-import { BlockedUrlError, type UrlGuard } from "./url-guard.ts";
-import type { ResolvedAddress } from "./resolver.ts";
+import type {
+  ResolvedAddress,
+  TransportErrorClass,
+  UrlGuard,
+  WebhookHttpClient,
+} from "../domain/ports.ts";
+import { BlockedUrlError } from "../domain/url-policy.ts";
 import { DELIVERY_CONTENT_TYPE } from "../domain/signing.ts";
 
 export type GuardedClientOptions = {

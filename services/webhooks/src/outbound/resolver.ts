@@ -1,6 +1,5 @@
 import { lookup } from "node:dns/promises";
-
-export type ResolvedAddress = { address: string; family: 4 | 6 };
+import type { ResolvedAddress } from "../domain/ports.ts";
 
 /**
  * Name → addresses. Injected everywhere a hostname is resolved, so tests can make a name resolve

@@ -1,6 +1,6 @@
 import type pg from "pg";
 import { guardPg } from "@svc/db";
-import type { AutoDisabled, AutoDisableStore } from "../workers/auto-disable/auto-disable-task.ts";
+import type { AutoDisabled, AutoDisableStore } from "../domain/ports.ts";
 
 // At most $3 rows per statement, chosen SKIP LOCKED (a subscription the API or an attempt batch
 // holds is checked next round); the outer conditions re-check what the inner read.

@@ -1,10 +1,6 @@
 import type pg from "pg";
 import { guardPg } from "@svc/db";
-import type {
-  EventCursor,
-  EventSweep,
-  RetentionStore,
-} from "../workers/retention/retention-job.ts";
+import type { EventCursor, EventSweep, RetentionStore } from "../domain/ports.ts";
 
 /**
  * Retention's statements. Each is one short transaction touching at most `limit` rows (plus the
@@ -41,6 +37,12 @@ const RETENTION_SQL = {
       SELECT b.received_at, b.event_uuid FROM batch b ORDER BY b.received_at DESC, b.event_uuid DESC LIMIT 1)
     SELECT (SELECT count(*) FROM gone)::int AS deleted, (SELECT count(*) FROM batch)::int AS scanned,
            (SELECT received_at::text FROM last) AS last_received_at, (SELECT event_uuid FROM last) AS last_event_uuid`,
+
+  // Portal sessions past their end: nothing reads them any more (their actions are in the logs).
+  purgePortalSessions: `
+    DELETE FROM webhooks.portal_sessions WHERE id IN (
+      SELECT id FROM webhooks.portal_sessions WHERE expires_at < $1
+      ORDER BY expires_at LIMIT $2)`,
 } as const;
 
 /** Before every key: the walk's starting cursor. */
@@ -60,6 +62,17 @@ export class PgRetentionStore implements RetentionStore {
       const result = await this.#pool.query({
         name: "webhooks_retention_deliveries",
         text: RETENTION_SQL.purgeDeliveries,
+        values: [cutoff, limit],
+      });
+      return result.rowCount ?? 0;
+    });
+  }
+
+  purgeEndedPortalSessions(cutoff: Date, limit: number): Promise<number> {
+    return guardPg(async () => {
+      const result = await this.#pool.query({
+        name: "webhooks_retention_portal_sessions",
+        text: RETENTION_SQL.purgePortalSessions,
         values: [cutoff, limit],
       });
       return result.rowCount ?? 0;

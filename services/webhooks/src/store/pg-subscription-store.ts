@@ -1,4 +1,4 @@
-import { and, asc, count, eq, sql } from "drizzle-orm";
+import { and, asc, count, eq, inArray, sql } from "drizzle-orm";
 import type { NodePgDatabase } from "drizzle-orm/node-postgres";
 import { guardPg } from "@svc/db";
 import { subscriptions } from "./schema.ts";
@@ -57,9 +57,12 @@ export class PgSubscriptionStore implements SubscriptionStore {
     });
   }
 
-  list(owner: string, page: PageRequest): Promise<Page<Subscription>> {
+  list(owner: string, page: PageRequest, ids?: string[] | null): Promise<Page<Subscription>> {
     return guardPg(async () => {
-      const where = eq(subscriptions.ownerClientId, owner);
+      const where = and(
+        eq(subscriptions.ownerClientId, owner),
+        ids ? inArray(subscriptions.id, ids) : undefined,
+      );
       const [rows, [total]] = await Promise.all([
         this.#db
           .select()
@@ -71,6 +74,17 @@ export class PgSubscriptionStore implements SubscriptionStore {
         this.#db.select({ n: count() }).from(subscriptions).where(where),
       ]);
       return { items: rows.map(toSubscription), total: total?.n ?? 0 };
+    });
+  }
+
+  /** The event types the owner's subscriptions select (the events feed's SubscribedTypes). */
+  eventTypesOf(owner: string): Promise<ReadonlySet<string>> {
+    return guardPg(async () => {
+      const rows = await this.#db
+        .selectDistinct({ type: sql<string>`unnest(${subscriptions.eventTypes})` })
+        .from(subscriptions)
+        .where(eq(subscriptions.ownerClientId, owner));
+      return new Set(rows.map((r) => r.type));
     });
   }
 

@@ -128,6 +128,8 @@ export const deliveries = webhooksSchema.table(
     unique("deliveries_event_subscription_key").on(t.eventUuid, t.subscriptionId),
     index("deliveries_subscription_idx").on(t.subscriptionId, t.createdAt, t.id),
     index("deliveries_subscription_status_idx").on(t.subscriptionId, t.status, t.createdAt),
+    // The delivery log filtered by event type, newest first (pg-delivery-store.ts).
+    index("deliveries_subscription_type_idx").on(t.subscriptionId, t.eventType, t.createdAt, t.id),
     index("deliveries_unqueued_idx")
       .on(t.createdAt)
       .where(sql`queued_at IS NULL`),
@@ -161,6 +163,45 @@ export const deliveryAttempts = webhooksSchema.table(
     responseSample: text("response_sample"),
   },
   (t) => [index("delivery_attempts_delivery_idx").on(t.deliveryId, t.number)],
+);
+
+/**
+ * Subscriber portal sessions (docs/decisions/portal-sessions.md): a one-time link, then a cookie.
+ * Only SHA-256 hashes of the link's token and of the cookie's secret are kept.
+ */
+export const portalSessions = webhooksSchema.table(
+  "portal_sessions",
+  {
+    id: uuid("id").primaryKey(),
+    /** The API client that created it; the session acts as that client, never more. */
+    clientId: text("client_id").notNull(),
+    /** The subscriptions it may see and change; null: every subscription of the client. */
+    subscriptionIds: uuid("subscription_ids").array(),
+    readOnly: boolean("read_only").notNull(),
+    /**
+     * The creating token's scopes: the events feed shows the kinds they read. A read-only session
+     * acts with `webhooks:read` in place of `webhooks:write`.
+     */
+    scopes: text("scopes").array().notNull(),
+    /** SHA-256 of the link's one-time secret (base64url). */
+    tokenHash: text("token_hash").notNull(),
+    /** SHA-256 of the cookie's secret, set when the link is opened (base64url). */
+    cookieHash: text("cookie_hash"),
+    createdAt: at("created_at").notNull(),
+    /** The link's and the session's end: at most WEBHOOK_PORTAL_SESSION_MAX_TTL_SECONDS after creation. */
+    expiresAt: at("expires_at").notNull(),
+    openedAt: at("opened_at"),
+    revokedAt: at("revoked_at"),
+    /** `requested` (DELETE) or `client_revoked` (the API client was revoked). */
+    revokedReason: text("revoked_reason"),
+  },
+  (t) => [
+    index("portal_sessions_client_idx").on(t.clientId, t.createdAt),
+    check(
+      "portal_sessions_revoked_reason_check",
+      sql`revoked_reason IN ('requested', 'client_revoked')`,
+    ),
+  ],
 );
 
 export type SubscriptionRow = typeof subscriptions.$inferSelect;

@@ -23,12 +23,17 @@ import {
   testEnv,
   type JsonResponse,
   type StartedApp,
+  waitFor,
+  sleep,
   type TempDatabase,
   type TestIssuer,
   TEST_AUDIENCE,
   TEST_ISSUER,
 } from "@svc/testing";
-import { createApp } from "../../src/app.ts";
+
+export { sleep, waitFor };
+import type { Logger } from "@svc/logging";
+import { createApp, type AppDeps } from "../../src/app.ts";
 import {
   loadConfig,
   loadDispatcherConfig,
@@ -37,18 +42,19 @@ import {
 } from "../../src/config.ts";
 import { MIGRATIONS_FOLDER } from "../../src/store/migrations.ts";
 import { systemClock } from "../../src/domain/model.ts";
+import { createDeliveryClient } from "../../src/compose.ts";
 import {
-  createDeliveryClient,
   startDispatcher,
   type RunningDispatcher,
 } from "../../src/workers/dispatcher/start-dispatcher.ts";
-import type { WebhookHttpClient } from "../../src/domain/ports.ts";
-import type { HostResolver, ResolvedAddress } from "../../src/outbound/resolver.ts";
+import type { ResolvedAddress, WebhookHttpClient } from "../../src/domain/ports.ts";
+import type { HostResolver } from "../../src/outbound/resolver.ts";
 import { createNatsDeliveryQueue } from "../../src/messaging/nats-delivery-queue.ts";
-import { createDispatcherLeaderGroup } from "../../src/workers/leader-group.ts";
+import { createDispatcherLeaderGroup } from "../../src/workers/start-leader-group.ts";
 
 export const SECRET_KEY = randomBytes(32).toString("base64");
-export const PUBLIC_BASE_URL = "https://api.example.test";
+/** On loopback, as the local stack's: WEBHOOK_ALLOW_LOOPBACK (below) is refused anywhere else. */
+export const PUBLIC_BASE_URL = "http://localhost:8080";
 
 /** A namespace no other test file uses (NATS_NAMESPACE allows lower-case letters and digits). */
 export function testNamespace(): string {
@@ -91,7 +97,7 @@ export function baseEnv(h: {
     NATS_NAMESPACE: h.namespace,
     PUBLIC_BASE_URL,
     WEBHOOK_SECRET_KEY: SECRET_KEY,
-    WEBHOOK_ALLOW_LOOPBACK_FOR_TESTS: "true",
+    WEBHOOK_ALLOW_LOOPBACK: "true",
     ...(h.caFile && { WEBHOOK_EXTRA_CA_FILE: h.caFile }),
   };
 }
@@ -138,6 +144,10 @@ export async function startHarness(options: {
   caFile?: string;
   apiEnv?: Record<string, string>;
   natsUrl?: string;
+  /** The API's logger (default: silent). */
+  logger?: Logger;
+  /** The revocation feed the API hears (default: none, no client revoked). */
+  revocations?: AppDeps["revocations"];
 }): Promise<Harness> {
   const database = await createTempPgDatabase("wh");
   const pool = createPgPool({
@@ -174,7 +184,8 @@ export async function startHarness(options: {
   const app = await startApp(
     createApp({
       config,
-      logger,
+      logger: options.logger ?? logger,
+      ...(options.revocations && { revocations: options.revocations }),
       verify,
       pool,
       resolver: options.resolver,
@@ -275,25 +286,6 @@ export async function startHarness(options: {
       for (const step of steps) await step().catch(() => undefined);
     },
   };
-}
-
-export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-/** Polls until `check` returns a truthy value; fails naming `what` after `timeoutMs`. */
-export async function waitFor<T>(
-  what: string,
-  check: () => T | Promise<T>,
-  timeoutMs = 10_000,
-  everyMs = 25,
-): Promise<NonNullable<T>> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value as NonNullable<T>;
-    if (Date.now() > deadline)
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(everyMs);
-  }
 }
 
 /** True once there are `expected` delivery records and every one is succeeded. */

@@ -4,7 +4,7 @@ import type {
   WebhookSubscription,
   WebhookSubscriptionSpec,
 } from "../../src/workers/operator/types.ts";
-import { FakeKubeApi, memoryLogger, waitFor } from "@svc/testing/kube";
+import { FakeKubeApi, recordingLogger, waitFor } from "@svc/testing/kube";
 import type { Obj, ResourceConfig } from "@svc/testing/kube";
 import type { ControllerMetrics } from "@svc/k8s";
 import { FakePort } from "./fake-port.ts";
@@ -37,7 +37,7 @@ export const exampleSpec: WebhookSubscriptionSpec = {
  */
 export class Harness {
   readonly port = new FakePort();
-  readonly logger = memoryLogger();
+  readonly logger = recordingLogger();
   readonly #stop = new AbortController();
   readonly api: FakeKubeApi;
   /** Where the signing Secrets are: NS, or the dedicated namespace the test chose. */

@@ -4,6 +4,7 @@ import type { NodePgDatabase } from "drizzle-orm/node-postgres";
 import { pgSchema } from "drizzle-orm/pg-core";
 import type pg from "pg";
 import type { Fence } from "@svc/leader";
+import type { TraceContext } from "@svc/messaging";
 import type { EventPayload } from "../event.ts";
 import { enqueueEvents, outboxTable } from "../outbox.ts";
 import type { OutboxTable } from "../outbox.ts";
@@ -30,7 +31,10 @@ export type ApplyOptions = {
   fence: Fence;
   /** `since`: when a pass last wrote this record's state (null: never seen). */
   toEvent: (id: string, change: Change, since: Date | null) => EventPayload;
-  traceContext?: Record<string, string> | undefined;
+  /** Runs the write transaction (there is something to write) in the pass's span. */
+  traced?: (<T>(work: () => Promise<T>) => Promise<T>) | undefined;
+  /** Read inside the write, so in the pass's span: the context stored with the events. */
+  traceContext?: (() => TraceContext | undefined) | undefined;
 };
 
 /** The detector's own tables (state, cursor, outbox) in the service schema. */
@@ -68,6 +72,15 @@ export class ChangeStore {
     const first = planChanges(observed, unlocked, o.baseline);
     if (first.writes.length === 0) return [];
     const touched = new Set(first.writes.map((w) => w.entityId));
+    const traced = o.traced ?? (<T>(work: () => Promise<T>) => work());
+    return traced(() => this.#commit(observed, touched, o));
+  }
+
+  async #commit(
+    observed: Observation[],
+    touched: Set<string>,
+    o: ApplyOptions,
+  ): Promise<Plan["events"]> {
     return withTransaction(this.#pool, async (client) => {
       // Planned again under row locks, against what is committed now: a detector that overlapped
       // with this one (a leadership hand-over) cannot make this batch report a change twice.
@@ -83,7 +96,7 @@ export class ChangeStore {
         db,
         this.#outbox,
         plan.events.map((e) => o.toEvent(e.id, e.change, locked.get(e.id)?.seenAt ?? null)),
-        o.traceContext,
+        o.traceContext?.(),
       );
       await o.fence(db);
       return plan.events;

@@ -2,12 +2,16 @@ import { dateIn, localOfInstant } from "@svc/time";
 import { buildEvent } from "../event.ts";
 import type { ChangeSource, ChangeRecord, PassContext } from "./change-source.ts";
 import type { Fence } from "@svc/leader";
+import type { TraceContext } from "@svc/messaging";
 import type { ChangeStore } from "./change-store.ts";
 import { occurredAt, stampsOf } from "./occurred-at.ts";
 import { observe } from "./plan.ts";
 import type { Change } from "./plan.ts";
 
 export type PassKind = "quick" | "incremental" | "sweep" | "baseline";
+
+/** Runs a pass's write inside its span, started by the first write (engine.ts). */
+export type Traced = <T>(work: () => Promise<T>) => Promise<T>;
 
 export type PassResult = {
   kind: PassKind;
@@ -28,7 +32,7 @@ export type PassDeps = {
   /** Most records per transaction. */
   batchSize: number;
   emitCreatedOnBaseline: boolean;
-  traceContext?: (() => Record<string, string> | undefined) | undefined;
+  traceContext?: (() => TraceContext | undefined) | undefined;
   /** Called after a batch committed events (wakes the outbox relay). */
   onEvents?: (() => void) | undefined;
 };
@@ -42,14 +46,20 @@ export class DetectionPass {
   readonly localNow: string;
   readonly #deps: PassDeps;
   readonly #fence: Fence;
+  readonly #traced: Traced | undefined;
   readonly #counts = { examined: 0, created: 0, updated: 0, deleted: 0 };
   readonly #startedMono = performance.now();
 
-  constructor(kind: PassKind, deps: PassDeps, control: { signal: AbortSignal; fence: Fence }) {
+  constructor(
+    kind: PassKind,
+    deps: PassDeps,
+    control: { signal: AbortSignal; fence: Fence; traced?: Traced | undefined },
+  ) {
     const nowMs = deps.now();
     this.kind = kind;
     this.#deps = deps;
     this.#fence = control.fence;
+    this.#traced = control.traced;
     this.startedAt = new Date(nowMs);
     this.localNow = localOfInstant(nowMs, deps.timeZone);
     this.ctx = { today: dateIn(deps.timeZone, nowMs), nowMs, signal: control.signal };
@@ -66,13 +76,20 @@ export class DetectionPass {
     await this.#apply(records, this.kind === "incremental" || this.kind === "quick");
   }
 
-  /** Reads `ids` again from the source; an id it no longer returns is a delete. */
-  async applyByIds(ids: string[]): Promise<void> {
+  /**
+   * Reads `ids` again from the source; an id it no longer returns is a delete. `stamps`: the
+   * modification stamp that made a quick pass read each id, which may then date the change where
+   * the record carries none of its own.
+   */
+  async applyByIds(ids: string[], stamps?: ReadonlyMap<string, string>): Promise<void> {
     const live = await this.#deps.source.byIds(ids, this.ctx);
     const found = new Set(live.map((r) => r.id));
     const gone = ids.filter((id) => !found.has(id)).map((id) => ({ id, canonical: null }));
     this.compared(ids.length);
-    await this.#apply([...live, ...gone], false);
+    const dated = stamps
+      ? live.map((r) => ({ ...r, modifiedLocal: r.modifiedLocal ?? stamps.get(r.id) ?? null }))
+      : live;
+    await this.#apply([...dated, ...gone], stamps !== undefined);
   }
 
   /** Counts records examined: read in full, or compared by digest alone (a sweep by digest). */
@@ -98,7 +115,8 @@ export class DetectionPass {
             publicBaseUrl,
             occurredAt: occurredAt(stamps?.get(id), since, detectedAt),
           }),
-        traceContext: this.#deps.traceContext?.(),
+        traced: this.#traced,
+        traceContext: this.#deps.traceContext,
       });
       for (const e of events) this.#counts[e.change] += 1;
       if (events.length > 0) this.#deps.onEvents?.();

@@ -1,6 +1,16 @@
 import type pg from "pg";
-import { SpanStatusCode, type Counter, type Histogram, type Meter } from "@opentelemetry/api";
-import type { Logger } from "@svc/messaging";
+import {
+  context,
+  ROOT_CONTEXT,
+  SpanStatusCode,
+  trace,
+  type Counter,
+  type Histogram,
+  type Meter,
+  type Span,
+} from "@opentelemetry/api";
+import type { Logger } from "@svc/logging";
+import type { TraceContext } from "@svc/messaging";
 import { assertTimeZone } from "@svc/time";
 import { checkedIdentifier } from "../pg-transaction.ts";
 import { checkSource } from "./change-source.ts";
@@ -29,9 +39,12 @@ export type ChangeDetectorOptions = {
   now?: () => number;
   /** How far before the cursor each incremental pass reads again; default 2 min. */
   overlapMs?: number;
-  /** How far before the cursor each quick pass reads; default 10 s (quick-pass.ts). */
+  /**
+   * How far before the cursor each quick pass reads stamps: how far a writer's clock may run
+   * behind the newest stamp and still be reported within a quick pass; default 3 h (quick-pass.ts).
+   */
   quickWindowMs?: number;
-  /** Versions younger than this are read again by every quick pass; default 2 s. */
+  /** A version is read again by every quick pass for this long after it is first seen; 2 s. */
   quickSettleMs?: number;
   /** Called after a batch committed events, e.g. to wake the outbox relay. */
   onEvents?: () => void;
@@ -44,8 +57,11 @@ export type ChangeDetectorOptions = {
    * change_state.
    */
   stateTable?: string;
-  /** W3C trace context stored with the events; default: the pass's span (when tracing is on). */
-  traceContext?: () => Record<string, string> | undefined;
+  /**
+   * W3C trace context stored with the events, read inside the write; default: the pass's span (when
+   * tracing is on).
+   */
+  traceContext?: () => TraceContext | undefined;
   /** The process's Meter: pass duration and changes found, by source. */
   meter?: Meter;
 };
@@ -69,73 +85,71 @@ export function createChangeDetector(options: ChangeDetectorOptions): ChangeDete
   const deps = passDeps(options);
   const overlapMs = options.overlapMs ?? 120_000;
   const quick = {
-    windowMs: options.quickWindowMs ?? 10_000,
+    windowMs: options.quickWindowMs ?? 3 * 3_600_000,
     settleMs: options.quickSettleMs ?? 2_000,
   };
   const seen = new SeenVersions();
   const metrics = options.meter ? passMetrics(options.meter) : undefined;
   const source = { "change_detection.source": deps.source.name };
-  // Each pass is its own trace; the events it writes carry its context into the outbox.
-  const run = (
+  // A pass that finds something is a trace of its own, begun at its first write but dated from
+  // its start; the events it writes carry its context into the outbox. A pass that finds nothing
+  // (nearly all of them: a quick pass runs every 250 ms) records no span, only the passes counter.
+  const run = async (
     kind: PassKind,
     control: PassControl,
     body: (pass: DetectionPass) => Promise<void>,
-  ): Promise<PassResult> =>
-    tracer.startActiveSpan(
-      "change detection pass",
-      { root: true, attributes: { ...source, "change_detection.kind": kind } },
-      async (span) => {
-        const started = performance.now();
-        try {
-          const pass = new DetectionPass(kind, deps, {
-            signal: control.signal ?? new AbortController().signal,
-            fence: control.fence ?? noFence,
-          });
-          await body(pass);
-          const result = pass.result();
-          span.setAttributes({
-            "change_detection.examined": result.examined,
-            "change_detection.created": result.created,
-            "change_detection.updated": result.updated,
-            "change_detection.deleted": result.deleted,
-          });
-          metrics?.duration.record(secondsSince(started), {
+  ): Promise<PassResult> => {
+    const started = performance.now();
+    const startTime = Date.now();
+    const attributes = { ...source, "change_detection.kind": kind };
+    let span: Span | undefined;
+    const traced = <T>(work: () => Promise<T>): Promise<T> => {
+      span ??= tracer.startSpan("change detection pass", { root: true, startTime, attributes });
+      return context.with(trace.setSpan(ROOT_CONTEXT, span), work);
+    };
+    try {
+      const pass = new DetectionPass(kind, deps, {
+        signal: control.signal ?? new AbortController().signal,
+        fence: control.fence ?? noFence,
+        traced,
+      });
+      await body(pass);
+      const result = pass.result();
+      span?.setAttributes({
+        "change_detection.examined": result.examined,
+        "change_detection.created": result.created,
+        "change_detection.updated": result.updated,
+        "change_detection.deleted": result.deleted,
+      });
+      metrics?.duration.record(secondsSince(started), { ...attributes, outcome: "ok" });
+      metrics?.passes.add(1, { ...attributes, outcome: span ? "changed" : "unchanged" });
+      for (const change of ["created", "updated", "deleted"] as const) {
+        if (result[change] > 0)
+          metrics?.changes.add(result[change], {
             ...source,
-            "change_detection.kind": kind,
-            outcome: "ok",
+            "change_detection.change": change,
           });
-          for (const change of ["created", "updated", "deleted"] as const) {
-            if (result[change] > 0)
-              metrics?.changes.add(result[change], {
-                ...source,
-                "change_detection.change": change,
-              });
-          }
-          if (
-            result.created + result.updated + result.deleted > 0 ||
-            kind === "sweep" ||
-            kind === "baseline"
-          ) {
-            options.logger.info(
-              { source: deps.source.name, ...result },
-              "change detection pass done",
-            );
-          }
-          return result;
-        } catch (err) {
-          metrics?.duration.record(secondsSince(started), {
-            ...source,
-            "change_detection.kind": kind,
-            outcome: "error",
-          });
-          span.recordException(err as Error);
-          span.setStatus({ code: SpanStatusCode.ERROR });
-          throw err;
-        } finally {
-          span.end();
-        }
-      },
-    );
+      }
+      if (
+        result.created + result.updated + result.deleted > 0 ||
+        kind === "sweep" ||
+        kind === "baseline"
+      ) {
+        options.logger.info({ source: deps.source.name, ...result }, "change detection pass done");
+      }
+      return result;
+    } catch (err) {
+      metrics?.duration.record(secondsSince(started), { ...attributes, outcome: "error" });
+      metrics?.passes.add(1, { ...attributes, outcome: "error" });
+      // Only a pass that had found something has a span: failures are logged and counted, and a
+      // source that is down would otherwise make a trace of every quick pass.
+      span?.recordException(err as Error);
+      span?.setStatus({ code: SpanStatusCode.ERROR });
+      throw err;
+    } finally {
+      span?.end();
+    }
+  };
 
   async function runSweep(control: PassControl = {}): Promise<PassResult> {
     const cursor = await deps.store.readCursor();
@@ -188,7 +202,7 @@ function passDeps(options: ChangeDetectorOptions): PassDeps {
   };
 }
 
-type PassMetrics = { duration: Histogram; changes: Counter };
+type PassMetrics = { duration: Histogram; changes: Counter; passes: Counter };
 
 function passMetrics(meter: Meter): PassMetrics {
   return {
@@ -202,6 +216,11 @@ function passMetrics(meter: Meter): PassMetrics {
     changes: meter.createCounter("change_detection.changes", {
       unit: "{change}",
       description: "Changes found by change detection (events written)",
+    }),
+    passes: meter.createCounter("change_detection.passes", {
+      unit: "{pass}",
+      description:
+        "Change detection passes by outcome: changed (wrote state or events; traced), unchanged, error",
     }),
   };
 }

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { connectNats, getHeader, jetstream, jetstreamManager } from "@svc/messaging";
-import type { JetStreamClient, JetStreamManager, Logger, NatsConnection } from "@svc/messaging";
+import { recordingLogger, sleep, waitFor } from "@svc/testing";
+import type { JetStreamClient, JetStreamManager, NatsConnection } from "@svc/messaging";
 
 /**
  * A namespace no other test file uses, so files share one NATS server without seeing each other.
@@ -9,14 +10,7 @@ export function testNamespace(): string {
   return `t${randomBytes(5).toString("hex")}`;
 }
 
-export type LogEntry = { level: "info" | "warn" | "error"; obj: object; msg: string };
-
-export function recordingLogger(): Logger & { entries: LogEntry[] } {
-  const entries: LogEntry[] = [];
-  const at = (level: LogEntry["level"]) => (obj: object, msg: string) =>
-    void entries.push({ level, obj, msg });
-  return { entries, info: at("info"), warn: at("warn"), error: at("error") };
-}
+export { recordingLogger, sleep, waitFor };
 
 export async function connectForTest(
   servers: string,
@@ -74,19 +68,4 @@ export async function readStream(
   }
   await messages.close();
   return out;
-}
-
-export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-export async function waitFor(
-  what: string,
-  check: () => boolean | Promise<boolean>,
-  timeoutMs = 10_000,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline)
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(25);
-  }
 }

@@ -4,6 +4,7 @@ import { pgSchema } from "drizzle-orm/pg-core";
 import type pg from "pg";
 import { buildEvent, enqueueEvents, outboxTable } from "../../src/index.ts";
 import type { EventPayload } from "../../src/index.ts";
+import type { TraceContext } from "@svc/messaging";
 import { createEventTables } from "./schema.ts";
 
 /** A schema of its own for one test, with the outbox and change-detection tables in it. */
@@ -18,7 +19,7 @@ export async function enqueueMany(
   pool: pg.Pool,
   schema: string,
   count: number,
-  traceContext?: Record<string, string>,
+  traceContext?: TraceContext,
 ): Promise<EventPayload[]> {
   const outbox = outboxTable(pgSchema(schema));
   const events = Array.from({ length: count }, (_, i) =>

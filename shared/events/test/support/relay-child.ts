@@ -3,7 +3,7 @@
 import pg from "pg";
 import { connectNats, jetstream, jetstreamManager, names } from "@svc/messaging";
 import { startRelay } from "../../src/index.ts";
-import { sleep } from "./nats.ts";
+import { sleep } from "@svc/time";
 
 const { pgUrl, schema, natsUrl, namespace } = JSON.parse(process.argv[2] ?? "{}") as Record<
   string,

@@ -2,19 +2,8 @@ import { createPgPool } from "@svc/db";
 import { createTempPgDatabase } from "@svc/testing";
 import type pg from "pg";
 import { advisoryLockKey } from "../../src/index.ts";
-import type { Logger } from "../../src/logger.ts";
 
-export { sleep, waitFor } from "@svc/testing";
-
-export type LogEntry = { level: "info" | "warn" | "error"; obj: object; msg: string };
-
-/** A pino-shaped logger that keeps every line, so tests can assert on what was logged. */
-export function recordingLogger(): Logger & { entries: LogEntry[] } {
-  const entries: LogEntry[] = [];
-  const at = (level: LogEntry["level"]) => (obj: object, msg: string) =>
-    void entries.push({ level, obj, msg });
-  return { entries, info: at("info"), warn: at("warn"), error: at("error") };
-}
+export { recordingLogger, sleep, waitFor } from "@svc/testing";
 
 /** A temporary database and two pools on it: two processes competing for the same locks. */
 export async function twoProcesses(): Promise<{

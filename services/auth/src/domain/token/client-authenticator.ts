@@ -4,7 +4,7 @@ import type { ClientStore } from "../ports.ts";
 import { GateFullError, type Argon2Gate } from "./argon2-gate.ts";
 import { oauthErrors } from "./oauth-error.ts";
 import type { ProofCache } from "./proof-cache.ts";
-import type { RateLimiter } from "./rate-limiter.ts";
+import type { RateLimiter } from "@svc/auth";
 import type { ClientCredentials } from "./token-request.ts";
 
 export interface ClientAuthenticatorDeps {

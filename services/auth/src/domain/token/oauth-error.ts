@@ -32,6 +32,17 @@ export const oauthErrors = {
     new OAuthError(401, "invalid_client", "client authentication failed", {
       "WWW-Authenticate": BASIC_CHALLENGE,
     }),
+  /**
+   * Credentials in the form body, none in the header: never checked, so the hint says how to send
+   * them and nothing about whether they are right.
+   */
+  credentialsInBody: () =>
+    new OAuthError(
+      401,
+      "invalid_client",
+      "client authentication failed: send client_id and client_secret with HTTP Basic (the Authorization header), not in the request body",
+      { "WWW-Authenticate": BASIC_CHALLENGE },
+    ),
   invalidScope: (description: string) => new OAuthError(400, "invalid_scope", description),
   unsupportedGrantType: () =>
     new OAuthError(400, "unsupported_grant_type", "only the client_credentials grant is supported"),

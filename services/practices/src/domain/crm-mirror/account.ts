@@ -63,3 +63,21 @@ export function isoFromMicros(us: number): string {
   const micro = us - ms * 1000;
   return `${new Date(ms).toISOString().slice(0, 23)}${String(micro).padStart(3, "0")}Z`;
 }
+
+/**
+ * An account as the mirror holds it, for its writer to read back: the winning version, a
+ * tombstone (`deleted`, every field null) included, so a reconciling CRM sees its deletes too.
+ */
+export interface MirroredAccount {
+  crmId: string;
+  /** The stored version, ISO 8601 UTC with microseconds (as `WriteResult.modified_on`). */
+  modifiedOn: string;
+  deleted: boolean;
+  account: CrmAccount | null;
+}
+
+/** A place in the mirror's (modified_on, crm_id) order: after this account. */
+export interface MirrorPosition {
+  modifiedOn: string;
+  crmId: string;
+}

@@ -3,22 +3,7 @@ import type { LeaderTask } from "@svc/leader";
 import type { Logger } from "@svc/logging";
 import { sleep } from "@svc/time";
 import type { Clock } from "../../domain/model.ts";
-
-/** A subscription the check disabled, for the log line. */
-export type AutoDisabled = {
-  id: string;
-  ownerClientId: string;
-  firstFailureAt: Date;
-  lastSuccessAt: Date | null;
-};
-
-export interface AutoDisableStore {
-  /**
-   * Disables (`endpoint_failing`, at `now`) at most `limit` enabled subscriptions whose failing
-   * streak began at or before `cutoff` and whose last success, if any, is no later than `cutoff`.
-   */
-  disableFailing(cutoff: Date, now: Date, limit: number): Promise<AutoDisabled[]>;
-}
+import type { AutoDisableStore } from "../../domain/ports.ts";
 
 export type AutoDisableSettings = { afterMs: number; everyMs: number; batchSize: number };
 

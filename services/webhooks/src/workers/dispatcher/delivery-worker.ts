@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { SpanStatusCode, type Span } from "@opentelemetry/api";
-import type { Decision, Delivery } from "@svc/messaging";
+import { getTraceContext, type Decision, type Delivery } from "@svc/messaging";
 import type { Logger } from "@svc/logging";
 import type { Clock, DeliveryMessage } from "../../domain/model.ts";
 import { deliveryHeaders } from "../../domain/signing.ts";
@@ -52,7 +52,7 @@ const EARLY_TOLERANCE_MS = 50;
 export function createDeliveryHandler(
   deps: DeliveryWorkerDeps,
 ): (d: Delivery<DeliveryMessage>) => Promise<Decision> {
-  return async ({ data: message }) => {
+  return async ({ data: message, headers, subject }) => {
     // The slot first, so the checks below run just before the POST, not before a wait.
     const key = message.subscription_uuid;
     if (!(await deps.caps.acquire(key, message.delivery_uuid)))
@@ -71,6 +71,8 @@ export function createDeliveryHandler(
       const ctx = record.due;
       const info = {
         trace: ctx.trace,
+        carried: getTraceContext(headers),
+        subject,
         deliveryId: ctx.deliveryId,
         eventType: ctx.eventType,
         round: ctx.round,

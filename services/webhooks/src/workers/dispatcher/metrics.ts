@@ -1,5 +1,6 @@
 import type { BatchObservableResult, Counter, Histogram, Meter } from "@opentelemetry/api";
 import type { JetStreamManager } from "@svc/messaging";
+import { bounded } from "@svc/time";
 import type { AttemptOutcome } from "../../domain/model.ts";
 
 /** What the delivery worker records; built once per dispatcher from the process's Meter. */
@@ -105,17 +106,4 @@ export function observeConsumers(
   };
   meter.addBatchObservableCallback(callback, [pending, ackPending]);
   return () => meter.removeBatchObservableCallback(callback, [pending, ackPending]);
-}
-
-/** A scrape must not hang on an unreachable NATS: no answer in time observes nothing this time. */
-async function bounded<T>(work: Promise<T>, timeoutMs: number): Promise<T | undefined> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<undefined>(
-    (resolve) => (timer = setTimeout(() => resolve(undefined), timeoutMs)),
-  );
-  try {
-    return await Promise.race([work.catch(() => undefined), timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
 }

@@ -18,14 +18,10 @@ import {
   type NatsConnection,
   startConsumer,
 } from "@svc/messaging";
-import { readExtraCa, SERVICE_VERSION, type DispatcherConfig } from "../../config.ts";
+import type { DispatcherConfig } from "../../config.ts";
 import type { Clock, DeliveryMessage } from "../../domain/model.ts";
 import type { WebhookHttpClient } from "../../domain/ports.ts";
 import { retryPolicy } from "../../domain/retry-policy.ts";
-import { deliveryUserAgent } from "../../domain/signing.ts";
-import { createGuardedClient } from "../../outbound/guarded-client.ts";
-import type { HostResolver } from "../../outbound/resolver.ts";
-import { createUrlGuard } from "../../outbound/url-guard.ts";
 import { createNatsDeliveryQueue } from "../../messaging/nats-delivery-queue.ts";
 import { createSecretBox, openedSecretsCache } from "../../store/secret-box.ts";
 import { PgDispatchStore } from "../../store/pg-dispatch-store.ts";
@@ -49,25 +45,6 @@ export type DispatcherDeps = {
 };
 
 export type RunningDispatcher = { stop(): Promise<void>; inFlight(): number };
-
-/** The one outbound client, guarded per the configuration (loopback and extra CA: tests only). */
-export function createDeliveryClient(
-  config: DispatcherConfig,
-  resolver: HostResolver,
-): WebhookHttpClient {
-  const guard = createUrlGuard({
-    resolver,
-    dnsTimeoutMs: config.WEBHOOK_DNS_TIMEOUT_MS,
-    allowLoopback: config.WEBHOOK_ALLOW_LOOPBACK_FOR_TESTS,
-  });
-  return createGuardedClient({
-    guard,
-    timeoutMs: config.WEBHOOK_ATTEMPT_TIMEOUT_MS,
-    readCapBytes: config.WEBHOOK_RESPONSE_READ_CAP_BYTES,
-    extraCa: readExtraCa(config),
-    userAgent: deliveryUserAgent(SERVICE_VERSION),
-  });
-}
 
 /**
  * The streams and consumers: no consumer backoff (nak(delay) drives the schedule), max_ack_pending
@@ -100,7 +77,7 @@ async function reconcileStreams(
  * Reconciles the streams and consumers, then runs the fan-out (events → delivery records and
  * queue messages), the delivery worker (queue → signed POST, retries by nak(delay)) and the
  * requeue sweep, until stop(). The retention job and the operator run in the dispatcher's leader
- * group (workers/leader-group.ts).
+ * group (workers/start-leader-group.ts).
  */
 export async function startDispatcher(deps: DispatcherDeps): Promise<RunningDispatcher> {
   const { config, nc, logger, clock } = deps;

@@ -1,6 +1,5 @@
 import {
   context,
-  propagation,
   ROOT_CONTEXT,
   SpanKind,
   SpanStatusCode,
@@ -9,13 +8,9 @@ import {
   type Span,
 } from "@opentelemetry/api";
 import type { TraceContext } from "@svc/messaging";
-import { traceContextOf } from "../../domain/trace-context.ts";
+import { contextFrom, traceContextOf } from "@svc/events";
 
 const tracer = trace.getTracer("webhooks-dispatcher");
-
-function contextOf(stored: TraceContext | undefined): Context {
-  return stored ? propagation.extract(ROOT_CONTEXT, { ...stored }) : ROOT_CONTEXT;
-}
 
 async function inSpan<T>(
   span: Span,
@@ -42,7 +37,7 @@ export function inFanOutSpan<T>(
   msg: { trace: TraceContext | undefined; subject: string; eventUuid: string; eventType: string },
   work: (fanOutContext: TraceContext | undefined) => Promise<T>,
 ): Promise<T> {
-  const parent = contextOf(msg.trace);
+  const parent = contextFrom(msg.trace);
   const span = tracer.startSpan(
     `process ${msg.eventType}`,
     {
@@ -64,6 +59,10 @@ export function inFanOutSpan<T>(
 export type AttemptSpanInfo = {
   /** The fan-out's context, stored with the delivery's event. */
   trace: TraceContext | undefined;
+  /** The context the delivery message carries: its send span's (nats-delivery-queue.ts). */
+  carried: TraceContext | undefined;
+  /** The message's subject on the deliveries stream. */
+  subject: string;
   deliveryId: string;
   eventType: string;
   round: number;
@@ -72,28 +71,31 @@ export type AttemptSpanInfo = {
 };
 
 /**
- * One delivery attempt. The first attempt of the first round runs as a child of the fan-out, in
- * its trace. A retry (or a manual redelivery) may come hours later: it starts a trace of its own
- * with a LINK to the fan-out, instead of stretching one trace over hours. The POST is a CLIENT
- * child span (the undici instrumentation).
+ * One delivery attempt: the CONSUMER span of the delivery message (a message that is only put back,
+ * its subscriber busy or its time not come, makes none). The first attempt of a round runs as a
+ * child of the message's send span, in the trace of what queued it (the fan-out, a ping's or a
+ * redelivery's request). A retry may come hours later: it starts a trace of its own with a LINK
+ * to that span, instead of stretching one trace over hours. The POST is a CLIENT child span (the
+ * undici instrumentation). A message without a context of its own falls back to the fan-out's.
  */
 export function inDeliverySpan<T>(
   info: AttemptSpanInfo,
   work: (span: Span) => Promise<T>,
 ): Promise<T> {
-  const fanOut = contextOf(info.trace);
-  const fanOutSpan = trace.getSpanContext(fanOut);
-  const first = info.round === 1 && info.attempt === 1;
-  const parent = first ? fanOut : ROOT_CONTEXT;
+  const from = contextFrom(info.carried ?? info.trace);
+  const fromSpan = trace.getSpanContext(from);
+  const first = info.attempt === 1 && (info.carried !== undefined || info.round === 1);
+  const parent = first ? from : ROOT_CONTEXT;
   const span = tracer.startSpan(
     "webhook delivery attempt",
     {
-      kind: SpanKind.INTERNAL,
+      kind: SpanKind.CONSUMER,
       ...(first ? {} : { root: true }),
-      ...(!first && fanOutSpan
-        ? { links: [{ context: fanOutSpan, attributes: { "webhook.link": "fan-out" } }] }
-        : {}),
+      ...(!first && fromSpan ? { links: [{ context: fromSpan }] } : {}),
       attributes: {
+        "messaging.system": "nats",
+        "messaging.operation.type": "process",
+        "messaging.destination.name": info.subject,
         "webhook.delivery_uuid": info.deliveryId,
         "webhook.event_type": info.eventType,
         "webhook.round": info.round,

@@ -1,6 +1,7 @@
 import type { KubeConfig } from "@kubernetes/client-node";
 import { ReconcileLoop } from "@svc/k8s";
-import type { ControllerMetrics, Logger, ReconcileLoopOptions } from "@svc/k8s";
+import type { ControllerMetrics, ReconcileLoopOptions } from "@svc/k8s";
+import type { Logger } from "@svc/logging";
 import type { SubscriptionPort } from "./port.ts";
 import { WebhookSubscriptionReconciler } from "./reconciler.ts";
 import { ownerKeysOf } from "./signing-secret.ts";
@@ -13,6 +14,11 @@ export type WebhookSubscriptionControllerOptions = {
   kubeConfig: KubeConfig;
   /** The namespace watched: the dispatcher's own (its Role is namespaced). */
   namespace: string;
+  /**
+   * Only the resources this label selector matches (OPERATOR_LABEL_SELECTOR): two releases in one
+   * namespace each take their own; default all.
+   */
+  labelSelector?: string;
   port: SubscriptionPort;
   logger: Logger;
   /** The pod name, reported on events. */
@@ -47,11 +53,13 @@ export function createWebhookSubscriptionController(
     instance: options.instance,
     ...(options.requestTimeoutMs !== undefined && { requestTimeoutMs: options.requestTimeoutMs }),
     ...(options.secretNamespace !== undefined && { secretNamespace: options.secretNamespace }),
+    ...(options.labelSelector !== undefined && { labelSelector: options.labelSelector }),
   });
   return new ReconcileLoop({
     name: CONTROLLER_NAME,
     kubeConfig: options.kubeConfig,
     resource: webhookSubscriptionKind(options.namespace),
+    ...(options.labelSelector !== undefined && { labelSelector: options.labelSelector }),
     logger: options.logger,
     reconcile: reconciler.reconcile,
     // The signing Secrets (controller-runtime's Owns): a deleted or edited one is seen at once.

@@ -1,7 +1,8 @@
 import { CoreV1Api, CustomObjectsApi } from "@kubernetes/client-node";
 import type { ConfigurationOptions, KubeConfig } from "@kubernetes/client-node";
 import { EventRecorder, isNotFound, withTimeout } from "@svc/k8s";
-import type { Logger, ReconcileRequest } from "@svc/k8s";
+import type { ReconcileRequest } from "@svc/k8s";
+import type { Logger } from "@svc/logging";
 import { InvalidSubscriptionError } from "./port.ts";
 import type { SubscriptionPort } from "./port.ts";
 import { deleteOwnedSecret } from "./signing-secret.ts";
@@ -24,6 +25,8 @@ export type WebhookSubscriptionReconcilerOptions = {
   requestTimeoutMs?: number;
   /** The dedicated namespace of the signing Secrets; default the resource's own. */
   secretNamespace?: string;
+  /** Only resources this label selector matches are reconciled; default all. */
+  labelSelector?: string;
   now?: () => Date;
 };
 
@@ -35,7 +38,10 @@ const { group, version, plural } = WEBHOOK_SUBSCRIPTION;
  * cluster and comes off only after the subscription is removed.
  */
 export class WebhookSubscriptionReconciler {
-  readonly #o: Required<Omit<WebhookSubscriptionReconcilerOptions, "secretNamespace">>;
+  readonly #o: Required<
+    Omit<WebhookSubscriptionReconcilerOptions, "secretNamespace" | "labelSelector">
+  >;
+  readonly #labelSelector: string | undefined;
   readonly #place: SecretPlace;
   readonly #core: CoreV1Api;
   readonly #custom: CustomObjectsApi;
@@ -50,6 +56,7 @@ export class WebhookSubscriptionReconciler {
     };
     this.#place =
       options.secretNamespace === undefined ? {} : { secretNamespace: options.secretNamespace };
+    this.#labelSelector = options.labelSelector;
     this.#core = options.kubeConfig.makeApiClient(CoreV1Api);
     this.#custom = options.kubeConfig.makeApiClient(CustomObjectsApi);
     this.#events = new EventRecorder(
@@ -96,11 +103,27 @@ export class WebhookSubscriptionReconciler {
     request: ReconcileRequest,
     opts: ConfigurationOptions,
   ): Promise<WebhookSubscription | undefined> {
+    const { namespace, name } = request;
     try {
-      return (await this.#custom.getNamespacedCustomObject(
-        { group, version, plural, namespace: request.namespace, name: request.name },
+      if (this.#labelSelector === undefined)
+        return (await this.#custom.getNamespacedCustomObject(
+          { group, version, plural, namespace, name },
+          opts,
+        )) as WebhookSubscription;
+      // A key from the Secret watch or a resync may name another release's resource: the server
+      // answers only if it is ours.
+      const list = (await this.#custom.listNamespacedCustomObject(
+        {
+          group,
+          version,
+          plural,
+          namespace,
+          labelSelector: this.#labelSelector,
+          fieldSelector: `metadata.name=${name}`,
+        },
         opts,
-      )) as WebhookSubscription;
+      )) as { items: WebhookSubscription[] };
+      return list.items[0];
     } catch (err) {
       if (isNotFound(err)) return undefined; // gone: the finalizer already saw it out
       throw err;

@@ -2,7 +2,24 @@ import { findCondition, setCondition } from "./conditions.ts";
 import type { SyncOutcome } from "./sync-subscription.ts";
 import type { Condition, WebhookSubscription, WebhookSubscriptionStatus } from "./types.ts";
 
+/** The one condition the operator writes. */
 export const READY = "Ready";
+
+/**
+ * Every reason it gives Ready: True with Reconciled, False with one of the others. The CRD's
+ * `status.conditions` description and the platform guide list exactly these
+ * (test/chart/crd.test.ts).
+ */
+export const READY_REASONS = [
+  "Reconciled",
+  "InvalidURL",
+  "InvalidEventType",
+  "UnknownClient",
+  "SecretConflict",
+  "SecretMissing",
+  "BackendUnavailable",
+] as const;
+export type ReadyReason = (typeof READY_REASONS)[number];
 
 /** The status a pass leads to: it describes the spec generation just reconciled. */
 export function nextStatus(

@@ -8,9 +8,8 @@ import {
 } from "./port.ts";
 import { NotFoundError, ValidationError } from "@svc/errors";
 import type { Subscription } from "../../domain/model.ts";
-import type { SubscriptionPatch } from "../../domain/ports.ts";
+import type { K8sLinks, SubscriptionPatch } from "../../domain/ports.ts";
 import type { SubscriptionService } from "../../domain/subscription-service.ts";
-import type { PgK8sLinks } from "./k8s-links.ts";
 
 /**
  * The webhooks service as the WebhookSubscription reconciler sees it (SubscriptionPort, ./port.ts).
@@ -23,8 +22,8 @@ import type { PgK8sLinks } from "./k8s-links.ts";
  */
 export class ServiceSubscriptionPort implements SubscriptionPort {
   readonly #service: SubscriptionService;
-  readonly #links: PgK8sLinks;
-  constructor(service: SubscriptionService, links: PgK8sLinks) {
+  readonly #links: K8sLinks;
+  constructor(service: SubscriptionService, links: K8sLinks) {
     this.#service = service;
     this.#links = links;
   }

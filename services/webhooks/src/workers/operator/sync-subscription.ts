@@ -3,12 +3,13 @@ import { InvalidSubscriptionError } from "./port.ts";
 import type { DesiredSubscription, SubscriptionPort, SubscriptionRef } from "./port.ts";
 import { inspectSecret, writeSecret } from "./signing-secret.ts";
 import type { SecretPlace } from "./signing-secret.ts";
+import type { ReadyReason } from "./status.ts";
 import type { WebhookSubscription } from "./types.ts";
 
 /** What one pass over a live (not deleting) resource found; becomes status, an event, a retry. */
 export type SyncOutcome = {
   ready: boolean;
-  reason: string;
+  reason: ReadyReason;
   message: string;
   subscriptionId?: string;
   secretWritten?: "created" | "updated";

@@ -1,26 +1,8 @@
 import type { LeaderTask } from "@svc/leader";
 import type { Logger } from "@svc/logging";
 import type { Clock } from "../../domain/model.ts";
+import type { EventCursor, EventSweep, RetentionStore } from "../../domain/ports.ts";
 import { sleep } from "@svc/time";
-
-/** A position in the (received_at, event_uuid) walk over old events. */
-export type EventCursor = { receivedAt: string; eventUuid: string };
-export type EventSweep = { deleted: number; scanned: number; last: EventCursor | null };
-
-/** What retention deletes; each call is one bounded statement. */
-export interface RetentionStore {
-  /**
-   * Deletes at most `limit` deliveries that are succeeded, failed or dead and last changed before
-   * `cutoff`, with their attempts. Never a pending one, however old.
-   */
-  purgeFinishedDeliveries(cutoff: Date, limit: number): Promise<number>;
-  /** Reads the next `limit` events received before `cutoff` after `after`; deletes those no delivery references. */
-  purgeUnreferencedEvents(
-    cutoff: Date,
-    limit: number,
-    after: EventCursor | null,
-  ): Promise<EventSweep>;
-}
 
 export type RetentionSettings = {
   /** Finished deliveries older than this go. */
@@ -31,11 +13,16 @@ export type RetentionSettings = {
   batchSize: number;
 };
 
-export type RetentionRun = { deliveries: number; events: number; statements: number };
+export type RetentionRun = {
+  deliveries: number;
+  portalSessions: number;
+  events: number;
+  statements: number;
+};
 
 /**
- * One retention pass: finished deliveries first (so their events become unreferenced), then
- * events. Between statements it rests as long as the last one took (at most half the
+ * One retention pass: finished deliveries first (so their events become unreferenced), portal
+ * sessions that ended as long ago, then events. Between statements it rests as long as the last one took (at most half the
  * database time goes to retention, however large the backlog) and stops early when `signal` aborts.
  */
 export async function purgeExpired(
@@ -46,7 +33,7 @@ export async function purgeExpired(
 ): Promise<RetentionRun> {
   const cutoff = new Date(now.getTime() - settings.retentionMs);
   const eventsCutoff = new Date(now.getTime() - settings.eventsRetentionMs);
-  const run: RetentionRun = { deliveries: 0, events: 0, statements: 0 };
+  const run: RetentionRun = { deliveries: 0, portalSessions: 0, events: 0, statements: 0 };
   const paced = async <T>(statement: () => Promise<T>): Promise<T> => {
     const started = performance.now();
     const result = await statement();
@@ -58,6 +45,12 @@ export async function purgeExpired(
     if (signal?.aborted) return run;
     const deleted = await paced(() => store.purgeFinishedDeliveries(cutoff, settings.batchSize));
     run.deliveries += deleted;
+    if (deleted < settings.batchSize) break;
+  }
+  for (;;) {
+    if (signal?.aborted) return run;
+    const deleted = await paced(() => store.purgeEndedPortalSessions(cutoff, settings.batchSize));
+    run.portalSessions += deleted;
     if (deleted < settings.batchSize) break;
   }
   let cursor: EventCursor | null = null;
@@ -91,14 +84,14 @@ export function retentionTask(deps: RetentionDeps): LeaderTask {
     while (!signal.aborted) {
       try {
         const run = await purgeExpired(deps.store, settings, deps.clock.now(), signal);
-        if (run.deliveries > 0 || run.events > 0)
+        if (run.deliveries > 0 || run.portalSessions > 0 || run.events > 0)
           logger.info(
             {
               ...run,
               retention_ms: settings.retentionMs,
               events_retention_ms: settings.eventsRetentionMs,
             },
-            "retention: deleted finished deliveries and unreferenced events",
+            "retention: deleted finished deliveries, ended portal sessions and unreferenced events",
           );
       } catch (err) {
         if (!signal.aborted) logger.warn({ err }, "retention pass failed; retrying next round");

@@ -1,0 +1,1 @@
+CREATE INDEX "crm_accounts_modified_on" ON "practices"."crm_accounts" USING btree ("modified_on","crm_id");
