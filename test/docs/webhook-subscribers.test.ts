@@ -534,6 +534,20 @@ describe("docs/webhook-subscribers.md", () => {
   });
 
   it("lists the delivered application.created with the events block, payload as delivered", async () => {
+    const deliveredId = eventOf(captured(nodeFront, "application.created").rawBody).event_uuid;
+    // The feed holds an event back while an older transaction of the cluster is open (another
+    // test's, say). Wait until it is readable under another filter than the block's, so the
+    // block's total is counted with the event readable.
+    await waitFor(
+      "the feed to show the delivered application.created",
+      async () =>
+        (
+          (await api("GET", "/v1/events?type=application.created,candidate.created")) as Array<{
+            event_uuid: string;
+          }>
+        ).some((e) => e.event_uuid === deliveredId),
+      20_000,
+    );
     const listed = JSON.parse(await runShell("events")) as {
       data: Array<{ event_uuid: string; payload: unknown }>;
     };
