@@ -1,6 +1,6 @@
 import { httpLimits, serveApi, Shutdown, type InternalServing } from "@svc/http";
 import type { LeaderGroup } from "@svc/leader";
-import { createLogger, type Logger } from "@svc/logging";
+import { createLogger, logsWritten, type Logger } from "@svc/logging";
 import {
   noMetrics,
   readinessState,
@@ -41,7 +41,8 @@ export async function runProcess<C extends ProcessSettings, R extends ResourcesF
   }
   const logger = createLogger({ service: spec.name, level: config.LOG_LEVEL });
   const shutdown = new Shutdown(logger);
-  shutdown.installSignalHandlers();
+  const exit = (code: number) => void logsWritten(logger).then(() => process.exit(code));
+  shutdown.installSignalHandlers(exit);
   const steps = new StartSteps(logger, shutdown);
   try {
     await start(spec, config, logger, shutdown, steps);
@@ -51,7 +52,7 @@ export async function runProcess<C extends ProcessSettings, R extends ResourcesF
     const message = err instanceof Error ? err.message : String(err);
     logger.error({ err, step: steps.current }, `failed to start: ${steps.current}: ${message}`);
     await shutdown.run("start-up failed");
-    process.exit(1);
+    exit(1);
   }
 }
 

@@ -183,7 +183,7 @@ describe("the process host", () => {
       const started = lines.filter((l) => l.msg === "started").map((l) => l.step);
       const stopped = lines.filter((l) => l.msg === "stopped").map((l) => l.step);
       expect(started).toEqual(["internal endpoints", "metrics", "database", "nats", "consumer"]);
-      expect(stopped).toEqual([...started].reverse());
+      expect(stopped, child.output()).toEqual([...started].reverse());
       expect(await fixtureSessions()).toEqual({ locks: 0, sessions: 0 });
     },
   );

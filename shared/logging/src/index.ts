@@ -184,3 +184,19 @@ export function createLogger(options: LoggerOptions): PinoLogger {
   } as PinoLogger["child"];
   return logger;
 }
+
+/**
+ * Resolves once `logger` has written every line it holds, or after `timeoutMs` (a blocked stdout
+ * must not hold a process's exit). Call it before `process.exit`: pino writes asynchronously, and
+ * its exit hook writes the queued lines at once while an earlier write may still be under way, so
+ * the last lines of a stopping process would land out of order.
+ */
+export function logsWritten(logger: PinoLogger, timeoutMs = 1_000): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, timeoutMs);
+    logger.flush(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}

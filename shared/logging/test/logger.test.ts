@@ -1,6 +1,18 @@
+import { once } from "node:events";
+import { readFileSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { Writable } from "node:stream";
+import pino from "pino";
 import { describe, expect, it } from "vitest";
-import { createLogger, isoTimestamp, REDACTED_PATHS, redactionPathShapes } from "../src/index.ts";
+import {
+  createLogger,
+  isoTimestamp,
+  logsWritten,
+  REDACTED_PATHS,
+  redactionPathShapes,
+} from "../src/index.ts";
 
 function capture() {
   const lines: Record<string, unknown>[] = [];
@@ -158,5 +170,34 @@ describe("isoTimestamp", () => {
     const time = Date.parse((JSON.parse(lines[0] as string) as { time: string }).time);
     expect(time).toBeGreaterThanOrEqual(before);
     expect(time).toBeLessThanOrEqual(after);
+  });
+});
+
+describe("logsWritten", () => {
+  it("resolves once an asynchronous destination has written every line, in order", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "logs-written-"));
+    try {
+      const file = join(dir, "out.log");
+      const destination = pino.destination({ dest: file, sync: false, minLength: 4096 });
+      await once(destination, "ready");
+      const log = createLogger({ service: "test", level: "info", destination });
+      for (let n = 0; n < 2_000; n++) log.info({ n }, "line");
+      await logsWritten(log);
+      const written = readFileSync(file, "utf8").trim().split("\n");
+      expect(written.map((l) => (JSON.parse(l) as { n: number }).n)).toEqual(
+        Array.from({ length: 2_000 }, (_, n) => n),
+      );
+      destination.end();
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("gives up after its bound when the destination never finishes", async () => {
+    const stuck = { write: () => true, flush: () => undefined };
+    const log = createLogger({ service: "test", level: "info", destination: stuck });
+    const started = performance.now();
+    await logsWritten(log, 200);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(195);
   });
 });
