@@ -4,9 +4,10 @@
  * goes through the gateway, as fast as 16 clients get answers; the burst is over once the
  * subscriber has received every application's event. From then on every service process's
  * resident set (/proc/<pid>/status) is sampled: it must be back under the idle target within two
- * minutes, and then stay flat through an idle soak: the least-squares slope of each process's
- * resident set over the soak is printed, and the rise it implies over the soak must stay under
- * 6 MB: one idle-release step (4 MB, docs/decisions/idle-heap-release.md) and noise. Work an idle
+ * minutes, and then (from 30 s after the last is back) stay flat through an idle soak: the
+ * least-squares slope of each process's resident set over the soak is printed, and the rise it
+ * implies over the soak must stay under 6 MB: one idle-release step (4 MB,
+ * docs/decisions/idle-heap-release.md) and noise. Work an idle
  * process still does (the change detector's full sweep) may take it above the target; it must be
  * back under it within two minutes. Any process exiting fails the test.
  *
@@ -38,6 +39,8 @@ const size = faultSize();
 /** Every service's idle target (docs/performance.md, tools/idle-memory-bench.ts). */
 const IDLE_TARGET_MB = 120;
 const RETURN_MS = 120_000;
+/** From the last return to the soak: three of the idle release's 5-s periods and its 10 s of quiet. */
+const SETTLE_MS = 30_000;
 /** The most the fitted line may rise over the soak: the idle release's step (4 MB) and noise. */
 const FLAT_MB = 6;
 const SAMPLE_MS = size.name === "full" ? 10_000 : 2_000;
@@ -288,8 +291,10 @@ describe(`memory after a burst of ${size.burstApplications} applications (${size
       () => SERVICES.map((n) => `${n} ${mb(latest(n)?.rssMb)} MB`).join(", "),
       1_000,
     );
-    // The soak starts 2 minutes after the burst (or when the last service got back, if later).
-    marks.soakStart = Math.max(Date.now(), burstEnd + RETURN_MS);
+    // The soak starts SETTLE_MS after the last service got back, once a release that follows
+    // the return is done.
+    const lastBack = Math.max(...SERVICES.map((n) => returnedAt.get(n) ?? Date.now()));
+    marks.soakStart = Math.max(Date.now(), lastBack + SETTLE_MS);
     await sleep(marks.soakStart - Date.now() + size.idleSoakMs);
     marks.soakEnd = Date.now();
 
