@@ -17,16 +17,18 @@ import { createEventsRouter } from "./events-routes.ts";
 import { portalSessionRoutes, type PortalDeps } from "./portal-session-routes.ts";
 import { createBody, parseBody, patchBody, recoverBody } from "./bodies.ts";
 import {
-  createWebhookOperation,
-  deleteWebhookOperation,
   getDeliveryOperation,
-  getWebhookOperation,
   listAllDeliveriesOperation,
   listDeliveriesOperation,
-  listEventTypesOperation,
-  listWebhooksOperation,
   recoverWebhookOperation,
   redeliverOperation,
+} from "./delivery-operations.ts";
+import {
+  createWebhookOperation,
+  deleteWebhookOperation,
+  getWebhookOperation,
+  listEventTypesOperation,
+  listWebhooksOperation,
   rotateWebhookSecretOperation,
   testWebhookOperation,
   updateWebhookOperation,
