@@ -112,6 +112,13 @@ export async function deliveryReport(options: {
     if (statuses.every((s) => s.status === "succeeded") || Date.now() > deadline) break;
     await sleep(250);
   }
+  // What a delivery that did not succeed looks like, so a failure can be read from the log.
+  const unfinished = await rows(
+    db,
+    `SELECT id, event_uuid, status, round, round_attempts, attempt_count, last_status_code,
+            last_attempt_at, next_attempt_at, queued_at, created_at, updated_at
+       FROM webhooks.deliveries WHERE status <> 'succeeded' ORDER BY created_at LIMIT 20`,
+  );
   const m = missing();
   const acknowledged = options.applications.acknowledged();
   const storedSet = new Set(stored);
@@ -136,6 +143,9 @@ export async function deliveryReport(options: {
       `legacy changes: ${changed.length} committed (${options.changes.failures()} writes refused while MariaDB was down)`,
       `events: ${outbox.length} in the outboxes, ${seen.ids.size} distinct at the receiver in ${seen.posts} POSTs = ${seen.ids.size} + ${planned} planned retries (first POST answered 503) + ${seen.posts - seen.ids.size - planned} duplicates; all received ${allReceivedAt - started} ms after the load stopped`,
       `delivery records: ${statuses.map((s) => `${s.status} ${s.n}`).join(", ")}`,
+      ...unfinished.map(
+        (d) => `not succeeded (now ${new Date().toISOString()}): ${JSON.stringify(d)}`,
+      ),
     ],
   };
 }
