@@ -39,7 +39,7 @@ const size = faultSize();
 /** Every service's idle target (docs/performance.md, tools/idle-memory-bench.ts). */
 const IDLE_TARGET_MB = 120;
 const RETURN_MS = 120_000;
-/** From the last return to the soak: three of the idle release's 5-s periods and its 10 s of quiet. */
+/** From the last return to the soak: long enough for one more idle release (10 s of quiet, checked every 5 s). */
 const SETTLE_MS = 30_000;
 /** The most the fitted line may rise over the soak: the idle release's step (4 MB) and noise. */
 const FLAT_MB = 6;

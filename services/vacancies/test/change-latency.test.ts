@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { waitFor } from "@svc/testing";
+import { sleep, waitFor } from "@svc/testing";
 import { startEventsWorld, type EventsWorld } from "./support/events-world.ts";
 
 // Change → events stream with the default schedule (quick passes every DETECTOR_INCREMENTAL_MS,
@@ -11,8 +11,6 @@ const UPDATES = 8;
 let w: EventsWorld;
 beforeAll(async () => void (w = await startEventsWorld()));
 afterAll(() => w.close());
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe("legacy change to event latency with the default schedule", () => {
   it("reports each of several updates to a real legacy row once, each within seconds, half within 2 s", async ({

@@ -19,7 +19,7 @@ import {
 import { build } from "@svc/build";
 import { entryArgs } from "@svc/manifest";
 import { NODE_FLAGS, RUNTIME_ENV } from "@svc/runtime";
-import { createTestCa, silentLogger, testEnv } from "@svc/testing";
+import { createTestCa, silentLogger, sleep, testEnv } from "@svc/testing";
 import { dateIn, localOfInstant } from "@svc/time";
 import { createSubscriptionService } from "../src/compose.ts";
 import { loadConfig } from "../src/config.ts";
@@ -46,7 +46,6 @@ const load = () =>
   loadavg()
     .map((l) => l.toFixed(2))
     .join(" ");
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** legacy_bench at scale 50 (≈ 100,000 vacancies), seeded as the read benches seed it. */
 async function benchData(): Promise<string> {

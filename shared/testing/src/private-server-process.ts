@@ -4,6 +4,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { unusedPort } from "./tcp-proxy.ts";
+import { sleep } from "./wait.ts";
 
 /** How to launch one database server process and tell when it accepts connections. */
 export interface ServerLaunch {
@@ -43,8 +44,6 @@ export interface LaunchedServer {
   freeze(): void;
   thaw(): void;
 }
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 function alive(pid: number): boolean {
   try {

@@ -5,10 +5,9 @@
  * time in Brussels wall-clock time). Each records only what it knows was committed.
  */
 import { createConnection, type ResultSetHeader } from "mysql2/promise";
+import { sleep } from "@svc/testing";
 import { localOfInstant } from "@svc/time";
 import type { Recorder } from "./load.ts";
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 export interface VacancyRef {
   uuid: string;

@@ -1,6 +1,7 @@
 import type { RequestHandler, Response } from "express";
 import { DomainError, ValidationError } from "@svc/errors";
 import type { Logger } from "@svc/logging";
+import { sleep } from "@svc/time";
 import type { IdempotencyRecordId, IdempotencyStore, Reservation } from "../domain/ports.ts";
 import {
   BodyTooDeepError,
@@ -45,7 +46,6 @@ const keyReused = () =>
       message: "was already used with a different request; use a new key",
     },
   ]);
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
  * Idempotency-Key support (our reading where the contract is silent) for a JSON POST route, placed
